@@ -1,0 +1,61 @@
+"""`make demo`: start the local demo site, crawl it with this project, show what happened.
+
+No internet is needed: every target is a *.walsh-demo.test name that the demo resolver
+maps to a loopback address. The compliance summary is the crawl's last log block;
+after it, the demo server's own view of the same crawl is printed.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.demo.hosts import DEFAULT_PORT
+
+HERE = Path(__file__).resolve().parent
+
+
+def pick_port() -> int:
+    wanted = int(os.environ.get("WALSH_DEMO_PORT", DEFAULT_PORT))
+    if wanted:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.2", wanted))
+                return wanted
+            except OSError:
+                print(f"port {wanted} is busy; using a free one", file=sys.stderr)
+    return 0
+
+
+def main() -> int:
+    out = Path(os.environ.get("WALSH_DEMO_OUTPUT", HERE / "output"))
+    out.mkdir(parents=True, exist_ok=True)
+    with DemoSite(port=pick_port(), log_path=out / "server-requests.jsonl") as site:
+        print(f"demo site on port {site.port}; crawling it with example_project/", flush=True)
+        env = dict(os.environ, WALSH_DEMO_PORT=str(site.port))
+        proc = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "demo", "-O", str(out / "items.jsonl")],
+            cwd=HERE,
+            env=env,
+        )
+        records = site.requests
+    by_host = defaultdict(list)
+    for r in records:
+        by_host[r["host"]].append(r)
+    print("\nWhat the demo server saw:")
+    for host, rs in sorted(by_host.items()):
+        rs.sort(key=lambda r: r["mono"])
+        gaps = [b["mono"] - a["mono"] for a, b in zip(rs, rs[1:])]
+        uas = {r["headers"].get("User-Agent") for r in rs}
+        gap = f"min gap {min(gaps):.3f} s" if gaps else "single request"
+        print(f"  {host:32} {len(rs):3} requests, {gap}, user-agents: {sorted(map(str, uas))}")
+    print(f"  most requests in flight at once: {max((r['in_flight'] for r in records), default=0)}")
+    print(f"\nitems: {out / 'items.jsonl'}; server log: {out / 'server-requests.jsonl'}")
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""``ADDONS = {"scrapy_walsh.Addon": 500}``: the whole contract from one line.
+
+The add-on writes the ``WALSH_*`` defaults (priority ``"default"``), the preset of
+Scrapy settings (priority ``"addon"``), places every component of the package, and
+removes Scrapy's ``RobotsTxtMiddleware`` whatever ``ROBOTSTXT_OBEY`` says. It then
+audits the result and refuses to start on any setting that would break a MUST: the
+project's own values outrank the preset (that is Scrapy's priority order), so they
+may make the crawl stricter, never looser.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+
+from .conformance import ConformanceGuard, enforce, user_set
+from .middlewares.identity import PRIORITY as IDENTITY_PRIORITY
+from .middlewares.identity import IdentityMiddleware
+from .settings import WALSH_SETTINGS, preset
+from .summary import ComplianceSummary
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+
+logger = logging.getLogger(__name__)
+
+#: (setting, component, priority): every component the add-on places.
+COMPONENTS = (
+    ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),
+    ("EXTENSIONS", ConformanceGuard, 0),
+    ("EXTENSIONS", ComplianceSummary, 0),
+)
+
+
+class Addon:
+    def __init__(self, crawler: Crawler | None = None):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Addon:
+        return cls(crawler)
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        for setting in WALSH_SETTINGS:
+            settings.set(setting.name, setting.default, priority="default")
+        for entry in preset(settings):
+            settings.set(entry.name, entry.value, priority="addon")
+        for name, component, priority in COMPONENTS:
+            settings.set_in_component_priority_dict(name, component, priority)
+        if user_set(settings, "ROBOTSTXT_OBEY") and settings.getbool("ROBOTSTXT_OBEY"):
+            logger.info(
+                "ROBOTSTXT_OBEY has no effect under scrapy_walsh: its RFC 9309 gate "
+                "replaces Scrapy's RobotsTxtMiddleware"
+            )
+        # Warnings are logged once, by ConformanceGuard on the final settings.
+        enforce(settings, log_warnings=False)

@@ -1,0 +1,324 @@
+"""The settings audit: each rule maps a Scrapy setting onto a row of the §8 checklist.
+
+One set of rules serves two callers: the add-on, which refuses to start a crawl when
+any rule fails (fail closed on the MUSTs), and the ``scrapy walsh check`` command, which
+prints every row. A rule reports ``fail`` only where a MUST would break; ``warn`` is
+for choices that are legal but surprising (a ``USER_AGENT`` that will be overridden).
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import load_object
+
+from .addresses import PrivateAddressAllowance
+from .settings import MIN_INTERVAL_FLOOR, SETTINGS_BY_NAME, SPEC_VERSION
+from .store import parse_state_uri
+
+logger = logging.getLogger(__name__)
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+
+#: RFC 9309 §2.2.1: a product token is letters, "_" and "-" only.
+PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
+
+IDENTITY_MIDDLEWARE = "scrapy_walsh.middlewares.identity.IdentityMiddleware"
+SCRAPY_ROBOTS_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One audited fact: which checklist row, which requirement, and what was found."""
+
+    row: str
+    requirement: str
+    status: str
+    setting: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.setting}: " if self.setting else ""
+        return f"[{self.status}] #{self.row} {self.requirement} {where}{self.message}"
+
+
+class ConformanceError(ValueError):
+    """Raised at start-up when a setting would break a MUST; names setting and requirement."""
+
+    def __init__(self, findings: list[Finding]):
+        self.findings = [f for f in findings if f.status == FAIL]
+        lines = "\n".join(
+            f"  - {f.setting or 'configuration'} breaks {f.requirement} "
+            f"(checklist #{f.row}): {f.message}"
+            for f in self.findings
+        )
+        super().__init__(
+            "scrapy_walsh refuses to start this crawl; it would break "
+            f"walsh-research-compliance/v1:\n{lines}"
+        )
+
+
+Rule = Callable[[BaseSettings], Iterator[Finding]]
+RULES: list[Rule] = []
+
+
+def rule(fn: Rule) -> Rule:
+    RULES.append(fn)
+    return fn
+
+
+def audit_settings(settings: BaseSettings) -> list[Finding]:
+    """Run every rule against effective settings; never raises on bad input."""
+    findings: list[Finding] = []
+    for check in RULES:
+        findings.extend(check(settings))
+    return findings
+
+
+def enforce(settings: BaseSettings, log_warnings: bool = True) -> list[Finding]:
+    """Audit, log the warnings, and raise :class:`ConformanceError` on any failure."""
+    findings = audit_settings(settings)
+    if any(f.status == FAIL for f in findings):
+        raise ConformanceError(findings)
+    if log_warnings:
+        for f in findings:
+            if f.status == WARN:
+                logger.warning("scrapy_walsh: %s", f)
+    return findings
+
+
+class ConformanceGuard:
+    """Extension that re-audits the final, frozen settings before the engine starts.
+
+    The add-on audits when it runs, but add-ons listed after it, or a spider's
+    ``update_settings``, may still change settings; this guard sees the last word.
+    Raising from ``from_crawler`` stops the crawl before any request is sent.
+    """
+
+    def __init__(self, findings: list[Finding]):
+        self.findings = findings
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> ConformanceGuard:
+        findings = enforce(crawler.settings)
+        counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
+        logger.info(
+            "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings",
+            SPEC_VERSION, crawler.settings.get("WALSH_ROBOTS_TOKEN"),
+            counts[PASS], counts[WARN],
+        )
+        return cls(findings)
+
+
+def user_set(settings: BaseSettings, name: str) -> bool:
+    """True when ``name`` was set above Scrapy's defaults (project, spider, cmdline)."""
+    return (settings.getpriority(name) or 0) > SETTINGS_PRIORITIES["default"]
+
+
+def _number(settings: BaseSettings, name: str) -> float | None:
+    try:
+        return settings.getfloat(name)
+    except (TypeError, ValueError):
+        return None
+
+
+def enabled_components(settings: BaseSettings, setting: str) -> list[Any]:
+    """The component list exactly as Scrapy's middleware managers build it."""
+    with_base = getattr(settings, "get_component_priority_dict_with_base", None)
+    compdict = with_base(setting) if with_base else settings.getwithbase(setting)
+    return build_component_list(compdict)
+
+
+def component_enabled(settings: BaseSettings, setting: str, path: str) -> bool:
+    """True when a component is enabled in a ``*_MIDDLEWARES``-style dict (with its base)."""
+    target = load_object(path)
+    for component in enabled_components(settings, setting):
+        try:
+            if load_object(component) is target:
+                return True
+        except (ImportError, NameError, ValueError):
+            continue
+    return False
+
+
+# --- unknown WALSH_* names --------------------------------------------------------
+
+
+@rule
+def _unknown_walsh_settings(settings: BaseSettings) -> Iterator[Finding]:
+    for name in settings:
+        if name.startswith("WALSH_") and name not in SETTINGS_BY_NAME:
+            close = difflib.get_close_matches(name, SETTINGS_BY_NAME, n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            yield Finding(
+                "-", "configuration", FAIL, name,
+                f"unknown scrapy_walsh setting{hint} A misspelt policy setting "
+                "would silently not apply.",
+            )
+
+
+# --- R1 identity ------------------------------------------------------------------
+
+
+@rule
+def _identity(settings: BaseSettings) -> Iterator[Finding]:
+    ua = settings.get("WALSH_USER_AGENT")
+    token = settings.get("WALSH_ROBOTS_TOKEN")
+    if not isinstance(ua, str) or not ua.strip() or not (ua.isascii() and ua.isprintable()):
+        yield Finding("1", "R1", FAIL, "WALSH_USER_AGENT",
+                      f"must be one non-empty line of printable ASCII, got {ua!r}")
+        return
+    if not isinstance(token, str) or not PRODUCT_TOKEN.fullmatch(token):
+        yield Finding("1", "R1", FAIL, "WALSH_ROBOTS_TOKEN",
+                      f"{token!r} is not an RFC 9309 product token (letters, '_' and '-')")
+        return
+    if token.lower() not in ua.lower():
+        yield Finding("1", "R1", WARN, "WALSH_ROBOTS_TOKEN",
+                      f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
+                      "cannot tell which robots.txt group applies to this crawler")
+    if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
+        yield Finding("1", "R1", WARN, "USER_AGENT",
+                      f"{settings.get('USER_AGENT')!r} is overridden on every request by "
+                      f"WALSH_USER_AGENT {ua!r}")
+    if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", IDENTITY_MIDDLEWARE):
+        yield Finding("1", "R1", FAIL, "DOWNLOADER_MIDDLEWARES",
+                      f"{IDENTITY_MIDDLEWARE} is disabled; nothing enforces the exact UA")
+    else:
+        yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
+
+
+# --- R2 robots.txt ----------------------------------------------------------------
+
+
+@rule
+def _scrapy_robots(settings: BaseSettings) -> Iterator[Finding]:
+    if component_enabled(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_ROBOTS_MIDDLEWARE):
+        yield Finding("2", "R2", FAIL, "DOWNLOADER_MIDDLEWARES",
+                      "Scrapy's RobotsTxtMiddleware is enabled: it matches groups against "
+                      "the full User-Agent header and treats a network error as allow-all")
+    else:
+        yield Finding("2", "R2", PASS, "DOWNLOADER_MIDDLEWARES",
+                      "Scrapy's RobotsTxtMiddleware is disabled")
+
+
+# --- R3 blocklist -----------------------------------------------------------------
+
+
+@rule
+def _blocklist_url(settings: BaseSettings) -> Iterator[Finding]:
+    url = settings.get("WALSH_BLOCKLIST_URL")
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if not parts or parts.scheme not in {"http", "https"} or not parts.hostname:
+        yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_URL",
+                      f"must be an absolute http(s) URL, got {url!r}; every tool MUST "
+                      "consult the operator blocklist")
+    else:
+        yield Finding("3", "R3", PASS, "WALSH_BLOCKLIST_URL", url)
+
+
+@rule
+def _state_uri(settings: BaseSettings) -> Iterator[Finding]:
+    try:
+        parse_state_uri(settings.get("WALSH_STATE_URI"), "unused")
+    except ValueError as exc:
+        yield Finding("3b", "R3", FAIL, "WALSH_STATE_URI",
+                      f"{exc} (the last-known blocklist must survive restarts)")
+    else:
+        yield Finding("3b", "R3", PASS, "WALSH_STATE_URI", "a persistent sqlite location")
+
+
+# --- R4 pacing --------------------------------------------------------------------
+
+
+@rule
+def _serial(settings: BaseSettings) -> Iterator[Finding]:
+    value = settings.get("CONCURRENT_REQUESTS")
+    try:
+        ok = int(value) == 1
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        yield Finding("4", "R4", FAIL, "CONCURRENT_REQUESTS",
+                      f"CONCURRENT_REQUESTS={value} allows concurrent requests; R4 requires "
+                      "requests to be serial per process (set 1, or leave it to the add-on)")
+    else:
+        yield Finding("4", "R4", PASS, "CONCURRENT_REQUESTS", "1: requests are serial")
+
+
+@rule
+def _delay_floor(settings: BaseSettings) -> Iterator[Finding]:
+    floor = _number(settings, "WALSH_MIN_INTERVAL")
+    if floor is None or floor < MIN_INTERVAL_FLOOR:
+        yield Finding("4", "R4", FAIL, "WALSH_MIN_INTERVAL",
+                      f"{settings.get('WALSH_MIN_INTERVAL')!r} is under the R4 floor of "
+                      f"{MIN_INTERVAL_FLOOR} s between requests to a host (it may be raised, "
+                      "never lowered)")
+        return
+    delay = _number(settings, "DOWNLOAD_DELAY")
+    if delay is None or delay < floor:
+        yield Finding("4", "R4", FAIL, "DOWNLOAD_DELAY",
+                      f"DOWNLOAD_DELAY={settings.get('DOWNLOAD_DELAY')} is under "
+                      f"WALSH_MIN_INTERVAL={floor}; R4 allows at most one request per "
+                      "second per host (remove it, or raise it)")
+    jitter = effective_jitter(settings)
+    if jitter:
+        name = ("RANDOMIZE_DOWNLOAD_DELAY"
+                if (settings.getpriority("RANDOMIZE_DOWNLOAD_DELAY") or 0)
+                > (settings.getpriority("DOWNLOAD_DELAY_JITTER") or 0)
+                else "DOWNLOAD_DELAY_JITTER")
+        yield Finding("4", "R4", FAIL, name,
+                      f"a jitter of ±{jitter:g} draws delays down to "
+                      f"{max(0.0, (delay or 0) * (1 - jitter)):g} s, under the R4 floor; "
+                      "set DOWNLOAD_DELAY_JITTER = 0")
+    slots = settings.getdict("DOWNLOAD_SLOTS")
+    for key, conf in slots.items():
+        if not isinstance(conf, dict):
+            continue
+        slot_delay = conf.get("delay")
+        if slot_delay is not None and float(slot_delay) < floor:
+            yield Finding("4", "R4", FAIL, "DOWNLOAD_SLOTS",
+                          f"slot {key!r} has delay {slot_delay}, under the R4 floor of {floor} s")
+        if conf.get("jitter") or conf.get("randomize_delay"):
+            yield Finding("4", "R4", FAIL, "DOWNLOAD_SLOTS",
+                          f"slot {key!r} randomises its delay, which can go under the R4 floor")
+    if delay is not None and delay >= floor and not jitter:
+        yield Finding("4", "R4", PASS, "DOWNLOAD_DELAY",
+                      f"{delay:g} s between requests to a host, no jitter")
+
+
+def effective_jitter(settings: BaseSettings) -> float:
+    """The jitter Scrapy will apply, mirroring its own precedence of the two settings.
+
+    ``RANDOMIZE_DOWNLOAD_DELAY`` (deprecated) wins only when set at a higher priority
+    than ``DOWNLOAD_DELAY_JITTER``; it then means ±50 %.
+    """
+    randomize_priority = settings.getpriority("RANDOMIZE_DOWNLOAD_DELAY") or 0
+    if randomize_priority > SETTINGS_PRIORITIES["default"] and randomize_priority > (
+        settings.getpriority("DOWNLOAD_DELAY_JITTER") or 0
+    ):
+        return 0.5 if settings.getbool("RANDOMIZE_DOWNLOAD_DELAY") else 0.0
+    return _number(settings, "DOWNLOAD_DELAY_JITTER") or 0.0
+
+
+# --- seed 000 address guard -------------------------------------------------------
+
+
+@rule
+def _private_addresses(settings: BaseSettings) -> Iterator[Finding]:
+    try:
+        allowance = PrivateAddressAllowance.parse(settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES"))
+    except ValueError as exc:
+        yield Finding("9", "seed 000", FAIL, "WALSH_ALLOW_PRIVATE_ADDRESSES", str(exc))
+        return
+    if allowance.allow_all or allowance.networks:
+        yield Finding("9", "seed 000", WARN, "WALSH_ALLOW_PRIVATE_ADDRESSES",
+                      f"private/loopback targets allowed: {allowance.describe()} "
+                      "(for local demos and tests only)")

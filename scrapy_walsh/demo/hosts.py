@@ -1,0 +1,61 @@
+"""The demo site's hosts: one loopback address and one ``*.walsh-demo.test`` name each.
+
+``.test`` is reserved for testing (RFC 2606), so these names can never reach a real
+site. They resolve only through :class:`scrapy_walsh.demo.resolver.DemoResolver`; each
+host also answers on its own IP literal, for projects that do not install the resolver.
+Nothing here binds 127.0.0.1: that address is kept for "must never be contacted"
+sentinels in tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEMO_DOMAIN = "walsh-demo.test"
+DEFAULT_PORT = 8787
+
+
+@dataclass(frozen=True)
+class DemoHost:
+    key: str
+    ip: str
+    purpose: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.key}.{DEMO_DOMAIN}"
+
+
+_TABLE = [
+    ("open", "127.0.0.2", "allows all but /private/; sitemap.xml, sitemap index, X-Robots-Tag page"),
+    ("named", "127.0.0.3", "a Walsh-Research group overriding * both ways"),
+    ("slow", "127.0.0.4", "Crawl-delay 2 in our group (30 in *)"),
+    ("down", "127.0.0.5", "robots.txt answers 503"),
+    ("blocked", "127.0.0.6", "listed in the demo blocklist"),
+    ("www.blocked", "127.0.0.7", "subdomain of a listed domain"),
+    ("busy", "127.0.0.8", "/limited answers 429 with Retry-After once"),
+    ("docs", "127.0.0.9", "markdown by content negotiation, llms.txt"),
+    ("llmsonly", "127.0.0.10", "HTML pages and an llms.txt"),
+    ("htmlonly", "127.0.0.11", "HTML only: no markdown, no llms.txt"),
+    ("decoys", "127.0.0.12", "groups named bot, Mozilla, wal, sh ... that must not apply to us"),
+    ("gone", "127.0.0.13", "robots.txt answers 404"),
+    ("hostile", "127.0.0.14", "llms.txt pointing at private addresses and a disallowing origin"),
+    ("ops", "127.0.0.15", "serves the blocklist and its schema"),
+]
+
+HOSTS: dict[str, DemoHost] = {key: DemoHost(key, ip, purpose) for key, ip, purpose in _TABLE}
+BY_NAME: dict[str, DemoHost] = {h.name: h for h in HOSTS.values()}
+BY_IP: dict[str, DemoHost] = {h.ip: h for h in HOSTS.values()}
+
+BLOCKLIST_PATH = "/.well-known/walsh-research/blocklist.json"
+BLOCKLIST_SCHEMA_PATH = "/.well-known/walsh-research/blocklist.schema.json"
+
+
+def lookup(host: str) -> DemoHost | None:
+    """The demo host behind a Host header value, a name or an IP literal (port ignored)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return None
+    host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    host = host.rstrip(".")
+    return BY_NAME.get(host) or BY_IP.get(host)

@@ -1,0 +1,131 @@
+"""Every ``WALSH_*`` setting and the Scrapy preset the add-on applies.
+
+This module is the single source of truth for both tables in the README; a test keeps
+them in sync. Defaults are written at Scrapy's ``"default"`` priority, so
+``settings.getpriority(name) > 0`` always means "the user chose this".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+SPEC_VERSION = "walsh-research-compliance/v1"
+
+#: R1: the exact header every request carries (seed 001 §4.1).
+USER_AGENT = "Mozilla/5.0 (compatible; Walsh-Research/1.0; +https://wal.sh/bot/)"
+#: R1/R2: the product token robots.txt groups are matched against, case-insensitively.
+ROBOTS_TOKEN = "Walsh-Research"
+#: R3: where the operator publishes opt-outs (seed 001 §4.2).
+BLOCKLIST_URL = "https://wal.sh/.well-known/walsh-research/blocklist.json"
+#: R4: the absolute floor between two requests to one host, in seconds.
+MIN_INTERVAL_FLOOR = 1.0
+
+
+@dataclass(frozen=True)
+class WalshSetting:
+    name: str
+    default: Any
+    requirement: str
+    doc: str
+
+
+WALSH_SETTINGS: tuple[WalshSetting, ...] = (
+    WalshSetting(
+        "WALSH_USER_AGENT",
+        USER_AGENT,
+        "R1",
+        "The exact `User-Agent` of every request, robots.txt, blocklist and retries "
+        "included. Any other value set by a spider, a request or `USER_AGENT` is "
+        "overridden, logged once and counted. Change it only to run the package "
+        "under another operator's identity.",
+    ),
+    WalshSetting(
+        "WALSH_ROBOTS_TOKEN",
+        ROBOTS_TOKEN,
+        "R1, R2",
+        "The product token matched, case-insensitively, against robots.txt "
+        "`User-agent` lines. Letters, `_` and `-` only (RFC 9309 §2.2.1).",
+    ),
+    WalshSetting(
+        "WALSH_BLOCKLIST_URL",
+        BLOCKLIST_URL,
+        "R3",
+        "The operator blocklist (`walsh-research-blocklist/v1`). Must be an "
+        "absolute http(s) URL. Read by the blocklist gate.",
+    ),
+    WalshSetting(
+        "WALSH_MIN_INTERVAL",
+        MIN_INTERVAL_FLOOR,
+        "R4",
+        "Seconds between the starts of two requests to one host. May be raised, "
+        "never lowered under 1.0. The add-on derives `DOWNLOAD_DELAY` from it.",
+    ),
+    WalshSetting(
+        "WALSH_ALLOW_PRIVATE_ADDRESSES",
+        False,
+        "seed 000 (SSRF)",
+        "`False`, `True`, or a list of CIDR networks (e.g. `[\"127.0.0.2/32\"]`) the "
+        "crawler may reach although they are loopback or private. For local demos "
+        "and tests only.",
+    ),
+    WalshSetting(
+        "WALSH_STATE_URI",
+        None,
+        "R3, R7",
+        "Where persistent state lives: `sqlite:///relative.sqlite3`, "
+        "`sqlite:////absolute.sqlite3`. `None` means "
+        "`<project>/.scrapy/walsh-state.sqlite3`.",
+    ),
+)
+
+SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}
+
+
+@dataclass(frozen=True)
+class PresetEntry:
+    name: str
+    value: Any
+    requirement: str
+    why: str
+
+
+def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
+    """The Scrapy settings the add-on writes at ``"addon"`` priority.
+
+    A project's own ``settings.py`` (priority ``"project"``) still wins; the
+    conformance audit then refuses any value that breaks a MUST, so a project can
+    make the crawl stricter but never looser.
+    """
+    try:
+        min_interval = max(MIN_INTERVAL_FLOOR, settings.getfloat("WALSH_MIN_INTERVAL"))
+    except (TypeError, ValueError):
+        min_interval = MIN_INTERVAL_FLOOR  # the audit then names the bad value
+    return (
+        PresetEntry(
+            "USER_AGENT",
+            settings.get("WALSH_USER_AGENT", USER_AGENT),
+            "R1",
+            "Scrapy's own `UserAgentMiddleware` sends our identity by default.",
+        ),
+        PresetEntry("CONCURRENT_REQUESTS", 1, "R4", "Requests are serial per process."),
+        PresetEntry(
+            "CONCURRENT_REQUESTS_PER_DOMAIN", 1, "R4", "One request in flight per host."
+        ),
+        PresetEntry(
+            "DOWNLOAD_DELAY",
+            min_interval,
+            "R4",
+            "At least `WALSH_MIN_INTERVAL` between the starts of two requests to a host.",
+        ),
+        PresetEntry(
+            "DOWNLOAD_DELAY_JITTER",
+            0.0,
+            "R4",
+            "Scrapy's jitter draws delays *under* `DOWNLOAD_DELAY` (0.5 s at the "
+            "default); no jitter may shorten the floor.",
+        ),
+    )

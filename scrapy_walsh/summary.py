@@ -1,0 +1,103 @@
+"""The end-of-crawl compliance summary: ``walsh/...`` stats and one readable log block.
+
+Counting happens on Scrapy's downloader signals, which fire for every request that
+passed the whole middleware chain, so robots.txt, blocklist and retried requests are
+counted like spider requests. A request is counted as sent when it leaves the
+downloader (response or network error), so requests dropped at shutdown are not.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.utils.httpobj import urlparse_cached
+
+from .settings import SPEC_VERSION
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+SENT = "walsh/requests/sent"
+SENT_HOST = "walsh/requests/host/"
+MAX_IN_FLIGHT = "walsh/requests/max_in_flight"
+DENIED = "walsh/denied"
+UA_OVERRIDDEN = "walsh/identity/ua_overridden"
+WAIT_SECONDS = "walsh/pacing/wait_seconds"
+BACKOFF_PREFIX = "walsh/backoff/"
+
+
+class ComplianceSummary:
+    def __init__(self, crawler: Crawler):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ComplianceSummary:
+        ext = cls(crawler)
+        crawler.signals.connect(ext.request_reached, signal=signals.request_reached_downloader)
+        crawler.signals.connect(ext.request_left, signal=signals.request_left_downloader)
+        crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
+        return ext
+
+    def request_reached(self, request: Request, spider: Spider) -> None:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def request_left(self, request: Request, spider: Spider) -> None:
+        self.in_flight -= 1
+        host = urlparse_cached(request).hostname or "(none)"
+        self.stats.inc_value(SENT)
+        self.stats.inc_value(SENT_HOST + host)
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        self.stats.set_value("walsh/spec_version", SPEC_VERSION)
+        self.stats.set_value(MAX_IN_FLIGHT, self.max_in_flight)
+        self.stats.set_value("walsh/identity/user_agent", self.crawler.settings["WALSH_USER_AGENT"])
+        logger.info("%s", render_summary(self.stats.get_stats()))
+
+
+def render_summary(stats: Mapping[str, Any]) -> str:
+    """The log block, from stats alone, so it reads the same live or from a stats dump."""
+    hosts = sorted(
+        ((key[len(SENT_HOST):], n) for key, n in stats.items() if key.startswith(SENT_HOST)),
+        key=lambda item: (-item[1], item[0]),
+    )
+    denials = sorted(
+        (key[len(DENIED) + 1:], n)
+        for key, n in stats.items()
+        if key.startswith(DENIED + "/") and key.count("/") == 3
+    )
+    backoffs = sorted(
+        (key[len(BACKOFF_PREFIX):], n) for key, n in stats.items()
+        if key.startswith(BACKOFF_PREFIX)
+    )
+    wait = stats.get(WAIT_SECONDS)
+    lines = [
+        f"scrapy_walsh compliance summary ({stats.get('walsh/spec_version', SPEC_VERSION)})",
+        f"  identity          {stats.get('walsh/identity/user_agent', '?')}",
+        f"  UA overrides      {stats.get(UA_OVERRIDDEN, 0)}",
+        f"  requests sent     {stats.get(SENT, 0)} to {len(hosts)} host(s), "
+        f"at most {stats.get(MAX_IN_FLIGHT, 0)} in flight",
+    ]
+    lines += [f"      {n:>5}  {host}" for host, n in hosts]
+    lines.append(f"  denied            {stats.get(DENIED, 0)}")
+    lines += [f"      {n:>5}  {what}" for what, n in denials]
+    lines.append(
+        "  politeness wait   "
+        + (f"{wait:.1f} s" if wait is not None else "not measured (Scrapy slot delay paces)")
+    )
+    lines.append(
+        f"  backoffs          {stats.get(BACKOFF_PREFIX + 'count', 0)}"
+        f" (Scrapy retries: {stats.get('retry/count', 0)})"
+    )
+    lines += [f"      {n:>5}  {what}" for what, n in backoffs if what != "count"]
+    return "\n".join(lines)

@@ -1,0 +1,30 @@
+"""Shared fixtures: a real demo site on loopback and a real ``scrapy startproject`` project.
+
+Each crawl runs in its own process (``python -m scrapy``), as a user would run it:
+Twisted's reactor cannot be restarted inside one test process, and a subprocess also
+proves the package works from an ordinary project directory.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_walsh.demo import DemoSite
+
+from .helpers import run_scrapy
+
+
+@pytest.fixture
+def demo_site():
+    with DemoSite() as site:
+        yield site
+
+
+@pytest.fixture
+def plain_project(tmp_path):
+    """A project made by ``scrapy startproject``: the template's settings, untouched."""
+    result = run_scrapy(["startproject", "plainproj", str(tmp_path / "plainproj")], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    return tmp_path / "plainproj"
+
+

@@ -1,0 +1,138 @@
+"""The add-on on real Crawler objects: placement, preset, and fail-closed start-up."""
+
+import logging
+
+import pytest
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.misc import load_object
+from scrapy.utils.test import get_crawler
+
+from scrapy_walsh import Addon
+from scrapy_walsh.conformance import ConformanceError, ConformanceGuard, enabled_components
+from scrapy_walsh.middlewares.identity import IdentityMiddleware
+from scrapy_walsh.settings import USER_AGENT, WALSH_SETTINGS, preset
+from scrapy_walsh.summary import ComplianceSummary
+
+
+def crawler_with(**settings):
+    return get_crawler(settings_dict={"ADDONS": {Addon: 500}, **settings})
+
+
+def enabled(crawler, name):
+    return [load_object(c) for c in enabled_components(crawler.settings, name)]
+
+
+def test_places_every_component_and_removes_scrapy_robots_middleware():
+    crawler = crawler_with(ROBOTSTXT_OBEY=True)
+    mws = enabled(crawler, "DOWNLOADER_MIDDLEWARES")
+    assert RobotsTxtMiddleware not in mws
+    assert mws[-1] is IdentityMiddleware, "identity must be the last word before the network"
+    exts = enabled(crawler, "EXTENSIONS")
+    assert ConformanceGuard in exts and ComplianceSummary in exts
+
+
+def test_preset_is_written_at_addon_priority_and_defaults_at_default_priority():
+    crawler = crawler_with()
+    for entry in preset(crawler.settings):
+        assert crawler.settings.getpriority(entry.name) == SETTINGS_PRIORITIES["addon"], entry.name
+        assert crawler.settings[entry.name] == entry.value, entry.name
+    for setting in WALSH_SETTINGS:
+        assert crawler.settings.getpriority(setting.name) == SETTINGS_PRIORITIES["default"]
+        assert crawler.settings[setting.name] == setting.default
+    assert crawler.settings["USER_AGENT"] == USER_AGENT
+    assert crawler.settings.getint("CONCURRENT_REQUESTS") == 1
+    assert crawler.settings.getfloat("DOWNLOAD_DELAY_JITTER") == 0.0
+
+
+def test_stricter_project_values_win_and_follow_the_raised_floor():
+    crawler = crawler_with(DOWNLOAD_DELAY=2.5)
+    assert crawler.settings.getfloat("DOWNLOAD_DELAY") == 2.5
+    raised = crawler_with(WALSH_MIN_INTERVAL=3)
+    assert raised.settings.getfloat("DOWNLOAD_DELAY") == 3.0
+
+
+@pytest.mark.parametrize(
+    ("settings", "setting", "requirement"),
+    [
+        ({"CONCURRENT_REQUESTS": 8}, "CONCURRENT_REQUESTS", "R4"),
+        ({"CONCURRENT_REQUESTS": "many"}, "CONCURRENT_REQUESTS", "R4"),
+        ({"DOWNLOAD_DELAY": 0.5}, "DOWNLOAD_DELAY", "R4"),
+        ({"WALSH_MIN_INTERVAL": 2, "DOWNLOAD_DELAY": 1}, "DOWNLOAD_DELAY", "R4"),
+        ({"DOWNLOAD_DELAY_JITTER": 0.5}, "DOWNLOAD_DELAY_JITTER", "R4"),
+        ({"RANDOMIZE_DOWNLOAD_DELAY": True}, "RANDOMIZE_DOWNLOAD_DELAY", "R4"),
+        ({"WALSH_MIN_INTERVAL": 0.5}, "WALSH_MIN_INTERVAL", "R4"),
+        ({"WALSH_MIN_INTERVAL": "fast"}, "WALSH_MIN_INTERVAL", "R4"),
+        ({"DOWNLOAD_SLOTS": {"a.example": {"delay": 0.2}}}, "DOWNLOAD_SLOTS", "R4"),
+        ({"DOWNLOAD_SLOTS": {"a.example": {"jitter": 0.3}}}, "DOWNLOAD_SLOTS", "R4"),
+        ({"WALSH_ROBOTS_TOKEN": "Walsh Research/1.0"}, "WALSH_ROBOTS_TOKEN", "R1"),
+        ({"WALSH_USER_AGENT": "Bot\r\nX-Injected: 1"}, "WALSH_USER_AGENT", "R1"),
+        ({"WALSH_USER_AGENT": ""}, "WALSH_USER_AGENT", "R1"),
+        ({"WALSH_BLOCKLIST_URL": ""}, "WALSH_BLOCKLIST_URL", "R3"),
+        ({"WALSH_BLOCKLIST_URL": "ftp://wal.sh/list"}, "WALSH_BLOCKLIST_URL", "R3"),
+        ({"WALSH_STATE_URI": "postgres://db/walsh"}, "WALSH_STATE_URI", "R3"),
+        ({"WALSH_STATE_URI": "sqlite:///:memory:"}, "WALSH_STATE_URI", "R3"),
+        ({"WALSH_STATE_URI": "redis://127.0.0.1:6379/0"}, "WALSH_STATE_URI", "R3"),
+        ({"WALSH_ALLOW_PRIVATE_ADDRESSES": "127.0.0.2/8"}, "WALSH_ALLOW_PRIVATE_ADDRESSES", "seed 000"),
+        ({"WALSH_ALLOW_PRIVATE_ADDRESSES": 42}, "WALSH_ALLOW_PRIVATE_ADDRESSES", "seed 000"),
+        ({"WALSH_MIN_INTERVALL": 2}, "WALSH_MIN_INTERVALL", "configuration"),
+    ],
+)
+def test_refuses_to_start_naming_setting_and_requirement(settings, setting, requirement):
+    with pytest.raises(ConformanceError) as info:
+        crawler_with(**settings)
+    message = str(info.value)
+    assert f"{setting} breaks {requirement}" in message
+    assert any(f.setting == setting and f.requirement == requirement for f in info.value.findings)
+
+
+def test_misspelt_setting_suggests_the_real_name():
+    with pytest.raises(ConformanceError, match="did you mean WALSH_MIN_INTERVAL"):
+        crawler_with(WALSH_MIN_INTERVALL=2)
+
+
+def test_refusal_lists_every_broken_setting_at_once():
+    with pytest.raises(ConformanceError) as info:
+        crawler_with(CONCURRENT_REQUESTS=4, DOWNLOAD_DELAY=0.1)
+    assert {f.setting for f in info.value.findings} == {"CONCURRENT_REQUESTS", "DOWNLOAD_DELAY"}
+
+
+def test_another_user_agent_setting_is_allowed_but_warned(caplog):
+    with caplog.at_level(logging.WARNING, logger="scrapy_walsh"):
+        crawler = crawler_with(USER_AGENT="MyBot/2.0")
+    assert crawler.settings["USER_AGENT"] == "MyBot/2.0"
+    assert any("USER_AGENT" in r.getMessage() and "overridden" in r.getMessage()
+               for r in caplog.records)
+
+
+class LoosenAddon:
+    """A later add-on that tries to undo the contract after ours has run."""
+
+    def __init__(self, changes):
+        self.changes = changes
+
+    def update_settings(self, settings):
+        for name, value in self.changes.items():
+            if name == "DOWNLOADER_MIDDLEWARES":
+                for cls, prio in value.items():
+                    settings.set_in_component_priority_dict(name, cls, prio)
+            else:
+                settings.set(name, value, "addon")
+
+
+def _loosen(changes):
+    return type("Loosen", (LoosenAddon,), {"__init__": lambda self: LoosenAddon.__init__(self, changes)})
+
+
+@pytest.mark.parametrize(
+    ("changes", "setting"),
+    [
+        ({"CONCURRENT_REQUESTS": 4}, "CONCURRENT_REQUESTS"),
+        ({"DOWNLOADER_MIDDLEWARES": {IdentityMiddleware: None}}, "DOWNLOADER_MIDDLEWARES"),
+        ({"DOWNLOADER_MIDDLEWARES": {RobotsTxtMiddleware: 100}}, "DOWNLOADER_MIDDLEWARES"),
+    ],
+)
+def test_a_later_addon_cannot_loosen_the_contract(changes, setting):
+    with pytest.raises(ConformanceError) as info:
+        get_crawler(settings_dict={"ADDONS": {Addon: 500, _loosen(changes): 900}})
+    assert setting in {f.setting for f in info.value.findings}

@@ -1,0 +1,43 @@
+"""The compliance summary block is rendered from stats alone."""
+
+from scrapy_walsh.summary import render_summary
+
+
+def test_summary_lists_hosts_denials_wait_and_backoffs():
+    stats = {
+        "walsh/spec_version": "walsh-research-compliance/v1",
+        "walsh/identity/user_agent": "UA/1.0",
+        "walsh/identity/ua_overridden": 2,
+        "walsh/requests/sent": 5,
+        "walsh/requests/host/b.example": 2,
+        "walsh/requests/host/a.example": 3,
+        "walsh/requests/max_in_flight": 1,
+        "walsh/denied": 3,
+        "walsh/denied/robots": 2,
+        "walsh/denied/robots/disallowed_explicit": 2,
+        "walsh/denied/blocklist/blocked_by_operator": 1,
+        "walsh/pacing/wait_seconds": 4.25,
+        "walsh/backoff/count": 1,
+        "walsh/backoff/429": 1,
+        "retry/count": 0,
+    }
+    text = render_summary(stats)
+    lines = text.splitlines()
+    assert lines[0] == "scrapy_walsh compliance summary (walsh-research-compliance/v1)"
+    assert "  UA overrides      2" in lines
+    assert "  requests sent     5 to 2 host(s), at most 1 in flight" in lines
+    # busiest host first
+    assert lines.index("          3  a.example") < lines.index("          2  b.example")
+    assert "  denied            3" in lines
+    assert "          2  robots/disallowed_explicit" in lines
+    assert "          1  blocklist/blocked_by_operator" in lines
+    assert "          2  robots" not in lines, "per-gate totals are not repeated as verdicts"
+    assert "  politeness wait   4.2 s" in lines or "  politeness wait   4.3 s" in lines
+    assert "  backoffs          1 (Scrapy retries: 0)" in lines
+    assert "          1  429" in lines
+
+
+def test_summary_of_an_empty_crawl_says_so():
+    text = render_summary({})
+    assert "requests sent     0 to 0 host(s)" in text
+    assert "denied            0" in text
