@@ -212,8 +212,9 @@ def test_log_fields(site: DemoSite) -> None:
     assert first["headers"]["Host"] == f"OPEN.Walsh-Demo.TEST:{site.port}"
     assert first["host"] == "open.walsh-demo.test"
     assert (first["ip"], first["port"], first["method"]) == ("127.0.0.2", site.port, "GET")
-    assert set(first) == {"t", "mono", "end", "host", "host_key", "ip", "port", "method", "path",
-                          "headers", "status", "in_flight"}
+    assert set(first) == {"t", "mono", "replied", "end", "host", "host_key", "ip", "port", "method",
+                          "path", "headers", "status", "in_flight"}
+    assert all(r["mono"] <= r["replied"] <= r["end"] for r in recs)
     assert all(r["in_flight"] == 1 for r in recs)
     assert before <= first["t"] <= time.time()
     monos = [r["mono"] for r in recs]
@@ -252,6 +253,33 @@ def test_in_flight_and_arrival_order(site: DemoSite) -> None:
     assert (a["in_flight"], b["in_flight"]) == (1, 2)
     assert b["end"] < a["end"]
     assert a["end"] - a["mono"] >= 0.6
+
+
+SERIAL_CLIENT = """
+import http.client, sys
+port, a_ip, b_ip = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+conns = {"open": http.client.HTTPConnection(a_ip, port, timeout=10),
+         "named": http.client.HTTPConnection(b_ip, port, timeout=10)}
+for i in range(60):
+    key = ("open", "named")[i % 2]
+    conns[key].request("GET", f"/page/{i}", headers={"Host": f"{key}.walsh-demo.test:{port}"})
+    conns[key].getresponse().read()
+"""
+
+
+def test_a_serial_client_is_never_seen_with_two_in_flight(site: DemoSite) -> None:
+    """Back-to-back requests on kept-alive connections to two hosts, as Scrapy sends them.
+
+    The client runs in its own process (as a crawl does), so its next request can
+    arrive while the server is still logging the previous one; that must not count as
+    two in flight, or the R4 "never two at once" measure would lie.
+    """
+    subprocess.run([sys.executable, "-c", SERIAL_CLIENT, str(site.port), HOSTS["open"].ip,
+                    HOSTS["named"].ip], check=True, timeout=60)
+    recs = site.requests
+    assert len(recs) == 60
+    assert [r["in_flight"] for r in recs] == [1] * 60
+    assert all(a["replied"] <= b["mono"] for a, b in zip(recs, recs[1:]))
 
 
 def test_latency() -> None:

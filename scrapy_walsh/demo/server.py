@@ -152,6 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._status = 0
             self._host_key: str | None = None
             self._writing = False
+            self._replied: float | None = None
             self.headers = None  # type: ignore[assignment]  # not parsed yet (keep-alive reuse)
             self.command, self.path = "", ""
             try:
@@ -259,7 +260,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = b"" if no_body or self.command == "HEAD" else resp.body
         data = b"".join(_encode_header_line(line) + b"\r\n" for line in lines) + b"\r\n" + body
         self._status = status
-        self._writing = self.server.site._begin_write()
+        self._replied = self.server.site._begin_write()
+        self._writing = True
         self.wfile.write(data)
 
     def _record(self, t: float, mono: float, in_flight: int) -> dict:
@@ -274,6 +276,7 @@ class _Handler(BaseHTTPRequestHandler):
         return {
             "t": t,
             "mono": mono,
+            "replied": self._replied,
             "end": time.monotonic(),
             "host": _host_name(host_header),
             "host_key": key,
@@ -502,15 +505,23 @@ class DemoSite:
             self._in_flight += 1
             return self._in_flight
 
-    def _begin_write(self) -> bool:
+    def _begin_write(self) -> float:
+        """The reply starts: from here the client may send its next request.
+
+        So this, not the end of the handler, is where a request stops being in flight;
+        a serial client's next request can never arrive before it (causality), so any
+        ``in_flight`` above 1 is real concurrency, not server-side bookkeeping.
+        """
         with self._lock:
             self._writing += 1
-        return True
+            self._in_flight -= 1
+            return time.monotonic()
 
     def _leave(self, record: dict, writing: bool) -> None:
         line = json.dumps(record) + "\n" if self.log_path is not None else None
         with self._written:
-            self._in_flight -= 1
+            if not writing:  # stdlib error replies bypass _begin_write
+                self._in_flight -= 1
             bisect.insort(self._log, record, key=lambda r: r["mono"])
             if line is not None and self._log_file is not None:
                 self._log_file.write(line)
