@@ -53,8 +53,8 @@ class Addon:
             settings.set_in_component_priority_dict(name, component, priority)
         if user_set(settings, "ROBOTSTXT_OBEY") and settings.getbool("ROBOTSTXT_OBEY"):
             logger.info(
-                "ROBOTSTXT_OBEY has no effect under scrapy_walsh: its RFC 9309 gate "
-                "replaces Scrapy's RobotsTxtMiddleware"
+                "ROBOTSTXT_OBEY is ignored: scrapy_walsh removes Scrapy's "
+                "RobotsTxtMiddleware, which matches groups against the full User-Agent"
             )
         # Warnings are logged once, by ConformanceGuard on the final settings.
         enforce(settings, log_warnings=False)

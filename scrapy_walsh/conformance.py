@@ -22,7 +22,7 @@ from scrapy.utils.misc import load_object
 
 from .addresses import PrivateAddressAllowance
 from .settings import MIN_INTERVAL_FLOOR, SETTINGS_BY_NAME, SPEC_VERSION
-from .store import parse_state_uri
+from .store import parse_state_uri, state_location
 
 logger = logging.getLogger(__name__)
 
@@ -76,10 +76,18 @@ def rule(fn: Rule) -> Rule:
 
 
 def audit_settings(settings: BaseSettings) -> list[Finding]:
-    """Run every rule against effective settings; never raises on bad input."""
+    """Run every rule against effective settings; never raises on bad input.
+
+    A rule that cannot read a malformed value fails closed: its row becomes a
+    ``fail`` naming the error, instead of a crash or a silent pass.
+    """
     findings: list[Finding] = []
     for check in RULES:
-        findings.extend(check(settings))
+        try:
+            findings.extend(check(settings))
+        except Exception as exc:  # noqa: BLE001 - any unreadable value must refuse the crawl
+            findings.append(Finding("-", "configuration", FAIL, None,
+                                    f"{check.__name__.strip('_')}: cannot audit: {exc!r}"))
     return findings
 
 
@@ -98,8 +106,8 @@ def enforce(settings: BaseSettings, log_warnings: bool = True) -> list[Finding]:
 class ConformanceGuard:
     """Extension that re-audits the final, frozen settings before the engine starts.
 
-    The add-on audits when it runs, but add-ons listed after it, or a spider's
-    ``update_settings``, may still change settings; this guard sees the last word.
+    The add-on audits when it runs, but add-ons listed after it may still change
+    settings; this guard sees the frozen, final values.
     Raising from ``from_crawler`` stops the crawl before any request is sent.
     """
 
@@ -111,9 +119,10 @@ class ConformanceGuard:
         findings = enforce(crawler.settings)
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
         logger.info(
-            "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings",
+            "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; "
+            "state: %s",
             SPEC_VERSION, crawler.settings.get("WALSH_ROBOTS_TOKEN"),
-            counts[PASS], counts[WARN],
+            counts[PASS], counts[WARN], state_location(crawler.settings).uri,
         )
         return cls(findings)
 

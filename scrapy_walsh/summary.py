@@ -93,7 +93,7 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     lines += [f"      {n:>5}  {what}" for what, n in denials]
     lines.append(
         "  politeness wait   "
-        + (f"{wait:.1f} s" if wait is not None else "not measured (Scrapy slot delay paces)")
+        + (f"{wait:.1f} s" if wait is not None else "not measured (Scrapy's slot delay paces; no ledger)")
     )
     lines.append(
         f"  backoffs          {stats.get(BACKOFF_PREFIX + 'count', 0)}"

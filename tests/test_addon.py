@@ -9,7 +9,11 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
-from scrapy_walsh.conformance import ConformanceError, ConformanceGuard, enabled_components
+from scrapy_walsh.conformance import (
+    ConformanceError,
+    ConformanceGuard,
+    enabled_components,
+)
 from scrapy_walsh.middlewares.identity import IdentityMiddleware
 from scrapy_walsh.settings import USER_AGENT, WALSH_SETTINGS, preset
 from scrapy_walsh.summary import ComplianceSummary
@@ -84,6 +88,12 @@ def test_refuses_to_start_naming_setting_and_requirement(settings, setting, requ
     message = str(info.value)
     assert f"{setting} breaks {requirement}" in message
     assert any(f.setting == setting and f.requirement == requirement for f in info.value.findings)
+
+
+def test_an_unreadable_value_fails_closed_with_the_reason():
+    with pytest.raises(ConformanceError, match="delay_floor: cannot audit") as info:
+        crawler_with(DOWNLOAD_SLOTS={"a.example": {"delay": "soon"}})
+    assert "could not convert string to float: 'soon'" in str(info.value)
 
 
 def test_misspelt_setting_suggests_the_real_name():

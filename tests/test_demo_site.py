@@ -26,7 +26,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scrapy_walsh.demo import DEFAULT_PORT, DEMO_DOMAIN, HOSTS, DemoSite, load_request_log
+from scrapy_walsh.demo import (
+    DEFAULT_PORT,
+    DEMO_DOMAIN,
+    HOSTS,
+    DemoSite,
+    load_request_log,
+)
 from scrapy_walsh.demo.content import LAST_MODIFIED, default_blocklist
 from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 

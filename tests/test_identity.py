@@ -5,7 +5,14 @@ import pytest
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.settings import USER_AGENT
 
-from .helpers import CLOCK_TOLERANCE, add_addon_line, gaps_by_host, run_scrapy, summary_value, write_spider
+from .helpers import (
+    CLOCK_TOLERANCE,
+    add_addon_line,
+    gaps_by_host,
+    run_scrapy,
+    summary_value,
+    write_spider,
+)
 
 SPIDER = '''
 import scrapy
@@ -48,6 +55,8 @@ def ua_crawl(tmp_path_factory):
         result = crawl(project, site)
         seen = site.requests
     assert result.returncode == 0, result.stderr[-3000:]
+    # WALSH_STATE_URI's default: the project's own .scrapy/ data dir
+    assert f"state: sqlite:///{project.resolve()}/.scrapy/walsh-state.sqlite3" in result.stderr
     return result.stderr, seen
 
 

@@ -16,7 +16,7 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
         "walsh/denied/robots": 2,
         "walsh/denied/robots/disallowed_explicit": 2,
         "walsh/denied/blocklist/blocked_by_operator": 1,
-        "walsh/pacing/wait_seconds": 4.25,
+        "walsh/pacing/wait_seconds": 4.26,
         "walsh/backoff/count": 1,
         "walsh/backoff/429": 1,
         "retry/count": 0,
@@ -32,7 +32,7 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
     assert "          2  robots/disallowed_explicit" in lines
     assert "          1  blocklist/blocked_by_operator" in lines
     assert "          2  robots" not in lines, "per-gate totals are not repeated as verdicts"
-    assert "  politeness wait   4.2 s" in lines or "  politeness wait   4.3 s" in lines
+    assert "  politeness wait   4.3 s" in lines
     assert "  backoffs          1 (Scrapy retries: 0)" in lines
     assert "          1  429" in lines
 

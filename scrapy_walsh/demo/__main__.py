@@ -61,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scrapy_walsh.demo", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_serve = sub.add_parser("serve", help="run the demo site until SIGINT/SIGTERM")
-    p_serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"shared port (default {DEFAULT_PORT}; 0 = any free)")
+    p_serve.add_argument("--port", type=int, default=DEFAULT_PORT,
+                         help=f"shared port (default {DEFAULT_PORT}; 0 = any free)")
     p_serve.add_argument("--latency", type=float, default=0.0, help="seconds to wait before every response")
     p_serve.add_argument("--log", metavar="FILE", help="append one JSON line per request to FILE")
     p_serve.add_argument("--ready-file", metavar="FILE", help="write the port to FILE once listening")

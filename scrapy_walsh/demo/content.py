@@ -140,7 +140,9 @@ def _clean(value: str) -> str:
     return re.sub(r"[\r\n\x00]", "", value)
 
 
-def _text(status: int, text: str, content_type: str = TEXT, headers: list[tuple[str, str]] | None = None) -> DemoResponse:
+def _text(
+    status: int, text: str, content_type: str = TEXT, headers: list[tuple[str, str]] | None = None
+) -> DemoResponse:
     return DemoResponse(status, [("Content-Type", content_type), *(headers or [])], text.encode("utf-8"))
 
 
@@ -218,7 +220,7 @@ def _html_page(req: DemoRequest, slug: str, section: str = "/page/",
         '<script src="/static/app.js"></script>\n'
         "</body>\n"
         "</html>\n"
-    ).encode("utf-8")
+    ).encode()
     return _validated(req, 200, HTML, body, extra)
 
 

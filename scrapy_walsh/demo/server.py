@@ -25,7 +25,14 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
-from .content import NO_BODY_STATUSES, DemoRequest, DemoResponse, blocklist_bytes, default_blocklist, respond
+from .content import (
+    NO_BODY_STATUSES,
+    DemoRequest,
+    DemoResponse,
+    blocklist_bytes,
+    default_blocklist,
+    respond,
+)
 from .hosts import BY_IP, HOSTS, lookup
 
 __all__ = ["DemoSite", "SENTINEL_IPS", "load_request_log"]
@@ -97,11 +104,15 @@ class _Server(ThreadingHTTPServer):
         # HTTPServer.server_bind() calls socket.getfqdn(), a reverse DNS query that could
         # leave the machine. We never need the name, so skip it.
         socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = self.server_address[0], self.server_address[1]
+        self.server_name, self.server_port = self.local_address()
+
+    def local_address(self) -> tuple[str, int]:
+        """(ip, port) this listener is bound to; always an IP literal, never bytes."""
+        return str(self.server_address[0]), int(self.server_address[1])
 
     def process_request(self, request: Any, client_address: Any) -> None:
         thread = threading.Thread(target=self._run, args=(request, client_address),
-                                  name=f"walsh-demo-{self.server_address[0]}", daemon=True)
+                                  name=f"walsh-demo-{self.local_address()[0]}", daemon=True)
         self.site._track(thread, request)
         thread.start()
 
@@ -172,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- serving -------------------------------------------------------------------
 
     def _local(self) -> tuple[str, int]:
-        return self.server.server_address[0], self.server.server_address[1]
+        return self.server.local_address()
 
     def _serve(self) -> None:
         site = self.server.site
@@ -187,7 +198,7 @@ class _Handler(BaseHTTPRequestHandler):
         authority = f"{ip}:{port}" if ":" not in ip else f"[{ip}]:{port}"
         link_port = port
         match = _AUTHORITY_RE.match(host_header.strip()) if host_header else None
-        if match:
+        if match and host_header:
             authority = host_header.strip()
             link_port = int(match.group(1)) if match.group(1) else site.port
 
@@ -337,7 +348,7 @@ class DemoSite:
         self._serve_threads = []
         for srv in servers:
             thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
-                                      name=f"walsh-demo-listen-{srv.server_address[0]}", daemon=True)
+                                      name=f"walsh-demo-listen-{srv.local_address()[0]}", daemon=True)
             thread.start()
             self._serve_threads.append(thread)
         self._running = True

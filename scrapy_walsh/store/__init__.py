@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
 
 DEFAULT_STATE_FILE = "walsh-state.sqlite3"
 
@@ -55,3 +59,15 @@ def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
             "in this version; use an sqlite:/// URI"
         )
     raise ValueError(f"{uri!r}: unsupported scheme {scheme or '(none)'!r}; use sqlite:///")
+
+
+def state_location(settings: BaseSettings) -> StateLocation:
+    """``WALSH_STATE_URI`` for this crawl; the default is Scrapy's project data dir.
+
+    Inside a project that is ``<project>/.scrapy/walsh-state.sqlite3`` (Scrapy's
+    ``data_path``, the same place ``JOBDIR``-less caches live); outside one, it is
+    ``.scrapy/walsh-state.sqlite3`` under the working directory.
+    """
+    from scrapy.utils.project import data_path
+
+    return parse_state_uri(settings.get("WALSH_STATE_URI"), data_path(DEFAULT_STATE_FILE))
