@@ -162,8 +162,7 @@ class _Handler(BaseHTTPRequestHandler):
             in_flight = site._enter()
             self._status = 0
             self._host_key: str | None = None
-            self._writing = False
-            self._replied: float | None = None
+            self._replied: float | None = None  # set when the reply starts
             self.headers = None  # type: ignore[assignment]  # not parsed yet (keep-alive reuse)
             self.command, self.path = "", ""
             try:
@@ -176,7 +175,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self._serve()
                 self.wfile.flush()
             finally:
-                site._leave(self._record(t, mono, in_flight), self._writing)
+                site._leave(self._record(t, mono, in_flight), self._replied is not None)
         except TimeoutError:
             self.close_connection = True
 
@@ -272,7 +271,6 @@ class _Handler(BaseHTTPRequestHandler):
         data = b"".join(_encode_header_line(line) + b"\r\n" for line in lines) + b"\r\n" + body
         self._status = status
         self._replied = self.server.site._begin_write()
-        self._writing = True
         self.wfile.write(data)
 
     def _record(self, t: float, mono: float, in_flight: int) -> dict:

@@ -65,7 +65,7 @@ def state_location(settings: BaseSettings) -> StateLocation:
     """``WALSH_STATE_URI`` for this crawl; the default is Scrapy's project data dir.
 
     Inside a project that is ``<project>/.scrapy/walsh-state.sqlite3`` (Scrapy's
-    ``data_path``, the same place ``JOBDIR``-less caches live); outside one, it is
+    ``data_path``, where Scrapy also keeps ``HTTPCACHE_DIR``); outside one, it is
     ``.scrapy/walsh-state.sqlite3`` under the working directory.
     """
     from scrapy.utils.project import data_path
