@@ -16,8 +16,12 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from .conformance import ConformanceGuard, enforce, user_set
+from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
+from .middlewares.blocklist import BlocklistMiddleware
 from .middlewares.identity import PRIORITY as IDENTITY_PRIORITY
 from .middlewares.identity import IdentityMiddleware
+from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
+from .middlewares.robots import RobotsMiddleware
 from .settings import WALSH_SETTINGS, preset
 from .summary import ComplianceSummary
 
@@ -30,6 +34,8 @@ logger = logging.getLogger(__name__)
 #: (setting, component, priority): every component the add-on places.
 COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", BlocklistMiddleware, BLOCKLIST_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", RobotsMiddleware, ROBOTS_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),
     ("EXTENSIONS", ConformanceGuard, 0),
     ("EXTENSIONS", ComplianceSummary, 0),

@@ -21,7 +21,7 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
 from .addresses import PrivateAddressAllowance
-from .settings import MIN_INTERVAL_FLOOR, SETTINGS_BY_NAME, SPEC_VERSION
+from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, SETTINGS_BY_NAME, SPEC_VERSION
 from .store import parse_state_uri, state_location
 
 logger = logging.getLogger(__name__)
@@ -33,6 +33,9 @@ PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
 
 IDENTITY_MIDDLEWARE = "scrapy_walsh.middlewares.identity.IdentityMiddleware"
 SCRAPY_ROBOTS_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+ROBOTS_MIDDLEWARE = "scrapy_walsh.middlewares.robots.RobotsMiddleware"
+BLOCKLIST_MIDDLEWARE = "scrapy_walsh.middlewares.blocklist.BlocklistMiddleware"
+ROBOTS_MODES = ("respect", "report_only", "ignore")
 
 
 @dataclass(frozen=True)
@@ -218,19 +221,68 @@ def _scrapy_robots(settings: BaseSettings) -> Iterator[Finding]:
                       "Scrapy's RobotsTxtMiddleware is disabled")
 
 
+def _gate_removed(settings: BaseSettings, row: str, req: str, path: str, what: str) -> Iterator[Finding]:
+    if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", path):
+        yield Finding(row, req, FAIL, "DOWNLOADER_MIDDLEWARES", f"{path} is disabled; nothing consults {what}")
+
+
+def _is_http_url(value: Any) -> bool:
+    parts = urlsplit(value) if isinstance(value, str) else None
+    return bool(parts and parts.scheme in {"http", "https"} and parts.hostname)
+
+
+@rule
+def _robots_gate(settings: BaseSettings) -> Iterator[Finding]:
+    yield from _gate_removed(settings, "2", "R2", ROBOTS_MIDDLEWARE, "robots.txt")
+    mode = settings.get("WALSH_ROBOTS_MODE")
+    if mode not in ROBOTS_MODES:
+        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_MODE",
+                      f"{mode!r} is not one of {', '.join(ROBOTS_MODES)}")
+    elif mode != "respect":
+        yield Finding("2", "R2", WARN, "WALSH_ROBOTS_MODE",
+                      f"{mode!r}: robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
+                      "this crawl does NOT meet R2. Use it only on sites you run.")
+    else:
+        yield Finding("2", "R2", PASS, "WALSH_ROBOTS_MODE", "respect: disallowed and unreachable block")
+    seconds = _number(settings, "WALSH_ROBOTS_CACHE_SECONDS")
+    if seconds is None or not 0 < seconds <= ROBOTS_CACHE_SECONDS:
+        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_CACHE_SECONDS",
+                      f"must be a number of seconds in (0, {ROBOTS_CACHE_SECONDS}], got "
+                      f"{settings.get('WALSH_ROBOTS_CACHE_SECONDS')!r} (RFC 9309 §2.4: at most 24 h)")
+
+
 # --- R3 blocklist -----------------------------------------------------------------
 
 
 @rule
 def _blocklist_url(settings: BaseSettings) -> Iterator[Finding]:
     url = settings.get("WALSH_BLOCKLIST_URL")
-    parts = urlsplit(url) if isinstance(url, str) else None
-    if not parts or parts.scheme not in {"http", "https"} or not parts.hostname:
+    if not _is_http_url(url):
         yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_URL",
                       f"must be an absolute http(s) URL, got {url!r}; every tool MUST "
                       "consult the operator blocklist")
     else:
         yield Finding("3", "R3", PASS, "WALSH_BLOCKLIST_URL", url)
+
+
+@rule
+def _blocklist_gate(settings: BaseSettings) -> Iterator[Finding]:
+    from .blocklist import Blocklist
+
+    yield from _gate_removed(settings, "3", "R3", BLOCKLIST_MIDDLEWARE, "the blocklist")
+    schema_url = settings.get("WALSH_BLOCKLIST_SCHEMA_URL")
+    if schema_url is not None and not _is_http_url(schema_url):
+        yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_SCHEMA_URL",
+                      f"must be an absolute http(s) URL or None, got {schema_url!r}")
+    extra = settings.get("WALSH_BLOCKLIST_EXTRA")
+    if isinstance(extra, str):
+        extra = [d for d in extra.split(",") if d.strip()]
+    try:
+        if not isinstance(extra, (list, tuple)):
+            raise ValueError(f"expected a list of domains, got {extra!r}")
+        Blocklist.empty().with_extra(list(extra))
+    except ValueError as exc:
+        yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_EXTRA", str(exc))
 
 
 @rule

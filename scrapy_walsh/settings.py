@@ -21,6 +21,10 @@ USER_AGENT = "Mozilla/5.0 (compatible; Walsh-Research/1.0; +https://wal.sh/bot/)
 ROBOTS_TOKEN = "Walsh-Research"
 #: R3: where the operator publishes opt-outs (seed 001 §4.2).
 BLOCKLIST_URL = "https://wal.sh/.well-known/walsh-research/blocklist.json"
+#: R3: the published JSON Schema of ``walsh-research-blocklist/v1`` (seed 001 §4.2).
+BLOCKLIST_SCHEMA_URL = "https://wal.sh/.well-known/walsh-research/blocklist.schema.json"
+#: R2: RFC 9309 §2.4, robots.txt is cached at most 24 hours.
+ROBOTS_CACHE_SECONDS = 86400
 #: R4: the absolute floor between two requests to one host, in seconds.
 MIN_INTERVAL_FLOOR = 1.0
 
@@ -56,6 +60,37 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R3",
         "The operator blocklist (`walsh-research-blocklist/v1`). Must be an "
         "absolute http(s) URL. Read by the blocklist gate.",
+    ),
+    WalshSetting(
+        "WALSH_BLOCKLIST_SCHEMA_URL",
+        BLOCKLIST_SCHEMA_URL,
+        "R3",
+        "The published schema the blocklist is validated against (format checks on). "
+        "When it can't be fetched or isn't a valid draft 2020-12 schema, the last "
+        "stored copy, then the copy bundled in the package, is used. `None`: bundled only.",
+    ),
+    WalshSetting(
+        "WALSH_BLOCKLIST_EXTRA",
+        [],
+        "R3",
+        "Local opt-outs added to the operator list: a list of domains, each blocking "
+        "itself and its subdomains. A malformed domain stops the crawl at start.",
+    ),
+    WalshSetting(
+        "WALSH_ROBOTS_MODE",
+        "respect",
+        "R2",
+        "`respect` blocks `disallowed_explicit` and `unknown_unreachable`. `report_only` "
+        "records the verdict and fetches anyway; `ignore` never fetches robots.txt "
+        "(`skipped_by_user_policy`). Both are for auditing sites you run: they do not "
+        "meet R2, and the crawl says so in a WARNING at start and in the summary.",
+    ),
+    WalshSetting(
+        "WALSH_ROBOTS_CACHE_SECONDS",
+        ROBOTS_CACHE_SECONDS,
+        "R2",
+        "How long a robots.txt outcome is reused, across runs, from the state store. "
+        "0 < value <= 86400 (RFC 9309 §2.4).",
     ),
     WalshSetting(
         "WALSH_MIN_INTERVAL",

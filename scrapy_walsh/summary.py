@@ -30,6 +30,8 @@ DENIED = "walsh/denied"
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
 WAIT_SECONDS = "walsh/pacing/wait_seconds"
 BACKOFF_PREFIX = "walsh/backoff/"
+ROBOTS_VERDICT = "walsh/robots/verdict/"
+ROBOTS_MODE = "walsh/robots/mode"
 
 
 class ComplianceSummary:
@@ -62,6 +64,7 @@ class ComplianceSummary:
         self.stats.set_value("walsh/spec_version", SPEC_VERSION)
         self.stats.set_value(MAX_IN_FLIGHT, self.max_in_flight)
         self.stats.set_value("walsh/identity/user_agent", self.crawler.settings["WALSH_USER_AGENT"])
+        self.stats.set_value(ROBOTS_MODE, self.crawler.settings["WALSH_ROBOTS_MODE"])
         logger.info("%s", render_summary(self.stats.get_stats()))
 
 
@@ -89,6 +92,21 @@ def render_summary(stats: Mapping[str, Any]) -> str:
         f"at most {stats.get(MAX_IN_FLIGHT, 0)} in flight",
     ]
     lines += [f"      {n:>5}  {host}" for host, n in hosts]
+    lines.append(
+        f"  blocklist         {stats.get('walsh/blocklist/source', 'not consulted')}, "
+        f"{stats.get('walsh/blocklist/entries', 0)} entries "
+        f"(schema: {stats.get('walsh/blocklist/schema', 'bundled')}, "
+        f"failed fetches: {stats.get('walsh/blocklist/fetch_failed', 0)})"
+    )
+    mode = stats.get(ROBOTS_MODE, "respect")
+    lines.append(
+        f"  robots.txt        mode {mode}{'' if mode == 'respect' else ' (R2 NOT ENFORCED)'}; "
+        f"{stats.get('walsh/robots/fetched', 0)} fetched, "
+        f"{stats.get('walsh/robots/cache_hit', 0)} from the store, "
+        f"{stats.get('walsh/robots/unreachable', 0)} unreachable"
+    )
+    lines += [f"      {n:>5}  {verdict}" for verdict, n in sorted(
+        (key[len(ROBOTS_VERDICT):], n) for key, n in stats.items() if key.startswith(ROBOTS_VERDICT))]
     lines.append(f"  denied            {stats.get(DENIED, 0)}")
     lines += [f"      {n:>5}  {what}" for what, n in denials]
     lines.append(

@@ -24,13 +24,31 @@ def run_scrapy(args, cwd, env=None, timeout=180) -> subprocess.CompletedProcess:
     )
 
 
-def add_addon_line(project: Path, extra: str = "") -> Path:
-    """Turn the template's ``ADDONS = {}`` into the one line users add, plus ``extra``."""
+def demo_settings(site) -> str:
+    """Settings that keep a test crawl on the demo site: its resolver, its addresses, and
+    its operator blocklist instead of https://wal.sh/ (tests never leave loopback)."""
+    from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
+
+    return f"""
+from scrapy.settings import default_settings as _defaults
+if hasattr(_defaults, "TWISTED_DNS_RESOLVER"):
+    TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+else:
+    DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+WALSH_ALLOW_PRIVATE_ADDRESSES = {[f"{h.ip}/32" for h in HOSTS.values()]!r}
+WALSH_BLOCKLIST_URL = {site.url("ops", BLOCKLIST_PATH)!r}
+WALSH_BLOCKLIST_SCHEMA_URL = {site.url("ops", BLOCKLIST_SCHEMA_PATH)!r}
+"""
+
+
+def add_addon_line(project: Path, extra: str = "", site=None) -> Path:
+    """Turn the template's ``ADDONS = {}`` into the one line users add, plus ``extra``;
+    with ``site``, also the settings that keep the crawl on that demo site."""
     settings = project / "plainproj" / "settings.py"
     text = settings.read_text()
     assert "ADDONS = {}" in text
     text = text.replace("ADDONS = {}", 'ADDONS = {"scrapy_walsh.Addon": 500}')
-    settings.write_text(text + extra)
+    settings.write_text(text + (demo_settings(site) if site is not None else "") + extra)
     return settings
 
 
@@ -54,3 +72,55 @@ def summary_value(log: str, label: str) -> str:
     match = re.search(rf"^\s+{re.escape(label)}\s+(.+)$", log, re.MULTILINE)
     assert match, f"{label!r} not in the compliance summary:\n{log[-3000:]}"
     return match.group(1).strip()
+
+
+def stat(log: str, key: str, default=None):
+    """A numeric or string stat from the "Dumping Scrapy stats" block of a crawl log."""
+    match = re.search(rf"'{re.escape(key)}': ('[^']*'|[-\d.e]+)", log)
+    if not match:
+        return default
+    raw = match.group(1)
+    return raw.strip("'") if raw.startswith("'") else (float(raw) if "." in raw else int(raw))
+
+
+#: A spider of declared targets given on the command line (``-a urls=u1,u2``). It yields
+#: one item per target: the response's verdicts, or the gate and verdict that refused it.
+GATES_SPIDER = '''
+import scrapy
+
+
+class GatesSpider(scrapy.Spider):
+    name = "gates"
+
+    async def start(self):
+        for url in self.urls.split(","):
+            yield scrapy.Request(url, errback=self.failed, dont_filter=True)
+
+    def parse(self, response):
+        yield {"url": response.url, "status": response.status, "walsh": response.meta.get("walsh")}
+
+    def failed(self, failure):
+        exc = failure.value
+        yield {"url": failure.request.url, "denied": getattr(exc, "gate", type(exc).__name__),
+               "verdict": getattr(exc, "verdict", None), "reason": getattr(exc, "reason", str(exc)),
+               "details": getattr(exc, "details", {})}
+'''
+
+
+def crawl_targets(project: Path, urls, *args, timeout=180):
+    """Run the gates spider on ``urls``; return (completed process, items by URL)."""
+    import json
+
+    spider = project / "plainproj" / "spiders" / "gates.py"
+    if not spider.exists():
+        spider.write_text(GATES_SPIDER)
+    out = project / "items.jsonl"
+    out.unlink(missing_ok=True)
+    result = run_scrapy(["crawl", "gates", "-a", "urls=" + ",".join(urls), "-O", str(out), *args],
+                        cwd=project, timeout=timeout)
+    items = {}
+    if out.exists():
+        for line in out.read_text().splitlines():
+            item = json.loads(line)
+            items[item["url"]] = item
+    return result, items

@@ -9,7 +9,7 @@ from scrapy_walsh.settings import USER_AGENT
 
 from .helpers import CLOCK_TOLERANCE, REPO, gaps_by_host, summary_value
 
-ITEM_FIELDS = {"url", "status", "title", "links", "verdicts"}
+ITEM_FIELDS = {"url", "status", "title", "links", "verdicts", "recommendation"}
 
 
 def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
@@ -34,8 +34,16 @@ def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
     # names, not IP literals: the demo resolver mapped every *.walsh-demo.test host
     assert all(r["host"].endswith(".walsh-demo.test") for r in records)
 
+    # the gates: blocked hosts never contacted, robots.txt obeyed, a 503 robots blocks its host
+    assert not any(r["host"].endswith("blocked.walsh-demo.test") for r in records)
+    seen = {(r["host"].split(".walsh-demo.test")[0], r["path"]) for r in records}
+    assert ("named", "/research-off/notes") not in seen and ("named", "/members/join") in seen
+    assert ("down", "/page/1") not in seen and ("gone", "/page/1") in seen
+    assert ("open", "/private/secret") not in seen
+
     items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
     assert items
+    assert all(item["verdicts"]["blocklist"] == "not_blocked" for item in items)
     for item in items:
         assert set(item) == ITEM_FIELDS
         assert all(len(json.dumps(value)) < 2000 for value in item.values()), item

@@ -3,6 +3,7 @@
 import pytest
 
 from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 from scrapy_walsh.settings import USER_AGENT
 
 from .helpers import (
@@ -49,9 +50,9 @@ def ua_crawl(tmp_path_factory):
     made = run_scrapy(["startproject", "plainproj", str(root / "plainproj")], cwd=root)
     assert made.returncode == 0, made.stderr
     project = root / "plainproj"
-    add_addon_line(project)
     write_spider(project, "ua", SPIDER)
     with DemoSite() as site:
+        add_addon_line(project, site=site)
         result = crawl(project, site)
         seen = site.requests
     assert result.returncode == 0, result.stderr[-3000:]
@@ -66,7 +67,10 @@ def test_every_request_carries_the_exact_user_agent(ua_crawl):
     # the retry (Scrapy's RetryMiddleware on 503) and the cross-host redirect were sent
     assert paths.count(("open", "/status/503?times=1")) == 2
     assert ("named", "/page/landed") in paths
-    assert len(seen) == 6
+    # the package's own requests: the blocklist, its schema, and robots.txt per origin
+    assert sorted(paths[:2]) == [("ops", BLOCKLIST_PATH), ("ops", BLOCKLIST_SCHEMA_PATH)]
+    assert paths.count(("open", "/robots.txt")) == paths.count(("named", "/robots.txt")) == 1
+    assert len(seen) == 10
     assert {r["headers"].get("User-Agent") for r in seen} == {USER_AGENT}
 
     assert log.count("R1: replaced User-Agent") == 1, "the override is logged once"
@@ -80,9 +84,9 @@ def test_one_second_floor_and_one_request_in_flight(ua_crawl):
     log, seen = ua_crawl
     assert max(r["in_flight"] for r in seen) == 1
     gaps = gaps_by_host(seen)
-    assert len(gaps["127.0.0.2"]) == 4
-    assert min(gaps["127.0.0.2"]) >= 1.0 - CLOCK_TOLERANCE, gaps
-    assert summary_value(log, "requests sent").startswith("6 to 2 host(s), at most 1 in flight")
+    assert len(gaps["127.0.0.2"]) == 5
+    assert min(min(g) for g in gaps.values() if g) >= 1.0 - CLOCK_TOLERANCE, gaps
+    assert summary_value(log, "requests sent").startswith("10 to 3 host(s), at most 1 in flight")
 
 
 def test_refuses_to_start_with_concurrent_requests_8(plain_project, demo_site):

@@ -20,6 +20,13 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
         "walsh/backoff/count": 1,
         "walsh/backoff/429": 1,
         "retry/count": 0,
+        "walsh/blocklist/source": "stored",
+        "walsh/blocklist/entries": 4,
+        "walsh/blocklist/fetch_failed": 1,
+        "walsh/robots/mode": "report_only",
+        "walsh/robots/fetched": 3,
+        "walsh/robots/verdict/allowed_implicit": 7,
+        "walsh/robots/verdict/disallowed_explicit": 2,
     }
     text = render_summary(stats)
     lines = text.splitlines()
@@ -33,6 +40,9 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
     assert "          1  blocklist/blocked_by_operator" in lines
     assert "          2  robots" not in lines, "per-gate totals are not repeated as verdicts"
     assert "  politeness wait   4.3 s" in lines
+    assert "  blocklist         stored, 4 entries (schema: bundled, failed fetches: 1)" in lines
+    assert lines[lines.index("          7  allowed_implicit") - 1].startswith(
+        "  robots.txt        mode report_only (R2 NOT ENFORCED); 3 fetched, 0 from the store")
     assert "  backoffs          1 (Scrapy retries: 0)" in lines
     assert "          1  429" in lines
 

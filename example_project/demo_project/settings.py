@@ -4,7 +4,7 @@ import os
 
 from scrapy.settings import default_settings
 
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, DEFAULT_PORT, HOSTS
+from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT, HOSTS
 
 BOT_NAME = "demo_project"
 
@@ -29,3 +29,4 @@ else:
 WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in HOSTS.values()]
 # The demo operator's blocklist instead of https://wal.sh/.
 WALSH_BLOCKLIST_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_PATH}"
+WALSH_BLOCKLIST_SCHEMA_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_SCHEMA_PATH}"

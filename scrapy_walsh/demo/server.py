@@ -220,7 +220,7 @@ class _Handler(BaseHTTPRequestHandler):
         if delay > 0:  # NaN fails this test too
             site._stopping.wait(min(delay, _MAX_LATENCY))
         try:
-            resp = respond(req, site._blocklist_snapshot())
+            resp = site._override_for(req.host_key, req.path) or respond(req, site._blocklist_snapshot())
         except Exception:
             # A bug in a route: answer (and log) a 500 rather than drop the connection,
             # so the test that hit it fails on a status, with the traceback on stderr.
@@ -325,6 +325,7 @@ class DemoSite:
         self._in_flight = 0
         self._writing = 0
         self._blocklist = (200, blocklist_bytes(default_blocklist()))
+        self._overrides: dict[tuple[str, str], DemoResponse] = {}
         self._servers: list[_Server] = []
         self._serve_threads: list[threading.Thread] = []
         self._handlers: dict[threading.Thread, socket.socket] = {}
@@ -483,6 +484,26 @@ class DemoSite:
             raise TypeError(f"blocklist body must be bytes, str, dict or None, not {type(body).__name__}")
         with self._lock:
             self._blocklist = (int(status), data)
+
+    # -- overrides -------------------------------------------------------------------
+
+    def override(self, host_key: str, path: str, status: int | None = None, body: bytes | str = b"",
+                 content_type: str = "text/plain; charset=utf-8") -> None:
+        """Serve ``status``/``body`` at ``host_key`` + exact ``path`` (no query) instead
+        of the normal route, until changed; ``status=None`` removes the override. Tests use
+        it to make one robots.txt fail between two runs."""
+        with self._lock:
+            if status is None:
+                self._overrides.pop((host_key, path), None)
+            else:
+                data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+                self._overrides[(host_key, path)] = DemoResponse(
+                    int(status), [("Content-Type", content_type)], data)
+
+    def _override_for(self, host_key: str, path: str) -> DemoResponse | None:
+        with self._lock:
+            resp = self._overrides.get((host_key, path))
+        return None if resp is None else DemoResponse(resp.status, list(resp.headers), resp.body)
 
     def _blocklist_snapshot(self) -> tuple[int, bytes]:
         with self._lock:

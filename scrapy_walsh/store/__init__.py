@@ -1,21 +1,27 @@
-"""Persistent state: where it lives.
+"""Persistent state: where it lives, and the one store a crawl shares.
 
 ``WALSH_STATE_URI`` follows SQLAlchemy's URL convention, so ``sqlite:///x.sqlite3`` is
 relative to the working directory and ``sqlite:////var/lib/x.sqlite3`` is absolute.
-The store itself (get/set with expiry, sqlite and Redis backends) plugs in here; this
-module only resolves and validates the location, so a bad URI stops the crawl before
-any request leaves.
+A bad URI stops the crawl before any request leaves. Every component gets the same
+store from :func:`store_for`, opened once per crawler and closed when the engine stops.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from .base import StateStore, StateStoreError
+from .sqlite import SqliteStore
+
 if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+
+__all__ = ["StateStore", "StateStoreError", "SqliteStore", "open_store", "store_for", "state_location"]
 
 DEFAULT_STATE_FILE = "walsh-state.sqlite3"
 
@@ -71,3 +77,28 @@ def state_location(settings: BaseSettings) -> StateLocation:
     from scrapy.utils.project import data_path
 
     return parse_state_uri(settings.get("WALSH_STATE_URI"), data_path(DEFAULT_STATE_FILE))
+
+
+def open_store(location: StateLocation, identity: str) -> StateStore:
+    """A store for ``location``; raises :class:`StateStoreError` saying why it can't open."""
+    if location.scheme == "sqlite":
+        return SqliteStore(location.path, identity, uri=location.uri)
+    raise StateStoreError(f"{location.uri}: no backend for {location.scheme!r}")
+
+
+_STORES: weakref.WeakKeyDictionary[Crawler, StateStore] = weakref.WeakKeyDictionary()
+
+
+def store_for(crawler: Crawler) -> StateStore:
+    """The crawl's one store, opened on first use (from a component's ``from_crawler``).
+
+    Opening fails loudly: a gate that cannot keep its last-known state must not run.
+    """
+    store = _STORES.get(crawler)
+    if store is None:
+        from scrapy import signals
+
+        store = open_store(state_location(crawler.settings), crawler.settings["WALSH_ROBOTS_TOKEN"])
+        _STORES[crawler] = store
+        crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
+    return store

@@ -41,5 +41,6 @@ class DemoSpider(scrapy.Spider):
             links=[response.urljoin(href) for href in response.css("a::attr(href)").getall()]
             if is_html
             else [],
-            verdicts=dict(response.meta.get("walsh", {})),
+            verdicts=response.meta.get("walsh", {}).get("verdicts", {}),
+            recommendation=response.meta.get("walsh", {}).get("recommendation"),
         )

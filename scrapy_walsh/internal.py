@@ -1,0 +1,71 @@
+"""Requests the package sends on its own behalf, and what a request carries about gates.
+
+robots.txt, the blocklist and its schema are fetched *through the crawler*
+(``engine.download_async``), so they pass the identity middleware and the pacing
+like any request to their host, and are counted in the summary. They are marked with
+``meta["walsh_internal"]`` so the gate that asked for them doesn't gate them again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request
+from scrapy.http.request import NO_CALLBACK
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+#: ``meta`` key naming what an internal request is for.
+INTERNAL = "walsh_internal"
+ROBOTS = "robots"
+BLOCKLIST = "blocklist"
+BLOCKLIST_SCHEMA = "blocklist_schema"
+#: Internal requests go before spider requests waiting in the same downloader slot.
+PRIORITY = 1000
+
+
+def internal_kind(request: Request) -> str | None:
+    return request.meta.get(INTERNAL)
+
+
+async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
+    """Download ``url`` through the crawler's downloader; any status comes back as is.
+
+    Redirects are not followed here (``dont_redirect``): the caller follows them so
+    it can count hops and gate each one. Retries are off: the backoff and robots
+    gates decide what a 429/5xx means for an internal resource.
+    """
+    assert crawler.engine is not None
+    request = Request(
+        url,
+        callback=NO_CALLBACK,
+        priority=PRIORITY,
+        dont_filter=True,
+        # our identity from the start (the identity middleware would correct it anyway)
+        headers={"User-Agent": crawler.settings["WALSH_USER_AGENT"]},
+        meta={
+            INTERNAL: kind,
+            "dont_redirect": True,
+            "dont_retry": True,
+            "handle_httpstatus_all": True,
+            **meta,
+        },
+    )
+    return await crawler.engine.download_async(request)
+
+
+def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> dict[str, Any]:
+    """Write a gate's verdict into ``request.meta["walsh"]`` (copy-on-write).
+
+    ``meta["walsh"]`` is ``{"verdicts": {gate: verdict}, <gate>: {...}, ...}``; Scrapy
+    copies ``request.meta`` onto the response, so callbacks read it from
+    ``response.meta["walsh"]``. A redirect or retry copies meta shallowly, so the
+    dict is replaced rather than mutated: each hop keeps its own verdicts.
+    """
+    info = dict(request.meta.get("walsh") or {})
+    info["verdicts"] = {**info.get("verdicts", {}), gate: str(verdict)}
+    info.update(extra)
+    request.meta["walsh"] = info
+    return info

@@ -1,0 +1,26 @@
+"""What every stateful gate shares: the crawler, its stats, and the crawl's one store."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..store import store_for
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.crawler import Crawler
+
+    from ..store import StateStore
+
+
+class StatefulGate:
+    def __init__(self, crawler: Crawler, store: StateStore):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.store = store
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler, store_for(crawler))

@@ -1,0 +1,222 @@
+"""R3: the operator blocklist gate, the first policy gate a request meets.
+
+Before the first request leaves, the list at ``WALSH_BLOCKLIST_URL`` is fetched
+through the crawler (so it carries our User-Agent and is paced), validated against
+the published schema (``WALSH_BLOCKLIST_SCHEMA_URL``, the bundled copy when that
+can't be had) and adopted. It is refreshed on the document's own ``refresh``.
+
+A list that can't be fetched or fails validation never replaces the one we have:
+the last adopted list is persisted in the state store, so even a new process whose
+first fetch fails still honours yesterday's opt-outs. Only a first-ever failure with
+nothing stored leaves the list empty, with a WARNING and a stat.
+
+A blocked host is refused here, before the robots gate, so it is never contacted,
+not even for robots.txt. Redirect hops are new requests and meet this gate again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
+
+from .. import internal
+from ..blocklist import (
+    MAX_DOCUMENT_BYTES,
+    Blocklist,
+    InvalidBlocklist,
+    InvalidSchema,
+    bundled_schema,
+    load_schema,
+)
+from ..exceptions import WalshIgnoreRequest, record_denial
+from ..verdicts import BLOCKED_BY_OPERATOR, NOT_BLOCKED
+from .base import StatefulGate
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+
+    from ..store import StateStore
+
+logger = logging.getLogger(__name__)
+
+PRIORITY = 90  # before robots (100): R3 runs first
+#: After a failed fetch, try again this soon (bounded by the list's own refresh).
+RETRY_AFTER_FAILURE = 300.0
+#: A published schema is kept this long in the store, for runs that can't fetch it.
+SCHEMA_TTL = 7 * 86400
+NAMESPACE = "blocklist"
+
+
+class BlockedByOperator(WalshIgnoreRequest):
+    """The host is the apex or a subdomain of an operator-blocklist entry (R3)."""
+
+    gate = "blocklist"
+
+
+class BlocklistMiddleware(StatefulGate):
+    def __init__(self, crawler: Crawler, store: StateStore):
+        super().__init__(crawler, store)
+        settings = crawler.settings
+        self.url: str = settings["WALSH_BLOCKLIST_URL"]
+        self.schema_url: str | None = settings.get("WALSH_BLOCKLIST_SCHEMA_URL") or None
+        self.extra: list[str] = list(settings.getlist("WALSH_BLOCKLIST_EXTRA"))
+        self.blocklist = Blocklist.empty().with_extra(self.extra)
+        self.source = "none"
+        self.next_refresh = 0.0  # fetch before the first request
+        self._refreshing: Deferred[None] | None = None
+        self._schema: dict[str, Any] | None = None
+        self._restore()
+
+    # ------------------------------------------------------------------ the gate
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        kind = internal.internal_kind(request)
+        if kind in (internal.BLOCKLIST, internal.BLOCKLIST_SCHEMA):
+            return  # the operator's own contract resources
+        if time.time() >= self.next_refresh:
+            await self._refresh_once()
+        host = urlparse_cached(request).hostname or ""
+        entry = self.blocklist.match(host)
+        if entry is None:
+            internal.record_verdict(request, "blocklist", NOT_BLOCKED)
+            return
+        self.stats.inc_value("walsh/blocklist/blocked")
+        if request.meta.get("redirect_urls"):
+            self.stats.inc_value("walsh/blocklist/redirect_blocked")
+        if kind == internal.ROBOTS:
+            self.stats.inc_value("walsh/blocklist/robots_blocked")
+        added = f"added {entry.added}: " if entry.added else ""
+        exc = BlockedByOperator(
+            BLOCKED_BY_OPERATOR,
+            f"{host} is covered by blocklist entry {entry.domain!r} ({added}{entry.reason})",
+            request.url,
+            domain=entry.domain,
+            added=entry.added.isoformat() if entry.added else None,
+            entry_reason=entry.reason,
+        )
+        record_denial(self.stats, exc)
+        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        raise exc
+
+    # ------------------------------------------------------------------ refresh
+
+    async def _refresh_once(self) -> None:
+        """One fetch at a time; requests arriving meanwhile wait for its outcome."""
+        if self._refreshing is not None:
+            await maybe_deferred_to_future(self._refreshing)
+            return
+        self._refreshing = waiting = Deferred()
+        try:
+            await self._refresh()
+        finally:
+            self._refreshing = None
+            waiting.callback(None)
+
+    async def _refresh(self) -> None:
+        if self._schema is None:
+            self._schema = await self._load_schema()
+        failure = None
+        try:
+            response = await internal.fetch(
+                self.crawler, self.url, internal.BLOCKLIST, download_maxsize=MAX_DOCUMENT_BYTES
+            )
+        except Exception as exc:  # network errors, size cap, a gate's refusal
+            failure = f"fetch failed: {type(exc).__name__}: {exc}"
+        else:
+            if response.status != 200:
+                failure = f"HTTP {response.status}"
+            else:
+                try:
+                    try:
+                        fetched = Blocklist.from_document(response.body, schema=self._schema)
+                    except InvalidSchema as exc:  # the published schema itself is unusable
+                        logger.warning("Blocklist schema unusable (%s); validating with the bundled copy", exc)
+                        self._schema = bundled_schema()
+                        self.stats.set_value("walsh/blocklist/schema", "bundled")
+                        fetched = Blocklist.from_document(response.body, schema=self._schema)
+                except InvalidBlocklist as exc:
+                    failure = f"invalid: {exc}"
+                    self.stats.inc_value("walsh/blocklist/rejected")
+                else:
+                    self._adopt(fetched, "fetched")
+                    self.store.set(NAMESPACE, self.url, {"document": fetched.document, "adopted": time.time()})
+                    return
+        self._keep(failure)
+
+    def _adopt(self, blocklist: Blocklist, source: str) -> None:
+        self.blocklist = blocklist.with_extra(self.extra)
+        self.source = source
+        self.next_refresh = time.time() + blocklist.refresh_seconds
+        self.stats.inc_value(f"walsh/blocklist/adopted/{source}")
+        self.stats.set_value("walsh/blocklist/entries", len(self.blocklist))
+        self.stats.set_value("walsh/blocklist/source", source)
+        logger.info(
+            "Operator blocklist adopted (%s): %d entries from %s, next refresh in %.0f s",
+            source, len(self.blocklist), self.url, blocklist.refresh_seconds,
+            extra={"spider": self.crawler.spider},
+        )
+
+    def _keep(self, failure: str) -> None:
+        """Keep what we have (R3: an outage never un-blocks), and say so."""
+        self.stats.inc_value("walsh/blocklist/fetch_failed")
+        retry_in = min(RETRY_AFTER_FAILURE, self.blocklist.refresh_seconds)
+        self.next_refresh = time.time() + retry_in
+        if self.source == "none":
+            self.stats.set_value("walsh/blocklist/source", "empty")
+            self.stats.set_value("walsh/blocklist/empty_first_failure", 1)
+            logger.warning(
+                "Operator blocklist %s: %s, and no list was ever adopted: crawling with "
+                "an EMPTY blocklist%s (R3 first-ever failure); retrying in %.0f s",
+                self.url, failure,
+                f" plus {len(self.extra)} WALSH_BLOCKLIST_EXTRA entries" if self.extra else "",
+                retry_in, extra={"spider": self.crawler.spider},
+            )
+        else:
+            logger.warning(
+                "Operator blocklist %s: %s; keeping the last adopted list (%s, %d entries); "
+                "retrying in %.0f s", self.url, failure, self.source, len(self.blocklist), retry_in,
+                extra={"spider": self.crawler.spider},
+            )
+
+    def _restore(self) -> None:
+        """Adopt the list persisted by an earlier run, if any, before anything is fetched."""
+        saved = self.store.get(NAMESPACE, self.url)
+        if not saved:
+            return
+        try:
+            restored = Blocklist.from_document(saved["document"])
+        except (InvalidBlocklist, KeyError, TypeError) as exc:
+            self.stats.inc_value("walsh/blocklist/stored_rejected")
+            logger.warning("The stored blocklist for %s is unusable (%s); ignoring it", self.url, exc)
+            return
+        self._adopt(restored, "stored")
+        self.next_refresh = 0.0  # still fetch a fresh copy before the first request
+
+    async def _load_schema(self) -> dict[str, Any]:
+        """The published schema when it can be fetched and is a valid schema, else a
+        stored copy of it, else the bundled one (seed 001 §5.2)."""
+        if self.schema_url is None:
+            return bundled_schema()
+        key = f"schema:{self.schema_url}"
+        try:
+            response = await internal.fetch(self.crawler, self.schema_url, internal.BLOCKLIST_SCHEMA)
+            if response.status != 200:
+                raise ValueError(f"HTTP {response.status}")
+            schema = load_schema(json.loads(response.body))
+        except Exception as exc:
+            stored = self.store.get(NAMESPACE, key)
+            source = "stored" if stored else "bundled"
+            self.stats.set_value("walsh/blocklist/schema", source)
+            logger.info("Blocklist schema %s unavailable (%s: %s); using the %s copy",
+                        self.schema_url, type(exc).__name__, exc, source)
+            return stored or bundled_schema()
+        self.store.set(NAMESPACE, key, schema, ttl=SCHEMA_TTL)
+        self.stats.set_value("walsh/blocklist/schema", "published")
+        return schema

@@ -1,0 +1,271 @@
+"""R2: the robots.txt gate, replacing Scrapy's ``RobotsTxtMiddleware``.
+
+Per origin (scheme, host, port) robots.txt is fetched once through the crawler, so it
+carries our User-Agent and counts as a request to its host, and the outcome is read
+the RFC 9309 way (§2.3.1):
+
+========================  =====================================================
+2xx                       parsed; verdicts come from the selected group
+4xx other than 429        ``allowed_implicit`` (no robots.txt: nothing is disallowed)
+5xx, 429, network error   ``unknown_unreachable``: blocks in ``respect`` mode, unless a
+                          stored copy under 30 days old can be used instead
+2xx that isn't robots.txt ``unknown_parse_error``: allowed, with a warning
+more than 5 redirects     ``allowed_implicit`` (RFC 9309 §2.3.1.2: "unavailable")
+========================  =====================================================
+
+Each redirect hop is a new internal request, so the blocklist gate and the identity
+middleware see it too; a hop another gate refuses makes robots.txt unreachable.
+
+Results are cached per origin in the state store for ``WALSH_ROBOTS_CACHE_SECONDS``
+(at most 24 h, RFC 9309 §2.4), so a rerun within the day does not refetch. Requests
+to one origin wait only for that origin's robots.txt.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
+from w3lib.url import safe_url_string
+
+from .. import internal
+from ..exceptions import WalshIgnoreRequest, record_denial
+from ..robots import RobotsTxt
+from ..verdicts import BLOCKING_VERDICTS, Verdict, recommendation
+from .base import StatefulGate
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+
+    from ..store import StateStore
+
+logger = logging.getLogger(__name__)
+
+PRIORITY = 100  # where Scrapy had its RobotsTxtMiddleware
+MODES = ("respect", "report_only", "ignore")
+MAX_CACHE_SECONDS = 86400.0
+#: RFC 9309 §2.3.1.4: a cached copy may stand in for an unreachable robots.txt this long.
+STALE_LIMIT = 30 * 86400.0
+#: RFC 9309 §2.3.1.2: follow at least five consecutive redirects.
+MAX_REDIRECTS = 5
+#: An unreachable robots.txt is asked again after this long (not persisted).
+UNREACHABLE_RECHECK = 600.0
+NAMESPACE = "robots"
+STORED_BODY_LIMIT = 512_000
+
+# What a fetch concluded, independent of any URL.
+AVAILABLE = "available"  # 2xx, parsed
+UNAVAILABLE = "unavailable"  # 4xx: allow all
+UNREACHABLE = "unreachable"  # 5xx, 429, network: disallow all
+
+
+class RobotsDenied(WalshIgnoreRequest):
+    """robots.txt refused this URL (``disallowed_explicit``) or could not be read
+    (``unknown_unreachable``); ``recommendation`` says what seed 000 recommends."""
+
+    gate = "robots"
+
+
+@dataclass
+class OriginRobots:
+    """One origin's robots.txt outcome."""
+
+    origin: str
+    outcome: str
+    fetched_at: float
+    status: int | None = None
+    reason: str = ""
+    robots: RobotsTxt | None = None
+    #: ``fetched``, ``cache`` (fresh stored copy) or ``stale`` (stored copy standing
+    #: in for an unreachable robots.txt).
+    source: str = "fetched"
+    sitemaps: list[str] = field(default_factory=list)
+    #: When this process last asked the origin (``fetched_at`` is when the rules were read).
+    checked_at: float = field(default_factory=time.time)
+
+    def verdict(self, url: str, token: str) -> Verdict:
+        if self.outcome == UNREACHABLE:
+            return Verdict.UNKNOWN_UNREACHABLE
+        if self.outcome == UNAVAILABLE or self.robots is None:
+            return Verdict.ALLOWED_IMPLICIT
+        if self.robots.parse_error:
+            return Verdict.UNKNOWN_PARSE_ERROR
+        return self.robots.verdict(url, token)
+
+    def crawl_delay(self, token: str) -> float | None:
+        return None if self.robots is None else self.robots.crawl_delay(token)
+
+    def request_rate(self, token: str) -> float | None:
+        return None if self.robots is None else self.robots.request_rate(token)
+
+
+def origin_of(request: Request) -> str:
+    parts = urlparse_cached(request)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+class RobotsMiddleware(StatefulGate):
+    def __init__(self, crawler: Crawler, store: StateStore):
+        super().__init__(crawler, store)
+        settings = crawler.settings
+        self.mode: str = settings["WALSH_ROBOTS_MODE"]
+        self.token: str = settings["WALSH_ROBOTS_TOKEN"]
+        self.cache_seconds = min(MAX_CACHE_SECONDS, settings.getfloat("WALSH_ROBOTS_CACHE_SECONDS"))
+        self.origins: dict[str, OriginRobots | Deferred[OriginRobots]] = {}
+        self._warned_parse: set[str] = set()
+
+    # ------------------------------------------------------------------ the gate
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        if internal.internal_kind(request) is not None:
+            return  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
+        if urlparse_cached(request).scheme not in ("http", "https"):
+            return
+        if self.mode == "ignore":
+            self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
+            return
+        robots = await self.robots_for(request)
+        verdict = robots.verdict(request.url, self.token)
+        self._record(request, verdict, robots)
+        if verdict is Verdict.UNKNOWN_PARSE_ERROR and robots.origin not in self._warned_parse:
+            self._warned_parse.add(robots.origin)
+            logger.warning("robots.txt of %s is not a robots.txt (%s): allowed, with a warning",
+                           robots.origin, robots.robots.parse_error if robots.robots else "?",
+                           extra={"spider": self.crawler.spider})
+        if verdict in BLOCKING_VERDICTS:
+            reason = (
+                f"robots.txt of {robots.origin} disallows it for {self.token}"
+                if verdict is Verdict.DISALLOWED_EXPLICIT
+                else f"robots.txt of {robots.origin} is unreachable ({robots.reason})"
+            )
+            if self.mode == "report_only":
+                self.stats.inc_value("walsh/robots/report_only_fetched")
+                logger.info("report_only: fetching %s although %s", request.url, reason,
+                            extra={"spider": self.crawler.spider})
+                return
+            exc = RobotsDenied(verdict.value, reason, request.url,
+                               recommendation=recommendation(verdict).value, origin=robots.origin)
+            record_denial(self.stats, exc)
+            logger.info("%s", exc, extra={"spider": self.crawler.spider})
+            raise exc
+
+    def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None) -> None:
+        self.stats.inc_value(f"walsh/robots/verdict/{verdict.value}")
+        details: dict[str, Any] = {"mode": self.mode, "verdict": verdict.value,
+                                   "recommendation": recommendation(verdict).value}
+        if robots is not None:
+            details.update(origin=robots.origin, source=robots.source, status=robots.status,
+                           crawl_delay=robots.crawl_delay(self.token),
+                           request_rate=robots.request_rate(self.token), sitemaps=robots.sitemaps)
+        internal.record_verdict(request, "robots", verdict, recommendation=details["recommendation"],
+                                robots=details)
+
+    # ------------------------------------------------------------------ per origin
+
+    async def robots_for(self, request: Request) -> OriginRobots:
+        """This origin's outcome; the first caller fetches it, later callers await it."""
+        origin = origin_of(request)
+        known = self.origins.get(origin)
+        if isinstance(known, OriginRobots) and not self._expired(known):
+            return known
+        if isinstance(known, Deferred):
+            return await maybe_deferred_to_future(known)
+        self.origins[origin] = waiting = Deferred()
+        try:
+            result = self._from_store(origin)
+            if result is None:
+                result = await self._fetch(origin, request)
+        except Exception as exc:  # never leave waiters hanging
+            result = OriginRobots(origin, UNREACHABLE, time.time(), reason=f"{type(exc).__name__}: {exc}")
+        self.origins[origin] = result
+        waiting.callback(result)
+        return result
+
+    def _expired(self, robots: OriginRobots) -> bool:
+        now = time.time()
+        if robots.outcome == UNREACHABLE or robots.source == "stale":
+            # the origin failed us: ask again later, not on every request
+            return now - robots.checked_at >= UNREACHABLE_RECHECK
+        return now - robots.fetched_at >= self.cache_seconds
+
+    def _from_store(self, origin: str) -> OriginRobots | None:
+        saved = self.store.get(NAMESPACE, origin)
+        if saved and time.time() - saved["fetched_at"] < self.cache_seconds:
+            self.stats.inc_value("walsh/robots/cache_hit")
+            return self._restore(origin, saved, "cache")
+        return None
+
+    def _restore(self, origin: str, saved: dict[str, Any], source: str) -> OriginRobots:
+        robots = None
+        if saved["outcome"] == AVAILABLE:
+            robots = RobotsTxt.parse(base64.b64decode(saved["body"]))
+        return OriginRobots(origin, saved["outcome"], saved["fetched_at"], saved.get("status"),
+                            saved.get("reason", ""), robots, source,
+                            robots.sitemaps if robots else [])
+
+    async def _fetch(self, origin: str, request: Request) -> OriginRobots:
+        parts = urlparse_cached(request)
+        url = f"{parts.scheme}://{parts.netloc}/robots.txt"
+        self.stats.inc_value("walsh/robots/fetched")
+        now = time.time()
+        for hop in range(MAX_REDIRECTS + 1):
+            try:
+                response = await internal.fetch(self.crawler, url, internal.ROBOTS)
+            except IgnoreRequest as exc:
+                return self._unreachable(origin, None, f"{url} refused by a gate: {exc}")
+            except Exception as exc:
+                return self._unreachable(origin, None, f"{type(exc).__name__}: {exc}")
+            status = response.status
+            if 300 <= status < 400 and b"Location" in response.headers:
+                if hop == MAX_REDIRECTS:
+                    break
+                location = response.headers[b"Location"].decode("latin-1")
+                url = safe_url_string(response.urljoin(location))
+                self.stats.inc_value("walsh/robots/redirects")
+                continue
+            self.stats.inc_value(f"walsh/robots/status/{status}")
+            if 200 <= status < 300:
+                robots = RobotsTxt.parse(response.body)
+                result = OriginRobots(origin, AVAILABLE, now, status, "", robots, "fetched", robots.sitemaps)
+                self._save(result, response.body)
+                return result
+            if status == 429 or status >= 500:
+                return self._unreachable(origin, status, f"HTTP {status}")
+            result = OriginRobots(origin, UNAVAILABLE, now, status, f"HTTP {status}")
+            self._save(result, b"")
+            return result
+        result = OriginRobots(origin, UNAVAILABLE, now, None, f"more than {MAX_REDIRECTS} redirects")
+        self._save(result, b"")
+        return result
+
+    def _unreachable(self, origin: str, status: int | None, reason: str) -> OriginRobots:
+        """RFC 9309 §2.3.1.4: disallow all, unless a copy under 30 days old exists."""
+        self.stats.inc_value("walsh/robots/unreachable")
+        saved = self.store.get(NAMESPACE, origin)
+        if saved and time.time() - saved["fetched_at"] < STALE_LIMIT:
+            self.stats.inc_value("walsh/robots/stale_used")
+            logger.warning("robots.txt of %s is unreachable (%s); using the copy stored %.1f h ago",
+                           origin, reason, (time.time() - saved["fetched_at"]) / 3600,
+                           extra={"spider": self.crawler.spider})
+            return self._restore(origin, saved, "stale")
+        logger.warning("robots.txt of %s is unreachable (%s): %s", origin, reason,
+                       "its URLs are not fetched (respect mode)" if self.mode == "respect" else "recorded",
+                       extra={"spider": self.crawler.spider})
+        return OriginRobots(origin, UNREACHABLE, time.time(), status, reason)
+
+    def _save(self, result: OriginRobots, body: bytes) -> None:
+        self.store.set(NAMESPACE, result.origin, {
+            "outcome": result.outcome, "fetched_at": result.fetched_at, "status": result.status,
+            "reason": result.reason,
+            # Only what the parser reads (RFC 9309 §2.5: the first 500 KiB).
+            "body": base64.b64encode(body[:STORED_BODY_LIMIT]).decode("ascii"),
+        }, ttl=STALE_LIMIT)
