@@ -16,10 +16,14 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from .conformance import ConformanceGuard, enforce, user_set
+from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
+from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
 from .middlewares.blocklist import BlocklistMiddleware
 from .middlewares.identity import PRIORITY as IDENTITY_PRIORITY
 from .middlewares.identity import IdentityMiddleware
+from .middlewares.pacing import PRIORITY as PACING_PRIORITY
+from .middlewares.pacing import PacingMiddleware
 from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
 from .middlewares.robots import RobotsMiddleware
 from .settings import WALSH_SETTINGS, preset
@@ -36,6 +40,8 @@ COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
     ("DOWNLOADER_MIDDLEWARES", BlocklistMiddleware, BLOCKLIST_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", RobotsMiddleware, ROBOTS_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", PacingMiddleware, PACING_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),
     ("EXTENSIONS", ConformanceGuard, 0),
     ("EXTENSIONS", ComplianceSummary, 0),

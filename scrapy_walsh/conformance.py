@@ -36,6 +36,10 @@ SCRAPY_ROBOTS_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMidd
 ROBOTS_MIDDLEWARE = "scrapy_walsh.middlewares.robots.RobotsMiddleware"
 BLOCKLIST_MIDDLEWARE = "scrapy_walsh.middlewares.blocklist.BlocklistMiddleware"
 ROBOTS_MODES = ("respect", "report_only", "ignore")
+PACING_MIDDLEWARE = "scrapy_walsh.middlewares.pacing.PacingMiddleware"
+BACKOFF_MIDDLEWARE = "scrapy_walsh.middlewares.backoff.BackoffMiddleware"
+SCRAPY_RETRY_MIDDLEWARE = "scrapy.downloadermiddlewares.retry.RetryMiddleware"
+POLITENESS_QUEUE = "scrapy_walsh.queue.PolitenessAwarePriorityQueue"
 
 
 @dataclass(frozen=True)
@@ -353,6 +357,56 @@ def _delay_floor(settings: BaseSettings) -> Iterator[Finding]:
     if delay is not None and delay >= floor and not jitter:
         yield Finding("4", "R4", PASS, "DOWNLOAD_DELAY",
                       f"{delay:g} s between requests to a host, no jitter")
+
+
+@rule
+def _pacing_gate(settings: BaseSettings) -> Iterator[Finding]:
+    yield from _gate_removed(settings, "4", "R4", PACING_MIDDLEWARE, "the per-host ledger")
+    floor = _number(settings, "WALSH_MIN_INTERVAL") or MIN_INTERVAL_FLOOR
+    cap = _number(settings, "WALSH_MAX_CRAWL_DELAY")
+    if cap is None or cap < floor:
+        yield Finding("4", "R4", FAIL, "WALSH_MAX_CRAWL_DELAY",
+                      f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got "
+                      f"{settings.get('WALSH_MAX_CRAWL_DELAY')!r}")
+    queue = settings.get("SCHEDULER_PRIORITY_QUEUE")
+    try:
+        ours = load_object(queue) is load_object(POLITENESS_QUEUE)
+    except (ImportError, NameError, ValueError, TypeError):
+        ours = False
+    if not ours:
+        yield Finding("4", "R4", WARN, "SCHEDULER_PRIORITY_QUEUE",
+                      f"{queue!r} is not the politeness-aware queue: spacing still holds, but one "
+                      "host's delay can idle the whole crawl")
+
+
+@rule
+def _backoff(settings: BaseSettings) -> Iterator[Finding]:
+    yield from _gate_removed(settings, "5", "R5", BACKOFF_MIDDLEWARE, "429/503 backoff")
+    try:
+        codes = {int(c) for c in settings.getlist("WALSH_BACKOFF_HTTP_CODES")}
+    except (TypeError, ValueError):
+        codes = set()
+    if not {429, 503} <= codes:
+        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_HTTP_CODES",
+                      f"must include 429 and 503, got {settings.get('WALSH_BACKOFF_HTTP_CODES')!r}")
+    base, cap = _number(settings, "WALSH_BACKOFF_BASE"), _number(settings, "WALSH_BACKOFF_MAX_DELAY")
+    if base is None or base <= 0:
+        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_BASE",
+                      f"must be a positive number of seconds, got {settings.get('WALSH_BACKOFF_BASE')!r}")
+    if cap is None or cap < (_number(settings, "WALSH_MIN_INTERVAL") or MIN_INTERVAL_FLOOR):
+        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_MAX_DELAY",
+                      f"must be seconds >= WALSH_MIN_INTERVAL, got {settings.get('WALSH_BACKOFF_MAX_DELAY')!r}")
+    retries = settings.get("WALSH_BACKOFF_MAX_RETRIES")
+    if isinstance(retries, bool) or not str(retries).isdigit():
+        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_MAX_RETRIES",
+                      f"must be a whole number >= 0, got {retries!r}")
+    if component_enabled(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_RETRY_MIDDLEWARE) \
+            and settings.getbool("RETRY_ENABLED"):
+        both = sorted(codes & {int(c) for c in settings.getlist("RETRY_HTTP_CODES")})
+        if both:
+            yield Finding("5", "R5", FAIL, "RETRY_HTTP_CODES",
+                          f"Scrapy's RetryMiddleware would retry {both} at once, ignoring "
+                          "Retry-After; leave them to WALSH_BACKOFF_HTTP_CODES")
 
 
 def effective_jitter(settings: BaseSettings) -> float:

@@ -22,6 +22,9 @@ INTERNAL = "walsh_internal"
 ROBOTS = "robots"
 BLOCKLIST = "blocklist"
 BLOCKLIST_SCHEMA = "blocklist_schema"
+#: ``meta`` key counting how often pacing sent a request back to the scheduler; the
+#: gates evaluate such a request again but count its verdicts once.
+REQUEUED = "walsh_requeued"
 #: Internal requests go before spider requests waiting in the same downloader slot.
 PRIORITY = 1000
 
@@ -69,3 +72,8 @@ def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> d
     info.update(extra)
     request.meta["walsh"] = info
     return info
+
+
+def first_pass(request: Request) -> bool:
+    """False for a request pacing sent back to the scheduler (already counted)."""
+    return not request.meta.get(REQUEUED)

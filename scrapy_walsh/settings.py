@@ -27,6 +27,8 @@ BLOCKLIST_SCHEMA_URL = "https://wal.sh/.well-known/walsh-research/blocklist.sche
 ROBOTS_CACHE_SECONDS = 86400
 #: R4: the absolute floor between two requests to one host, in seconds.
 MIN_INTERVAL_FLOOR = 1.0
+#: Scrapy's default ``RETRY_HTTP_CODES``.
+SCRAPY_RETRY_HTTP_CODES = (500, 502, 503, 504, 522, 524, 408, 429)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,42 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "never lowered under 1.0. The add-on derives `DOWNLOAD_DELAY` from it.",
     ),
     WalshSetting(
+        "WALSH_MAX_CRAWL_DELAY",
+        60.0,
+        "R4",
+        "A host whose robots.txt Crawl-delay is longer is not crawled: its requests are "
+        "refused with `crawl_delay_exceeds_cap`, logged once per host (never clamped).",
+    ),
+    WalshSetting(
+        "WALSH_BACKOFF_HTTP_CODES",
+        [429, 503],
+        "R5",
+        "Statuses that pause the host and are retried with backoff. Must include 429 and "
+        "503; the add-on removes them from Scrapy's `RETRY_HTTP_CODES`.",
+    ),
+    WalshSetting(
+        "WALSH_BACKOFF_BASE",
+        1.0,
+        "R5",
+        "Seconds: without `Retry-After`, attempt n waits `uniform(0, min(MAX_DELAY, BASE × 2^n))`, "
+        "never under the host's pacing interval.",
+    ),
+    WalshSetting(
+        "WALSH_BACKOFF_MAX_DELAY",
+        3600.0,
+        "R5",
+        "The longest pause we wait out. A `Retry-After` beyond it means giving up on the "
+        "request (and refusing the host's other requests while the pause lasts), never "
+        "retrying early.",
+    ),
+    WalshSetting(
+        "WALSH_BACKOFF_MAX_RETRIES",
+        5,
+        "R5",
+        "Retries per request; after the last, the response goes on down the chain "
+        "(`walsh/backoff/gave_up`).",
+    ),
+    WalshSetting(
         "WALSH_ALLOW_PRIVATE_ADDRESSES",
         False,
         "seed 000 (SSRF)",
@@ -139,6 +177,10 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
         min_interval = max(MIN_INTERVAL_FLOOR, settings.getfloat("WALSH_MIN_INTERVAL"))
     except (TypeError, ValueError):
         min_interval = MIN_INTERVAL_FLOOR  # the audit then names the bad value
+    try:
+        backoff_codes = {int(c) for c in settings.getlist("WALSH_BACKOFF_HTTP_CODES", [429, 503])}
+    except (TypeError, ValueError):
+        backoff_codes = {429, 503}  # the audit then names the bad value
     return (
         PresetEntry(
             "USER_AGENT",
@@ -155,6 +197,19 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             min_interval,
             "R4",
             "At least `WALSH_MIN_INTERVAL` between the starts of two requests to a host.",
+        ),
+        PresetEntry(
+            "SCHEDULER_PRIORITY_QUEUE",
+            "scrapy_walsh.queue.PolitenessAwarePriorityQueue",
+            "R4",
+            "Hands the engine the host that is ready first, so one host's delay never idles "
+            "the crawl. Works with `JOBDIR`.",
+        ),
+        PresetEntry(
+            "RETRY_HTTP_CODES",
+            [code for code in SCRAPY_RETRY_HTTP_CODES if code not in backoff_codes],
+            "R5",
+            "Scrapy's codes minus `WALSH_BACKOFF_HTTP_CODES`: those are retried with backoff, once.",
         ),
         PresetEntry(
             "DOWNLOAD_DELAY_JITTER",

@@ -29,7 +29,9 @@ MAX_IN_FLIGHT = "walsh/requests/max_in_flight"
 DENIED = "walsh/denied"
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
 WAIT_SECONDS = "walsh/pacing/wait_seconds"
-BACKOFF_PREFIX = "walsh/backoff/"
+BACKOFF_COUNT = "walsh/backoff/count"
+#: Every other ``walsh/backoff/...`` figure is listed under the count.
+BACKOFF_PREFIX = BACKOFF_COUNT[: -len("count")]
 ROBOTS_VERDICT = "walsh/robots/verdict/"
 ROBOTS_MODE = "walsh/robots/mode"
 
@@ -111,10 +113,11 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     lines += [f"      {n:>5}  {what}" for what, n in denials]
     lines.append(
         "  politeness wait   "
-        + (f"{wait:.1f} s" if wait is not None else "not measured (Scrapy's slot delay paces; no ledger)")
+        + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
+        "to the queue for a host ready sooner)"
     )
     lines.append(
-        f"  backoffs          {stats.get(BACKOFF_PREFIX + 'count', 0)}"
+        f"  backoffs          {stats.get(BACKOFF_COUNT, 0)}"
         f" (Scrapy retries: {stats.get('retry/count', 0)})"
     )
     lines += [f"      {n:>5}  {what}" for what, n in backoffs if what != "count"]

@@ -11,7 +11,7 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 
-from .helpers import run_scrapy
+from .helpers import add_addon_line, run_scrapy
 
 
 @pytest.fixture
@@ -28,3 +28,10 @@ def plain_project(tmp_path):
     return tmp_path / "plainproj"
 
 
+
+
+@pytest.fixture
+def project(plain_project, demo_site):
+    """The plain project plus the add-on line, kept on ``demo_site``."""
+    add_addon_line(plain_project, site=demo_site)
+    return plain_project

@@ -24,6 +24,13 @@ def run_scrapy(args, cwd, env=None, timeout=180) -> subprocess.CompletedProcess:
     )
 
 
+def new_project(root: Path) -> Path:
+    """``scrapy startproject plainproj`` under ``root`` (for module-scoped fixtures)."""
+    made = run_scrapy(["startproject", "plainproj", str(root / "plainproj")], cwd=root)
+    assert made.returncode == 0, made.stderr
+    return root / "plainproj"
+
+
 def demo_settings(site) -> str:
     """Settings that keep a test crawl on the demo site: its resolver, its addresses, and
     its operator blocklist instead of https://wal.sh/ (tests never leave loopback)."""
@@ -93,8 +100,9 @@ class GatesSpider(scrapy.Spider):
     name = "gates"
 
     async def start(self):
-        for url in self.urls.split(","):
-            yield scrapy.Request(url, errback=self.failed, dont_filter=True)
+        # earlier targets first within a host (Scrapy's queues are LIFO among equals)
+        for index, url in enumerate(self.urls.split(",")):
+            yield scrapy.Request(url, errback=self.failed, dont_filter=True, priority=-index)
 
     def parse(self, response):
         yield {"url": response.url, "status": response.status, "walsh": response.meta.get("walsh")}

@@ -4,13 +4,7 @@ import pytest
 
 from scrapy_walsh.settings import USER_AGENT
 
-from .helpers import add_addon_line, crawl_targets, stat
-
-
-@pytest.fixture
-def project(plain_project, demo_site):
-    add_addon_line(plain_project, site=demo_site)
-    return plain_project
+from .helpers import add_addon_line, crawl_targets, new_project, stat
 
 
 @pytest.fixture(scope="module")
@@ -18,11 +12,9 @@ def respect_crawl(tmp_path_factory):
     """One crawl in the default mode over every robots case of the demo site."""
     from scrapy_walsh.demo import DemoSite
 
-    from .helpers import run_scrapy
 
     root = tmp_path_factory.mktemp("robots")
-    assert run_scrapy(["startproject", "plainproj", str(root / "plainproj")], cwd=root).returncode == 0
-    project = root / "plainproj"
+    project = new_project(root)
     with DemoSite() as site:
         add_addon_line(project, site=site)
         urls = {

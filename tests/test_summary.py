@@ -39,7 +39,7 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
     assert "          2  robots/disallowed_explicit" in lines
     assert "          1  blocklist/blocked_by_operator" in lines
     assert "          2  robots" not in lines, "per-gate totals are not repeated as verdicts"
-    assert "  politeness wait   4.3 s" in lines
+    assert "  politeness wait   4.3 s (0 requests handed back to the queue for a host ready sooner)" in lines
     assert "  blocklist         stored, 4 entries (schema: bundled, failed fetches: 1)" in lines
     assert lines[lines.index("          7  allowed_implicit") - 1].startswith(
         "  robots.txt        mode report_only (R2 NOT ENFORCED); 3 fetched, 0 from the store")

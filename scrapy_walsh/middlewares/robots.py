@@ -37,6 +37,7 @@ from w3lib.url import safe_url_string
 
 from .. import internal
 from ..exceptions import WalshIgnoreRequest, record_denial
+from ..politeness import politeness_for
 from ..robots import RobotsTxt
 from ..verdicts import BLOCKING_VERDICTS, Verdict, recommendation
 from .base import StatefulGate
@@ -121,6 +122,7 @@ class RobotsMiddleware(StatefulGate):
         self.token: str = settings["WALSH_ROBOTS_TOKEN"]
         self.cache_seconds = min(MAX_CACHE_SECONDS, settings.getfloat("WALSH_ROBOTS_CACHE_SECONDS"))
         self.origins: dict[str, OriginRobots | Deferred[OriginRobots]] = {}
+        self.pacer = politeness_for(crawler).pacer
         self._warned_parse: set[str] = set()
 
     # ------------------------------------------------------------------ the gate
@@ -134,6 +136,9 @@ class RobotsMiddleware(StatefulGate):
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
             return
         robots = await self.robots_for(request)
+        # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
+        self.pacer.set_robots(urlparse_cached(request).hostname or "", robots.crawl_delay(self.token),
+                              robots.request_rate(self.token))
         verdict = robots.verdict(request.url, self.token)
         self._record(request, verdict, robots)
         if verdict is Verdict.UNKNOWN_PARSE_ERROR and robots.origin not in self._warned_parse:
@@ -148,7 +153,8 @@ class RobotsMiddleware(StatefulGate):
                 else f"robots.txt of {robots.origin} is unreachable ({robots.reason})"
             )
             if self.mode == "report_only":
-                self.stats.inc_value("walsh/robots/report_only_fetched")
+                if internal.first_pass(request):
+                    self.stats.inc_value("walsh/robots/report_only_fetched")
                 logger.info("report_only: fetching %s although %s", request.url, reason,
                             extra={"spider": self.crawler.spider})
                 return
@@ -159,7 +165,8 @@ class RobotsMiddleware(StatefulGate):
             raise exc
 
     def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None) -> None:
-        self.stats.inc_value(f"walsh/robots/verdict/{verdict.value}")
+        if internal.first_pass(request):
+            self.stats.inc_value(f"walsh/robots/verdict/{verdict.value}")
         details: dict[str, Any] = {"mode": self.mode, "verdict": verdict.value,
                                    "recommendation": recommendation(verdict).value}
         if robots is not None:

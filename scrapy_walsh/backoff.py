@@ -1,0 +1,110 @@
+"""R5 arithmetic: how long to wait before retrying a 429/503, as a value object. Pure.
+
+Like urllib3's ``Retry``: a :class:`Backoff` holds the policy (base, cap, retries) and
+answers one question, :meth:`Backoff.decide`. ``Retry-After`` always wins when it is
+valid (delta-seconds or an HTTP-date; a date in the past means "now"); otherwise the
+delay is full-jitter exponential, ``uniform(0, min(max_delay, base * 2**attempt))``.
+Either way the result is never under the host's pacing interval. A ``Retry-After``
+beyond ``max_delay`` means giving up on that request, never retrying early. A garbage
+value (a float, a negative number, a bad date, several different headers) falls back
+to the computed delay, and is reported; the computed delay is still never under any
+number the garbage could have meant.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+DELTA_SECONDS = re.compile(r"[0-9]+")
+NUMBER = re.compile(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class RetryAfter:
+    """A parsed ``Retry-After``: ``seconds`` from now, or why it was unusable.
+
+    ``floor`` is the most a garbage value could have meant (``"1.5"``, or the largest of
+    several different headers): the computed delay is never under it, so even a
+    malformed instruction is never undercut.
+    """
+
+    seconds: float | None
+    problem: str | None = None
+    floor: float = 0.0
+
+
+def _one(value: str, now: float) -> float | None:
+    if DELTA_SECONDS.fullmatch(value):
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+def _readable(value: str) -> float:
+    if NUMBER.fullmatch(value):
+        number = float(value)
+        return number if number > 0 and number == number else 0.0
+    return 0.0
+
+
+def parse_retry_after(values: Sequence[str], now: float) -> RetryAfter:
+    """RFC 9110 §10.2.3: ``delay-seconds`` (digits only) or an ``HTTP-date``."""
+    values = [v.strip() for v in values if v is not None]
+    if not values:
+        return RetryAfter(None)
+    parsed = [_one(v, now) for v in values]
+    floor = max([p for p in parsed if p is not None] + [_readable(v) for v in values])
+    if len(set(values)) > 1:
+        return RetryAfter(None, f"{len(values)} different Retry-After headers {values!r}", floor)
+    if parsed[0] is None:
+        return RetryAfter(None, f"Retry-After {values[0]!r} is neither delta-seconds nor an HTTP-date", floor)
+    return RetryAfter(parsed[0])
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with a 429/503: ``retry`` after ``delay`` s, or give up and say why."""
+
+    retry: bool
+    delay: float
+    reason: str
+    retry_after: RetryAfter
+
+
+@dataclass(frozen=True)
+class Backoff:
+    base: float = 1.0
+    max_delay: float = 3600.0
+    max_retries: int = 5
+
+    def computed(self, attempt: int, rng: Callable[[float, float], float] = random.uniform) -> float:
+        """Full jitter: ``uniform(0, min(max_delay, base * 2**attempt))``."""
+        return rng(0.0, min(self.max_delay, self.base * 2.0 ** attempt))
+
+    def decide(self, attempt: int, retry_after: Sequence[str], now: float, interval: float,
+               rng: Callable[[float, float], float] = random.uniform) -> Decision:
+        """``attempt`` is 0 for the first answer; ``interval`` the host's pacing interval."""
+        parsed = parse_retry_after(retry_after, now)
+        told = parsed.seconds if parsed.seconds is not None else parsed.floor
+        if told > self.max_delay:
+            return Decision(False, told,
+                            f"Retry-After asks for {told:.0f} s, over WALSH_BACKOFF_MAX_DELAY "
+                            f"{self.max_delay:.0f} s: giving up rather than retrying early", parsed)
+        if parsed.seconds is not None:
+            delay, why = parsed.seconds, "Retry-After"
+        else:
+            delay = max(self.computed(attempt, rng), parsed.floor)
+            why = "exponential backoff with jitter"
+        delay = max(delay, interval)
+        if attempt >= self.max_retries:
+            return Decision(False, delay, f"no retries left ({self.max_retries})", parsed)
+        return Decision(True, delay, why, parsed)

@@ -1,0 +1,93 @@
+"""R5: 429/503 pause the whole host, then the request is retried; Retry-After always wins.
+
+The delay comes from :class:`scrapy_walsh.backoff.Backoff`. It is not slept here: it
+becomes the host's "not before" time in the shared pacer, and the retry goes back to
+the scheduler. The pacing middleware and the politeness queue then hold *every*
+request to that host until the pause ends, while other hosts keep their own pace.
+Scrapy's ``RetryMiddleware`` keeps its other codes and exceptions; the add-on removes
+``WALSH_BACKOFF_HTTP_CODES`` from ``RETRY_HTTP_CODES`` so nothing is retried twice.
+
+Internal requests (robots.txt, the blocklist) and ``dont_retry`` requests are not
+retried, but their 429/503 still pauses the host.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.utils.httpobj import urlparse_cached
+
+from .. import internal
+from ..backoff import Backoff
+from ..politeness import politeness_for
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from ..politeness import Politeness
+
+logger = logging.getLogger(__name__)
+
+#: Just under Scrapy's RetryMiddleware (550): responses reach us first.
+PRIORITY = 540
+ATTEMPT = "walsh_backoff_attempt"
+
+
+class BackoffMiddleware:
+    def __init__(self, crawler: Crawler, politeness: Politeness):
+        assert crawler.stats is not None
+        settings = crawler.settings
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.politeness = politeness
+        self.codes = {int(c) for c in settings.getlist("WALSH_BACKOFF_HTTP_CODES")}
+        self.policy = Backoff(
+            base=settings.getfloat("WALSH_BACKOFF_BASE"),
+            max_delay=settings.getfloat("WALSH_BACKOFF_MAX_DELAY"),
+            max_retries=settings.getint("WALSH_BACKOFF_MAX_RETRIES"),
+        )
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> BackoffMiddleware:
+        return cls(crawler, politeness_for(crawler))
+
+    def process_response(self, request: Request, response: Response,
+                         spider: Spider | None = None) -> Request | Response:
+        if response.status not in self.codes:
+            return response
+        host = urlparse_cached(request).hostname or ""
+        pacer = self.politeness.pacer
+        attempt = request.meta.get(ATTEMPT, 0)
+        now = pacer.clock()
+        retry_after = [v.decode("latin-1") for v in response.headers.getlist(b"Retry-After")]
+        decision = self.policy.decide(attempt, retry_after, now, pacer.interval(host))
+        self.stats.inc_value("walsh/backoff/count")
+        self.stats.inc_value(f"walsh/backoff/status/{response.status}")
+        if decision.retry_after.problem:
+            self.stats.inc_value("walsh/backoff/bad_retry_after")
+            logger.warning("%s: %s; using the computed delay", request.url, decision.retry_after.problem)
+        # The whole host rests, whatever happens to this request (the pacing gate refuses
+        # requests whose host is paused beyond WALSH_BACKOFF_MAX_DELAY).
+        self.politeness.pause(host, now + decision.delay)
+        self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))
+        if not decision.retry:
+            over = decision.delay > self.policy.max_delay
+            self.stats.inc_value("walsh/backoff/gave_up_retry_after" if over else "walsh/backoff/gave_up")
+            logger.warning("Giving up on %s after %d attempt(s): HTTP %s, %s", request.url, attempt + 1,
+                           response.status, decision.reason)
+            return response
+        if request.meta.get("dont_retry") or internal.internal_kind(request) is not None:
+            logger.info("%s answered %s: %s paused for %.1f s (%s); not retried here",
+                        request.url, response.status, host, decision.delay, decision.reason)
+            return response
+        self.stats.inc_value("walsh/backoff/retries")
+        logger.info("%s answered %s: %s paused for %.1f s (%s), retry %d of %d",
+                    request.url, response.status, host, decision.delay, decision.reason,
+                    attempt + 1, self.policy.max_retries)
+        retry = request.copy()
+        retry.meta[ATTEMPT] = attempt + 1
+        retry.dont_filter = True
+        return retry

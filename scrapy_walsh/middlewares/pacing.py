@@ -1,0 +1,126 @@
+"""R4: per-host spacing from our own ledger, as late as possible before the network.
+
+Each request to a host starts at least ``max(WALSH_MIN_INTERVAL, Crawl-delay,
+Request-rate, adaptive delay)`` after the previous one to the same host (the URL's
+hostname, also after a redirect); a host never seen goes at once. When the request
+handed to us must wait but another queued host is ready sooner, the request goes back
+to the scheduler instead of holding the one download slot (CONCURRENT_REQUESTS=1):
+the politeness queue then hands out the host that is ready. Only when nothing else is
+ready sooner does it wait here, so the crawl is never idle while some host is ready.
+
+A host whose Crawl-delay exceeds ``WALSH_MAX_CRAWL_DELAY`` is not crawled at all: its
+requests are refused with ``crawl_delay_exceeds_cap`` (never clamped).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.task import deferLater
+
+from .. import internal
+from ..exceptions import WalshIgnoreRequest, record_denial
+from ..politeness import politeness_for
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from ..politeness import Politeness
+
+logger = logging.getLogger(__name__)
+
+#: After Scrapy's own middlewares (redirect 600, retry 550, cookies 700 ...), before identity.
+PRIORITY = 9000
+CRAWL_DELAY_EXCEEDS_CAP = "crawl_delay_exceeds_cap"
+#: R5: the host's Retry-After pause ends beyond WALSH_BACKOFF_MAX_DELAY.
+HOST_PAUSED = "host_paused_beyond_max_delay"
+
+
+async def _sleep(seconds: float) -> None:
+    from twisted.internet import reactor  # the installed one; importing earlier would install the default
+
+    await maybe_deferred_to_future(deferLater(reactor, seconds))
+
+
+class CrawlDelayExceedsCap(WalshIgnoreRequest):
+    gate = "pacing"
+
+
+class HostPaused(WalshIgnoreRequest):
+    gate = "pacing"
+
+
+class PacingMiddleware:
+    def __init__(self, crawler: Crawler, politeness: Politeness):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.politeness = politeness
+        self.pacer = politeness.pacer
+        self.cap = crawler.settings.getfloat("WALSH_MAX_CRAWL_DELAY")
+        self.max_pause = crawler.settings.getfloat("WALSH_BACKOFF_MAX_DELAY")
+        self._capped: set[str] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> PacingMiddleware:
+        return cls(crawler, politeness_for(crawler))
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
+        host = urlparse_cached(request).hostname or ""
+        # Scrapy's own slot (DOWNLOAD_DELAY, a second, coarser pacer) follows the same host,
+        # not the host a redirect came from.
+        request.meta["download_slot"] = host
+        self._check_cap(request, host)
+        wait = self.pacer.wait(host)
+        if wait > self.max_pause:
+            exc = HostPaused(HOST_PAUSED, f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
+                             f"over WALSH_BACKOFF_MAX_DELAY {self.max_pause:.0f} s", request.url)
+            record_denial(self.stats, exc)
+            logger.info("%s", exc)
+            raise exc
+        if wait > 0:
+            sooner = self.politeness.sooner_elsewhere(host)
+            if sooner is not None and sooner < self.pacer.ready_at(host) and internal.internal_kind(request) is None:
+                self.stats.inc_value("walsh/pacing/requeued")
+                request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
+                return request.replace(dont_filter=True)
+        while wait > 0:  # again after waking: a backoff pause may have arrived meanwhile
+            self.stats.inc_value("walsh/pacing/wait_seconds", wait)
+            await _sleep(wait)
+            wait = self.pacer.wait(host)
+        pace = self.politeness.stamp(host)
+        self.stats.set_value(f"walsh/pacing/interval/{host}", round(pace.interval(self.pacer.floor), 3))
+        return None
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        latency = request.meta.get("download_latency")
+        if latency is not None:
+            host = urlparse_cached(request).hostname or ""
+            # 429 and 503 belong to backoff (R5); other 5xx slow the host down here
+            self.pacer.observe(host, float(latency), ok=response.status < 500 or response.status == 503)
+        return response
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        host = urlparse_cached(request).hostname or ""
+        if self.pacer.seen(host):
+            self.pacer.observe(host, 0.0, ok=False)
+
+    def _check_cap(self, request: Request, host: str) -> None:
+        delay = self.pacer.pace(host).crawl_delay if host in self.pacer.hosts else None
+        if delay is None or delay <= self.cap:
+            return
+        if host not in self._capped:
+            self._capped.add(host)
+            self.stats.inc_value("walsh/pacing/capped_hosts")
+            logger.warning("%s asks for Crawl-delay %s s, over WALSH_MAX_CRAWL_DELAY=%s s: "
+                           "the host is not crawled (R4 cap; never clamped)", host, delay, self.cap)
+        exc = CrawlDelayExceedsCap(CRAWL_DELAY_EXCEEDS_CAP,
+                                   f"Crawl-delay {delay} s exceeds WALSH_MAX_CRAWL_DELAY {self.cap} s",
+                                   request.url, crawl_delay=delay)
+        record_denial(self.stats, exc)
+        raise exc

@@ -1,0 +1,72 @@
+"""R4: a scheduler priority queue that always hands out the host that is ready first.
+
+Requests wait in one sub-queue per host (the URL's hostname), each a Scrapy
+``ScrapyPriorityQueue``, so request priority still orders requests within a host and
+``JOBDIR`` disk queues work as with Scrapy's ``DownloaderAwarePriorityQueue``, which
+this class extends. ``pop()`` picks, among hosts ready now, the one with the most
+waiting work (queued requests × interval: the host that bounds the crawl's length);
+when none is ready, the one ready soonest. It never returns nothing while it holds
+requests.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy.pqueues import DownloaderAwarePriorityQueue, _path_safe
+from scrapy.utils.httpobj import urlparse_cached
+
+from .politeness import politeness_for
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+
+class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
+    def __init__(self, crawler: Crawler, downstream_queue_cls: Any, key: str,
+                 slot_startprios: dict[str, Any] | None = None, **kwargs: Any):
+        self.politeness = politeness_for(crawler)
+        super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
+        for host, queue in self.pqueues.items():  # resumed from JOBDIR
+            self.politeness.queued[host] = len(queue)
+
+    def _next_host(self) -> str | None:
+        if not self.pqueues:
+            return None
+        pacer = self.politeness.pacer
+        now = pacer.clock()
+        ready = [h for h in self.pqueues if pacer.ready_at(h) <= now]
+        if ready:
+            return max(ready, key=lambda h: (len(self.pqueues[h]) * pacer.interval(h), h))
+        found = pacer.soonest(self.pqueues)
+        assert found is not None
+        return found[1]
+
+    def push(self, request: Request) -> None:
+        host = urlparse_cached(request).hostname or ""
+        if host not in self.pqueues:
+            self.pqueues[host] = self.pqfactory(host)
+        self.pqueues[host].push(request)
+        self.politeness.queued[host] = self.politeness.queued.get(host, 0) + 1
+
+    def pop(self) -> Request | None:
+        host = self._next_host()
+        if host is None:
+            return None
+        queue = self.pqueues[host]
+        request = queue.pop()
+        self.politeness.queued[host] = len(queue)
+        if len(queue) == 0:
+            del self.pqueues[host]
+            queue.close()
+            if self.key:  # reclaim the JOBDIR sub-directory, as Scrapy's queue does
+                with suppress(OSError):
+                    Path(self.key, _path_safe(host)).rmdir()
+        return request
+
+    def peek(self) -> Request | None:
+        host = self._next_host()
+        return None if host is None else self.pqueues[host].peek()
