@@ -3,6 +3,11 @@
 No internet is needed: every target is a *.walsh-demo.test name that the demo resolver
 maps to a loopback address. The compliance summary is the crawl's last log block;
 after it, the demo server's own view of the same crawl is printed.
+
+Each run starts from a fresh state file in the output directory, so it always shows a
+first run. ``--keep-state`` keeps it: a second run within the day then sends almost
+nothing, because every target was fetched less than a day ago (R8) and robots.txt and
+the ledger come from the store.
 """
 
 import os
@@ -33,11 +38,16 @@ def pick_port() -> int:
 def main() -> int:
     out = Path(os.environ.get("WALSH_DEMO_OUTPUT", HERE / "output"))
     out.mkdir(parents=True, exist_ok=True)
+    state = out / "walsh-state.sqlite3"
+    if "--keep-state" not in sys.argv[1:]:
+        for leftover in out.glob("walsh-state.sqlite3*"):
+            leftover.unlink()
     with DemoSite(port=pick_port(), log_path=out / "server-requests.jsonl") as site:
         print(f"demo site on port {site.port}; crawling it with example_project/", flush=True)
         env = dict(os.environ, WALSH_DEMO_PORT=str(site.port))
         proc = subprocess.run(
-            [sys.executable, "-m", "scrapy", "crawl", "demo", "-O", str(out / "items.jsonl")],
+            [sys.executable, "-m", "scrapy", "crawl", "demo", "-O", str(out / "items.jsonl"),
+             "-s", f"WALSH_STATE_URI=sqlite:///{state.resolve()}"],
             cwd=HERE,
             env=env,
         )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from .conformance import ConformanceGuard, enforce, user_set
+from .middlewares import conditional, frequency, scope
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
@@ -26,6 +27,7 @@ from .middlewares.pacing import PRIORITY as PACING_PRIORITY
 from .middlewares.pacing import PacingMiddleware
 from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
 from .middlewares.robots import RobotsMiddleware
+from .pipelines import dedup, metadata
 from .settings import WALSH_SETTINGS, preset
 from .summary import ComplianceSummary
 
@@ -38,11 +40,17 @@ logger = logging.getLogger(__name__)
 #: (setting, component, priority): every component the add-on places.
 COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
+    ("SPIDER_MIDDLEWARES", scope.DeclaredTargetsMiddleware, scope.SPIDER_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", scope.SubresourceMiddleware, scope.SUBRESOURCE_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BlocklistMiddleware, BLOCKLIST_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", RobotsMiddleware, ROBOTS_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", conditional.ConditionalMiddleware, conditional.PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", frequency.FrequencyMiddleware, frequency.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", PacingMiddleware, PACING_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),
+    ("ITEM_PIPELINES", metadata.MetadataOnlyPipeline, metadata.PRIORITY),
+    ("ITEM_PIPELINES", dedup.DedupPipeline, dedup.PRIORITY),
     ("EXTENSIONS", ConformanceGuard, 0),
     ("EXTENSIONS", ComplianceSummary, 0),
 )

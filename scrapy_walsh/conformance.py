@@ -225,9 +225,10 @@ def _scrapy_robots(settings: BaseSettings) -> Iterator[Finding]:
                       "Scrapy's RobotsTxtMiddleware is disabled")
 
 
-def _gate_removed(settings: BaseSettings, row: str, req: str, path: str, what: str) -> Iterator[Finding]:
-    if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", path):
-        yield Finding(row, req, FAIL, "DOWNLOADER_MIDDLEWARES", f"{path} is disabled; nothing consults {what}")
+def _gate_removed(settings: BaseSettings, row: str, req: str, path: str, what: str,
+                  setting: str = "DOWNLOADER_MIDDLEWARES") -> Iterator[Finding]:
+    if not component_enabled(settings, setting, path):
+        yield Finding(row, req, FAIL, setting, f"{path} is disabled; nothing consults {what}")
 
 
 def _is_http_url(value: Any) -> bool:
@@ -407,6 +408,57 @@ def _backoff(settings: BaseSettings) -> Iterator[Finding]:
             yield Finding("5", "R5", FAIL, "RETRY_HTTP_CODES",
                           f"Scrapy's RetryMiddleware would retry {both} at once, ignoring "
                           "Retry-After; leave them to WALSH_BACKOFF_HTTP_CODES")
+
+
+# --- R6-R8 scope and data handling --------------------------------------------------
+
+
+@rule
+def _scope(settings: BaseSettings) -> Iterator[Finding]:
+    yield from _gate_removed(settings, "6", "R6", "scrapy_walsh.middlewares.scope.DeclaredTargetsMiddleware",
+                             "the declared targets", "SPIDER_MIDDLEWARES")
+    yield from _gate_removed(settings, "6", "R6", "scrapy_walsh.middlewares.scope.SubresourceMiddleware",
+                             "sub-resources")
+    yield from _gate_removed(settings, "6", "R6", "scrapy_walsh.pipelines.metadata.MetadataOnlyPipeline",
+                             "item contents", "ITEM_PIPELINES")
+    if settings.getbool("HTTPCACHE_ENABLED"):
+        yield Finding("6", "R6", FAIL, "HTTPCACHE_ENABLED",
+                      "Scrapy's HTTP cache stores every page body on disk (R6: store no content); "
+                      "conditional requests (R7) replace it")
+    from scrapy.pipelines.media import MediaPipeline
+
+    for path in enabled_components(settings, "ITEM_PIPELINES"):
+        try:
+            component = load_object(path)
+        except (ImportError, NameError, ValueError):
+            continue
+        if isinstance(component, type) and issubclass(component, MediaPipeline):
+            yield Finding("6", "R6", FAIL, "ITEM_PIPELINES",
+                          f"{getattr(component, '__name__', path)} downloads images or files: "
+                          "R6 forbids sub-resources and stored content")
+    limit = settings.get("WALSH_MAX_FIELD_CHARS")
+    if isinstance(limit, bool) or not str(limit).isdigit() or int(limit) <= 0:
+        yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", f"must be a positive whole number, got {limit!r}")
+
+
+@rule
+def _freshness(settings: BaseSettings) -> Iterator[Finding]:
+    yield from _gate_removed(settings, "7", "R7", "scrapy_walsh.middlewares.conditional.ConditionalMiddleware",
+                             "stored validators")
+    yield from _gate_removed(settings, "7", "R7", "scrapy_walsh.pipelines.dedup.DedupPipeline",
+                             "items already emitted", "ITEM_PIPELINES")
+    yield from _gate_removed(settings, "8", "R8", "scrapy_walsh.middlewares.frequency.FrequencyMiddleware",
+                             "the last fetch times")
+    interval = _number(settings, "WALSH_REFETCH_INTERVAL")
+    if interval is None or interval < 0:
+        yield Finding("8", "R8", FAIL, "WALSH_REFETCH_INTERVAL",
+                      f"must be seconds >= 0, got {settings.get('WALSH_REFETCH_INTERVAL')!r}")
+    elif interval == 0:
+        yield Finding("8", "R8", WARN, "WALSH_REFETCH_INTERVAL",
+                      "0 disables the frequency guard: R8 (do not hit a source more than once a "
+                      "day) is not enforced in this crawl")
+    else:
+        yield Finding("8", "R8", PASS, "WALSH_REFETCH_INTERVAL", f"{interval:g} s between fetches of a target")
 
 
 def effective_jitter(settings: BaseSettings) -> float:

@@ -138,6 +138,28 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "(`walsh/backoff/gave_up`).",
     ),
     WalshSetting(
+        "WALSH_MAX_FIELD_CHARS",
+        2000,
+        "R6",
+        "The longest string an item may carry, nested values included; longer means a "
+        "page body, and the item is dropped naming the field. Bytes are always refused.",
+    ),
+    WalshSetting(
+        "WALSH_REFETCH_INTERVAL",
+        86400,
+        "R8",
+        "Seconds before a target fetched successfully may be fetched again; earlier "
+        "requests are skipped with `skipped_recently_fetched`. `0` disables the guard "
+        "(a WARNING naming R8).",
+    ),
+    WalshSetting(
+        "WALSH_DEDUP_RESET",
+        False,
+        "R7",
+        "`True` makes the spider forget, at start, which item URLs it already emitted "
+        "(a deliberate re-harvest). Set it for one run, not in `settings.py`.",
+    ),
+    WalshSetting(
         "WALSH_ALLOW_PRIVATE_ADDRESSES",
         False,
         "seed 000 (SSRF)",

@@ -109,7 +109,8 @@ class GatesSpider(scrapy.Spider):
 
     def failed(self, failure):
         exc = failure.value
-        yield {"url": failure.request.url, "denied": getattr(exc, "gate", type(exc).__name__),
+        # "target", not "url": the dedup pipeline (R7) only remembers emitted page URLs
+        yield {"target": failure.request.url, "denied": getattr(exc, "gate", type(exc).__name__),
                "verdict": getattr(exc, "verdict", None), "reason": getattr(exc, "reason", str(exc)),
                "details": getattr(exc, "details", {})}
 '''
@@ -130,5 +131,5 @@ def crawl_targets(project: Path, urls, *args, timeout=180):
     if out.exists():
         for line in out.read_text().splitlines():
             item = json.loads(line)
-            items[item["url"]] = item
+            items[item.get("url") or item["target"]] = item
     return result, items

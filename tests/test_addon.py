@@ -80,6 +80,21 @@ def test_stricter_project_values_win_and_follow_the_raised_floor():
         ({"WALSH_ALLOW_PRIVATE_ADDRESSES": "127.0.0.2/8"}, "WALSH_ALLOW_PRIVATE_ADDRESSES", "seed 000"),
         ({"WALSH_ALLOW_PRIVATE_ADDRESSES": 42}, "WALSH_ALLOW_PRIVATE_ADDRESSES", "seed 000"),
         ({"WALSH_MIN_INTERVALL": 2}, "WALSH_MIN_INTERVALL", "configuration"),
+        ({"WALSH_ROBOTS_MODE": "obey"}, "WALSH_ROBOTS_MODE", "R2"),
+        ({"WALSH_ROBOTS_CACHE_SECONDS": 0}, "WALSH_ROBOTS_CACHE_SECONDS", "R2"),
+        ({"WALSH_BLOCKLIST_EXTRA": ["example.com/path"]}, "WALSH_BLOCKLIST_EXTRA", "R3"),
+        ({"WALSH_BLOCKLIST_SCHEMA_URL": "file:///etc/schema.json"}, "WALSH_BLOCKLIST_SCHEMA_URL", "R3"),
+        ({"WALSH_MAX_CRAWL_DELAY": 0.5}, "WALSH_MAX_CRAWL_DELAY", "R4"),
+        ({"WALSH_BACKOFF_HTTP_CODES": [429]}, "WALSH_BACKOFF_HTTP_CODES", "R5"),
+        ({"WALSH_BACKOFF_BASE": -1}, "WALSH_BACKOFF_BASE", "R5"),
+        ({"WALSH_BACKOFF_MAX_DELAY": 0.1}, "WALSH_BACKOFF_MAX_DELAY", "R5"),
+        ({"WALSH_BACKOFF_MAX_RETRIES": "lots"}, "WALSH_BACKOFF_MAX_RETRIES", "R5"),
+        ({"RETRY_HTTP_CODES": [500, 503]}, "RETRY_HTTP_CODES", "R5"),
+        ({"HTTPCACHE_ENABLED": True}, "HTTPCACHE_ENABLED", "R6"),
+        ({"ITEM_PIPELINES": {"scrapy.pipelines.images.ImagesPipeline": 1}}, "ITEM_PIPELINES", "R6"),
+        ({"ITEM_PIPELINES": {"scrapy.pipelines.files.FilesPipeline": 1}}, "ITEM_PIPELINES", "R6"),
+        ({"WALSH_MAX_FIELD_CHARS": 0}, "WALSH_MAX_FIELD_CHARS", "R6"),
+        ({"WALSH_REFETCH_INTERVAL": -5}, "WALSH_REFETCH_INTERVAL", "R8"),
     ],
 )
 def test_refuses_to_start_naming_setting_and_requirement(settings, setting, requirement):
@@ -140,9 +155,46 @@ def _loosen(changes):
         ({"CONCURRENT_REQUESTS": 4}, "CONCURRENT_REQUESTS"),
         ({"DOWNLOADER_MIDDLEWARES": {IdentityMiddleware: None}}, "DOWNLOADER_MIDDLEWARES"),
         ({"DOWNLOADER_MIDDLEWARES": {RobotsTxtMiddleware: 100}}, "DOWNLOADER_MIDDLEWARES"),
+        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.robots.RobotsMiddleware": None}},
+         "DOWNLOADER_MIDDLEWARES"),
+        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.blocklist.BlocklistMiddleware": None}},
+         "DOWNLOADER_MIDDLEWARES"),
+        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.pacing.PacingMiddleware": None}},
+         "DOWNLOADER_MIDDLEWARES"),
+        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.backoff.BackoffMiddleware": None}},
+         "DOWNLOADER_MIDDLEWARES"),
+        ({"RETRY_HTTP_CODES": [429, 503]}, "RETRY_HTTP_CODES"),
     ],
 )
 def test_a_later_addon_cannot_loosen_the_contract(changes, setting):
     with pytest.raises(ConformanceError) as info:
         get_crawler(settings_dict={"ADDONS": {Addon: 500, _loosen(changes): 900}})
     assert setting in {f.setting for f in info.value.findings}
+
+
+def test_non_respect_robots_modes_start_loudly(caplog):
+    with caplog.at_level(logging.WARNING):
+        crawler = crawler_with(WALSH_ROBOTS_MODE="report_only")
+        ConformanceGuard.from_crawler(crawler)
+    assert "this crawl does NOT meet R2" in caplog.text
+
+
+def test_another_priority_queue_is_a_warning_not_a_refusal(caplog):
+    with caplog.at_level(logging.WARNING):
+        crawler = crawler_with(SCHEDULER_PRIORITY_QUEUE="scrapy.pqueues.DownloaderAwarePriorityQueue")
+        ConformanceGuard.from_crawler(crawler)
+    assert "is not the politeness-aware queue" in caplog.text
+
+
+def test_a_project_cannot_remove_a_gate():
+    """The add-on places its gates after the project's settings: removal doesn't stick."""
+    crawler = crawler_with(DOWNLOADER_MIDDLEWARES={"scrapy_walsh.middlewares.robots.RobotsMiddleware": None})
+    from scrapy_walsh.middlewares.robots import RobotsMiddleware
+
+    assert RobotsMiddleware in enabled(crawler, "DOWNLOADER_MIDDLEWARES")
+
+
+def test_a_disabled_frequency_guard_is_a_warning_naming_r8(caplog):
+    with caplog.at_level(logging.WARNING):
+        ConformanceGuard.from_crawler(crawler_with(WALSH_REFETCH_INTERVAL=0))
+    assert "R8" in caplog.text and "disables the frequency guard" in caplog.text

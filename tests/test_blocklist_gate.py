@@ -10,8 +10,9 @@ from .helpers import add_addon_line, crawl_targets, stat
 BLOCKED_HOSTS = {"blocked", "www.blocked"}
 
 
-def targets(site):
-    return [site.url("blocked", "/page/1"), site.url("www.blocked", "/page/1"), site.url("open", "/page/1")]
+def targets(site, page=1):
+    """A fresh open page per run: a page fetched by an earlier run would be skipped (R8)."""
+    return [site.url("blocked", "/page/1"), site.url("www.blocked", "/page/1"), site.url("open", f"/page/{page}")]
 
 
 def contacted(site):
@@ -50,7 +51,7 @@ def test_an_invalid_list_never_unblocks_and_a_restart_keeps_the_list(plain_proje
         # a later list that fails validation (blocked is not a list) is not adopted
         site.set_blocklist('{"contract": "walsh-research-blocklist/v1", "blocked": "nope"}')
         site.reset()
-        second, items = crawl_targets(plain_project, targets(site))
+        second, items = crawl_targets(plain_project, targets(site, 2))
         assert second.returncode == 0, second.stderr[-3000:]
         assert contacted(site) == {"ops", "open"}
         assert "keeping the last adopted list" in second.stderr
@@ -58,7 +59,7 @@ def test_an_invalid_list_never_unblocks_and_a_restart_keeps_the_list(plain_proje
         port = site.port
     # the blocklist server is gone: its address refuses connections; the crawler restarts
     with DemoSite(port=port, hosts=[k for k in HOSTS if k != "ops"]) as site:
-        third, items = crawl_targets(plain_project, targets(site))
+        third, items = crawl_targets(plain_project, targets(site, 3))
         assert third.returncode == 0, third.stderr[-3000:]
         assert contacted(site) == {"open"}, "yesterday's list still blocks"
         assert stat(third.stderr, "walsh/blocklist/source") == "stored"

@@ -1,0 +1,73 @@
+"""R7: conditional requests from stored validators; a 304 means "no new data".
+
+For every fetched target the ``ETag`` and ``Last-Modified`` are kept in the state store
+(namespace ``validators``, keyed by canonical URL); nothing of the body is stored. The
+next run sends ``If-None-Match`` / ``If-Modified-Since``. A ``304 Not Modified`` to such a
+request raises :class:`NotModified` (an ``IgnoreRequest``), so the callback is not called;
+errbacks receive it. Validators live as long as the store's 30-day horizon.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import internal
+from ..canonical import canonical_url
+from ..exceptions import WalshIgnoreRequest
+from .base import StatefulGate
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.http import Response
+
+#: After robots (100), before the frequency guard (120) on the way out.
+PRIORITY = 110
+NAMESPACE = "validators"
+VALIDATOR_TTL = 30 * 86400.0
+SENT = "walsh_conditional"
+
+
+class NotModified(WalshIgnoreRequest):
+    """The server answered 304 to our validators: nothing new since the last run."""
+
+    gate = "conditional"
+
+
+class ConditionalMiddleware(StatefulGate):
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        if internal.internal_kind(request) is not None or request.method not in ("GET", "HEAD"):
+            return
+        saved = self.store.get(NAMESPACE, canonical_url(request.url))
+        if not saved:
+            return
+        sent = False
+        if saved.get("etag") and b"If-None-Match" not in request.headers:
+            request.headers[b"If-None-Match"] = saved["etag"]
+            sent = True
+        if saved.get("last_modified") and b"If-Modified-Since" not in request.headers:
+            request.headers[b"If-Modified-Since"] = saved["last_modified"]
+            sent = True
+        if sent:
+            request.meta[SENT] = True
+            if internal.first_pass(request):
+                self.stats.inc_value("walsh/conditional/sent")
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        if internal.internal_kind(request) is not None:
+            return response
+        if response.status == 304 and request.meta.get(SENT):
+            self.stats.inc_value("walsh/conditional/not_modified")
+            internal.record_verdict(request, "conditional", "not_modified")
+            raise NotModified("not_modified", "304 Not Modified: no new data since the last fetch",
+                              request.url)
+        if 200 <= response.status < 300:
+            etag = response.headers.get(b"ETag")
+            modified = response.headers.get(b"Last-Modified")
+            key = canonical_url(request.url)
+            if etag or modified:
+                self.store.set(NAMESPACE, key, {
+                    "etag": etag.decode("latin-1") if etag else None,
+                    "last_modified": modified.decode("latin-1") if modified else None,
+                }, ttl=VALIDATOR_TTL)
+                self.stats.inc_value("walsh/conditional/validators_stored")
+        return response

@@ -1,0 +1,71 @@
+"""R8: a declared target fetched less than ``WALSH_REFETCH_INTERVAL`` ago is not fetched.
+
+The time of each successful fetch (2xx, or 304) of a target is kept in the state store
+(namespace ``fetched``, keyed by the target's canonical URL, shared by every spider of
+the identity), and a request for it within the interval is refused with
+``skipped_recently_fetched``, logged and counted. Redirect hops and retries of a target
+being fetched now are not re-checked. ``WALSH_REFETCH_INTERVAL = 0`` disables the guard
+(the audit warns, naming R8).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from .. import internal
+from ..canonical import canonical_url
+from ..exceptions import WalshIgnoreRequest, record_denial
+from .base import StatefulGate
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from ..store import StateStore
+
+logger = logging.getLogger(__name__)
+
+#: On the way out after conditional (110); on the way back it sees a 304 first.
+PRIORITY = 120
+NAMESPACE = "fetched"
+SKIPPED = "skipped_recently_fetched"
+
+
+class RecentlyFetched(WalshIgnoreRequest):
+    gate = "frequency"
+
+
+def target_of(request: Request) -> str:
+    """The declared target a request serves (the first URL of a redirect chain)."""
+    return canonical_url((request.meta.get("redirect_urls") or [request.url])[0])
+
+
+class FrequencyMiddleware(StatefulGate):
+    def __init__(self, crawler: Crawler, store: StateStore):
+        super().__init__(crawler, store)
+        self.interval = crawler.settings.getfloat("WALSH_REFETCH_INTERVAL")
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        if self.interval <= 0 or internal.internal_kind(request) is not None:
+            return
+        if request.meta.get("redirect_urls") or request.meta.get("retry_times") \
+                or request.meta.get("walsh_backoff_attempt"):
+            return  # a target being fetched right now
+        last = self.store.get(NAMESPACE, target_of(request))
+        if last is None:
+            return
+        ago = time.time() - last
+        exc = RecentlyFetched(SKIPPED, f"fetched {ago:.0f} s ago; WALSH_REFETCH_INTERVAL is "
+                              f"{self.interval:.0f} s (R8)", request.url, fetched_at=last)
+        record_denial(self.stats, exc)
+        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        raise exc
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        if self.interval > 0 and internal.internal_kind(request) is None \
+                and (200 <= response.status < 300 or response.status == 304):
+            self.store.set(NAMESPACE, target_of(request), time.time(), ttl=self.interval)
+        return response

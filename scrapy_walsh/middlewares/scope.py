@@ -1,0 +1,85 @@
+"""R6: declared targets only, and no sub-resources.
+
+``DeclaredTargetsMiddleware`` (a spider middleware) drops every request a callback
+yields: the start requests are the declared targets, so ``response.follow``, a
+``CrawlSpider`` rule or a link extractor yields nothing that reaches the network. The
+drop is explained once per spider in the log and counted. Redirects are not link
+following (they happen in the downloader and pass every gate again).
+
+``SubresourceMiddleware`` (a downloader middleware, the first gate) refuses images,
+scripts, stylesheets, fonts, audio and video, by URL extension or explicit type.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+
+from .. import internal
+from ..exceptions import WalshIgnoreRequest, record_denial
+from ..scope import subresource_kind
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
+
+#: Closest to the spider, so the drop happens before any other middleware sees the request.
+SPIDER_PRIORITY = 990
+#: The first downloader gate (scope), before the blocklist (90).
+SUBRESOURCE_PRIORITY = 80
+SUBRESOURCE = "subresource"
+
+
+class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
+    def __init__(self, crawler: Crawler):
+        super().__init__(crawler)
+        assert crawler.stats is not None
+        self.stats = crawler.stats
+        self._explained = False
+
+    def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
+        if response is None:
+            return request  # a start request: a declared target
+        self.stats.inc_value("walsh/scope/followups_dropped")
+        if not self._explained:
+            self._explained = True
+            logger.warning(
+                "R6: dropped %s, yielded from the callback for %s. scrapy_walsh fetches the "
+                "declared targets (start requests) only: no link following, no recursion. "
+                "Further drops are counted in walsh/scope/followups_dropped, not logged.",
+                request.url, response.url, extra={"spider": self.crawler.spider},
+            )
+        return None
+
+
+class OutOfScope(WalshIgnoreRequest):
+    gate = "scope"
+
+
+class SubresourceMiddleware:
+    def __init__(self, crawler: Crawler):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> SubresourceMiddleware:
+        return cls(crawler)
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        if internal.internal_kind(request) is not None:
+            return
+        dest: Any = request.headers.get("Sec-Fetch-Dest")
+        kind = subresource_kind(request.url, request.meta.get("resource_type"),
+                                dest.decode("latin-1") if isinstance(dest, bytes) else None)
+        if kind is None:
+            return
+        exc = OutOfScope(SUBRESOURCE, f"{kind} sub-resources are never downloaded (R6)", request.url, kind=kind)
+        record_denial(self.stats, exc)
+        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        raise exc
