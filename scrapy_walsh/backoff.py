@@ -17,6 +17,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 
 DELTA_SECONDS = re.compile(r"[0-9]+")
@@ -44,8 +45,10 @@ def _one(value: str, now: float) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when is None or when.tzinfo is None:
+    if when is None:
         return None
+    if when.tzinfo is None:  # asctime and "-0000" dates: HTTP dates are always GMT (RFC 9110 §5.6.7)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, when.timestamp() - now)
 
 
@@ -88,7 +91,8 @@ class Backoff:
 
     def computed(self, attempt: int, rng: Callable[[float, float], float] = random.uniform) -> float:
         """Full jitter: ``uniform(0, min(max_delay, base * 2**attempt))``."""
-        return rng(0.0, min(self.max_delay, self.base * 2.0 ** attempt))
+        # 2**attempt overflows a float past 1023; the cap is reached long before
+        return rng(0.0, min(self.max_delay, self.base * 2.0 ** min(attempt, 64)))
 
     def decide(self, attempt: int, retry_after: Sequence[str], now: float, interval: float,
                rng: Callable[[float, float], float] = random.uniform) -> Decision:

@@ -31,7 +31,7 @@ def test_a_never_seen_host_is_ready_at_once(clock):
     assert not p.seen("new.test")
     assert HostPace().ready_at(5.0) == 0.0
     p.set_robots("robots-only.test", crawl_delay=30.0, request_rate=None)  # known, never requested
-    assert p.wait("robots-only.test") == 0.0
+    assert (p.ready_at("robots-only.test"), p.wait("robots-only.test")) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("fields, expected", [
