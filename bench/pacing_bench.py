@@ -123,7 +123,8 @@ def analyse(run: dict) -> dict:
     by_latency = len(bench) * LATENCY
     bound = max([by_latency] + [h["bound"] for h in hosts.values()])
     server_wall = bench[-1]["mono"] - bench[0]["mono"] if bench else float("nan")
-    return {"hosts": hosts, "bound": bound, "by_latency": by_latency, "requests": len(bench),
+    lead = bench[0]["mono"] - records[0]["mono"] if bench else float("nan")
+    return {"lead": lead, "hosts": hosts, "bound": bound, "by_latency": by_latency, "requests": len(bench),
             "other": len(records) - len(bench), "server_wall": server_wall, "violations": violations,
             "max_in_flight": max((r["in_flight"] for r in records), default=0)}
 
@@ -134,13 +135,17 @@ def report(variant: str, title: str, run: dict, facts: dict) -> None:
           f"{run['items']} items; {len(run['warnings'])} WARNING line(s) in the crawl log")
     for line in run["warnings"][:3]:
         print("    " + line[:160])
+    if run["returncode"] or not facts["bound"]:
+        print("  crawl failed; end of its log:\n" + run["log"][-2000:])
+        return
     print(f"  {'host':<10}{'Crawl-delay':>12}{'interval':>9}{'robots':>7}{'total':>6}{'min gap':>9}"
           f"{'(n-1)xint':>10}")
     for key, h in facts["hosts"].items():
         print(f"  {key:<10}{CRAWL_DELAYS[key] or '-':>12}{interval(key):>9.1f}{h['robots']:>7}{h['total']:>6}"
               f"{h['min_gap']:>9.3f}{h['bound']:>10.1f}")
     print(f"  counted: every request the server logged for the 6 hosts, robots.txt included "
-          f"({facts['requests']} requests; {facts['other']} others, e.g. the ops blocklist, not counted)")
+          f"({facts['requests']} requests); {facts['other']} to other hosts (the operator blocklist on ops) "
+          f"not counted, they came {facts['lead']:.2f} s before the first counted one")
     print(f"  lower bound {facts['bound']:.2f} s = max(per-host (n-1) x interval, "
           f"{facts['requests']} x {LATENCY} s = {facts['by_latency']:.2f} s)")
     print(f"  server wall {facts['server_wall']:.2f} s (first to last request on the 6 hosts), "
@@ -171,11 +176,11 @@ def main() -> None:
             results.append((variant, run, facts))
         print("\n  variant  requests  server wall  process wall  lower bound  ratio   violations  max in-flight")
         for variant, run, facts in results:
-            ratio = facts["server_wall"] / facts["bound"]
+            ratio = facts["server_wall"] / facts["bound"] if facts["bound"] else float("nan")
             print(f"  ({variant}){facts['requests']:>12}{facts['server_wall']:>12.2f} s{run['process_wall']:>12.2f} s"
                   f"{facts['bound']:>11.2f} s{ratio:>7.3f}x{len(facts['violations']):>12}{facts['max_in_flight']:>15}")
         a = results[0][2]
-        ratio = a["server_wall"] / a["bound"]
+        ratio = a["server_wall"] / a["bound"] if a["bound"] else float("nan")
         met = ratio <= AIM and not a["violations"]
         print(f"\n  aim for (a): <= {AIM:.2f}x and 0 violations: {'met' if met else 'NOT met'} "
               f"({ratio:.3f}x, {len(a['violations'])} violations)")

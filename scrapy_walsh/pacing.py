@@ -98,6 +98,15 @@ class Pacer:
         pace.last_start = self.clock()
         return pace
 
+    def settle(self, host: str) -> HostPace:
+        """Record that the answer to the last request arrived now: the server saw that
+        request at the latest now, so the interval is counted from here. Counting only
+        from the send stamp would let a stall between stamp and socket (a GC pause, a
+        busy reactor) shorten the gap the server sees."""
+        pace = self.pace(host)
+        pace.last_start = max(pace.last_start or 0.0, self.clock())
+        return pace
+
     def set_robots(self, host: str, crawl_delay: float | None, request_rate: float | None) -> None:
         pace = self.pace(host)
         pace.crawl_delay = crawl_delay

@@ -42,6 +42,11 @@ class Politeness:
         self.save(host)
         return pace
 
+    def settle(self, host: str) -> HostPace:
+        pace = self.pacer.settle(host)
+        self.save(host)
+        return pace
+
     def pause(self, host: str, until: float) -> None:
         self.pacer.pause(host, until)
         self.save(host)

@@ -124,3 +124,33 @@ def test_the_politeness_queue_resumes_a_paused_crawl_from_jobdir(project, demo_s
         "every target fetched exactly once across the two runs"
     for host, gaps in gaps_by_host(demo_site.requests).items():
         assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, (host, gaps)
+
+
+STALL = '''
+import time
+
+
+class StallOnce:
+    """Blocks the reactor for 150 ms after pacing stamped a request, once: a GC pause."""
+
+    stalled = False
+
+    def process_request(self, request, spider=None):
+        if not StallOnce.stalled and request.url.endswith("/page/2"):
+            StallOnce.stalled = True
+            time.sleep(0.15)
+'''
+
+
+def test_a_stall_between_stamp_and_socket_never_shortens_a_gap(project, demo_site):
+    """The ledger counts from the answer, so a pause after the stamp can't shorten the
+    next gap the server sees (the pacing bench once caught a GC pause doing that)."""
+    (project / "plainproj" / "stall.py").write_text(STALL)
+    # Crawl-delay 2: over Scrapy's own DOWNLOAD_DELAY, which would otherwise mask the stall
+    demo_site.override("gone", "/robots.txt", 200, "User-agent: *\nCrawl-delay: 2\n")
+    urls = [demo_site.url("gone", f"/page/{i}") for i in range(1, 4)]
+    result, _ = crawl_targets(project, urls, "-s",
+                              'DOWNLOADER_MIDDLEWARES={"plainproj.stall.StallOnce": 9500}')
+    assert result.returncode == 0, result.stderr[-3000:]
+    gaps = gaps_by_host(demo_site.requests)["gone.walsh-demo.test"]
+    assert len(gaps) == 3 and min(gaps) >= 2.0 - CLOCK_TOLERANCE, gaps

@@ -159,3 +159,14 @@ def test_the_ledger_never_forgets_a_host_idle_past_scrapys_60_s(clock):
     for i in range(1000):  # plenty of other traffic meanwhile
         p.stamp(f"h{i}.test")
     assert p.wait("slow.test") == pytest.approx(59.0)
+
+
+def test_settle_counts_the_interval_from_the_answer_not_the_send(clock):
+    p = pacer(clock, floor=2.0)
+    p.stamp("a.example")
+    clock.now += 0.3  # a stall, or a slow answer: the server may have seen it only now
+    p.settle("a.example")
+    assert p.wait("a.example") == pytest.approx(2.0)
+    clock.now -= 0.3  # a clock that went back never moves the start earlier
+    p.settle("a.example")
+    assert p.wait("a.example") == pytest.approx(2.3)

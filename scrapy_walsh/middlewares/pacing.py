@@ -2,7 +2,9 @@
 
 Each request to a host starts at least ``max(WALSH_MIN_INTERVAL, Crawl-delay,
 Request-rate, adaptive delay)`` after the previous one to the same host (the URL's
-hostname, also after a redirect); a host never seen goes at once. When the request
+hostname, also after a redirect); a host never seen goes at once. The interval counts
+from the later of the previous request's send and its answer's arrival: the server saw
+the request by then at the latest, whatever stalled our process in between. When the request
 handed to us must wait but another queued host is ready sooner, the request goes back
 to the scheduler instead of holding the one download slot (CONCURRENT_REQUESTS=1):
 the politeness queue then hands out the host that is ready. Only when nothing else is
@@ -17,6 +19,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.task import deferLater
@@ -98,16 +101,19 @@ class PacingMiddleware:
         return None
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        host = urlparse_cached(request).hostname or ""
+        if self.pacer.seen(host):
+            self.politeness.settle(host)  # the next interval counts from the answer
         latency = request.meta.get("download_latency")
         if latency is not None:
-            host = urlparse_cached(request).hostname or ""
             # 429 and 503 belong to backoff (R5); other 5xx slow the host down here
             self.pacer.observe(host, float(latency), ok=response.status < 500 or response.status == 503)
         return response
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         host = urlparse_cached(request).hostname or ""
-        if self.pacer.seen(host):
+        if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
+            self.politeness.settle(host)
             self.pacer.observe(host, 0.0, ok=False)
 
     def _check_cap(self, request: Request, host: str) -> None:
