@@ -33,6 +33,7 @@ BACKOFF_COUNT = "walsh/backoff/count"
 #: Every other ``walsh/backoff/...`` figure is listed under the count.
 BACKOFF_PREFIX = BACKOFF_COUNT[: -len("count")]
 ROBOTS_VERDICT = "walsh/robots/verdict/"
+INTERVAL = "walsh/pacing/interval/"
 ROBOTS_MODE = "walsh/robots/mode"
 
 
@@ -93,7 +94,8 @@ def render_summary(stats: Mapping[str, Any]) -> str:
         f"  requests sent     {stats.get(SENT, 0)} to {len(hosts)} host(s), "
         f"at most {stats.get(MAX_IN_FLIGHT, 0)} in flight",
     ]
-    lines += [f"      {n:>5}  {host}" for host, n in hosts]
+    lines += [f"      {n:>5}  {host}" + (f" (every {stats[INTERVAL + host]:g} s or more)"
+                                          if INTERVAL + host in stats else "") for host, n in hosts]
     lines.append(
         f"  blocklist         {stats.get('walsh/blocklist/source', 'not consulted')}, "
         f"{stats.get('walsh/blocklist/entries', 0)} entries "
@@ -115,6 +117,8 @@ def render_summary(stats: Mapping[str, Any]) -> str:
         "  politeness wait   "
         + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
         "to the queue for a host ready sooner)"
+        + (f"; {stats['walsh/pacing/capped_hosts']} host(s) skipped: Crawl-delay over WALSH_MAX_CRAWL_DELAY"
+           if stats.get("walsh/pacing/capped_hosts") else "")
     )
     lines.append(
         f"  backoffs          {stats.get(BACKOFF_COUNT, 0)}"

@@ -1,5 +1,7 @@
 """R2 end to end: real crawls of the demo site, asserted on what the server saw."""
 
+from urllib.parse import quote
+
 import pytest
 
 from scrapy_walsh.settings import USER_AGENT
@@ -142,3 +144,33 @@ def test_a_cache_time_over_a_day_is_refused(project, demo_site):
     assert result.returncode != 0
     assert "WALSH_ROBOTS_CACHE_SECONDS breaks R2" in result.stderr
     assert demo_site.requests == []
+
+
+def test_robots_redirects_are_followed_and_gated(project, demo_site):
+    # gone's robots.txt moved to named's: named's rules (our group) now govern gone
+    demo_site.override("gone", "/robots.txt", 301, "", headers=[("Location", demo_site.url("named", "/robots.txt"))])
+    # decoys' robots.txt redirects into the blocked domain: unreachable, never contacted
+    demo_site.override("decoys", "/robots.txt", 302, "",
+                       headers=[("Location", demo_site.url("blocked", "/robots.txt"))])
+    urls = [demo_site.url("gone", "/research-off/x"), demo_site.url("gone", "/page/1"),
+            demo_site.url("decoys", "/page/1")]
+    result, items = crawl_targets(project, urls)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert paths(demo_site.requests, "gone") == ["/robots.txt", "/page/1"]
+    assert paths(demo_site.requests, "named") == ["/robots.txt"]
+    assert items[urls[0]]["verdict"] == "disallowed_explicit"
+    assert "blocked" not in {r["host_key"] for r in demo_site.requests}
+    assert items[urls[2]]["verdict"] == "unknown_unreachable"
+    assert "refused by a gate" in items[urls[2]]["reason"]
+
+
+def test_more_than_five_robots_redirects_mean_unavailable(project, demo_site):
+    hop = demo_site.url("open", "/robots.txt")
+    for _ in range(6):
+        hop = demo_site.url("open", "/redirect") + "?to=" + quote(hop, safe="")
+    demo_site.override("gone", "/robots.txt", 301, "", headers=[("Location", hop)])
+    result, items = crawl_targets(project, [demo_site.url("gone", "/page/1")])
+    assert result.returncode == 0, result.stderr[-3000:]
+    walsh = items[demo_site.url("gone", "/page/1")]["walsh"]
+    assert walsh["verdicts"]["robots"] == "allowed_implicit"
+    assert stat(result.stderr, "walsh/robots/redirects") == 5

@@ -27,6 +27,7 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
         "walsh/robots/fetched": 3,
         "walsh/robots/verdict/allowed_implicit": 7,
         "walsh/robots/verdict/disallowed_explicit": 2,
+        "walsh/pacing/interval/b.example": 2.0,
     }
     text = render_summary(stats)
     lines = text.splitlines()
@@ -34,7 +35,7 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
     assert "  UA overrides      2" in lines
     assert "  requests sent     5 to 2 host(s), at most 1 in flight" in lines
     # busiest host first
-    assert lines.index("          3  a.example") < lines.index("          2  b.example")
+    assert lines.index("          3  a.example") < lines.index("          2  b.example (every 2 s or more)")
     assert "  denied            3" in lines
     assert "          2  robots/disallowed_explicit" in lines
     assert "          1  blocklist/blocked_by_operator" in lines

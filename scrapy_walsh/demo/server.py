@@ -488,7 +488,8 @@ class DemoSite:
     # -- overrides -------------------------------------------------------------------
 
     def override(self, host_key: str, path: str, status: int | None = None, body: bytes | str = b"",
-                 content_type: str = "text/plain; charset=utf-8") -> None:
+                 content_type: str = "text/plain; charset=utf-8",
+                 headers: Iterable[tuple[str, str]] = ()) -> None:
         """Serve ``status``/``body`` at ``host_key`` + exact ``path`` (no query) instead
         of the normal route, until changed; ``status=None`` removes the override. Tests use
         it to make one robots.txt fail between two runs."""
@@ -498,7 +499,7 @@ class DemoSite:
             else:
                 data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
                 self._overrides[(host_key, path)] = DemoResponse(
-                    int(status), [("Content-Type", content_type)], data)
+                    int(status), [("Content-Type", content_type), *headers], data)
 
     def _override_for(self, host_key: str, path: str) -> DemoResponse | None:
         with self._lock:
