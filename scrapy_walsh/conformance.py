@@ -146,6 +146,16 @@ def _number(settings: BaseSettings, name: str) -> float | None:
         return None
 
 
+def _floor(settings: BaseSettings) -> float:
+    """``WALSH_MIN_INTERVAL``, or the R4 floor when it is unreadable (its own rule fails then)."""
+    return _number(settings, "WALSH_MIN_INTERVAL") or MIN_INTERVAL_FLOOR
+
+
+def _whole_number(value: Any) -> int | None:
+    """A non-negative whole number as a setting may hold it (``5`` or ``"5"``), else None."""
+    return None if isinstance(value, bool) or not str(value).isdigit() else int(value)
+
+
 def enabled_components(settings: BaseSettings, setting: str) -> list[Any]:
     """The component list exactly as Scrapy's middleware managers build it."""
     with_base = getattr(settings, "get_component_priority_dict_with_base", None)
@@ -363,7 +373,7 @@ def _delay_floor(settings: BaseSettings) -> Iterator[Finding]:
 @rule
 def _pacing_gate(settings: BaseSettings) -> Iterator[Finding]:
     yield from _gate_removed(settings, "4", "R4", PACING_MIDDLEWARE, "the per-host ledger")
-    floor = _number(settings, "WALSH_MIN_INTERVAL") or MIN_INTERVAL_FLOOR
+    floor = _floor(settings)
     cap = _number(settings, "WALSH_MAX_CRAWL_DELAY")
     if cap is None or cap < floor:
         yield Finding("4", "R4", FAIL, "WALSH_MAX_CRAWL_DELAY",
@@ -394,11 +404,11 @@ def _backoff(settings: BaseSettings) -> Iterator[Finding]:
     if base is None or base <= 0:
         yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_BASE",
                       f"must be a positive number of seconds, got {settings.get('WALSH_BACKOFF_BASE')!r}")
-    if cap is None or cap < (_number(settings, "WALSH_MIN_INTERVAL") or MIN_INTERVAL_FLOOR):
+    if cap is None or cap < _floor(settings):
         yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_MAX_DELAY",
                       f"must be seconds >= WALSH_MIN_INTERVAL, got {settings.get('WALSH_BACKOFF_MAX_DELAY')!r}")
     retries = settings.get("WALSH_BACKOFF_MAX_RETRIES")
-    if isinstance(retries, bool) or not str(retries).isdigit():
+    if _whole_number(retries) is None:
         yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_MAX_RETRIES",
                       f"must be a whole number >= 0, got {retries!r}")
     if component_enabled(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_RETRY_MIDDLEWARE) \
@@ -437,7 +447,7 @@ def _scope(settings: BaseSettings) -> Iterator[Finding]:
                           f"{getattr(component, '__name__', path)} downloads images or files: "
                           "R6 forbids sub-resources and stored content")
     limit = settings.get("WALSH_MAX_FIELD_CHARS")
-    if isinstance(limit, bool) or not str(limit).isdigit() or int(limit) <= 0:
+    if not _whole_number(limit):
         yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", f"must be a positive whole number, got {limit!r}")
 
 

@@ -9,7 +9,7 @@ asked and until when it is paused: no host is hit early because a process died.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .pacing import HostPace, Pacer
 from .settings import MIN_INTERVAL_FLOOR
@@ -29,8 +29,9 @@ class Politeness:
         floor = max(MIN_INTERVAL_FLOOR, crawler.settings.getfloat("WALSH_MIN_INTERVAL"))
         self.pacer = Pacer(floor, margin=PACING_MARGIN)
         self.store = store_for(crawler)
-        #: Hosts with requests waiting in the scheduler (kept by the politeness queue).
-        self.queued: dict[str, int] = {}
+        #: The scheduler's politeness queues; their per-host sub-queues say which hosts
+        #: have requests waiting (an empty sub-queue is removed at once).
+        self.queues: weakref.WeakSet[Any] = weakref.WeakSet()
         for host, data in self.store.items(NAMESPACE):
             self.pacer.hosts[host] = HostPace.from_json(data)
 
@@ -53,7 +54,8 @@ class Politeness:
 
     def sooner_elsewhere(self, host: str) -> float | None:
         """The ready time of the queued host, other than ``host``, that is ready first."""
-        found = self.pacer.soonest(h for h, n in self.queued.items() if n and h != host)
+        waiting = {h for queue in self.queues for h in queue.pqueues if h != host}
+        found = self.pacer.soonest(waiting)
         return None if found is None else found[0]
 
 

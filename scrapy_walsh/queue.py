@@ -30,8 +30,8 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
                  slot_startprios: dict[str, Any] | None = None, **kwargs: Any):
         self.politeness = politeness_for(crawler)
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
-        for host, queue in self.pqueues.items():  # resumed from JOBDIR
-            self.politeness.queued[host] = len(queue)
+        # pacing asks which hosts wait here (with JOBDIR, in the memory and the disk queue)
+        self.politeness.queues.add(self)
 
     def _next_host(self) -> str | None:
         if not self.pqueues:
@@ -50,7 +50,6 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         if host not in self.pqueues:
             self.pqueues[host] = self.pqfactory(host)
         self.pqueues[host].push(request)
-        self.politeness.queued[host] = self.politeness.queued.get(host, 0) + 1
 
     def pop(self) -> Request | None:
         host = self._next_host()
@@ -58,7 +57,6 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
             return None
         queue = self.pqueues[host]
         request = queue.pop()
-        self.politeness.queued[host] = len(queue)
         if len(queue) == 0:
             del self.pqueues[host]
             queue.close()

@@ -88,9 +88,13 @@ class OriginRobots:
     #: ``fetched``, ``cache`` (fresh stored copy) or ``stale`` (stored copy standing
     #: in for an unreachable robots.txt).
     source: str = "fetched"
-    sitemaps: list[str] = field(default_factory=list)
     #: When this process last asked the origin (``fetched_at`` is when the rules were read).
     checked_at: float = field(default_factory=time.time)
+
+    @property
+    def sitemaps(self) -> list[str]:
+        """``Sitemap:`` lines, for discovery only (they grant no permission)."""
+        return [] if self.robots is None else self.robots.sitemaps
 
     def verdict(self, url: str, token: str) -> Verdict:
         if self.outcome == UNREACHABLE:
@@ -136,11 +140,11 @@ class RobotsMiddleware(StatefulGate):
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
             return
         robots = await self.robots_for(request)
+        crawl_delay, request_rate = robots.crawl_delay(self.token), robots.request_rate(self.token)
         # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
-        self.pacer.set_robots(urlparse_cached(request).hostname or "", robots.crawl_delay(self.token),
-                              robots.request_rate(self.token))
+        self.pacer.set_robots(urlparse_cached(request).hostname or "", crawl_delay, request_rate)
         verdict = robots.verdict(request.url, self.token)
-        self._record(request, verdict, robots)
+        self._record(request, verdict, robots, crawl_delay=crawl_delay, request_rate=request_rate)
         if verdict is Verdict.UNKNOWN_PARSE_ERROR and robots.origin not in self._warned_parse:
             self._warned_parse.add(robots.origin)
             logger.warning("robots.txt of %s is not a robots.txt (%s): allowed, with a warning",
@@ -164,15 +168,14 @@ class RobotsMiddleware(StatefulGate):
             logger.info("%s", exc, extra={"spider": self.crawler.spider})
             raise exc
 
-    def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None) -> None:
+    def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None, **pace: Any) -> None:
         if internal.first_pass(request):
             self.stats.inc_value(f"walsh/robots/verdict/{verdict.value}")
         details: dict[str, Any] = {"mode": self.mode, "verdict": verdict.value,
                                    "recommendation": recommendation(verdict).value}
         if robots is not None:
             details.update(origin=robots.origin, source=robots.source, status=robots.status,
-                           crawl_delay=robots.crawl_delay(self.token),
-                           request_rate=robots.request_rate(self.token), sitemaps=robots.sitemaps)
+                           sitemaps=robots.sitemaps, **pace)
         internal.record_verdict(request, "robots", verdict, recommendation=details["recommendation"],
                                 robots=details)
 
@@ -216,8 +219,7 @@ class RobotsMiddleware(StatefulGate):
         if saved["outcome"] == AVAILABLE:
             robots = RobotsTxt.parse(base64.b64decode(saved["body"]))
         return OriginRobots(origin, saved["outcome"], saved["fetched_at"], saved.get("status"),
-                            saved.get("reason", ""), robots, source,
-                            robots.sitemaps if robots else [])
+                            saved.get("reason", ""), robots, source)
 
     async def _fetch(self, origin: str, request: Request) -> OriginRobots:
         parts = urlparse_cached(request)
@@ -242,7 +244,7 @@ class RobotsMiddleware(StatefulGate):
             self.stats.inc_value(f"walsh/robots/status/{status}")
             if 200 <= status < 300:
                 robots = RobotsTxt.parse(response.body)
-                result = OriginRobots(origin, AVAILABLE, now, status, "", robots, "fetched", robots.sitemaps)
+                result = OriginRobots(origin, AVAILABLE, now, status, "", robots, "fetched")
                 self._save(result, response.body)
                 return result
             if status == 429 or status >= 500:
