@@ -4,7 +4,10 @@
 yields: the start requests are the declared targets, so ``response.follow``, a
 ``CrawlSpider`` rule or a link extractor yields nothing that reaches the network. The
 drop is explained once per spider in the log and counted. Redirects are not link
-following (they happen in the downloader and pass every gate again).
+following (they happen in the downloader and pass every gate again). One exemption (R9):
+a ``StructuredSourceSpider``'s own llms.txt and twin requests for a declared target, which
+are part of reading that target; the spider keeps the plan, so a request that merely
+carries the same meta is still dropped (see ``scrapy_walsh.spiders``).
 
 ``SubresourceMiddleware`` (a downloader middleware, the first gate) refuses images,
 scripts, stylesheets, fonts, audio and video, by URL extension or explicit type.
@@ -45,6 +48,9 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:
             return request  # a start request: a declared target
+        if self._structured_step(request):
+            self.stats.inc_value("walsh/scope/structured_followups")
+            return request
         self.stats.inc_value("walsh/scope/followups_dropped")
         if not self._explained:
             self._explained = True
@@ -55,6 +61,13 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
                 request.url, response.url, extra={"spider": self.crawler.spider},
             )
         return None
+
+    def _structured_step(self, request: Request) -> bool:
+        """R9: the llms.txt or twin request a StructuredSourceSpider planned for a target."""
+        from ..spiders import StructuredSourceSpider
+
+        spider = self.crawler.spider
+        return isinstance(spider, StructuredSourceSpider) and spider.planned_followup(request)
 
 
 class OutOfScope(WalshIgnoreRequest):
