@@ -135,8 +135,9 @@ def test_html_only_host_is_left_out_and_forged_followups_are_dropped(crawl):
 def test_hostile_twins_are_never_requested(crawl):
     site, _, records, items = crawl
     # the sentinels on 127.0.0.1 and ::1 saw nothing; no other address was contacted
+    assert "127.0.0.1" in site.sentinel_ips  # the sentinel was listening
     assert [r for r in records if r["host_key"] == "sentinel"] == []
-    assert {r["ip"] for r in records} <= {h for h in ("127.0.0.%d" % n for n in range(2, 16))}
+    assert {r["ip"] for r in records} <= {f"127.0.0.{n}" for n in range(2, 16)}
     for path in ("/page/loopback", "/page/v6"):
         item = by_target(items, site, "hostile", path)
         assert item["verdict"] == "no_structured_representation" and not HTML_FIELDS & set(item)
