@@ -74,6 +74,16 @@ class LlmsTxt:
         """Every link, the ``Optional`` ones last."""
         return [e for s in self.sections for e in s.entries] + list(self.optional)
 
+    @classmethod
+    def from_fields(cls, fields: dict[str, Any]) -> LlmsTxt:
+        """The inverse of :meth:`as_fields` (for a copy kept in the state store)."""
+        def entries(items: Any) -> tuple[Entry, ...]:
+            return tuple(Entry(str(e["title"]), str(e["url"]), str(e["note"])) for e in items or ())
+
+        return cls(str(fields["name"]), fields.get("summary"),
+                   tuple(Section(str(s["name"]), entries(s["links"])) for s in fields.get("sections") or ()),
+                   entries(fields.get("optional")))
+
     def as_fields(self) -> dict[str, Any]:
         return {
             "name": self.name,

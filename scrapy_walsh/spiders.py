@@ -60,6 +60,12 @@ ACCEPT_LLMS_TXT = "text/markdown, text/plain;q=0.9"
 MAX_STRUCTURED_BYTES = 1_048_576
 #: Non-2xx answers reach the callbacks (redirects are still followed: no 3xx here).
 ANY_ERROR_STATUS = list(range(400, 600))
+#: Gate verdicts that mean "nothing new", not "refused" (R8 frequency, R7 304).
+UNCHANGED = frozenset({"skipped_recently_fetched", "not_modified"})
+#: Parsed llms.txt files are kept in the state store this long, so a later run whose
+#: llms.txt request is skipped (R8) or answered 304 (R7) still knows the file.
+LLMS_TXT_STORE = "llms_txt"
+LLMS_TXT_KEEP_SECONDS = 30 * 86400.0
 
 
 def media_type(response: Response) -> str:
@@ -229,12 +235,45 @@ class StructuredSourceSpider(scrapy.Spider):
                 outcome = llmstxt.parse(body_text(response), response.url)
             except llmstxt.NotLlmsTxt as exc:
                 outcome = f"llms.txt is not an llms.txt: {exc}"
+            else:
+                self._keep_llms_txt(response.url, outcome)
         yield from self._settle(home, outcome, response.url)
 
     def llms_txt_failed(self, failure: Failure) -> Iterator[Any]:
         ctx = failure.request.cb_kwargs["ctx"]  # type: ignore[attr-defined]
         refusal = self._refusal(failure)
-        yield from self._settle(llmstxt.origin(ctx["target"]), f"llms.txt not fetched: {refusal['reason']}", None)
+        home = llmstxt.origin(ctx["target"])
+        kept = self._kept_llms_txt(failure.request.url) if refusal["verdict"] in UNCHANGED else None  # type: ignore[attr-defined]
+        if kept is not None:
+            self.crawler.stats.inc_value("walsh/structured/llms_txt_from_store")
+            for out in self._settle(home, kept, failure.request.url):  # type: ignore[attr-defined]
+                if isinstance(out, scrapy.Request):
+                    # an errback's output skips the spider middlewares: use the plan up here
+                    self.planned_followup(out)
+                yield out
+            return
+        yield from self._settle(home, f"llms.txt not fetched: {refusal['reason']}", None)
+
+    def _store(self) -> Any:
+        """The add-on's state store (None when the add-on's settings are absent)."""
+        if not self.settings.get("WALSH_ROBOTS_TOKEN"):
+            return None
+        from .store import store_for
+
+        return store_for(self.crawler)
+
+    def _keep_llms_txt(self, url: str, index: llmstxt.LlmsTxt) -> None:
+        store = self._store()
+        if store is not None:
+            store.set(LLMS_TXT_STORE, url, index.as_fields(), ttl=LLMS_TXT_KEEP_SECONDS)
+
+    def _kept_llms_txt(self, url: str) -> llmstxt.LlmsTxt | None:
+        store = self._store()
+        fields = store.get(LLMS_TXT_STORE, url) if store is not None else None
+        try:
+            return llmstxt.LlmsTxt.from_fields(fields) if isinstance(fields, dict) else None
+        except (KeyError, TypeError):
+            return None
 
     def _settle(self, home: tuple[str, str, int], outcome: llmstxt.LlmsTxt | str, url: str | None) -> Iterator[Any]:
         pending = self._llms.get(home)
@@ -272,15 +311,16 @@ class StructuredSourceSpider(scrapy.Spider):
             yield self._llms_txt_item(ctx, index)
 
     def _llms_txt_item(self, ctx: dict[str, Any], index: llmstxt.LlmsTxt) -> dict[str, Any]:
-        """The llms.txt as the target's representation: its sections once per origin
-        (keyed ``url`` = the llms.txt URL), a reference to them for later targets."""
+        """The llms.txt as the target's representation: its sections with the origin's
+        first target in this run, a reference (``llms_txt``) for later ones. No ``url``:
+        R7's dedup would otherwise drop the next run's new targets of the same origin."""
         self.crawler.stats.inc_value("walsh/structured/llms_txt")
         listed = llmstxt.listed_entry(ctx["target"], index)
         item: dict[str, Any] = {"source": "llms_txt", **ctx, "listed": listed.as_dict() if listed else None}
         home = llmstxt.origin(ctx["target"])
         if home not in self._llms_emitted:
             self._llms_emitted.add(home)
-            item = {"url": ctx["llms_txt"], **item, **index.as_fields()}
+            item.update(index.as_fields())
         return item
 
     # ------------------------------------------------------------------ the twin
@@ -297,6 +337,9 @@ class StructuredSourceSpider(scrapy.Spider):
     def twin_failed(self, failure: Failure) -> Iterator[Any]:
         ctx = dict(failure.request.cb_kwargs["ctx"])  # type: ignore[attr-defined]
         refusal = self._refusal(failure)
+        if refusal["verdict"] in UNCHANGED:  # the twin is unchanged since it was last read
+            yield {**ctx, "verdict": refusal["verdict"], "reason": refusal["reason"]}
+            return
         self.crawler.stats.inc_value(f"walsh/structured/twin_refused/{refusal.get('denied', 'network')}")
         logger.info("R9: the twin %s of %s was not fetched (%s); the target is left out",
                     ctx.get("twin"), ctx["target"], refusal["reason"])

@@ -106,7 +106,8 @@ def test_twin_listed_in_llms_txt_is_fetched_instead(crawl):
 def test_llms_txt_only_host_yields_its_sections(crawl):
     site, _, records, items = crawl
     alpha = by_target(items, site, "llmsonly", "/page/alpha")
-    assert alpha["source"] == "llms_txt" and alpha["url"] == site.url("llmsonly", "/llms.txt")
+    assert alpha["source"] == "llms_txt" and alpha["llms_txt"] == site.url("llmsonly", "/llms.txt")
+    assert "url" not in alpha
     assert alpha["name"] == "Llms Only Demo" and alpha["summary"].startswith("HTML pages listed")
     assert [(s["name"], [e["title"] for e in s["links"]]) for s in alpha["sections"]] == [
         ("Pages", ["Alpha", "Beta"])]
