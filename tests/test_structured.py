@@ -42,7 +42,8 @@ class R9Spider(StructuredSourceSpider):
 TARGETS = [("docs", "/guide/intro"), ("docs", "/guide/faq"), ("llmsonly", "/page/alpha"),
            ("llmsonly", "/page/beta"), ("htmlonly", "/page/1"), ("hostile", "/page/loopback"),
            ("hostile", "/page/v6"), ("hostile", "/research-off/notes")]
-SITEMAPS = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.xml.gz"]
+SITEMAPS = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.xml.gz", "/sitemap-many.xml", "/sitemap-huge.xml.gz"]
+MAX_URLS = 50_000
 HTML_FIELDS = {"title", "headings", "links", "name", "summary", "sections"}
 
 
@@ -76,8 +77,8 @@ def test_crawl_ran_and_every_item_passed_the_pipelines(crawl):
     site, result, records, items = crawl
     assert result.returncode == 0, result.stderr[-3000:]
     assert stat(result.stderr, "item_dropped_count") is None, result.stderr[-3000:]
-    assert len(items) == len(TARGETS) + 3 + 2 + 3
-    assert all(len(json.dumps(v)) < 2000 for item in items for v in item.values())
+    assert len(items) == len(TARGETS) + 3 + 2 + 3 + (MAX_URLS + 1) + 1
+    assert all(len(json.dumps(v)) < 2000 for item in items[:1000] for v in item.values())
 
 
 def test_markdown_host_yields_items_from_markdown(crawl):
@@ -167,5 +168,19 @@ def test_sitemaps_yield_entries_and_fetch_none_of_them(crawl):
     assert all("loc" not in i and "url" not in i for i in index)
     # 0 requests to the listed URLs; each sitemap fetched once, the index's children not again
     assert Counter(seen(records, "open")) == Counter(["/robots.txt", *SITEMAPS])
-    assert stat(result.stderr, "walsh/sitemaps/urls") == 6
+    assert stat(result.stderr, "walsh/sitemaps/urls") == 6 + MAX_URLS
     assert stat(result.stderr, "walsh/sitemaps/child_sitemaps") == 2
+
+
+def test_sitemap_limits_stop_and_say_so(crawl):
+    site, result, records, items = crawl
+    many = [i for i in items if i.get("sitemap") == site.url("open", "/sitemap-many.xml")]
+    assert len(many) == MAX_URLS + 1 and sum("loc" in i for i in many) == MAX_URLS
+    assert many[-1]["verdict"] == "sitemap_truncated_at_url_limit"
+    assert many[MAX_URLS - 1]["loc"] == site.url("open", f"/page/n{MAX_URLS - 1}")
+    huge = [i for i in items if i.get("sitemap") == site.url("open", "/sitemap-huge.xml.gz")]
+    assert [i["verdict"] for i in huge] == ["sitemap_over_size_limit"]
+    assert stat(result.stderr, "walsh/sitemaps/sitemap_truncated_at_url_limit") == 1
+    assert stat(result.stderr, "walsh/sitemaps/sitemap_over_size_limit") == 1
+    assert "lists more than 50000 URLs" in result.stderr
+    assert not any(r["path"].startswith("/page/") for r in records if r["host_key"] == "open")

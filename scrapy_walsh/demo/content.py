@@ -339,6 +339,25 @@ def _open_sitemap(req: DemoRequest) -> bytes:
     return _urlset([(f"{req.base}/page/{n}", f"2026-11-0{n}") for n in (1, 2, 3)])
 
 
+#: sitemaps.org's limits: 50,000 URLs and 50 MB (52,428,800 bytes) uncompressed.
+SITEMAP_MAX_URLS = 50_000
+SITEMAP_MAX_BYTES = 52_428_800
+
+
+@lru_cache(maxsize=4)
+def _many_sitemap(base: str) -> bytes:
+    """One URL more than a sitemap may list."""
+    return _urlset([(f"{base}/page/n{n}", "2026-11-01") for n in range(SITEMAP_MAX_URLS + 1)])
+
+
+@lru_cache(maxsize=4)
+def _huge_sitemap_gz(base: str) -> bytes:
+    """A gzip bomb: ~50 KB that inflates past 50 MB (a urlset padded with a comment)."""
+    head, tail = _urlset([(f"{base}/page/1", "2026-11-01")]).split(b"</urlset>")
+    pad = b"<!--" + b" " * SITEMAP_MAX_BYTES + b"-->"
+    return gzip.compress(head + pad + b"</urlset>" + tail, compresslevel=9, mtime=0)
+
+
 # --------------------------------------------------------------------------- markdown docs
 
 # A page is a title plus sections of (heading, paragraph); a paragraph is a list of
@@ -580,6 +599,9 @@ HOST_ROUTES: dict[str, dict[str, Route]] = {
             200, [("Content-Type", "application/gzip")], gzip.compress(_open_sitemap(r), mtime=0)),
         "/sitemap_index.xml": lambda r, _: DemoResponse(
             200, [("Content-Type", XML)], _sitemap_index([f"{r.base}/sitemap.xml", f"{r.base}/sitemap.xml.gz"])),
+        "/sitemap-many.xml": lambda r, _: DemoResponse(200, [("Content-Type", XML)], _many_sitemap(r.base)),
+        "/sitemap-huge.xml.gz": lambda r, _: DemoResponse(
+            200, [("Content-Type", "application/gzip")], _huge_sitemap_gz(r.base)),
         "/noindex": lambda r, _: _html_page(r, "noindex", extra=[
             ("X-Robots-Tag", "noindex"), ("X-Robots-Tag", "walsh-research: noai, nofollow")]),
     },
