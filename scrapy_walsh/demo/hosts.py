@@ -27,7 +27,7 @@ class DemoHost:
 
 
 _TABLE = [
-    ("open", "127.0.0.2", "allows all but /private/; sitemap.xml (.gz), sitemap index, over-limit sitemaps, X-Robots-Tag page"),
+    ("open", "127.0.0.2", "allows all but /private/; sitemaps (.gz, index, over limits), X-Robots-Tag page"),
     ("named", "127.0.0.3", "a Walsh-Research group overriding * both ways"),
     ("slow", "127.0.0.4", "Crawl-delay 2 in our group (30 in *)"),
     ("down", "127.0.0.5", "robots.txt answers 503"),
