@@ -499,3 +499,39 @@ def _private_addresses(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("9", "seed 000", WARN, "WALSH_ALLOW_PRIVATE_ADDRESSES",
                       f"private/loopback targets allowed: {allowance.describe()} "
                       "(for local demos and tests only)")
+
+
+ADDRESS_GUARD_MIDDLEWARE = "scrapy_walsh.middlewares.addresses.AddressGuardMiddleware"
+CONNECT_REFUSAL_MIDDLEWARE = "scrapy_walsh.middlewares.addresses.ConnectRefusalMiddleware"
+#: Download handlers that connect through the reactor's name resolver, which the
+#: address guard wraps; others (httpx, aiohttp) resolve names where it can't see.
+REACTOR_RESOLVED_HANDLERS = (
+    "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
+    "scrapy.core.downloader.handlers.http2.H2DownloadHandler",
+)
+
+
+@rule
+def _address_guard(settings: BaseSettings) -> Iterator[Finding]:
+    yield from _gate_removed(settings, "9", "seed 000", ADDRESS_GUARD_MIDDLEWARE,
+                             "the addresses a request goes to")
+    yield from _gate_removed(settings, "9", "seed 000", CONNECT_REFUSAL_MIDDLEWARE,
+                             "connect-time address refusals (they would be retried)")
+    if PrivateAddressAllowance.parse(settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES")).allow_all:
+        return
+    handlers = settings.getwithbase("DOWNLOAD_HANDLERS")
+    for scheme in ("http", "https"):
+        path = handlers.get(scheme)
+        if path is None:
+            continue
+        try:
+            handler = load_object(path) if isinstance(path, str) else path
+        except (ImportError, NameError, ValueError, AttributeError):
+            continue  # Scrapy itself reports a handler it cannot load
+        mro = getattr(handler, "__mro__", ())
+        if not any(f"{c.__module__}.{c.__qualname__}" in REACTOR_RESOLVED_HANDLERS for c in mro):
+            yield Finding("9", "seed 000", WARN, "DOWNLOAD_HANDLERS",
+                          f"{scheme}: {getattr(handler, '__name__', path)} does not resolve names "
+                          "through the reactor: private addresses are refused when a request is "
+                          "checked, but not again at connect time (a DNS-rebinding window); "
+                          "Scrapy's HTTP11DownloadHandler and H2DownloadHandler close it")

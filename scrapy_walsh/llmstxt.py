@@ -17,22 +17,20 @@ target's twin when it is an http(s) URL without a query whose path is the target
 plus ``.md`` (a path ending in ``/`` takes ``index.md``), on the target's origin or any
 other. A target with a query has no twin. The same-origin twin is preferred; among
 several, the first listed. A candidate this module can already see is local (an IP
-literal outside ``WALSH_ALLOW_PRIVATE_ADDRESSES`` that is not globally routable, in any
-spelling ``inet_aton`` accepts, or ``localhost``) is refused here, never chosen: the
-downloader's address guard stays the authority for names that *resolve* to such
-addresses, this is defence in depth. Only one candidate is chosen; if a gate then refuses
-it, the target is left out (never read as HTML).
+literal the address guard's pure decision refuses under ``WALSH_ALLOW_PRIVATE_ADDRESSES``,
+or ``localhost``) is refused here, never chosen: defence in depth, the downloader's
+address guard stays the authority (and the only one for names that resolve there). Only
+one candidate is chosen; if a gate then refuses it, the target is left out (never read as
+HTML).
 """
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .addresses import PrivateAddressAllowance
+from .addresses import PrivateAddressAllowance, parse_ip, refusal
 from .markdown import MAX_TEXT, clip, inline_text, links_in, parse_tokens
 
 #: The section llmstxt.org reserves for secondary links.
@@ -175,29 +173,23 @@ def twin_path(target_url: str) -> str | None:
 def local_address_refusal(url: str, allowance: PrivateAddressAllowance) -> str | None:
     """Why ``url`` visibly points at a local or private address, or None.
 
-    Only what the URL itself shows: an IP literal (IPv6 in brackets, IPv4 in any form
-    ``inet_aton`` takes, such as ``2130706433`` or ``0x7f.1``) that is not globally
-    routable and not in the allowance, or a ``localhost`` name. Names that resolve to
-    such addresses are the address guard's business, at connection time.
+    Only what the URL itself shows: an IP-literal host (any spelling the address guard
+    reads as one: ``[::1]``, ``2130706433``, ``0x7f.1`` ...) that the guard's own pure
+    decision (:func:`scrapy_walsh.addresses.refusal`) refuses, or a ``localhost`` name.
+    Names that *resolve* to such addresses are the address guard's to refuse.
     """
     host = (urlsplit(url).hostname or "").rstrip(".").lower()
     if not host:
         return "no host"
     if host == "localhost" or host.endswith(".localhost"):
         return f"{host} is a local name"
-    ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        try:
-            ip = ipaddress.IPv4Address(socket.inet_aton(host))
-        except (OSError, ValueError):
-            return None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if ip.is_global or allowance.permits(str(ip)):
+    ip = parse_ip(host)
+    if ip is None:
         return None
-    return f"{ip} is a private or local address, outside WALSH_ALLOW_PRIVATE_ADDRESSES"
+    reason = refusal(ip, allowance)
+    if reason is None:
+        return None
+    return f"{ip} is a {reason} address, outside WALSH_ALLOW_PRIVATE_ADDRESSES"
 
 
 @dataclass(frozen=True)
