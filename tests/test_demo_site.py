@@ -456,7 +456,9 @@ def test_llmsonly_and_hostile_llms_txt(site: DemoSite) -> None:
     p = site.port
     for url in (f"http://127.0.0.1:{p}/page/loopback.md", f"http://[::1]:{p}/page/v6.md",
                 "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/internal/admin",
-                f"http://named.{DEMO_DOMAIN}:{p}/research-off/notes.md", f"{site.base('hostile')}/page/ok"):
+                f"http://named.{DEMO_DOMAIN}:{p}/research-off/notes.md", f"{site.base('hostile')}/page/ok",
+                f"http://loopback.{DEMO_DOMAIN}:{p}/page/by-name.md",
+                f"http://loopback6.{DEMO_DOMAIN}:{p}/page/by-name6.md"):
         assert f"]({url})" in r.text
     assert len(site.requests) == 2  # the server fetched nothing itself
 

@@ -41,7 +41,8 @@ class R9Spider(StructuredSourceSpider):
 
 TARGETS = [("docs", "/guide/intro"), ("docs", "/guide/faq"), ("llmsonly", "/page/alpha"),
            ("llmsonly", "/page/beta"), ("htmlonly", "/page/1"), ("hostile", "/page/loopback"),
-           ("hostile", "/page/v6"), ("hostile", "/research-off/notes")]
+           ("hostile", "/page/v6"), ("hostile", "/research-off/notes"), ("hostile", "/page/by-name"),
+           ("hostile", "/page/by-name6")]
 SITEMAPS = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.xml.gz", "/sitemap-many.xml", "/sitemap-huge.xml.gz"]
 MAX_URLS = 50_000
 HTML_FIELDS = {"title", "headings", "links", "name", "summary", "sections"}
@@ -129,8 +130,9 @@ def test_html_only_host_is_left_out_and_forged_followups_are_dropped(crawl):
     # one llms.txt (the planned one): the forged copy and /page/forged never left
     assert seen(records, "htmlonly") == ["/robots.txt", "/page/1", "/llms.txt"]
     assert stat(result.stderr, "walsh/scope/followups_dropped") == 2
-    # 4 llms.txt (docs, llmsonly, htmlonly, hostile) + 2 twins (docs faq.md, named notes.md)
-    assert stat(result.stderr, "walsh/scope/structured_followups") == 6
+    # 4 llms.txt (docs, llmsonly, htmlonly, hostile) + 4 twins (docs faq.md, named notes.md and
+    # the two loopback names, let through by R6 and refused by the address guard)
+    assert stat(result.stderr, "walsh/scope/structured_followups") == 8
     assert stat(result.stderr, "walsh/structured/llms_txt_requested") == 4
 
 
@@ -145,6 +147,14 @@ def test_hostile_twins_are_never_requested(crawl):
         assert item["verdict"] == "no_structured_representation" and not HTML_FIELDS & set(item)
         assert [(t["gate"], t["verdict"]) for t in item["twin_refused"]] == [("structured", "private_address")]
         assert "twin" not in item
+    # names resolving to 127.0.0.1 / ::1: the pure code can't see it, the address guard refuses
+    for path, host in (("/page/by-name", "loopback"), ("/page/by-name6", "loopback6")):
+        item = by_target(items, site, "hostile", path)
+        assert item["verdict"] == "no_structured_representation" and not HTML_FIELDS & set(item)
+        assert item["twin"] == f"http://{host}.walsh-demo.test:{site.port}{path}.md"
+        assert [(t["gate"], t["verdict"]) for t in item["twin_refused"]] == [("address", "private_address")]
+    assert stat(crawl[1].stderr, "walsh/structured/twin_refused/address") == 2
+    assert stat(crawl[1].stderr, "walsh/structured/twin_refused/structured") == 2
     notes = by_target(items, site, "hostile", "/research-off/notes")
     assert notes["verdict"] == "no_structured_representation"
     assert notes["twin"] == site.url("named", "/research-off/notes.md")
@@ -152,7 +162,8 @@ def test_hostile_twins_are_never_requested(crawl):
     # the disallowing origin: its robots.txt was read, the candidate never requested
     assert seen(records, "named") == ["/robots.txt"]
     assert Counter(seen(records, "hostile")) == Counter(
-        ["/robots.txt", "/page/loopback", "/page/v6", "/research-off/notes", "/llms.txt"])
+        ["/robots.txt", "/page/loopback", "/page/v6", "/research-off/notes", "/page/by-name", "/page/by-name6",
+         "/llms.txt"])
 
 
 def test_sitemaps_yield_entries_and_fetch_none_of_them(crawl):

@@ -495,8 +495,10 @@ def _llmsonly_llms(req: DemoRequest) -> str:
 def _hostile_llms(req: DemoRequest) -> str:
     """Twins of hostile's own pages that a compliant crawler must never fetch.
 
-    /page/loopback and /page/v6 have twins on the loopback sentinels (127.0.0.1, [::1]);
-    /research-off/notes has its twin on ``named``, whose robots.txt disallows
+    /page/loopback and /page/v6 have twins on the loopback sentinels (127.0.0.1, [::1]) as
+    IP literals, /page/by-name and /page/by-name6 on names the demo resolver answers with
+    those addresses (only the address guard can see that); /research-off/notes has its
+    twin on ``named``, whose robots.txt disallows
     /research-off/ for Walsh-Research. The 169.254.169.254 and 10.0.0.1 links are plain
     listed links that are no page's twin (no ``.md`` path), so even a broken guard could not
     send a packet off loopback. The free text tries to give orders: it is data.
@@ -507,6 +509,10 @@ def _hostile_llms(req: DemoRequest) -> str:
                      ("Pages", [
                          ("Loopback", f"http://127.0.0.1:{p}/page/loopback.md", "IPv4 loopback, not a demo host"),
                          ("IPv6 loopback", f"http://[::1]:{p}/page/v6.md", "IPv6 loopback"),
+                         ("Loopback by name", f"http://loopback.{DEMO_DOMAIN}:{p}/page/by-name.md",
+                          "a name the demo resolver answers with 127.0.0.1"),
+                         ("IPv6 loopback by name", f"http://loopback6.{DEMO_DOMAIN}:{p}/page/by-name6.md",
+                          "a name the demo resolver answers with ::1"),
                          ("Notes", f"http://named.{DEMO_DOMAIN}:{p}/research-off/notes.md",
                           "disallowed for Walsh-Research by that host's robots.txt"),
                          ("Metadata", "http://169.254.169.254/latest/meta-data/", "cloud metadata service"),

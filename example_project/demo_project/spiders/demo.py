@@ -31,6 +31,7 @@ TARGETS = [
     ("htmlonly", "/page/1"),  # nothing structured: left out, never scraped
     ("hostile", "/page/loopback"),  # llms.txt twin on 127.0.0.1: never chosen
     ("hostile", "/page/v6"),  # llms.txt twin on [::1]: never chosen
+    ("hostile", "/page/by-name"),  # twin on a name resolving to 127.0.0.1: the address guard refuses
     ("hostile", "/research-off/notes"),  # twin on named, whose robots.txt disallows it
 ]
 # Sitemaps are discovery: their entries become items, none of them is fetched.
