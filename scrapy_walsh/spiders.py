@@ -87,7 +87,7 @@ def sitemap_candidates(response: Response) -> list[str]:
     user may declare as ``sitemap_targets``; never fetched by this spider on its own."""
     robots = walsh_meta(response).get("robots") or {}
     parts = urlsplit(response.url)
-    found = [u for u in robots.get("sitemaps") or [] if isinstance(u, str)]
+    found = [u for u in robots.get("sitemaps") or [] if isinstance(u, str) and len(u) <= 2000]
     found.append(f"{parts.scheme}://{parts.netloc}/sitemap.xml")
     return list(dict.fromkeys(found))
 
