@@ -13,6 +13,7 @@ from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
 from scrapy.utils.test import get_crawler
 from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.error import DNSLookupError
+from twisted.internet.interfaces import IHostnameResolver
 from zope.interface.verify import verifyObject
 
 from scrapy_walsh import Addon
@@ -225,7 +226,7 @@ class FakeReactor:
 def test_install_wraps_once_and_keeps_the_strictest_allowance():
     reactor = FakeReactor(STUB)
     guard = install_guard(reactor, DEMO)
-    verifyObject(__import__("twisted.internet.interfaces", fromlist=["x"]).IHostnameResolver, guard)
+    verifyObject(IHostnameResolver, guard)
     assert reactor.nameResolver is guard and guard.inner is STUB
     assert reactor.resolver == ("simplifier of", guard)  # the simple API goes through it too
     again = install_guard(reactor, PrivateAddressAllowance(allow_all=True))
