@@ -246,6 +246,7 @@ class ConnectRefusalMiddleware:
         self.crawler = crawler
         self.stats = crawler.stats
         self._injected = guard
+        self.reactorless = not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ConnectRefusalMiddleware:
@@ -256,6 +257,8 @@ class ConnectRefusalMiddleware:
             return
         guard = self._injected
         if guard is None:
+            if self.reactorless:
+                return  # no resolver of ours to have refused it (and no reactor to import)
             from twisted.internet import reactor
 
             guard = reactor.nameResolver
