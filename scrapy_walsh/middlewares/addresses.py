@@ -229,8 +229,10 @@ class AddressGuardMiddleware:
     def check(self, request: Request, host: str, addresses: list[str]) -> None:
         """Refuse ``request`` when any of ``addresses`` (``host``'s) is refused."""
         for address in addresses:
-            guard = self._active_guard()
-            reason = guard.refusal(address) if guard is not None else refusal(address, self.allowance)
+            try:
+                reason = refusal(address, self.allowance)  # this crawler's own allowance
+            except ValueError:
+                reason = "not_an_address"
             if reason is not None:
                 exc = refused(host, address, reason, request.url)
                 _count(self.stats, exc)
