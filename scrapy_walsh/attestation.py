@@ -52,6 +52,10 @@ def _fetched(records: list[Mapping[str, Any]], key: str, path: str) -> list[Mapp
     return [r for r in records if r["host_key"] == key and r["path"] == path]
 
 
+def _requested(n: int) -> str:
+    return {0: "never requested", 1: "requested once"}.get(n, f"requested {n} times")
+
+
 def _obs(row: str, ok: bool, message: str) -> Finding:
     requirement = {"1": "R1", "2": "R2", "2a": "R2", "3": "R3", "3a": "R3", "4": "R4",
                    "5": "R5", "6": "R6"}[row]
@@ -89,13 +93,13 @@ def _robots(records: list, figures: dict) -> list[Finding]:
     figures["robots_first_hosts"] = [k for k in hosts if k not in late]
     parts = [f"robots.txt requested first on {len(hosts) - len(late)} of {len(hosts)} hosts"
              + (f" (not on: {', '.join(late)})" if late else ""),
-             f"open /private/secret (Disallow for *) requested {len(private)} times"]
+             f"open /private/secret (Disallow for *) {_requested(len(private))}"]
     found = [_obs("2", not late and not private and bool(hosts), "; ".join(parts))]
     members, off = _fetched(records, "named", "/members/join"), _fetched(records, "named", "/research-off/notes")
     found.append(_obs("2a", bool(members) and not off,
-                      f"named /members/join (blocked for *, allowed by our group) requested "
-                      f"{len(members)} times; /research-off/notes (allowed for *, blocked by our "
-                      f"group) requested {len(off)} times"))
+                      f"named /members/join (blocked for *, allowed by our group) "
+                      f"{_requested(len(members))}; /research-off/notes (allowed for *, blocked by "
+                      f"our group) {_requested(len(off))}"))
     return found
 
 
@@ -137,7 +141,7 @@ def _pacing(records: list, figures: dict) -> list[Finding]:
     slow = min(gaps["slow"]) if "slow" in gaps else None
     figures.update(min_gap=round(smallest, 4), slow_min_gap=None if slow is None else round(slow, 4))
     ok = in_flight <= 1 and smallest >= MIN_INTERVAL - TOLERANCE
-    text = (f"at most {in_flight} request(s) in flight; minimum same-host gap {smallest:.3f} s "
+    text = (f"at most {in_flight} in flight; minimum same-host gap {smallest:.3f} s "
             f"({host}) over {counted} requests to {len(gaps)} hosts")
     if slow is None:
         ok, text = False, text + "; slow (Crawl-delay 2) not observed twice"

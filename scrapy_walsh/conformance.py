@@ -210,11 +210,16 @@ def _identity(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("1", "R1", WARN, "WALSH_ROBOTS_TOKEN",
                       f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
                       "cannot tell which robots.txt group applies to this crawler")
+    enforced = component_enabled(settings, "DOWNLOADER_MIDDLEWARES", IDENTITY_MIDDLEWARE)
     if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
-        yield Finding("1", "R1", WARN, "USER_AGENT",
-                      f"{settings.get('USER_AGENT')!r} is overridden on every request by "
-                      f"WALSH_USER_AGENT {ua!r}")
-    if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", IDENTITY_MIDDLEWARE):
+        if enforced:
+            yield Finding("1", "R1", WARN, "USER_AGENT",
+                          f"{settings.get('USER_AGENT')!r} is overridden on every request by "
+                          f"WALSH_USER_AGENT {ua!r}")
+        else:
+            yield Finding("1", "R1", FAIL, "USER_AGENT",
+                          f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}")
+    if not enforced:
         yield Finding("1", "R1", FAIL, "DOWNLOADER_MIDDLEWARES",
                       f"{IDENTITY_MIDDLEWARE} is disabled; nothing enforces the exact UA")
     else:
@@ -257,7 +262,7 @@ def _robots_gate(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("2", "R2", WARN, "WALSH_ROBOTS_MODE",
                       f"{mode!r}: robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
                       "this crawl does NOT meet R2. Use it only on sites you run.")
-    else:
+    elif component_enabled(settings, "DOWNLOADER_MIDDLEWARES", ROBOTS_MIDDLEWARE):
         yield Finding("2", "R2", PASS, "WALSH_ROBOTS_MODE", "respect: disallowed and unreachable block")
     seconds = _number(settings, "WALSH_ROBOTS_CACHE_SECONDS")
     if seconds is None or not 0 < seconds <= ROBOTS_CACHE_SECONDS:
@@ -718,7 +723,8 @@ def audit_spider(spidercls: type) -> list[Finding]:
     user_agent = getattr(spidercls, "user_agent", None)
     if user_agent:
         findings.append(Finding("1", "R1", WARN, f"spider {name}.user_agent",
-                                f"{user_agent!r} is overridden on every request by WALSH_USER_AGENT"))
+                                f"{user_agent!r}: only the add-on's IdentityMiddleware keeps it "
+                                "from being sent"))
     rules = getattr(spidercls, "rules", None)
     if issubclass(spidercls, CrawlSpider) and rules:
         findings.append(Finding("6", "R6", FAIL, f"spider {name}.rules",

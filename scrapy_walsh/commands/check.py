@@ -173,7 +173,8 @@ def rows_json(rows: list[RowResult]) -> list[dict[str, Any]]:
         {
             "row": r.row.row, "requirement": r.row.requirement, "level": r.row.level,
             "title": r.row.title, "status": r.status,
-            "findings": [{"status": f.status, "setting": f.setting, "message": f.message}
+            "findings": [{"requirement": f.requirement, "status": f.status, "setting": f.setting,
+                          "message": f.message}
                          for f in r.findings],
         }
         for r in rows
@@ -208,11 +209,11 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  {extra}")
     for row in report["rows"]:
         tag = f"#{row['row']}"
-        findings = row["findings"] or [{"status": row["status"], "setting": None,
-                                        "message": "no rule audited this row"}]
+        findings = row["findings"] or [{"requirement": row["requirement"], "status": row["status"],
+                                        "setting": None, "message": "no rule audited this row"}]
         for f in findings:
             where = f"{f['setting']}: " if f.get("setting") else ""
-            lines.append(f"{tag:<4} {row['requirement']:<13} {f['status']:<4}  {where}{f['message']}")
+            lines.append(f"{tag:<4} {f['requirement']:<8} {f['status']:<4}  {where}{f['message']}")
     counts = {s: sum(r["status"] == s for r in report["rows"]) for s in (PASS, WARN, FAIL)}
     failing = [f"#{r['row']}" for r in report["rows"] if r["status"] == FAIL]
     summary = f"{len(report['rows'])} rows: {counts[PASS]} pass, {counts[WARN]} warn, {counts[FAIL]} fail"

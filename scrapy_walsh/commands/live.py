@@ -14,7 +14,6 @@ The verdicts come from :func:`scrapy_walsh.attestation.judge` over the server's 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -63,11 +62,16 @@ def cmdline_settings(settings: Settings) -> dict[str, str]:
 
 
 def refusal(output: str) -> str:
-    """Why the crawl refused to start, from its log (the ConformanceError, else the last line)."""
-    match = re.search(r"ConformanceError: (.+?(?:\n\s+- .+)*)(?:\n\S|\Z)", output)
-    if match:
-        return " ".join(line.strip() for line in match.group(1).splitlines())
-    lines = [line for line in output.strip().splitlines() if line.strip()]
+    """Why the crawl refused to start, from its log: the ConformanceError, else the last line."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("scrapy_walsh.conformance.ConformanceError:")]
+    if starts:
+        reasons = []
+        for line in lines[starts[-1] + 1:]:
+            if not line.startswith("  - "):
+                break
+            reasons.append(line.strip()[2:])
+        return "; ".join(reasons) or lines[starts[-1]]
     return lines[-1] if lines else "no output"
 
 
