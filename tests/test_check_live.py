@@ -81,7 +81,8 @@ def test_broken_project_fails_with_server_side_figures(broken_live):
     rows = rows_of(report)
     figures = report["figures"]
     assert figures["other_user_agents"] == ["BrokenBot/1.0 (+https://example.invalid/)"]
-    assert rows["1"]["status"] == "fail" and f"of {figures['requests']} requests carried another" in message(report, "1")
+    assert rows["1"]["status"] == "fail"
+    assert f"of {figures['requests']} requests carried another" in message(report, "1")
     assert rows["2a"]["status"] == "fail"  # Scrapy's robots middleware matched '*', not our group
     assert rows["3"]["status"] == "fail" and "never requested" in message(report, "3")
     assert rows["3a"]["status"] == "fail" and figures["blocked_requests"] > 0
