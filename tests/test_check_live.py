@@ -99,3 +99,29 @@ def test_a_crawl_the_add_on_refuses_is_a_failure_with_the_reason(broken_copy):
     assert refused.startswith("the crawl was refused at start: ")
     assert "CONCURRENT_REQUESTS breaks R4 (checklist #4)" in refused
     assert all(rows_of(report)[r]["status"] == "fail" for r in MUST_ROWS)
+
+
+GREEDY_SPIDER = '''
+import scrapy
+
+
+class GreedySpider(scrapy.Spider):
+    name = "greedy"
+    custom_settings = {"CONCURRENT_REQUESTS": 4}
+    start_urls = ["http://open.walsh-demo.test/page/1"]
+'''
+
+
+def test_the_named_spiders_custom_settings_reach_the_live_crawl(tmp_path):
+    """Project settings pass; the spider's own custom_settings break R4, so the add-on
+    refuses the live crawl of that spider, naming the spider's value."""
+    from .helpers import add_addon_line, new_project, write_spider
+
+    project = new_project(tmp_path)
+    add_addon_line(project)
+    write_spider(project, "greedy", GREEDY_SPIDER)
+    static = run_scrapy(["walsh", "check"], cwd=project)
+    assert "#4   R4       pass  CONCURRENT_REQUESTS: 1: requests are serial" in static.stdout, static.stdout
+    result, report = live(project, "greedy")
+    assert result.returncode == 1 and report["spider"] == "greedy"
+    assert "CONCURRENT_REQUESTS=4 allows concurrent requests" in rows_of(report)["-"]["findings"][0]["message"]
