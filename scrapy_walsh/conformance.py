@@ -472,7 +472,8 @@ def _freshness(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("8", "R8", WARN, "WALSH_REFETCH_INTERVAL",
                       "0 disables the frequency guard: R8 (do not hit a source more than once a "
                       "day) is not enforced in this crawl")
-    else:
+    elif component_enabled(settings, "DOWNLOADER_MIDDLEWARES",
+                           "scrapy_walsh.middlewares.frequency.FrequencyMiddleware"):
         yield Finding("8", "R8", PASS, "WALSH_REFETCH_INTERVAL", f"{interval:g} s between fetches of a target")
 
 
