@@ -108,5 +108,8 @@ def test_dns_rebinding_is_refused_at_connect_time(rebound):
     assert item["details"]["stage"] == "connect"
     assert item["details"]["address"] == "127.0.0.1"
     assert stat(log, "walsh/address/refused_at/connect") == 1
+    # the refused connection sent nothing: only the blocklist and its schema count as sent
+    assert stat(log, "walsh/requests/sent") == len(seen)
+    assert stat(log, "walsh/requests/host/rebind.walsh-demo.test", 0) == 0
     assert stat(log, "retry/count") is None
     assert "refused at connect time" in log

@@ -39,6 +39,7 @@ except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
 
 from ..addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..exceptions import WalshIgnoreRequest, record_denial
+from ..summary import SENT, SENT_HOST
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -270,6 +271,9 @@ class ConnectRefusalMiddleware:
         address, reason = guard.refused.pop(host)
         exc = refused(host, address, reason, request.url, stage="connect")
         _count(self.stats, exc)
+        # The downloader counted it in walsh/requests/sent when it left; no packet did.
+        self.stats.inc_value(SENT, -1)
+        self.stats.inc_value(SENT_HOST + host, -1)
         logger.info("%s", exc, extra={"spider": self.crawler.spider})
         raise exc
 
