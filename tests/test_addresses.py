@@ -13,6 +13,7 @@ from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
 from scrapy.utils.test import get_crawler
 from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.error import DNSLookupError
+from twisted.internet.interfaces import IHostnameResolver
 from zope.interface.verify import verifyObject
 
 from scrapy_walsh import Addon
@@ -225,7 +226,7 @@ class FakeReactor:
 def test_install_wraps_once_and_keeps_the_strictest_allowance():
     reactor = FakeReactor(STUB)
     guard = install_guard(reactor, DEMO)
-    verifyObject(__import__("twisted.internet.interfaces", fromlist=["x"]).IHostnameResolver, guard)
+    verifyObject(IHostnameResolver, guard)
     assert reactor.nameResolver is guard and guard.inner is STUB
     assert reactor.resolver == ("simplifier of", guard)  # the simple API goes through it too
     again = install_guard(reactor, PrivateAddressAllowance(allow_all=True))
@@ -338,3 +339,30 @@ def test_a_handler_resolving_outside_the_reactor_is_a_warning():
     Addon().update_settings(settings)
     found = [f for f in audit_settings(settings) if f.setting == "DOWNLOAD_HANDLERS"]
     assert [f.status for f in found] == [WARN] and "rebinding" in found[0].message
+
+
+def test_reactorless_crawls_check_names_through_asyncio(monkeypatch):
+    """Scrapy's reactorless mode (aiohttp/httpx): no resolver to wrap, the check still runs.
+
+    The name's lookup is a stub (a real lookup could send a DNS query off this machine);
+    the numeric lookup is real: getaddrinfo parses it without a query.
+    """
+    import asyncio
+
+    from scrapy_walsh.middlewares import addresses
+
+    crawler = get_crawler(settings_dict={"ADDONS": {Addon: 500}, "TWISTED_REACTOR_ENABLED": False})
+    mw = AddressGuardMiddleware.from_crawler(crawler)
+    assert mw.reactorless
+    assert asyncio.run(addresses._getaddrinfo("10.0.0.1")) == ["10.0.0.1"]
+
+    async def stub(host):
+        return {"intranet.example": ["10.0.0.1"], "public.example": ["93.184.216.34"]}[host]
+
+    monkeypatch.setattr(addresses, "_getaddrinfo", stub)
+    assert asyncio.run(mw.process_request(Request("http://public.example/"))) is None
+    with pytest.raises(PrivateAddressRefused):
+        asyncio.run(mw.process_request(Request("http://intranet.example/")))
+    # the connect-time converter has nothing to convert, and imports no reactor
+    assert ConnectRefusalMiddleware.from_crawler(crawler).process_exception(
+        Request("http://intranet.example/"), DNSLookupError("x")) is None

@@ -35,6 +35,7 @@ def guarded(site, tmp_path_factory):
         "mapped": f"http://[::ffff:127.0.0.1]:{port}/page/mapped",
         "decimal": f"http://2130706433:{port}/page/decimal",
         "demo": site.url("open", "/page/allowed"),
+        "redirect": site.url("open", f"/redirect?to=http://127.0.0.1:{port}/page/redirected"),
     }
     site.reset()
     result, items = crawl_targets(project, list(targets.values()))
@@ -42,24 +43,31 @@ def guarded(site, tmp_path_factory):
     return targets, result.stderr, items, site.requests
 
 
-REFUSED = ["v4", "v6", "name", "name6", "mapped", "decimal"]
+def site_port(targets):
+    return int(targets["v4"].split(":")[2].split("/")[0])
+
+
+REFUSED = ["v4", "v6", "name", "name6", "mapped", "decimal", "redirect"]
 
 
 def test_the_sentinels_saw_nothing(guarded):
     targets, log, items, seen = guarded
     assert [r for r in seen if r["host_key"] == "sentinel"] == []
     # the allowed demo host was crawled: the guard refuses what it must, nothing more
-    assert [r["path"] for r in seen if r["host_key"] == "open"] == ["/robots.txt", "/page/allowed"]
+    assert sorted(r["path"] for r in seen if r["host_key"] == "open") == sorted(
+        ["/robots.txt", "/page/allowed", targets["redirect"].split(str(site_port(targets)), 1)[1]])
     assert items[targets["demo"]]["status"] == 200
 
 
 @pytest.mark.parametrize("key", REFUSED)
 def test_each_loopback_target_is_refused_with_the_address_verdict(guarded, key):
     targets, log, items, seen = guarded
-    item = items[targets[key]]
+    # a redirect hop is a new request: the refusal names the hop's URL
+    item = items[targets[key] if key != "redirect" else targets["v4"].replace("/page/v4", "/page/redirected")]
     assert (item["denied"], item["verdict"]) == ("address", "private_address")
     assert item["details"]["address_class"] == "loopback"
     assert item["details"]["stage"] == "request"
+    assert item["details"]["address"] in ("127.0.0.1", "::1", "::ffff:127.0.0.1", "::ffff:7f00:1")
     assert "WALSH_ALLOW_PRIVATE_ADDRESSES" in item["reason"]
 
 
@@ -100,5 +108,8 @@ def test_dns_rebinding_is_refused_at_connect_time(rebound):
     assert item["details"]["stage"] == "connect"
     assert item["details"]["address"] == "127.0.0.1"
     assert stat(log, "walsh/address/refused_at/connect") == 1
+    # the refused connection sent nothing: only the blocklist and its schema count as sent
+    assert stat(log, "walsh/requests/sent") == len(seen)
+    assert stat(log, "walsh/requests/host/rebind.walsh-demo.test", 0) == 0
     assert stat(log, "retry/count") is None
     assert "refused at connect time" in log

@@ -39,6 +39,7 @@ except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
 
 from ..addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..exceptions import WalshIgnoreRequest, record_denial
+from ..summary import SENT, SENT_HOST
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -229,8 +230,10 @@ class AddressGuardMiddleware:
     def check(self, request: Request, host: str, addresses: list[str]) -> None:
         """Refuse ``request`` when any of ``addresses`` (``host``'s) is refused."""
         for address in addresses:
-            guard = self._active_guard()
-            reason = guard.refusal(address) if guard is not None else refusal(address, self.allowance)
+            try:
+                reason = refusal(address, self.allowance)  # this crawler's own allowance
+            except ValueError:
+                reason = "not_an_address"
             if reason is not None:
                 exc = refused(host, address, reason, request.url)
                 _count(self.stats, exc)
@@ -246,6 +249,7 @@ class ConnectRefusalMiddleware:
         self.crawler = crawler
         self.stats = crawler.stats
         self._injected = guard
+        self.reactorless = not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ConnectRefusalMiddleware:
@@ -256,6 +260,8 @@ class ConnectRefusalMiddleware:
             return
         guard = self._injected
         if guard is None:
+            if self.reactorless:
+                return  # no resolver of ours to have refused it (and no reactor to import)
             from twisted.internet import reactor
 
             guard = reactor.nameResolver
@@ -265,6 +271,9 @@ class ConnectRefusalMiddleware:
         address, reason = guard.refused.pop(host)
         exc = refused(host, address, reason, request.url, stage="connect")
         _count(self.stats, exc)
+        # The downloader counted it in walsh/requests/sent when it left; no packet did.
+        self.stats.inc_value(SENT, -1)
+        self.stats.inc_value(SENT_HOST + host, -1)
         logger.info("%s", exc, extra={"spider": self.crawler.spider})
         raise exc
 
