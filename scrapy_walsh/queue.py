@@ -7,6 +7,11 @@ this class extends. ``pop()`` picks, among hosts ready now, the one with the mos
 waiting work (queued requests × interval: the host that bounds the crawl's length);
 when none is ready, the one ready soonest. It never returns nothing while it holds
 requests.
+
+The ready times are the shared ledger's: each choice first refreshes the queued hosts'
+entries from the state store in one read (``get_many``: one sqlite query, one Redis
+``MGET``), so in a fleet a process picks hosts that no other process has just taken.
+The choice is advice; the pacing middleware's reservation is what decides.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
     def _next_host(self) -> str | None:
         if not self.pqueues:
             return None
+        self.politeness.refresh(self.pqueues)
         pacer = self.politeness.pacer
         now = pacer.clock()
         ready = [h for h in self.pqueues if pacer.ready_at(h) <= now]
