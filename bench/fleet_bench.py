@@ -197,8 +197,9 @@ def main() -> None:
         print("\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  Redis round trips/request"
               "  violations")
         for r in results:
-            print(f"  {r['n']:>9} {r['span']:>10.1f} {r['requests'] / r['span']:>11.2f} {r['span'] / base['span']:>10.3f}x"
-                  f" {r['wall']:>10.1f} {r['wall'] / base['wall']:>9.3f}x {r['trips'] / max(1, r['requests']):>26.2f}"
+            print(f"  {r['n']:>9} {r['span']:>10.1f} {r['requests'] / r['span']:>11.2f}"
+                  f" {r['span'] / base['span']:>10.3f}x {r['wall']:>10.1f} {r['wall'] / base['wall']:>9.3f}x"
+                  f" {r['trips'] / max(1, r['requests']):>26.2f}"
                   f" {len(r['violations']):>11}")
         last = results[-1]
         ratio = last["span"] / base["span"]

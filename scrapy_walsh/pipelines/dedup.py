@@ -4,8 +4,9 @@ An item whose canonical URL (its ``url`` field) this spider already emitted, in 
 run or any earlier one, is dropped. Emitted URLs are kept in the state store (namespace
 ``seen:<spider>``), written as each item passes, so a crash loses nothing already
 emitted. The check and the write are one atomic ``claim`` (add-if-absent), so processes
-of a fleet sharing the store never both emit the same URL. Items without a ``url`` field pass unchanged (counted). ``WALSH_DEDUP_RESET =
-True`` forgets the spider's emitted URLs at start (a one-off, for a deliberate re-harvest).
+of a fleet sharing the store never both emit the same URL. Items without a ``url`` field
+pass unchanged (counted). ``WALSH_DEDUP_RESET = True`` forgets the spider's emitted URLs
+at start (a one-off, for a deliberate re-harvest).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ fleet may race for the same key: :meth:`reserve` takes a host's next pacing slot
 if it is free now, :meth:`advance` raises times and never lowers them (a pause never
 shortens), and :meth:`claim` adds a key only if it is absent (a URL is fetched once
 fleet-wide). Their times are the store's clock (Redis ``TIME`` for a fleet), so
-machines whose clocks disagree still agree on the spacing. Values are JSON, so a store can be inspected with ``sqlite3`` or
-``redis-cli`` and never unpickles anything.
+machines whose clocks disagree still agree on the spacing. Values are JSON, so a store
+can be inspected with ``sqlite3`` or ``redis-cli`` and never unpickles anything.
 
 Keys are namespaced by identity (the robots token, lower-cased), so two bot
 identities sharing one file or one Redis never share limits or lists.
