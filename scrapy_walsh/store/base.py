@@ -56,6 +56,8 @@ class StateStore(ABC):
     uri: str
     #: The identity every key is namespaced under.
     identity: str
+    #: True when processes on other machines may share this store (fleet mode).
+    fleet: bool = False
 
     def __init__(self, uri: str, identity: str, clock: Callable[[], float] = time.time):
         self.uri = uri

@@ -98,6 +98,8 @@ def _glob_escape(text: str) -> str:
 
 
 class RedisStore(StateStore):
+    fleet = True
+
     def __init__(self, url: str, identity: str, connect_now: bool = True):
         try:
             import redis
