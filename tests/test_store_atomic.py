@@ -70,6 +70,11 @@ def test_get_many_and_namespaces_and_identities(uri):
     assert dict(store.items("seen:spider")) == {"u2": 2}
     assert store_at(uri, "OtherBot").get("seen", "u1") is None
     assert store_at(uri, "walsh-research").get("seen", "u1") == 1
+    if uri.startswith("redis"):  # the documented layout, readable with redis-cli
+        import redis
+        keys = {k.decode() for k in redis.Redis.from_url(uri).keys("walsh:*")}
+        assert keys == {"walsh:walsh-research:seen:u1", "walsh:walsh-research:seen%3Aspider:u2",
+                        "walsh:walsh-research:seen:we*ird?[key]"}
 
 
 RACER = textwrap.dedent('''
