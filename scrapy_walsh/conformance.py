@@ -308,12 +308,13 @@ def _blocklist_gate(settings: BaseSettings) -> Iterator[Finding]:
 @rule
 def _state_uri(settings: BaseSettings) -> Iterator[Finding]:
     try:
-        parse_state_uri(settings.get("WALSH_STATE_URI"), "unused")
+        location = parse_state_uri(settings.get("WALSH_STATE_URI"), "unused")
     except ValueError as exc:
         yield Finding("3b", "R3", FAIL, "WALSH_STATE_URI",
                       f"{exc} (the last-known blocklist must survive restarts)")
     else:
-        yield Finding("3b", "R3", PASS, "WALSH_STATE_URI", "a persistent sqlite location")
+        yield Finding("3b", "R3", PASS, "WALSH_STATE_URI", "a shared Redis (fleet mode)"
+                      if location.scheme == "redis" else "a persistent sqlite location")
 
 
 # --- R4 pacing --------------------------------------------------------------------
