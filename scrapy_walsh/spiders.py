@@ -39,7 +39,7 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from . import llmstxt
+from . import internal, llmstxt
 from .addresses import PrivateAddressAllowance
 from .markdown import outline
 from .sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
@@ -249,7 +249,8 @@ class StructuredSourceSpider(scrapy.Spider):
             for out in self._settle(home, kept, failure.request.url):  # type: ignore[attr-defined]
                 if isinstance(out, scrapy.Request):
                     # an errback's output skips the spider middlewares: use the plan up here
-                    self.planned_followup(out)
+                    if self.planned_followup(out):
+                        internal.declare(out)
                 yield out
             return
         yield from self._settle(home, f"llms.txt not fetched: {refusal['reason']}", None)
