@@ -139,15 +139,16 @@ def _pacing(records: list, figures: dict) -> list[Finding]:
         return [_obs("4", False, "not observed: no host received two requests")]
     host, smallest = min(((k, min(v)) for k, v in gaps.items()), key=lambda kv: kv[1])
     slow = min(gaps["slow"]) if "slow" in gaps else None
-    figures.update(min_gap=round(smallest, 4), slow_min_gap=None if slow is None else round(slow, 4))
+    # figures in milliseconds, and the text prints exactly the figures
+    figures.update(min_gap=round(smallest, 3), slow_min_gap=None if slow is None else round(slow, 3))
     ok = in_flight <= 1 and smallest >= MIN_INTERVAL - TOLERANCE
-    text = (f"at most {in_flight} in flight; minimum same-host gap {smallest:.3f} s "
+    text = (f"at most {in_flight} in flight; minimum same-host gap {figures['min_gap']:.3f} s "
             f"({host}) over {counted} requests to {len(gaps)} hosts")
     if slow is None:
         ok, text = False, text + "; slow (Crawl-delay 2) not observed twice"
     else:
         ok = ok and slow >= SLOW_CRAWL_DELAY - TOLERANCE
-        text += f"; slow (Crawl-delay {SLOW_CRAWL_DELAY:g}): minimum gap {slow:.3f} s"
+        text += f"; slow (Crawl-delay {SLOW_CRAWL_DELAY:g}): minimum gap {figures['slow_min_gap']:.3f} s"
     return [_obs("4", ok, text)]
 
 
@@ -160,10 +161,10 @@ def _backoff(records: list, figures: dict) -> list[Finding]:
     if len(limited) < 2:
         return [_obs("5", False, "the 429 was never retried (R5: back off, then retry)")]
     wait = limited[1]["mono"] - limited[0]["mono"]
-    figures["retry_after_wait"] = round(wait, 4)
+    figures["retry_after_wait"] = round(wait, 3)
     return [_obs("5", wait >= BUSY_RETRY_AFTER - TOLERANCE,
                  f"busy /limited answered 429 with Retry-After: {BUSY_RETRY_AFTER:g}; retried "
-                 f"{wait:.3f} s later")]
+                 f"{figures['retry_after_wait']:.3f} s later")]
 
 
 def _scope(records: list, figures: dict) -> list[Finding]:
