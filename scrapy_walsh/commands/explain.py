@@ -180,6 +180,13 @@ def check_address(address: str, ctx: Context) -> None:
                       f"({allowed}) does not permit it (seed 000)")
 
 
+def _pinned(address: str, port: int) -> Any:
+    """http.client's connect hook, pinned to ``address`` whatever the URL's name."""
+    def connect(_address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        return socket.create_connection((address, port), *args, **kwargs)
+    return connect
+
+
 @dataclass
 class Fetched:
     url: str
@@ -204,7 +211,7 @@ def fetch_once(url: str, ctx: Context, limit: int, blocklist: Blocklist | None) 
         conn_cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         conn = conn_cls(host, port, timeout=TIMEOUT)
         # connect to the address checked above; Host header and TLS SNI stay the name
-        conn._create_connection = lambda _addr, *a, **k: socket.create_connection((address, port), *a, **k)  # type: ignore[attr-defined]
+        conn._create_connection = _pinned(address, port)  # type: ignore[attr-defined]
         path = parts.path or "/"
         if parts.query:
             path += "?" + parts.query
