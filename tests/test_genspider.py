@@ -57,8 +57,19 @@ def test_an_existing_spider_is_not_overwritten(project):
     assert again.returncode == 1
     assert "already exists" in again.stdout
     assert path.read_text() == "# mine\n"
-    same = run_scrapy(["walsh", "genspider", "plainproj", "x.example"], cwd=project)
-    assert same.returncode == 1 and "same name as your project" in same.stdout
+
+
+def test_a_spider_named_like_the_project_is_refused(capsys):
+    import argparse
+
+    from scrapy.settings import Settings
+
+    from scrapy_walsh.commands import genspider
+
+    parser = argparse.ArgumentParser()
+    genspider.add_arguments(parser)
+    assert genspider.run(parser.parse_args(["plainproj", "x.example"]), Settings({"BOT_NAME": "plainproj"})) == 1
+    assert "same name as your project" in capsys.readouterr().out
 
 
 def test_scrapy_genspider_cannot_find_walsh_by_name_but_takes_its_path(project):
