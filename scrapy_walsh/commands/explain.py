@@ -34,6 +34,7 @@ file is unreadable or invalid, 2 when the settings are refused.
 from __future__ import annotations
 
 import argparse
+import base64
 import http.client
 import ipaddress
 import json
@@ -298,10 +299,9 @@ def _robots_from_store(ctx: Context, origin: str, max_age: float) -> tuple[dict[
 def robots_source(args: argparse.Namespace, ctx: Context, url: str,
                   blocklist: Blocklist) -> tuple[dict[str, Any], RobotsTxt | None, Verdict | None]:
     """(the report section, the parsed file, a verdict that needs no file) for robots.txt."""
-    import base64
-
     origin = _origin(url)
-    robots_url = f"{origin.split('://')[0]}://{urlsplit(url).netloc}/robots.txt"
+    parts = urlsplit(url)
+    robots_url = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/robots.txt"  # never a userinfo
     section: dict[str, Any] = {"mode": ctx.mode, "url": robots_url, "cached": False}
     if args.robots_file:
         section["source"] = f"file {args.robots_file}"
@@ -382,9 +382,8 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
     delay = rate = None
     if parsed is not None:
         why = parsed.explain(url, ctx.token)
-        verdict = why.verdict
-        if verdict is not Verdict.UNKNOWN_PARSE_ERROR and parsed.parse_error:
-            verdict = Verdict.UNKNOWN_PARSE_ERROR  # as the gate reads a body that isn't robots.txt
+        # as the gate reads it: a body that isn't a robots.txt is allowed, with a warning
+        verdict = Verdict.UNKNOWN_PARSE_ERROR if parsed.parse_error else why.verdict
         robots.update(
             groups=[g.describe() for g in why.groups] or ["no group for us and no * group"],
             selected="named" if why.named else ("*" if why.groups else "none"),
