@@ -112,6 +112,7 @@ def test_cached_copies_from_a_crawls_state_store_are_used_and_said(project, site
     online = explain(project, site, site.url("gone", "/page/2"))
     assert "source: stored copy fetched" in online.stdout
     assert "cached       blocklist: no; robots.txt: yes" in online.stdout
+    assert "s (stored ledger))" in online.stdout  # the crawl's adaptive delay for this host is a term
     assert [p for _, p, _ in sent_since(site, mark)] == ["/.well-known/walsh-research/blocklist.json"]
     offline = explain(project, site, site.url("gone", "/page/2"), "--offline")
     assert "list: stored copy adopted" in offline.stdout

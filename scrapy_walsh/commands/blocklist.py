@@ -40,17 +40,24 @@ FIELD_SETTINGS = {name: f"WALSH_BLOCKLIST_{name.upper()}" for name in OPERATOR_F
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="{add,remove,validate}")
-    adding = actions.add_parser("add", help="list DOMAIN (and its subdomains)")
+    adding = _action(actions, "add", "list DOMAIN (and its subdomains)")
     adding.add_argument("domain", metavar="DOMAIN")
     adding.add_argument("--reason", required=True, help="why, in a few words")
     adding.add_argument("--file", default=DEFAULT_FILE, help=f"the blocklist document (default: {DEFAULT_FILE})")
     for name in OPERATOR_FIELDS:
         adding.add_argument(f"--{name}", help=f"'{name}' of a NEW file (default: setting {FIELD_SETTINGS[name]})")
-    removing = actions.add_parser("remove", help="unlist DOMAIN")
+    removing = _action(actions, "remove", "unlist DOMAIN")
     removing.add_argument("domain", metavar="DOMAIN")
     removing.add_argument("--file", default=DEFAULT_FILE, help=f"the blocklist document (default: {DEFAULT_FILE})")
-    validating = actions.add_parser("validate", help="print every schema error with its JSON path")
+    validating = _action(actions, "validate", "print every schema error with its JSON path")
     validating.add_argument("path", metavar="FILE")
+
+
+def _action(actions: Any, name: str, help: str) -> argparse.ArgumentParser:
+    # -h belongs to Scrapy's own parser; --usage, as for every walsh subcommand
+    parser = actions.add_parser(name, help=help, description=help, add_help=False)
+    parser.add_argument("--usage", action="help", help="show this action's options and exit")
+    return parser
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

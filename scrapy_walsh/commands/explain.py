@@ -66,7 +66,7 @@ MAX_REDIRECTS = 5
 TIMEOUT = 10.0
 DEMO_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
 # The robots gate's store layout (scrapy_walsh/middlewares/robots.py _save/_restore).
-ROBOTS_NAMESPACE, BLOCKLIST_NAMESPACE = "robots", "blocklist"
+ROBOTS_NAMESPACE, BLOCKLIST_NAMESPACE, PACING_NAMESPACE = "robots", "blocklist", "pacing"
 STALE_LIMIT = 30 * 86400.0
 
 
@@ -400,8 +400,13 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
             decision = (("fetched anyway (report_only)" if ctx.mode == "report_only" else "refused"),
                         "robots", verdict.value)
     report["robots"] = robots
-    interval = HostPace(crawl_delay=delay, request_rate=rate).interval(ctx.floor)
-    pacing: dict[str, Any] = {"interval": interval, "floor": ctx.floor, "crawl_delay": delay, "request_rate": rate}
+    # the crawl's ledger entry for this host, when a crawl left one: its adaptive delay and any pause
+    saved = ctx.store.get(PACING_NAMESPACE, host) if ctx.store else None
+    pace = HostPace.from_json(saved) if saved else HostPace()
+    pace.crawl_delay, pace.request_rate = delay, rate
+    pacing: dict[str, Any] = {"interval": pace.interval(ctx.floor), "floor": ctx.floor, "crawl_delay": delay,
+                              "request_rate": rate, "adaptive": pace.adaptive or None,
+                              "paused_for": max(0.0, pace.not_before - time.time()) or None}
     if delay is not None and delay > ctx.max_crawl_delay:
         pacing["cap"] = f"Crawl-delay {delay:g} s > WALSH_MAX_CRAWL_DELAY {ctx.max_crawl_delay:g} s"
         decision = decision or ("refused", "pacing", "crawl_delay_exceeds_cap")
@@ -452,7 +457,11 @@ def render(report: dict[str, Any]) -> str:
     terms = [f"WALSH_MIN_INTERVAL {p['floor']:g} s",
              f"Crawl-delay {p['crawl_delay']:g} s" if p["crawl_delay"] is not None else "Crawl-delay -",
              f"Request-rate {p['request_rate']:g} s" if p["request_rate"] is not None else "Request-rate -"]
+    if p["adaptive"]:
+        terms.append(f"adaptive {p['adaptive']:.3g} s (stored ledger)")
     out += ["", f"pacing       {p['interval']:g} s between requests to this host = max({', '.join(terms)})"]
+    if p["paused_for"]:
+        out.append(f"             paused for {p['paused_for']:.0f} s more (R5 backoff, stored ledger)")
     if "cap" in p:
         out.append(f"             {p['cap']}: the host is not crawled")
     cached = report["cached"]
