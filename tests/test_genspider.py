@@ -14,6 +14,8 @@ import pytest
 
 import scrapy_walsh
 from scrapy_walsh.commands.genspider import template_path
+from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.settings import USER_AGENT
 
 from .helpers import add_addon_line, new_project, run_scrapy
 
@@ -108,18 +110,26 @@ needs_base_class = pytest.mark.skipif(
 
 
 @needs_base_class
-def test_a_generated_spider_crawls_the_demo_site(tmp_path, demo_site):
-    project = new_project(tmp_path)
-    add_addon_line(project, site=demo_site)
-    target = demo_site.url("docs", "/guide/intro")
-    made = run_scrapy(["walsh", "genspider", "docsgen", target], cwd=project)
-    assert made.returncode == 0, made.stderr
-    out = project / "items.jsonl"
-    crawl = run_scrapy(["crawl", "docsgen", "-O", str(out)], cwd=project)
+def test_a_generated_spider_crawls_the_demo_site(tmp_path):
+    """Generated, then changed in one place only: its target points at the demo's markdown page."""
+    with DemoSite(sentinels=True) as site:
+        project = new_project(tmp_path)
+        add_addon_line(project, site=site)
+        made = run_scrapy(["walsh", "genspider", "docsgen", "docs.walsh-demo.test"], cwd=project)
+        assert made.returncode == 0, made.stderr
+        path = spider_file(project, "docsgen")
+        source = path.read_text()
+        target = site.url("docs", "/guide/intro")
+        assert source.count('targets = ["https://docs.walsh-demo.test"]') == 1
+        path.write_text(source.replace('targets = ["https://docs.walsh-demo.test"]', f"targets = [{target!r}]"))
+        out = project / "items.jsonl"
+        crawl = run_scrapy(["crawl", "docsgen", "-O", str(out)], cwd=project)
+        requests = site.requests
     assert crawl.returncode == 0, crawl.stderr[-3000:]
     items = [json.loads(line) for line in out.read_text().splitlines()]
-    assert items, crawl.stderr[-3000:]
-    seen = [(r["host"], r["path"]) for r in demo_site.requests if r["host"] != "ops.walsh-demo.test"]
-    assert ("docs.walsh-demo.test", "/robots.txt") in seen
-    assert ("docs.walsh-demo.test", "/guide/intro") in seen
-    assert all(r["host"] != "sentinel" for r in demo_site.requests)
+    assert [(i.get("url"), i.get("source")) for i in items] == [(target, "markdown")], items
+    docs = [r for r in requests if r["host"] == "docs.walsh-demo.test"]
+    assert [r["path"] for r in docs] == ["/robots.txt", "/guide/intro"]
+    assert {r["headers"].get("User-Agent") for r in docs} == {USER_AGENT}
+    assert "markdown" in docs[1]["headers"].get("Accept", "")
+    assert all(r["host_key"] != "sentinel" for r in requests)
