@@ -51,6 +51,7 @@ from ..addresses import PrivateAddressAllowance
 from ..blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
 from ..pacing import HostPace
 from ..robots import MAX_BYTES, RobotsTxt
+from ..settings import MIN_INTERVAL_FLOOR
 from ..verdicts import BLOCKED_BY_OPERATOR, BLOCKING_VERDICTS, NOT_BLOCKED, Verdict, recommendation
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class Context:
             settings=settings,
             token=settings["WALSH_ROBOTS_TOKEN"],
             user_agent=settings["WALSH_USER_AGENT"],
-            floor=settings.getfloat("DOWNLOAD_DELAY"),
+            floor=max(MIN_INTERVAL_FLOOR, settings.getfloat("WALSH_MIN_INTERVAL")),  # as politeness.py
             max_crawl_delay=settings.getfloat("WALSH_MAX_CRAWL_DELAY"),
             mode=settings["WALSH_ROBOTS_MODE"],
             cache_seconds=min(86400.0, settings.getfloat("WALSH_ROBOTS_CACHE_SECONDS")),
