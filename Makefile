@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench clean redis-server
 
 $(STAMP): pyproject.toml setup.cfg
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python example_project/run_demo.py
 
-## The whole test suite.
-test: $(STAMP)
+## The whole test suite (fleet tests start their own redis-server, so it must be installed).
+test: $(STAMP) redis-server
 	$(BIN)/python -m pytest
+
+## The Debian redis-server package, installed when missing (CI runs as root; else sudo).
+redis-server:
+	@command -v redis-server >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends redis-server; }
 
 clean:
 	rm -rf $(VENV) build *.egg-info example_project/.scrapy example_project/output

@@ -8,7 +8,8 @@ Add one line to a project's ``settings.py``::
 
 from .addon import Addon
 from .settings import SPEC_VERSION
+from .spiders import StructuredSourceSpider
 
 __version__ = "0.1.0"
 
-__all__ = ["Addon", "SPEC_VERSION", "__version__"]
+__all__ = ["Addon", "SPEC_VERSION", "StructuredSourceSpider", "__version__"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from .conformance import ConformanceGuard, enforce, user_set
-from .middlewares import conditional, frequency, scope
+from .middlewares import addresses, conditional, frequency, scope, usage
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
@@ -42,10 +42,14 @@ COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
     ("SPIDER_MIDDLEWARES", scope.DeclaredTargetsMiddleware, scope.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", scope.SubresourceMiddleware, scope.SUBRESOURCE_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", addresses.AddressGuardMiddleware, addresses.PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", addresses.ConnectRefusalMiddleware, addresses.CONNECT_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BlocklistMiddleware, BLOCKLIST_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", RobotsMiddleware, ROBOTS_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", conditional.ConditionalMiddleware, conditional.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", frequency.FrequencyMiddleware, frequency.PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", usage.UsageWarningsMiddleware, usage.PRIORITY),
+    ("SPIDER_MIDDLEWARES", usage.UsageWarningsItemMiddleware, usage.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", PacingMiddleware, PACING_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),

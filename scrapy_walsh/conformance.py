@@ -210,11 +210,16 @@ def _identity(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("1", "R1", WARN, "WALSH_ROBOTS_TOKEN",
                       f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
                       "cannot tell which robots.txt group applies to this crawler")
+    enforced = component_enabled(settings, "DOWNLOADER_MIDDLEWARES", IDENTITY_MIDDLEWARE)
     if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
-        yield Finding("1", "R1", WARN, "USER_AGENT",
-                      f"{settings.get('USER_AGENT')!r} is overridden on every request by "
-                      f"WALSH_USER_AGENT {ua!r}")
-    if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", IDENTITY_MIDDLEWARE):
+        if enforced:
+            yield Finding("1", "R1", WARN, "USER_AGENT",
+                          f"{settings.get('USER_AGENT')!r} is overridden on every request by "
+                          f"WALSH_USER_AGENT {ua!r}")
+        else:
+            yield Finding("1", "R1", FAIL, "USER_AGENT",
+                          f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}")
+    if not enforced:
         yield Finding("1", "R1", FAIL, "DOWNLOADER_MIDDLEWARES",
                       f"{IDENTITY_MIDDLEWARE} is disabled; nothing enforces the exact UA")
     else:
@@ -257,7 +262,7 @@ def _robots_gate(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("2", "R2", WARN, "WALSH_ROBOTS_MODE",
                       f"{mode!r}: robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
                       "this crawl does NOT meet R2. Use it only on sites you run.")
-    else:
+    elif component_enabled(settings, "DOWNLOADER_MIDDLEWARES", ROBOTS_MIDDLEWARE):
         yield Finding("2", "R2", PASS, "WALSH_ROBOTS_MODE", "respect: disallowed and unreachable block")
     seconds = _number(settings, "WALSH_ROBOTS_CACHE_SECONDS")
     if seconds is None or not 0 < seconds <= ROBOTS_CACHE_SECONDS:
@@ -303,12 +308,13 @@ def _blocklist_gate(settings: BaseSettings) -> Iterator[Finding]:
 @rule
 def _state_uri(settings: BaseSettings) -> Iterator[Finding]:
     try:
-        parse_state_uri(settings.get("WALSH_STATE_URI"), "unused")
+        location = parse_state_uri(settings.get("WALSH_STATE_URI"), "unused")
     except ValueError as exc:
         yield Finding("3b", "R3", FAIL, "WALSH_STATE_URI",
                       f"{exc} (the last-known blocklist must survive restarts)")
     else:
-        yield Finding("3b", "R3", PASS, "WALSH_STATE_URI", "a persistent sqlite location")
+        yield Finding("3b", "R3", PASS, "WALSH_STATE_URI", "a shared Redis (fleet mode)"
+                      if location.scheme == "redis" else "a persistent sqlite location")
 
 
 # --- R4 pacing --------------------------------------------------------------------
@@ -467,7 +473,8 @@ def _freshness(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("8", "R8", WARN, "WALSH_REFETCH_INTERVAL",
                       "0 disables the frequency guard: R8 (do not hit a source more than once a "
                       "day) is not enforced in this crawl")
-    else:
+    elif component_enabled(settings, "DOWNLOADER_MIDDLEWARES",
+                           "scrapy_walsh.middlewares.frequency.FrequencyMiddleware"):
         yield Finding("8", "R8", PASS, "WALSH_REFETCH_INTERVAL", f"{interval:g} s between fetches of a target")
 
 
@@ -499,3 +506,330 @@ def _private_addresses(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("9", "seed 000", WARN, "WALSH_ALLOW_PRIVATE_ADDRESSES",
                       f"private/loopback targets allowed: {allowance.describe()} "
                       "(for local demos and tests only)")
+
+
+ADDRESS_GUARD_MIDDLEWARE = "scrapy_walsh.middlewares.addresses.AddressGuardMiddleware"
+CONNECT_REFUSAL_MIDDLEWARE = "scrapy_walsh.middlewares.addresses.ConnectRefusalMiddleware"
+#: Download handlers that connect through the reactor's name resolver, which the
+#: address guard wraps; others (httpx, aiohttp) resolve names where it can't see.
+REACTOR_RESOLVED_HANDLERS = (
+    "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
+    "scrapy.core.downloader.handlers.http2.H2DownloadHandler",
+)
+
+
+@rule
+def _address_guard(settings: BaseSettings) -> Iterator[Finding]:
+    yield from _gate_removed(settings, "9", "seed 000", ADDRESS_GUARD_MIDDLEWARE,
+                             "the addresses a request goes to")
+    yield from _gate_removed(settings, "9", "seed 000", CONNECT_REFUSAL_MIDDLEWARE,
+                             "connect-time address refusals (they would be retried)")
+    if PrivateAddressAllowance.parse(settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES")).allow_all:
+        return
+    handlers = settings.getwithbase("DOWNLOAD_HANDLERS")
+    for scheme in ("http", "https"):
+        path = handlers.get(scheme)
+        if path is None:
+            continue
+        try:
+            handler = load_object(path) if isinstance(path, str) else path
+        except (ImportError, NameError, ValueError, AttributeError):
+            continue  # Scrapy itself reports a handler it cannot load
+        mro = getattr(handler, "__mro__", ())
+        if not any(f"{c.__module__}.{c.__qualname__}" in REACTOR_RESOLVED_HANDLERS for c in mro):
+            yield Finding("9", "seed 000", WARN, "DOWNLOAD_HANDLERS",
+                          f"{scheme}: {getattr(handler, '__name__', path)} does not resolve names "
+                          "through the reactor: private addresses are refused when a request is "
+                          "checked, but not again at connect time (a DNS-rebinding window); "
+                          "Scrapy's HTTP11DownloadHandler and H2DownloadHandler close it")
+
+
+# --- §8 checklist rows (``scrapy walsh check``) -----------------------------------
+#
+# The rules above report what breaks; these report, for every row of the checklist,
+# what holds, so a self-audit shows each row as pass, warn or fail with its reason.
+# A "holds" finding is emitted only when the row's own failure rules found nothing.
+
+MUST, SHOULD = "MUST", "SHOULD"
+
+
+@dataclass(frozen=True)
+class ChecklistRow:
+    """One row of seed 001 §8."""
+
+    row: str
+    requirement: str
+    level: str
+    title: str
+
+
+#: Seed 001 §8, in its order. Row 9 mixes SHOULD (markdown, llms.txt) and MUST NOT
+#: (scrape HTML); a fail there is always the MUST NOT.
+CHECKLIST: tuple[ChecklistRow, ...] = (
+    ChecklistRow("1", "R1", MUST, "Exact User-Agent string"),
+    ChecklistRow("2", "R2", MUST, "robots.txt fetched + obeyed, RFC 9309 group selection"),
+    ChecklistRow("2a", "R2", MUST, "Named Walsh-Research group overrides *"),
+    ChecklistRow("3", "R3", MUST, "Operator blocklist consulted, checked before robots"),
+    ChecklistRow("3a", "R3", MUST, "apex + subdomain match"),
+    ChecklistRow("3b", "R3", MUST, "retain last list on fetch failure"),
+    ChecklistRow("3c", "R3", SHOULD, "validate against schema; reject invalid"),
+    ChecklistRow("4", "R4", MUST, "serial; <= 1 req/s/domain; honor Crawl-delay"),
+    ChecklistRow("5", "R5", MUST, "429/503 exponential backoff + jitter; Retry-After"),
+    ChecklistRow("6", "R6", MUST, "no recursion, no sub-resources, metadata-only"),
+    ChecklistRow("7", "R7", SHOULD, "conditional fetch + dedup"),
+    ChecklistRow("8", "R8", SHOULD, "infrequent"),
+    ChecklistRow("9", "R9", MUST, "feed-less: content-neg markdown / llms.txt; never scrape HTML"),
+)
+#: Findings not tied to one row (unknown WALSH_* names, a missing add-on, unreadable values).
+GENERAL_ROW = ChecklistRow("-", "configuration", MUST, "the configuration can be audited")
+_STATUS_RANK = {PASS: 0, WARN: 1, FAIL: 2}
+
+
+@dataclass(frozen=True)
+class RowResult:
+    """A checklist row with its findings; its status is the worst of them."""
+
+    row: ChecklistRow
+    findings: tuple[Finding, ...]
+
+    @property
+    def status(self) -> str:
+        if not self.findings:
+            return WARN  # no rule audited it: never a silent pass
+        return max((f.status for f in self.findings), key=_STATUS_RANK.__getitem__)
+
+
+def checklist(findings: list[Finding]) -> list[RowResult]:
+    """Every §8 row with its findings, in checklist order (general findings first)."""
+    rows = [RowResult(r, tuple(f for f in findings if f.row == r.row)) for r in CHECKLIST]
+    known = {r.row for r in CHECKLIST}
+    general = tuple(f for f in findings if f.row not in known)
+    return ([RowResult(GENERAL_ROW, general)] if general else []) + rows
+
+
+def overall(rows: list[RowResult]) -> str:
+    """``fail`` when any row fails (a MUST breaks, or the add-on would refuse to start)."""
+    return max((r.status for r in rows), key=_STATUS_RANK.__getitem__, default=PASS)
+
+
+def _holds(settings: BaseSettings, *failure_rules: Rule) -> bool:
+    """True when none of ``failure_rules`` reports a failure on these settings."""
+    return not any(f.status == FAIL for check in failure_rules for f in check(settings))
+
+
+def _index(components: list[Any], path: str) -> int | None:
+    target = load_object(path)
+    for i, component in enumerate(components):
+        try:
+            if load_object(component) is target:
+                return i
+        except (ImportError, NameError, ValueError):
+            continue
+    return None
+
+
+@rule
+def _named_group(settings: BaseSettings) -> Iterator[Finding]:
+    token = settings.get("WALSH_ROBOTS_TOKEN")
+    if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", ROBOTS_MIDDLEWARE):
+        yield Finding("2a", "R2", FAIL, "DOWNLOADER_MIDDLEWARES",
+                      f"{ROBOTS_MIDDLEWARE} is disabled; no robots.txt group is selected at all")
+    elif not isinstance(token, str) or not PRODUCT_TOKEN.fullmatch(token):
+        yield Finding("2a", "R2", FAIL, "WALSH_ROBOTS_TOKEN",
+                      f"{token!r} is not a product token; no named group can match it")
+    elif settings.get("WALSH_ROBOTS_MODE") == "respect":
+        yield Finding("2a", "R2", PASS, "WALSH_ROBOTS_TOKEN",
+                      f"groups are selected by the token {token!r}: a group naming it overrides * "
+                      "both ways (RFC 9309 §2.2.1)")
+
+
+@rule
+def _blocklist_first(settings: BaseSettings) -> Iterator[Finding]:
+    chain = enabled_components(settings, "DOWNLOADER_MIDDLEWARES")
+    blocklist, robots = _index(chain, BLOCKLIST_MIDDLEWARE), _index(chain, ROBOTS_MIDDLEWARE)
+    if blocklist is None or robots is None:
+        return  # the gate rules fail the row
+    if blocklist > robots:
+        yield Finding("3", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
+                      "BlocklistMiddleware runs after RobotsMiddleware: robots.txt would be "
+                      "fetched from a host the operator blocked")
+    else:
+        yield Finding("3", "R3", PASS, "DOWNLOADER_MIDDLEWARES",
+                      "BlocklistMiddleware runs before RobotsMiddleware (a blocked host is never contacted)")
+
+
+@rule
+def _blocklist_matching(settings: BaseSettings) -> Iterator[Finding]:
+    if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", BLOCKLIST_MIDDLEWARE):
+        yield Finding("3a", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
+                      f"{BLOCKLIST_MIDDLEWARE} is disabled; no domain is matched")
+        yield Finding("3b", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
+                      f"{BLOCKLIST_MIDDLEWARE} is disabled; no list is retained")
+        yield Finding("3c", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
+                      f"{BLOCKLIST_MIDDLEWARE} is disabled; no list is validated")
+        return
+    extra = settings.getlist("WALSH_BLOCKLIST_EXTRA")
+    yield Finding("3a", "R3", PASS, "WALSH_BLOCKLIST_EXTRA",
+                  f"a listed domain blocks itself and every subdomain; {len(extra)} local "
+                  "entries added to the operator's list")
+    yield Finding("3b", "R3", PASS, "DOWNLOADER_MIDDLEWARES",
+                  "a failed fetch keeps the list in force; the last adopted list is stored")
+    schema = settings.get("WALSH_BLOCKLIST_SCHEMA_URL")
+    if schema is None or _is_http_url(schema):
+        where = schema if schema else "the bundled schema only"
+        yield Finding("3c", "R3", PASS, "WALSH_BLOCKLIST_SCHEMA_URL",
+                      f"validated against {where} (fallback: last stored copy, then bundled); "
+                      "an invalid list is never adopted")
+
+
+@rule
+def _autothrottle(settings: BaseSettings) -> Iterator[Finding]:
+    if not settings.getbool("AUTOTHROTTLE_ENABLED"):
+        return
+    floor = _floor(settings)
+    cap = _number(settings, "AUTOTHROTTLE_MAX_DELAY")
+    if cap is None or cap < floor:
+        yield Finding("4", "R4", FAIL, "AUTOTHROTTLE_MAX_DELAY",
+                      f"AUTOTHROTTLE_MAX_DELAY={settings.get('AUTOTHROTTLE_MAX_DELAY')} caps "
+                      f"AutoThrottle's delay under the R4 floor of {floor:g} s")
+    target = _number(settings, "AUTOTHROTTLE_TARGET_CONCURRENCY")
+    if target is None or target > 1:
+        yield Finding("4", "R4", WARN, "AUTOTHROTTLE_TARGET_CONCURRENCY",
+                      f"AUTOTHROTTLE_TARGET_CONCURRENCY={settings.get('AUTOTHROTTLE_TARGET_CONCURRENCY')} "
+                      "aims at concurrent requests; R4 allows one at a time (CONCURRENT_REQUESTS=1 "
+                      "still holds, so it only shortens AutoThrottle's delays toward the floor)")
+
+
+@rule
+def _spec_identity(settings: BaseSettings) -> Iterator[Finding]:
+    from .settings import USER_AGENT
+
+    ua = settings.get("WALSH_USER_AGENT")
+    if isinstance(ua, str) and ua.strip() and ua != USER_AGENT:
+        yield Finding("1", "R1", WARN, "WALSH_USER_AGENT",
+                      f"{ua!r} is not the {SPEC_VERSION} identity {USER_AGENT!r}: this crawl "
+                      "speaks for another operator")
+
+
+@rule
+def _backoff_holds(settings: BaseSettings) -> Iterator[Finding]:
+    if _holds(settings, _backoff):
+        codes = ", ".join(str(c) for c in settings.getlist("WALSH_BACKOFF_HTTP_CODES"))
+        yield Finding("5", "R5", PASS, "WALSH_BACKOFF_HTTP_CODES",
+                      f"{codes} pause the host: Retry-After wins, else exponential backoff with "
+                      f"jitter, at most {settings.get('WALSH_BACKOFF_MAX_RETRIES')} retries")
+
+
+@rule
+def _scope_holds(settings: BaseSettings) -> Iterator[Finding]:
+    if _holds(settings, _scope):
+        yield Finding("6", "R6", PASS, "SPIDER_MIDDLEWARES",
+                      "declared targets only, no sub-resources, items metadata-only "
+                      f"(strings up to {settings.get('WALSH_MAX_FIELD_CHARS')} characters)")
+
+
+@rule
+def _conditional_holds(settings: BaseSettings) -> Iterator[Finding]:
+    chain = enabled_components(settings, "DOWNLOADER_MIDDLEWARES")
+    pipelines = enabled_components(settings, "ITEM_PIPELINES")
+    if (_index(chain, "scrapy_walsh.middlewares.conditional.ConditionalMiddleware") is not None
+            and _index(pipelines, "scrapy_walsh.pipelines.dedup.DedupPipeline") is not None):
+        yield Finding("7", "R7", PASS, "DOWNLOADER_MIDDLEWARES",
+                      "stored validators sent (304 = no new data); items deduped by canonical URL")
+
+
+# --- the spider itself --------------------------------------------------------------
+
+_SELECTORS = re.compile(r"\.(?:css|xpath)\(")
+_FOLLOWS = re.compile(r"\.follow(?:_all)?\(")
+
+
+def audit_spider(spidercls: type) -> list[Finding]:
+    """What a spider's class and source show against rows 1, 6 and 9.
+
+    Runtime gates already drop followed links (R6); a spider *written* to recurse
+    still fails its row, because only its start URLs will ever be fetched. Link
+    extraction and selectors warn: recording links as metadata is allowed, per-site
+    HTML scraping (R9) is not, and only a reader can tell the two apart.
+    """
+    import inspect
+
+    from scrapy.spiders import CrawlSpider
+
+    name = getattr(spidercls, "name", spidercls.__name__)
+    findings: list[Finding] = []
+    user_agent = getattr(spidercls, "user_agent", None)
+    if user_agent:
+        findings.append(Finding("1", "R1", WARN, f"spider {name}.user_agent",
+                                f"{user_agent!r}: only the add-on's IdentityMiddleware keeps it "
+                                "from being sent"))
+    rules = getattr(spidercls, "rules", None)
+    if issubclass(spidercls, CrawlSpider) and rules:
+        findings.append(Finding("6", "R6", FAIL, f"spider {name}.rules",
+                                f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
+                                "R6 forbids recursion (each request the rules yield is dropped, so "
+                                "only the start URLs are fetched): use scrapy.Spider with declared targets"))
+    try:
+        source = inspect.getsource(spidercls)
+    except (OSError, TypeError):
+        findings.append(Finding("6", "R6", WARN, f"spider {name}",
+                                "source not available; links, follows and selectors not audited"))
+        return findings
+    if "LinkExtractor" in source:
+        findings.append(Finding("6", "R6", WARN, f"spider {name}",
+                                "uses a LinkExtractor: recording links as metadata is fine, but "
+                                "every request built from them is dropped (R6)"))
+    if _FOLLOWS.search(source):
+        findings.append(Finding("6", "R6", WARN, f"spider {name}",
+                                "calls response.follow(): followed requests are dropped (R6)"))
+    if not any(f.row == "6" for f in findings):
+        findings.append(Finding("6", "R6", PASS, f"spider {name}",
+                                "no rules, link extractors or follow() calls"))
+    if _SELECTORS.search(source):
+        findings.append(Finding("9", "R9", WARN, f"spider {name}",
+                                "extracts with CSS/XPath selectors: R9 forbids per-site HTML "
+                                "scraping; keep them generic (title, headings, links)"))
+    else:
+        findings.append(Finding("9", "R9", PASS, f"spider {name}", "no CSS/XPath selectors"))
+    return findings
+
+
+def probe_state_store(settings: BaseSettings) -> Finding:
+    """Row 3b, for real: can this crawl write its state store?
+
+    An existing store gets a probe key written, read back and deleted, in a namespace
+    of its own (no real key is read or changed). A store that does not exist yet is
+    not created: its directory (or nearest existing parent) must be writable.
+    """
+    import os
+    import uuid
+
+    from .store import StateStoreError, open_store
+
+    try:
+        location = state_location(settings)
+    except ValueError as exc:
+        return Finding("3b", "R3", FAIL, "WALSH_STATE_URI", str(exc))
+    if location.scheme == "sqlite" and not location.path.exists():
+        parent = location.path.resolve().parent
+        while not parent.exists():
+            parent = parent.parent
+        if parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
+            return Finding("3b", "R3", PASS, "WALSH_STATE_URI",
+                           f"{location.uri} does not exist yet; {parent} is writable")
+        return Finding("3b", "R3", FAIL, "WALSH_STATE_URI",
+                       f"{location.uri} cannot be created: {parent} is not a writable directory")
+    key = f"probe-{uuid.uuid4().hex}"
+    try:
+        store = open_store(location, settings.get("WALSH_ROBOTS_TOKEN") or "Walsh-Research")
+        try:
+            store.set("walsh-check", key, True, ttl=60)
+            ok = store.get("walsh-check", key) is True
+            store.delete("walsh-check", key)
+        finally:
+            store.close()
+    except (StateStoreError, OSError) as exc:
+        return Finding("3b", "R3", FAIL, "WALSH_STATE_URI", f"cannot write the state store: {exc}")
+    if not ok:
+        return Finding("3b", "R3", FAIL, "WALSH_STATE_URI", f"{location.uri}: a probe key did not read back")
+    return Finding("3b", "R3", PASS, "WALSH_STATE_URI", f"{location.uri} is writable (probe key written and deleted)")

@@ -25,6 +25,11 @@ BLOCKLIST_SCHEMA = "blocklist_schema"
 #: ``meta`` key counting how often pacing sent a request back to the scheduler; the
 #: gates evaluate such a request again but count its verdicts once.
 REQUEUED = "walsh_requeued"
+#: ``meta`` key on every request R6 admits: a declared target (a start request), or a step a
+#: StructuredSourceSpider planned for one. Redirects, retries and requeues copy ``meta``, so
+#: they keep it; a request scheduled without it (an errback's output, which Scrapy never
+#: passes through spider middlewares) is dropped by ``DeclaredTargetsMiddleware``.
+DECLARED = "walsh_declared"
 #: Internal requests go before spider requests waiting in the same downloader slot.
 PRIORITY = 1000
 
@@ -72,6 +77,16 @@ def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> d
     info.update(extra)
     request.meta["walsh"] = info
     return info
+
+
+def declare(request: Request) -> Request:
+    """Mark ``request`` as admitted by R6 (see :data:`DECLARED`)."""
+    request.meta[DECLARED] = True
+    return request
+
+
+def declared(request: Request) -> bool:
+    return bool(request.meta.get(DECLARED)) or internal_kind(request) is not None
 
 
 def first_pass(request: Request) -> bool:

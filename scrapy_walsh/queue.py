@@ -7,10 +7,20 @@ this class extends. ``pop()`` picks, among hosts ready now, the one with the mos
 waiting work (queued requests × interval: the host that bounds the crawl's length);
 when none is ready, the one ready soonest. It never returns nothing while it holds
 requests.
+
+The ready times are the shared ledger's: each choice first refreshes the queued hosts'
+entries from the state store in one read (``get_many``: one sqlite query, one Redis
+``MGET``), so in a fleet a process picks hosts that no other process has just taken.
+The choice is advice; the pacing middleware's reservation is what decides. Among equally
+loaded ready hosts the tie is broken by host name, except in a fleet (a Redis store):
+there each process breaks ties in its own random order, so processes holding the same
+targets spread over the hosts instead of all racing for the same one.
 """
 
 from __future__ import annotations
 
+import os
+import zlib
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,18 +42,24 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
         # pacing asks which hosts wait here (with JOBDIR, in the memory and the disk queue)
         self.politeness.queues.add(self)
+        #: this process's tie-break order among equally loaded hosts (fleet mode only)
+        self._salt = os.urandom(8) if self.politeness.store.fleet else b""
 
     def _next_host(self) -> str | None:
         if not self.pqueues:
             return None
+        self.politeness.refresh(self.pqueues)
         pacer = self.politeness.pacer
         now = pacer.clock()
         ready = [h for h in self.pqueues if pacer.ready_at(h) <= now]
         if ready:
-            return max(ready, key=lambda h: (len(self.pqueues[h]) * pacer.interval(h), h))
+            return max(ready, key=lambda h: (len(self.pqueues[h]) * pacer.interval(h), self._tie(h)))
         found = pacer.soonest(self.pqueues)
         assert found is not None
         return found[1]
+
+    def _tie(self, host: str) -> int | str:
+        return zlib.crc32(self._salt + host.encode()) if self._salt else host
 
     def push(self, request: Request) -> None:
         host = urlparse_cached(request).hostname or ""

@@ -201,7 +201,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R3, R7",
         "Where persistent state lives: `sqlite:///relative.sqlite3`, "
         "`sqlite:////absolute.sqlite3`. `None` means "
-        "`<project>/.scrapy/walsh-state.sqlite3`.",
+        "`<project>/.scrapy/walsh-state.sqlite3`. `redis://host:port/db` (extra `redis`) "
+        "shares it with every process of the identity: fleet mode.",
     ),
 )
 

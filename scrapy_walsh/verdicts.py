@@ -58,3 +58,16 @@ def recommendation(verdict: Verdict | str) -> Recommendation:
 BLOCKED_BY_OPERATOR = "blocked_by_operator"
 #: R3: no blocklist entry matches.
 NOT_BLOCKED = "not_blocked"
+
+# R9, structured sources (scrapy_walsh.spiders).
+#: Neither markdown by content negotiation nor an llms.txt representation: the source is
+#: left out, never read as HTML.
+NO_STRUCTURED_REPRESENTATION = "no_structured_representation"
+#: A twin candidate whose URL visibly points at a private or local address: never chosen.
+PRIVATE_ADDRESS = "private_address"
+#: Sitemaps: more than 50,000 URLs; the first 50,000 were yielded, the rest not read.
+SITEMAP_TRUNCATED = "sitemap_truncated_at_url_limit"
+#: Sitemaps: over 50 MB uncompressed; nothing was read.
+SITEMAP_OVER_SIZE_LIMIT = "sitemap_over_size_limit"
+#: Sitemaps: not a urlset or sitemapindex (not XML, another root, bad gzip, non-2xx).
+SITEMAP_UNREADABLE = "sitemap_unreadable"

@@ -35,3 +35,12 @@ def project(plain_project, demo_site):
     """The plain project plus the add-on line, kept on ``demo_site``."""
     add_addon_line(plain_project, site=demo_site)
     return plain_project
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    """A real redis-server on a free loopback port (tests/redis_server.py), per module."""
+    from .redis_server import RedisServer
+
+    with RedisServer(tmp_path_factory.mktemp("redis")) as server:
+        yield server

@@ -76,7 +76,7 @@ def test_stricter_project_values_win_and_follow_the_raised_floor():
         ({"WALSH_BLOCKLIST_URL": "ftp://wal.sh/list"}, "WALSH_BLOCKLIST_URL", "R3"),
         ({"WALSH_STATE_URI": "postgres://db/walsh"}, "WALSH_STATE_URI", "R3"),
         ({"WALSH_STATE_URI": "sqlite:///:memory:"}, "WALSH_STATE_URI", "R3"),
-        ({"WALSH_STATE_URI": "redis://127.0.0.1:6379/0"}, "WALSH_STATE_URI", "R3"),
+        ({"WALSH_STATE_URI": "redis:///0"}, "WALSH_STATE_URI", "R3"),  # no server named
         ({"WALSH_ALLOW_PRIVATE_ADDRESSES": "127.0.0.2/8"}, "WALSH_ALLOW_PRIVATE_ADDRESSES", "seed 000"),
         ({"WALSH_ALLOW_PRIVATE_ADDRESSES": 42}, "WALSH_ALLOW_PRIVATE_ADDRESSES", "seed 000"),
         ({"WALSH_MIN_INTERVALL": 2}, "WALSH_MIN_INTERVALL", "configuration"),

@@ -416,6 +416,11 @@ def test_docs_content_negotiation(site: DemoSite) -> None:
     twin = fetch(site, "docs", "/guide/intro.md", {"Accept": "text/html"})
     assert twin.headers["Content-Type"] == "text/markdown; charset=utf-8" and twin.body == md.body
     assert fetch(site, "docs", "/changelog.md").headers["Content-Type"].startswith("text/markdown")
+    # /guide/faq answers HTML whatever Accept says; its twin /guide/faq.md is markdown.
+    faq = fetch(site, "docs", "/guide/faq", {"Accept": "text/markdown"})
+    assert faq.headers["Content-Type"] == "text/html; charset=utf-8" and "Vary" not in faq.headers
+    assert fetch(site, "docs", "/guide/faq.md").headers["Content-Type"] == "text/markdown; charset=utf-8"
+    assert fetch(site, "hostile", "/research-off/notes").headers["Content-Type"].startswith("text/html")
     # Hosts without markdown ignore Accept.
     other = fetch(site, "llmsonly", "/page/alpha", {"Accept": "text/markdown"})
     assert other.headers["Content-Type"] == "text/html; charset=utf-8"
@@ -431,7 +436,8 @@ def test_docs_llms_txt(site: DemoSite) -> None:
         "The pages below have markdown twins.\n\n"
         "## Docs\n\n"
         f"- [Intro]({base}/guide/intro.md): Getting started\n"
-        f"- [Setup]({base}/guide/setup.md): Installing the demo\n\n"
+        f"- [Setup]({base}/guide/setup.md): Installing the demo\n"
+        f"- [FAQ]({base}/guide/faq.md): Questions (the HTML page has no negotiation)\n\n"
         "## Optional\n\n"
         f"- [Changelog]({base}/changelog.md): Release notes\n"
     )
@@ -448,9 +454,11 @@ def test_llmsonly_and_hostile_llms_txt(site: DemoSite) -> None:
     r = fetch(site, "hostile", "/llms.txt")
     assert r.text.startswith("# Hostile Demo\n")
     p = site.port
-    for url in (f"http://127.0.0.1:{p}/page/loopback", f"http://[::1]:{p}/page/v6",
-                "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/page/private",
-                f"http://named.{DEMO_DOMAIN}:{p}/research-off/guide.md", f"{site.base('hostile')}/page/ok"):
+    for url in (f"http://127.0.0.1:{p}/page/loopback.md", f"http://[::1]:{p}/page/v6.md",
+                "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/internal/admin",
+                f"http://named.{DEMO_DOMAIN}:{p}/research-off/notes.md", f"{site.base('hostile')}/page/ok",
+                f"http://loopback.{DEMO_DOMAIN}:{p}/page/by-name.md",
+                f"http://loopback6.{DEMO_DOMAIN}:{p}/page/by-name6.md"):
         assert f"]({url})" in r.text
     assert len(site.requests) == 2  # the server fetched nothing itself
 

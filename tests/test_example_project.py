@@ -4,12 +4,14 @@ import json
 import os
 import subprocess
 import sys
+from urllib.parse import urlsplit
 
 from scrapy_walsh.settings import USER_AGENT
 
 from .helpers import CLOCK_TOLERANCE, REPO, gaps_by_host, summary_value
 
-ITEM_FIELDS = {"url", "status", "title", "links", "verdicts", "recommendation"}
+#: Fields read from a structured representation (markdown or llms.txt), never from HTML.
+STRUCTURED_FIELDS = {"title", "headings", "links", "name", "summary", "sections", "optional"}
 
 
 def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
@@ -41,9 +43,24 @@ def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
     assert ("down", "/page/1") not in seen and ("gone", "/page/1") in seen
     assert ("open", "/private/secret") not in seen
 
+    # R9: sitemap entries are never fetched; hostile twins never requested (loopback, named)
+    assert ("open", "/page/2") not in seen and ("open", "/page/3") not in seen
+    assert ("named", "/research-off/notes.md") not in seen and ("docs", "/guide/faq.md") in seen
+    assert all(r["ip"] != "127.0.0.1" and r["ip"] != "::1" for r in records)
+
     items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
     assert items
-    assert all(item["verdicts"]["blocklist"] == "not_blocked" for item in items)
     for item in items:
-        assert set(item) == ITEM_FIELDS
         assert all(len(json.dumps(value)) < 2000 for value in item.values()), item
+        assert "target" in item or "sitemap" in item, item
+        if "verdicts" in item:
+            assert item["verdicts"]["blocklist"] == "not_blocked", item
+        if item.get("source") not in ("markdown", "llms_txt_twin", "llms_txt"):
+            assert not STRUCTURED_FIELDS & set(item), item  # nothing read from HTML
+    sources = {item["target"].split("//")[1].split(".")[0] + urlsplit(item["target"]).path:
+               item.get("source") or item.get("verdict") for item in items if "target" in item}
+    assert sources["docs/guide/intro"] == "markdown" and sources["docs/guide/faq"] == "llms_txt_twin"
+    assert sources["llmsonly/page/alpha"] == "llms_txt"
+    assert sources["htmlonly/page/1"] == sources["hostile/research-off/notes"] == "no_structured_representation"
+    assert sources["blocked/page/1"] == "blocked_by_operator"
+    assert sum("loc" in item for item in items) == 6 and sum("child_sitemap" in item for item in items) == 2

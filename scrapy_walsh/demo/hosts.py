@@ -27,19 +27,19 @@ class DemoHost:
 
 
 _TABLE = [
-    ("open", "127.0.0.2", "allows all but /private/; sitemap.xml, sitemap index, X-Robots-Tag page"),
+    ("open", "127.0.0.2", "allows all but /private/; sitemaps (.gz, index, over limits), X-Robots-Tag page"),
     ("named", "127.0.0.3", "a Walsh-Research group overriding * both ways"),
     ("slow", "127.0.0.4", "Crawl-delay 2 in our group (30 in *)"),
     ("down", "127.0.0.5", "robots.txt answers 503"),
     ("blocked", "127.0.0.6", "listed in the demo blocklist"),
     ("www.blocked", "127.0.0.7", "subdomain of a listed domain"),
     ("busy", "127.0.0.8", "/limited answers 429 with Retry-After once"),
-    ("docs", "127.0.0.9", "markdown by content negotiation, llms.txt"),
+    ("docs", "127.0.0.9", "markdown by content negotiation, llms.txt, an HTML-only page with a listed twin"),
     ("llmsonly", "127.0.0.10", "HTML pages and an llms.txt"),
     ("htmlonly", "127.0.0.11", "HTML only: no markdown, no llms.txt"),
     ("decoys", "127.0.0.12", "groups named bot, Mozilla, wal, sh ... that must not apply to us"),
     ("gone", "127.0.0.13", "robots.txt answers 404"),
-    ("hostile", "127.0.0.14", "llms.txt pointing at private addresses and a disallowing origin"),
+    ("hostile", "127.0.0.14", "llms.txt listing twins on 127.0.0.1, [::1] and a disallowing origin"),
     ("ops", "127.0.0.15", "serves the blocklist and its schema"),
 ]
 

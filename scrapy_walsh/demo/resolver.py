@@ -6,6 +6,10 @@ tests can use real host names (a blocked apex *and* its subdomain) without editi
 to Scrapy's default resolver unchanged. Demo and test use only::
 
     DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+
+It also answers a few names no demo server stands behind, for the address guard (seed
+000) to refuse: names that look public but resolve to loopback, and one that changes
+its answer between lookups, as a DNS-rebinding attacker's server does.
 """
 
 from __future__ import annotations
@@ -16,12 +20,29 @@ from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
 
-from .hosts import BY_NAME, DEMO_DOMAIN
+from .hosts import BY_NAME, DEMO_DOMAIN, HOSTS
+
+#: Names that resolve to an address the guard refuses (no server: nothing may reach them).
+LOOPBACK_NAMES = {
+    f"loopback.{DEMO_DOMAIN}": "127.0.0.1",
+    f"loopback6.{DEMO_DOMAIN}": "::1",
+}
+#: Answers the demo host ``open``'s address on odd lookups and 127.0.0.1 on even ones:
+#: a check at request time sees a permitted address, the connection a refused one.
+REBIND_NAME = f"rebind.{DEMO_DOMAIN}"
+REBIND_ANSWERS = (HOSTS["open"].ip, "127.0.0.1")
 
 
 class DemoResolver(CachingThreadedResolver):
+    rebind_lookups = 0
+
     def getHostByName(self, name: str, timeout: Sequence[int] = ()) -> defer.Deferred[str]:
         key = name.lower().rstrip(".")
+        if key in LOOPBACK_NAMES:
+            return defer.succeed(LOOPBACK_NAMES[key])
+        if key == REBIND_NAME:
+            self.rebind_lookups += 1
+            return defer.succeed(REBIND_ANSWERS[(self.rebind_lookups - 1) % 2])
         if key == DEMO_DOMAIN or key.endswith("." + DEMO_DOMAIN):
             host = BY_NAME.get(key)
             if host is None:

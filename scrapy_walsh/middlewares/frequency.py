@@ -6,6 +6,13 @@ the identity), and a request for it within the interval is refused with
 ``skipped_recently_fetched``, logged and counted. Redirect hops and retries of a target
 being fetched now are not re-checked. ``WALSH_REFETCH_INTERVAL = 0`` disables the guard
 (the audit warns, naming R8).
+
+The time is *claimed* before the request is sent (``store.claim``: add-if-absent, atomic,
+with the interval as TTL), not written after the answer: so two processes of a fleet
+(or two requests of one crawl) for the same target never both fetch it, and each URL is
+fetched once fleet-wide. A fetch that does not succeed (another status, a network error,
+a later gate's refusal) releases the claim, so the target can be tried again. The claim
+travels in ``request.meta`` through requeues, redirects and retries of the same fetch.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ logger = logging.getLogger(__name__)
 PRIORITY = 120
 NAMESPACE = "fetched"
 SKIPPED = "skipped_recently_fetched"
+#: ``request.meta`` key: the canonical target this fetch holds the claim for.
+CLAIMED = "walsh_fetch_claim"
 
 
 class RecentlyFetched(WalshIgnoreRequest):
@@ -49,23 +58,37 @@ class FrequencyMiddleware(StatefulGate):
         self.interval = crawler.settings.getfloat("WALSH_REFETCH_INTERVAL")
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if self.interval <= 0 or internal.internal_kind(request) is not None:
+        if self.interval <= 0 or internal.internal_kind(request) is not None or request.meta.get(CLAIMED):
             return
         if request.meta.get("redirect_urls") or request.meta.get("retry_times") \
                 or request.meta.get("walsh_backoff_attempt"):
             return  # a target being fetched right now
-        last = self.store.get(NAMESPACE, target_of(request))
-        if last is None:
+        target = target_of(request)
+        now = time.time()
+        if self.store.claim(NAMESPACE, target, now, ttl=self.interval):
+            request.meta[CLAIMED] = target
             return
-        ago = time.time() - last
-        exc = RecentlyFetched(SKIPPED, f"fetched {ago:.0f} s ago; WALSH_REFETCH_INTERVAL is "
+        last = self.store.get(NAMESPACE, target, now)
+        ago = max(0.0, now - last)
+        exc = RecentlyFetched(SKIPPED, f"fetched (or being fetched) {ago:.0f} s ago; WALSH_REFETCH_INTERVAL is "
                               f"{self.interval:.0f} s (R8)", request.url, fetched_at=last)
         record_denial(self.stats, exc)
         logger.info("%s", exc, extra={"spider": self.crawler.spider})
         raise exc
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if self.interval > 0 and internal.internal_kind(request) is None \
-                and (200 <= response.status < 300 or response.status == 304):
-            self.store.set(NAMESPACE, target_of(request), time.time(), ttl=self.interval)
+        if self.interval > 0 and internal.internal_kind(request) is None:
+            if 200 <= response.status < 300 or response.status == 304:
+                if not request.meta.get(CLAIMED):  # a request that skipped the check
+                    self.store.set(NAMESPACE, target_of(request), time.time(), ttl=self.interval)
+            else:
+                self._release(request)
         return response
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        self._release(request)
+
+    def _release(self, request: Request) -> None:
+        target = request.meta.pop(CLAIMED, None)
+        if target is not None:
+            self.store.delete(NAMESPACE, target)

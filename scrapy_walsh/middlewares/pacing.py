@@ -10,6 +10,12 @@ to the scheduler instead of holding the one download slot (CONCURRENT_REQUESTS=1
 the politeness queue then hands out the host that is ready. Only when nothing else is
 ready sooner does it wait here, so the crawl is never idle while some host is ready.
 
+The slot is *reserved* in the state store (``Politeness.reserve``: atomic, one round
+trip), never just computed locally: with a shared store (fleet mode, or several
+processes on one sqlite file) another process may have taken the host's slot since the
+queue chose it, and then this request waits or is requeued like any other. If the store
+is unreachable the reservation blocks until it is back: no request leaves unreserved.
+
 A host whose Crawl-delay exceeds ``WALSH_MAX_CRAWL_DELAY`` is not crawled at all: its
 requests are refused with ``crawl_delay_exceeds_cap`` (never clamped).
 """
@@ -79,24 +85,24 @@ class PacingMiddleware:
         # not the host a redirect came from.
         request.meta["download_slot"] = host
         self._check_cap(request, host)
-        wait = self.pacer.wait(host)
-        if wait > self.max_pause:
-            exc = HostPaused(HOST_PAUSED, f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
-                             f"over WALSH_BACKOFF_MAX_DELAY {self.max_pause:.0f} s", request.url)
-            record_denial(self.stats, exc)
-            logger.info("%s", exc)
-            raise exc
-        if wait > 0:
+        while wait := self.politeness.reserve(host):  # 0 once the slot is ours
+            if wait > self.max_pause:
+                exc = HostPaused(HOST_PAUSED, f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
+                                 f"over WALSH_BACKOFF_MAX_DELAY {self.max_pause:.0f} s", request.url)
+                record_denial(self.stats, exc)
+                logger.info("%s", exc)
+                raise exc
             sooner = self.politeness.sooner_elsewhere(host)
-            if sooner is not None and sooner < self.pacer.ready_at(host) and internal.internal_kind(request) is None:
+            requeue = (sooner is not None and sooner < self.pacer.ready_at(host)
+                       and internal.internal_kind(request) is None)
+            if requeue:
                 self.stats.inc_value("walsh/pacing/requeued")
                 request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
                 return request.replace(dont_filter=True)
-        while wait > 0:  # again after waking: a backoff pause may have arrived meanwhile
+            # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)
             await _sleep(wait)
-            wait = self.pacer.wait(host)
-        pace = self.politeness.stamp(host)
+        pace = self.pacer.pace(host)
         self.stats.set_value(f"walsh/pacing/interval/{host}", round(pace.interval(self.pacer.floor), 3))
         return None
 

@@ -4,7 +4,17 @@
 yields: the start requests are the declared targets, so ``response.follow``, a
 ``CrawlSpider`` rule or a link extractor yields nothing that reaches the network. The
 drop is explained once per spider in the log and counted. Redirects are not link
-following (they happen in the downloader and pass every gate again).
+following (they happen in the downloader and pass every gate again). One exemption (R9):
+a ``StructuredSourceSpider``'s own llms.txt and twin requests for a declared target, which
+are part of reading that target; the spider keeps the plan, so a request that merely
+carries the same meta is still dropped (see ``scrapy_walsh.spiders``).
+
+Scrapy passes an errback's output straight to the scheduler, around every spider
+middleware, so the middleware also marks each request it admits (``internal.DECLARED``)
+and drops, on ``request_scheduled``, any request that arrives without the mark.
+Redirects, retries and pacing requeues copy ``meta`` and keep it. A scrapy-redis spider's
+start URLs come from its Redis list (``next_requests()``, also called from its idle
+handler straight into the engine): they are its declared targets and are marked there.
 
 ``SubresourceMiddleware`` (a downloader middleware, the first gate) refuses images,
 scripts, stylesheets, fonts, audio and video, by URL extension or explicit type.
@@ -15,6 +25,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import scrapy
+from scrapy import signals
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .. import internal
@@ -33,6 +45,7 @@ SPIDER_PRIORITY = 990
 #: The first downloader gate (scope), before the blocklist (90).
 SUBRESOURCE_PRIORITY = 80
 SUBRESOURCE = "subresource"
+NOT_DECLARED = "not_declared"
 
 
 class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
@@ -41,20 +54,48 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
         assert crawler.stats is not None
         self.stats = crawler.stats
         self._explained = False
+        crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:
-            return request  # a start request: a declared target
+            return internal.declare(request)  # a start request: a declared target
+        if self._structured_step(request):
+            self.stats.inc_value("walsh/scope/structured_followups")
+            return internal.declare(request)
+        self._drop(request, f"yielded from the callback for {response.url}")
+        return None
+
+    def request_scheduled(self, request: Request, spider: Spider) -> None:
+        """The scheduler's door: what reached it around the spider middlewares is dropped."""
+        if internal.declared(request):
+            return
+        self._drop(request, "scheduled without passing the spider middlewares (e.g. yielded from an errback)")
+        raise OutOfScope(NOT_DECLARED, "not a declared target (R6)", request.url)
+
+    def spider_opened(self, spider: Spider) -> None:
+        next_requests = getattr(spider, "next_requests", None)
+        if callable(next_requests) and hasattr(spider, "redis_key"):  # scrapy-redis RedisMixin
+            spider.next_requests = lambda: (internal.declare(r) if isinstance(r, scrapy.Request) else r
+                                            for r in next_requests())
+
+    def _drop(self, request: Request, how: str) -> None:
         self.stats.inc_value("walsh/scope/followups_dropped")
         if not self._explained:
             self._explained = True
             logger.warning(
-                "R6: dropped %s, yielded from the callback for %s. scrapy_walsh fetches the "
-                "declared targets (start requests) only: no link following, no recursion. "
-                "Further drops are counted in walsh/scope/followups_dropped, not logged.",
-                request.url, response.url, extra={"spider": self.crawler.spider},
+                "R6: dropped %s, %s. scrapy_walsh fetches the declared targets (start requests) "
+                "only: no link following, no recursion. Further drops are counted in "
+                "walsh/scope/followups_dropped, not logged.",
+                request.url, how, extra={"spider": self.crawler.spider},
             )
-        return None
+
+    def _structured_step(self, request: Request) -> bool:
+        """R9: the llms.txt or twin request a StructuredSourceSpider planned for a target."""
+        from ..spiders import StructuredSourceSpider
+
+        spider = self.crawler.spider
+        return isinstance(spider, StructuredSourceSpider) and spider.planned_followup(request)
 
 
 class OutOfScope(WalshIgnoreRequest):

@@ -3,8 +3,10 @@
 An item whose canonical URL (its ``url`` field) this spider already emitted, in this
 run or any earlier one, is dropped. Emitted URLs are kept in the state store (namespace
 ``seen:<spider>``), written as each item passes, so a crash loses nothing already
-emitted. Items without a ``url`` field pass unchanged (counted). ``WALSH_DEDUP_RESET =
-True`` forgets the spider's emitted URLs at start (a one-off, for a deliberate re-harvest).
+emitted. The check and the write are one atomic ``claim`` (add-if-absent), so processes
+of a fleet sharing the store never both emit the same URL. Items without a ``url`` field
+pass unchanged (counted). ``WALSH_DEDUP_RESET = True`` forgets the spider's emitted URLs
+at start (a one-off, for a deliberate re-harvest).
 """
 
 from __future__ import annotations
@@ -65,9 +67,8 @@ class DedupPipeline:
             self.stats.inc_value("walsh/dedup/no_url")
             return item
         key = canonical_url(url)
-        if self.store.get(self.namespace, key) is not None:
+        if not self.store.claim(self.namespace, key, time.time()):
             self.stats.inc_value("walsh/dedup/dropped")
             raise DuplicateItem(f"R7: {key} was already emitted by this spider")
-        self.store.set(self.namespace, key, time.time())
         self.stats.inc_value("walsh/dedup/first_seen")
         return item

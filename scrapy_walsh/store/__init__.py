@@ -2,6 +2,8 @@
 
 ``WALSH_STATE_URI`` follows SQLAlchemy's URL convention, so ``sqlite:///x.sqlite3`` is
 relative to the working directory and ``sqlite:////var/lib/x.sqlite3`` is absolute.
+``redis://host:port/db`` (or ``rediss://``, or ``unix://``) selects fleet mode: every
+process of the identity shares one Redis (:mod:`scrapy_walsh.store.redis`).
 A bad URI stops the crawl before any request leaves. Every component gets the same
 store from :func:`store_for`, opened once per crawler and closed when the engine stops.
 """
@@ -14,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .base import StateStore, StateStoreError
+from .base import Slot, StateStore, StateStoreError
 from .sqlite import SqliteStore
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-__all__ = ["StateStore", "StateStoreError", "SqliteStore", "open_store", "store_for", "state_location"]
+__all__ = ["Slot", "StateStore", "StateStoreError", "SqliteStore", "open_store", "store_for", "state_location"]
 
 DEFAULT_STATE_FILE = "walsh-state.sqlite3"
 
@@ -59,12 +61,14 @@ def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
                 "every validator when the process ends"
             )
         return StateLocation("sqlite", Path(raw), uri)
-    if scheme in {"redis", "rediss"}:
-        raise ValueError(
-            f"{uri!r}: the Redis backend arrives with fleet mode and is not available "
-            "in this version; use an sqlite:/// URI"
-        )
-    raise ValueError(f"{uri!r}: unsupported scheme {scheme or '(none)'!r}; use sqlite:///")
+    if scheme in {"redis", "rediss", "unix"}:
+        parts = urlsplit(uri)
+        if scheme != "unix" and not parts.hostname:
+            raise ValueError(f"{uri!r}: a Redis URI names its server: redis://host:port/db")
+        if scheme == "unix" and not parts.path:
+            raise ValueError(f"{uri!r}: a unix:// Redis URI names its socket: unix:///path/redis.sock")
+        return StateLocation("redis", Path(parts.path or "/"), uri)
+    raise ValueError(f"{uri!r}: unsupported scheme {scheme or '(none)'!r}; use sqlite:/// or redis://")
 
 
 def state_location(settings: BaseSettings) -> StateLocation:
@@ -83,6 +87,10 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
     """A store for ``location``; raises :class:`StateStoreError` saying why it can't open."""
     if location.scheme == "sqlite":
         return SqliteStore(location.path, identity, uri=location.uri)
+    if location.scheme == "redis":
+        from .redis import RedisStore
+
+        return RedisStore(location.uri, identity)
     raise StateStoreError(f"{location.uri}: no backend for {location.scheme!r}")
 
 
@@ -101,4 +109,13 @@ def store_for(crawler: Crawler) -> StateStore:
         store = open_store(state_location(crawler.settings), crawler.settings["WALSH_ROBOTS_TOKEN"])
         _STORES[crawler] = store
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
+        if hasattr(store, "round_trips"):
+            stats = crawler.stats
+
+            def record(spider: object = None) -> None:
+                assert stats is not None
+                stats.set_value("walsh/store/round_trips", store.round_trips)
+                stats.set_value("walsh/store/unreachable_seconds", round(store.unreachable_seconds, 3))
+
+            crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
     return store

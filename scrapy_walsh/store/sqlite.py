@@ -3,18 +3,22 @@
 Every ``set`` is its own transaction in WAL mode with ``synchronous=FULL``, so a
 ``kill -9`` (or a power cut) at any instant leaves either the old value or the new
 one, never a torn row, and a committed value is on disk before ``set`` returns.
-Several processes may share the file; writers wait up to ``busy_timeout``.
+Several processes may share the file; writers wait up to ``busy_timeout``. The atomic
+operations (``reserve``, ``advance``, ``claim``) read and write inside one ``BEGIN
+IMMEDIATE`` transaction, which takes the write lock before reading, so two processes
+on one machine sharing the file can never take the same pacing slot.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .base import StateStore, StateStoreError
+from .base import Slot, StateStore, StateStoreError, ready_at
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS walsh_state (
@@ -81,8 +85,83 @@ class SqliteStore(StateStore):
         for key, value in rows:
             yield key, json.loads(value)
 
+    def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
+        keys = list(keys)
+        found: dict[str, Any] = {}
+        for start in range(0, len(keys), 500):  # under sqlite's bound-parameter limit
+            chunk = keys[start:start + 500]
+            rows = self._query(
+                f"SELECT key, value FROM walsh_state WHERE identity=? AND namespace=? "
+                f"AND key IN ({','.join('?' * len(chunk))}) AND (expires IS NULL OR expires > ?)",
+                (self.identity, namespace, *chunk, self.clock()),
+            ).fetchall()
+            found.update((key, json.loads(value)) for key, value in rows)
+        return found
+
+    def reserve(self, namespace: str, key: str, interval: float, margin: float = 0.0,
+                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+        with self._transaction() as now:
+            value, expires = self._read(namespace, key, now)
+            ready = ready_at(value, interval, margin)
+            if ready > now:
+                return Slot(ready - now, value, now)
+            value.update(assign or {}, last_start=now)
+            self._upsert(namespace, key, value, now, ttl, expires)
+            return Slot(0.0, value, now)
+
+    def advance(self, namespace: str, key: str, offsets: dict[str, float],
+                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+        with self._transaction() as now:
+            value, expires = self._read(namespace, key, now)
+            for field, offset in offsets.items():
+                value[field] = max(value.get(field) or 0.0, now + offset)
+            value.update(assign or {})
+            self._upsert(namespace, key, value, now, ttl, expires)
+            return Slot(0.0, value, now)
+
+    def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
+        with self._transaction() as now:
+            if self._read(namespace, key, now)[1] is not False:
+                return False
+            self._upsert(namespace, key, value, now, ttl, False)
+            return True
+
     def close(self) -> None:
         self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[float]:
+        """One ``BEGIN IMMEDIATE`` transaction (the write lock first); yields now."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.clock()
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StateStoreError(f"state store {self.uri}: write failed: {exc}") from exc
+
+    def _read(self, namespace: str, key: str, now: float) -> tuple[Any, float | None | bool]:
+        """``(value, expires)`` of a live entry, or ``({}, False)`` when there is none."""
+        row = self._db.execute(
+            "SELECT value, expires FROM walsh_state WHERE identity=? AND namespace=? AND key=? "
+            "AND (expires IS NULL OR expires > ?)", (self.identity, namespace, key, now)).fetchone()
+        return ({}, False) if row is None else (json.loads(row[0]), row[1])
+
+    def _upsert(self, namespace: str, key: str, value: Any, now: float, ttl: float | None,
+                expires: float | None | bool) -> None:
+        """Write inside the open transaction; an existing expiry is never shortened."""
+        new = None if ttl is None else now + ttl
+        if expires is None or (new is not None and expires is not False and expires > new):
+            new = None if expires is None else expires
+        encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        self._db.execute(
+            "INSERT INTO walsh_state (identity, namespace, key, value, expires, updated) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity, namespace, key) DO UPDATE SET "
+            "value=excluded.value, expires=excluded.expires, updated=excluded.updated",
+            (self.identity, namespace, key, encoded, new, now))
 
     def _query(self, sql: str, params: tuple) -> sqlite3.Cursor:
         try:

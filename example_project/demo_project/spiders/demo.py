@@ -1,8 +1,12 @@
-"""A spider of declared targets on the demo site: one request per target, no following."""
+"""A spider of declared targets on the demo site: one request per target, no following.
 
-import scrapy
+It reads its targets the R9 way (``StructuredSourceSpider``): markdown by content
+negotiation, else the host's llms.txt (a listed markdown twin, or the llms.txt itself),
+else the target is left out with ``no_structured_representation``. It never parses HTML.
+Declared sitemaps yield their entries as items and are never followed.
+"""
 
-from demo_project.items import PageMetadata
+from scrapy_walsh import StructuredSourceSpider
 
 # (host key, path): one target per contract case the demo site serves.
 TARGETS = [
@@ -20,27 +24,29 @@ TARGETS = [
     ("blocked", "/page/1"),  # listed in the operator blocklist
     ("www.blocked", "/page/1"),  # subdomain of a listed domain
     ("busy", "/limited"),  # 429 with Retry-After: 3, once
+    # R9, structured sources
     ("docs", "/guide/intro"),  # markdown by content negotiation
+    ("docs", "/guide/faq"),  # HTML only, but llms.txt lists its markdown twin
+    ("llmsonly", "/page/alpha"),  # no markdown: the llms.txt is the representation
+    ("htmlonly", "/page/1"),  # nothing structured: left out, never scraped
+    ("hostile", "/page/loopback"),  # llms.txt twin on 127.0.0.1: never chosen
+    ("hostile", "/page/v6"),  # llms.txt twin on [::1]: never chosen
+    ("hostile", "/page/by-name"),  # twin on a name resolving to 127.0.0.1: the address guard refuses
+    ("hostile", "/research-off/notes"),  # twin on named, whose robots.txt disallows it
 ]
+# Sitemaps are discovery: their entries become items, none of them is fetched.
+SITEMAPS = [("open", "/sitemap.xml"), ("open", "/sitemap.xml.gz"), ("open", "/sitemap_index.xml")]
 
 
-class DemoSpider(scrapy.Spider):
+class DemoSpider(StructuredSourceSpider):
     name = "demo"
 
-    async def start(self):
+    def _urls(self, pairs):
         port = self.settings.getint("DEMO_PORT")
-        for key, path in TARGETS:
-            yield scrapy.Request(f"http://{key}.walsh-demo.test:{port}{path}")
+        return [f"http://{key}.walsh-demo.test:{port}{path}" for key, path in pairs]
 
-    def parse(self, response):
-        is_html = b"html" in response.headers.get(b"Content-Type", b"")
-        yield PageMetadata(
-            url=response.url,
-            status=response.status,
-            title=response.css("title::text").get() if is_html else None,
-            links=[response.urljoin(href) for href in response.css("a::attr(href)").getall()]
-            if is_html
-            else [],
-            verdicts=response.meta.get("walsh", {}).get("verdicts", {}),
-            recommendation=response.meta.get("walsh", {}).get("recommendation"),
-        )
+    def declared_targets(self):
+        return self._urls(TARGETS)
+
+    def declared_sitemaps(self):
+        return self._urls(SITEMAPS)

@@ -1,0 +1,180 @@
+"""The live attestation's plan and judge: each MUST of §8, decided from a server's log.
+
+``scrapy walsh check --live`` crawls the demo site with a probe spider whose declared
+targets cover each MUST (:data:`PROBE_TARGETS`), then hands the server's request log
+to :func:`judge`. Nothing here trusts the crawler's own account: every verdict is
+computed from what the server saw (arrival times on its monotonic clock, headers,
+statuses, requests in flight). Pure: no I/O, no Scrapy calls (it borrows the
+checklist's ``Finding`` so both reports render alike).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .conformance import FAIL, PASS, Finding
+from .demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
+
+#: (host key, path, what the server must see). The probe declares them all as start
+#: requests, then tries to follow every link, image, stylesheet and script it gets.
+PROBE_TARGETS: tuple[tuple[str, str, str], ...] = (
+    ("open", "/page/1", "fetched; its links and sub-resources are not"),
+    ("open", "/page/2", "fetched, >= 1 s after the last request to open"),
+    ("open", "/page/3", "fetched, >= 1 s after the last request to open"),
+    ("open", "/private/secret", "never requested: Disallow: /private/ for *"),
+    ("open", "/static/logo.png", "never requested: a sub-resource, even when declared"),
+    ("named", "/members/join", "fetched: our named group exempts what * blocks"),
+    ("named", "/research-off/notes", "never requested: our named group blocks what * allows"),
+    ("slow", "/page/1", "fetched, >= 2 s (Crawl-delay) after robots.txt"),
+    ("slow", "/page/2", "fetched, >= 2 s (Crawl-delay) after /page/1"),
+    ("busy", "/limited", "429 with Retry-After: 3 once, retried >= 3 s later"),
+    ("blocked", "/page/1", "never contacted: listed in the operator blocklist"),
+    ("www.blocked", "/page/1", "never contacted: subdomain of a listed domain"),
+)
+#: Server-clock tolerance on spacing (the test suite's, for timestamp granularity).
+TOLERANCE = 0.02
+MIN_INTERVAL = 1.0
+SLOW_CRAWL_DELAY = 2.0  # slow's robots.txt: Crawl-delay 2 in the Walsh-Research group
+BUSY_RETRY_AFTER = 3.0  # busy's /limited: 429 with Retry-After: 3, once
+NOT_OBSERVED_LIVE = ("3b", "3c", "7", "8", "9")
+
+
+def _ua(record: Mapping[str, Any]) -> str | None:
+    for name, value in record.get("headers", {}).items():
+        if name.lower() == "user-agent":
+            return value
+    return None
+
+
+def _fetched(records: list[Mapping[str, Any]], key: str, path: str) -> list[Mapping[str, Any]]:
+    return [r for r in records if r["host_key"] == key and r["path"] == path]
+
+
+def _requested(n: int) -> str:
+    return {0: "never requested", 1: "requested once"}.get(n, f"requested {n} times")
+
+
+def _obs(row: str, ok: bool, message: str) -> Finding:
+    requirement = {"1": "R1", "2": "R2", "2a": "R2", "3": "R3", "3a": "R3", "4": "R4",
+                   "5": "R5", "6": "R6"}[row]
+    return Finding(row, requirement, PASS if ok else FAIL, None, message)
+
+
+def judge(records: Iterable[Mapping[str, Any]], user_agent: str) -> tuple[list[Finding], dict[str, Any]]:
+    """Findings for rows 1-6 and the figures behind them, from the server's records."""
+    records = sorted(records, key=lambda r: r["mono"])
+    figures: dict[str, Any] = {"requests": len(records)}
+    if not records:
+        return [_obs(row, False, "not observed: the crawl sent no request")
+                for row in ("1", "2", "2a", "3", "3a", "4", "5", "6")], figures
+    return [*_identity(records, user_agent, figures), *_robots(records, figures),
+            *_blocklist(records, figures), *_pacing(records, figures),
+            *_backoff(records, figures), *_scope(records, figures)], figures
+
+
+def _identity(records: list, user_agent: str, figures: dict) -> list[Finding]:
+    others = [_ua(r) for r in records if _ua(r) != user_agent]
+    figures["other_user_agents"] = sorted({str(ua) for ua in others})
+    if not others:
+        return [_obs("1", True, f"all {len(records)} requests carried exactly {user_agent!r}")]
+    return [_obs("1", False, f"{len(others)} of {len(records)} requests carried another "
+                             f"User-Agent: {', '.join(repr(u) for u in figures['other_user_agents'][:3])}")]
+
+
+def _robots(records: list, figures: dict) -> list[Finding]:
+    first: dict[str, str] = {}
+    for r in records:
+        first.setdefault(r["host_key"], r["path"])
+    hosts = sorted(k for k in first if k not in ("ops", "sentinel"))
+    late = [k for k in hosts if first[k] != "/robots.txt"]
+    private = _fetched(records, "open", "/private/secret")
+    figures["robots_first_hosts"] = [k for k in hosts if k not in late]
+    parts = [f"robots.txt requested first on {len(hosts) - len(late)} of {len(hosts)} hosts"
+             + (f" (not on: {', '.join(late)})" if late else ""),
+             f"open /private/secret (Disallow for *) {_requested(len(private))}"]
+    found = [_obs("2", not late and not private and bool(hosts), "; ".join(parts))]
+    members, off = _fetched(records, "named", "/members/join"), _fetched(records, "named", "/research-off/notes")
+    found.append(_obs("2a", bool(members) and not off,
+                      f"named /members/join (blocked for *, allowed by our group) "
+                      f"{_requested(len(members))}; /research-off/notes (allowed for *, blocked by "
+                      f"our group) {_requested(len(off))}"))
+    return found
+
+
+def _blocklist(records: list, figures: dict) -> list[Finding]:
+    found = []
+    lists = [i for i, r in enumerate(records) if r["host_key"] == "ops" and r["path"] == BLOCKLIST_PATH]
+    others = [i for i, r in enumerate(records) if r["host_key"] != "ops"]
+    if not lists:
+        found.append(_obs("3", False, "the operator blocklist was never requested"))
+    elif others and others[0] < lists[0]:
+        r = records[others[0]]
+        found.append(_obs("3", False, f"{r['host_key']} {r['path']} was requested "
+                                      f"{records[lists[0]]['mono'] - r['mono']:.3f} s before the blocklist"))
+    else:
+        lead = records[others[0]]["mono"] - records[lists[0]]["mono"] if others else None
+        figures["blocklist_lead_seconds"] = lead
+        found.append(_obs("3", True, "the blocklist was requested before any other host"
+                                     + (f" ({lead:.3f} s before the first)" if lead is not None else "")))
+    blocked = sum(r["host_key"] == "blocked" for r in records)
+    www = sum(r["host_key"] == "www.blocked" for r in records)
+    figures["blocked_requests"] = blocked + www
+    found.append(_obs("3a", blocked + www == 0,
+                      f"{blocked} requests to blocked (listed) and {www} to www.blocked (its subdomain), "
+                      "robots.txt included"))
+    return found
+
+
+def _pacing(records: list, figures: dict) -> list[Finding]:
+    times: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        times[r["host_key"]].append(r["mono"])
+    gaps = {k: [b - a for a, b in zip(v, v[1:])] for k, v in times.items() if len(v) > 1}
+    counted = sum(len(times[k]) for k in gaps)
+    in_flight = max(r.get("in_flight", 0) for r in records)
+    figures.update(max_in_flight=in_flight, min_gap=None, slow_min_gap=None)
+    if not gaps:
+        return [_obs("4", False, "not observed: no host received two requests")]
+    host, smallest = min(((k, min(v)) for k, v in gaps.items()), key=lambda kv: kv[1])
+    slow = min(gaps["slow"]) if "slow" in gaps else None
+    figures.update(min_gap=round(smallest, 4), slow_min_gap=None if slow is None else round(slow, 4))
+    ok = in_flight <= 1 and smallest >= MIN_INTERVAL - TOLERANCE
+    text = (f"at most {in_flight} in flight; minimum same-host gap {smallest:.3f} s "
+            f"({host}) over {counted} requests to {len(gaps)} hosts")
+    if slow is None:
+        ok, text = False, text + "; slow (Crawl-delay 2) not observed twice"
+    else:
+        ok = ok and slow >= SLOW_CRAWL_DELAY - TOLERANCE
+        text += f"; slow (Crawl-delay {SLOW_CRAWL_DELAY:g}): minimum gap {slow:.3f} s"
+    return [_obs("4", ok, text)]
+
+
+def _backoff(records: list, figures: dict) -> list[Finding]:
+    limited = _fetched(records, "busy", "/limited")
+    if not limited:
+        return [_obs("5", False, "not observed: busy /limited was never requested")]
+    if limited[0].get("status") != 429:
+        return [_obs("5", False, f"not observed: busy /limited first answered {limited[0].get('status')}")]
+    if len(limited) < 2:
+        return [_obs("5", False, "the 429 was never retried (R5: back off, then retry)")]
+    wait = limited[1]["mono"] - limited[0]["mono"]
+    figures["retry_after_wait"] = round(wait, 4)
+    return [_obs("5", wait >= BUSY_RETRY_AFTER - TOLERANCE,
+                 f"busy /limited answered 429 with Retry-After: {BUSY_RETRY_AFTER:g}; retried "
+                 f"{wait:.3f} s later")]
+
+
+def _scope(records: list, figures: dict) -> list[Finding]:
+    declared = {(k, p) for k, p, _ in PROBE_TARGETS if not p.startswith("/static/")}
+    allowed = declared | {("ops", BLOCKLIST_PATH), ("ops", BLOCKLIST_SCHEMA_PATH)}
+    beyond = [r for r in records if r["path"] != "/robots.txt" and (r["host_key"], r["path"]) not in allowed]
+    subresources = [r for r in beyond if r["path"].startswith("/static/")]
+    figures.update(beyond_targets=len(beyond), subresources=len(subresources))
+    text = (f"{len(beyond)} requests beyond the {len(declared)} declared targets, robots.txt and the "
+            f"blocklist (the probe yielded every link, image, stylesheet and script it got); "
+            f"{len(subresources)} sub-resources (a declared /static/logo.png included)")
+    if beyond:
+        text += "; e.g. " + ", ".join(f"{r['host_key']} {r['path']}" for r in beyond[:3])
+    return [_obs("6", not beyond, text)]

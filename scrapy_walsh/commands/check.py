@@ -1,0 +1,222 @@
+"""``scrapy walsh check [SPIDER] [--json] [--live]``: the §8 checklist, row by row.
+
+Static (the default) audits the *effective* settings, as a crawl of SPIDER would see
+them: the project's settings, the spider's ``custom_settings``, then every add-on in
+``ADDONS`` applied the way Scrapy applies them when it creates a crawler. The same
+rules the add-on enforces at start (:mod:`scrapy_walsh.conformance`) give each row its
+findings, plus what only a self-audit looks at: the spider's own code and a write
+probe of the state store. ``--live`` runs a real crawl instead (:mod:`.live`).
+
+Exit status: 1 when any row fails (a MUST breaks, or the add-on would refuse to
+start), 0 otherwise (warnings included); 2 for a usage error (unknown spider).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from scrapy import Spider
+from scrapy.crawler import Crawler
+from scrapy.settings import Settings
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import build_from_crawler, load_object
+
+from .. import __version__
+from ..addon import Addon
+from ..conformance import (
+    FAIL,
+    PASS,
+    WARN,
+    ConformanceError,
+    Finding,
+    RowResult,
+    audit_settings,
+    audit_spider,
+    checklist,
+    overall,
+    probe_state_store,
+)
+from ..settings import SPEC_VERSION, WALSH_SETTINGS
+
+HELP = ("audit the effective settings and spider against every row of the §8 checklist "
+        "(--live: attest it from a real crawl of a local conformance site)")
+SYNTAX = "[SPIDER] [--json] [--live]"
+ADDON_LINE = 'ADDONS = {"scrapy_walsh.Addon": 500}'
+
+
+class UnknownSpider(LookupError):
+    pass
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spider", nargs="?", metavar="SPIDER",
+                        help="apply this spider's custom_settings and audit its code "
+                             "(default: project settings, and the code of every spider)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (spec version, package version, time, rows)")
+    parser.add_argument("--live", action="store_true",
+                        help="run the configuration against a conformance site on loopback and "
+                             "judge each MUST from what the server saw")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        if args.live:
+            from .live import live_report
+
+            report = live_report(settings, args.spider)
+        else:
+            report = static_report(settings, args.spider)
+    except UnknownSpider as exc:
+        print(f"scrapy walsh check: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    return 1 if report["result"] == FAIL else 0
+
+
+# --- effective settings --------------------------------------------------------------
+
+
+def spider_classes(settings: Settings, name: str | None) -> list[type[Spider]]:
+    """The named spider, or every spider of the project (none outside one)."""
+    from scrapy.spiderloader import get_spider_loader
+
+    loader = get_spider_loader(settings)
+    if name is None:
+        return [loader.load(n) for n in sorted(loader.list())]
+    try:
+        return [loader.load(name)]
+    except KeyError:
+        known = ", ".join(sorted(loader.list())) or "none"
+        raise UnknownSpider(f"no spider named {name!r} in this project (spiders: {known})") from None
+
+
+def addon_enabled(settings: Settings) -> bool:
+    for path in build_component_list(settings["ADDONS"]):
+        try:
+            cls = load_object(path)
+        except (ImportError, NameError, ValueError):
+            continue
+        if isinstance(cls, type) and issubclass(cls, Addon):
+            return True
+    return False
+
+
+def effective_settings(settings: Settings, spidercls: type[Spider] | None) -> tuple[Settings, list[Finding]]:
+    """The settings a crawl of ``spidercls`` would run with, and findings about getting them.
+
+    ``Crawler(spidercls, settings)`` applies the spider's ``custom_settings``; its public
+    ``addons.load_settings`` then runs every add-on's ``update_settings``, as Scrapy does
+    when the crawl starts. When our add-on refuses (ConformanceError), the add-ons after it
+    are applied one by one so the audit still sees what they would change. Without our
+    add-on, its ``WALSH_*`` defaults are filled in (so rows report the missing components
+    and Scrapy values, not unreadable settings) and a general finding says to add it.
+    """
+    crawler = Crawler(spidercls or Spider, settings)
+    effective = crawler.settings
+    findings: list[Finding] = []
+    try:
+        crawler.addons.load_settings(effective)
+    except ConformanceError:
+        paths = build_component_list(effective["ADDONS"])
+        ours = [i for i, p in enumerate(paths) if _is_ours(p)]
+        for path in paths[(ours[0] + 1) if ours else len(paths):]:
+            try:
+                addon = build_from_crawler(load_object(path), crawler)
+                if hasattr(addon, "update_settings"):
+                    addon.update_settings(effective)
+            except Exception as exc:  # noqa: BLE001 - reported, the audit goes on
+                findings.append(Finding("-", "configuration", FAIL, "ADDONS", f"{path}: {exc!r}"))
+    except Exception as exc:  # noqa: BLE001 - another add-on broke: the crawl would not start
+        findings.append(Finding("-", "configuration", FAIL, "ADDONS",
+                                f"applying ADDONS failed, a crawl would not start: {exc!r}"))
+    if not addon_enabled(effective):
+        for setting in WALSH_SETTINGS:
+            effective.set(setting.name, setting.default, priority="default")
+        findings.append(Finding("-", "add-on", FAIL, "ADDONS",
+                                f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; "
+                                "without it nothing below is enforced"))
+    return effective, findings
+
+
+def _is_ours(path: Any) -> bool:
+    try:
+        cls = load_object(path)
+    except (ImportError, NameError, ValueError):
+        return False
+    return isinstance(cls, type) and issubclass(cls, Addon)
+
+
+# --- the report ------------------------------------------------------------------------
+
+
+def envelope(mode: str, settings: Settings, spider: str | None) -> dict[str, Any]:
+    """What makes attestations comparable: spec, package, time, project, spider."""
+    return {
+        "spec_version": SPEC_VERSION,
+        "package_version": __version__,
+        "checked_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "mode": mode,
+        "project": settings.get("BOT_NAME"),
+        "settings_module": os.environ.get("SCRAPY_SETTINGS_MODULE"),
+        "spider": spider,
+    }
+
+
+def rows_json(rows: list[RowResult]) -> list[dict[str, Any]]:
+    return [
+        {
+            "row": r.row.row, "requirement": r.row.requirement, "level": r.row.level,
+            "title": r.row.title, "status": r.status,
+            "findings": [{"requirement": f.requirement, "status": f.status, "setting": f.setting,
+                          "message": f.message}
+                         for f in r.findings],
+        }
+        for r in rows
+    ]
+
+
+def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
+    classes = spider_classes(settings, spider)
+    effective, findings = effective_settings(settings, classes[0] if spider else None)
+    findings += audit_settings(effective)
+    findings.append(probe_state_store(effective))
+    for cls in classes:
+        findings += audit_spider(cls)
+    if not classes:
+        for row in ("6", "9"):
+            findings.append(Finding(row, f"R{row}", WARN, None, "no spider in this project: its code is not audited"))
+    rows = checklist(findings)
+    report = envelope("static", settings, spider)
+    report["spiders_audited"] = [getattr(c, "name", c.__name__) for c in classes]
+    report["rows"] = rows_json(rows)
+    report["result"] = overall(rows)
+    return report
+
+
+def render(report: dict[str, Any]) -> str:
+    """One line per finding: ``#4   R4   fail  CONCURRENT_REQUESTS: ...``; then the result."""
+    target = f"spider {report['spider']}" if report.get("spider") else "project settings"
+    lines = [f"scrapy walsh check{' --live' if report['mode'] == 'live' else ''}: "
+             f"{report['project']} ({target}) against {report['spec_version']}, "
+             f"scrapy-walsh {report['package_version']}, {report['checked_at']}"]
+    for extra in report.get("notes", []):
+        lines.append(f"  {extra}")
+    for row in report["rows"]:
+        tag = f"#{row['row']}"
+        findings = row["findings"] or [{"requirement": row["requirement"], "status": row["status"],
+                                        "setting": None, "message": "no rule audited this row"}]
+        for f in findings:
+            where = f"{f['setting']}: " if f.get("setting") else ""
+            lines.append(f"{tag:<4} {f['requirement']:<8} {f['status']:<4}  {where}{f['message']}")
+    counts = {s: sum(r["status"] == s for r in report["rows"]) for s in (PASS, WARN, FAIL)}
+    failing = [f"#{r['row']}" for r in report["rows"] if r["status"] == FAIL]
+    summary = f"{len(report['rows'])} rows: {counts[PASS]} pass, {counts[WARN]} warn, {counts[FAIL]} fail"
+    lines.append(f"result: {report['result']} ({summary}"
+                 + (f"; failing: {', '.join(failing)})" if failing else ")"))
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""R9: the metadata of a markdown document (title, headings, links), read with a CommonMark
+parser. Pure: no Scrapy, no I/O.
+
+R9 forbids per-site structure and scraping: markdown is read generically, as tokens of a
+real CommonMark parser (markdown-it-py), never with regular expressions. The parser
+resolves what a regex gets wrong: reference links (``[text][ref]``), autolinks, code spans
+and fenced blocks that merely *look* like headings or links, setext headings, escapes.
+Raw HTML inside the markdown is not parsed (``html`` off): it stays text, so no HTML
+is ever interpreted. Link URLs pass markdown-it's own validation (no ``javascript:``,
+``vbscript:``, ``file:`` or non-image ``data:``) and are kept only when http(s) after
+resolving against the document's URL. Images are sub-resources, not links (R6).
+
+Everything returned is bounded so an item stays metadata (R6): at most ``MAX_HEADINGS``
+headings and ``MAX_LINKS`` links, texts cut at ``MAX_TEXT`` characters, URLs longer than
+``MAX_URL`` dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+MAX_TEXT = 300
+MAX_URL = 2000
+MAX_HEADINGS = 500
+MAX_LINKS = 2000
+
+_PARSER = MarkdownIt("commonmark", {"html": False})
+
+
+def parse_tokens(text: str) -> list[Token]:
+    """The block token stream of ``text`` (CommonMark, raw HTML off)."""
+    return _PARSER.parse(text)
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def inline_text(children: Iterable[Token] | None) -> str:
+    """The plain text of an inline token's children (emphasis and code spans flattened,
+    images by their alt text, line breaks as spaces)."""
+    parts: list[str] = []
+    for child in children or ():
+        if child.type in ("text", "code_inline", "image"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return clip("".join(parts))
+
+
+def http_url(href: Any, base_url: str | None) -> str | None:
+    """``href`` made absolute against ``base_url``; None unless http(s) and not too long."""
+    if not isinstance(href, str) or not href:
+        return None
+    url = urljoin(base_url, href) if base_url else href
+    if urlsplit(url).scheme not in ("http", "https") or len(url) > MAX_URL:
+        return None
+    return url
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    url: str
+
+
+def links_in(children: Sequence[Token] | None, base_url: str | None) -> list[tuple[int, int, Link]]:
+    """The links among an inline token's children: (index of link_open, index of link_close, link)."""
+    found: list[tuple[int, int, Link]] = []
+    children = children or []
+    i = 0
+    while i < len(children):
+        if children[i].type != "link_open":
+            i += 1
+            continue
+        start, depth, j = i, 0, i
+        while j < len(children):
+            if children[j].type == "link_open":
+                depth += 1
+            elif children[j].type == "link_close":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        url = http_url(children[start].attrGet("href"), base_url)
+        if url is not None:
+            found.append((start, j, Link(inline_text(children[start + 1:j]), url)))
+        i = j + 1
+    return found
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What a markdown document offers a citation: its title, headings and links."""
+
+    title: str | None
+    headings: tuple[Heading, ...]
+    links: tuple[Link, ...]
+
+    def as_fields(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "headings": [{"level": h.level, "text": h.text} for h in self.headings],
+            "links": [{"text": link.text, "url": link.url} for link in self.links],
+        }
+
+
+def outline(text: str, base_url: str | None = None) -> Outline:
+    """Title (the first level-1 heading), headings and links of a markdown document.
+
+    Relative links are resolved against ``base_url``; a link is kept once per URL.
+    """
+    tokens = parse_tokens(text)
+    title: str | None = None
+    headings: list[Heading] = []
+    links: list[Link] = []
+    seen: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and index + 1 < len(tokens):
+            level = int(token.tag[1:])
+            heading_text = inline_text(tokens[index + 1].children)
+            if level == 1 and title is None:
+                title = heading_text
+            if len(headings) < MAX_HEADINGS:
+                headings.append(Heading(level, heading_text))
+        elif token.type == "inline":
+            for _, _, link in links_in(token.children, base_url):
+                if link.url not in seen and len(links) < MAX_LINKS:
+                    seen.add(link.url)
+                    links.append(link)
+    return Outline(title, tuple(headings), tuple(links))

@@ -1,0 +1,308 @@
+"""Seed 000: no request reaches a loopback, private, link-local or otherwise non-public address.
+
+Two checks, because either alone has a hole:
+
+1. ``AddressGuardMiddleware`` (downloader middleware 85, after the sub-resource gate and
+   before the blocklist, so a refused target never costs a robots.txt fetch) refuses a URL
+   whose host is such an address, and resolves a name to refuse it when *any* of its
+   addresses is. Internal requests (robots.txt, the blocklist) meet it too.
+2. ``GuardedNameResolver`` wraps the reactor's name resolver, which every HTTP/1.1 and
+   HTTP/2 connection of Scrapy resolves through, so a refused address is never connected
+   to even when DNS answers differently at connect time than at check time (rebinding).
+   It withholds every address of a name when one is refused; Twisted then fails the
+   connection with a ``DNSLookupError`` that no packet preceded.
+   ``ConnectRefusalMiddleware`` (downloader middleware 560, so its ``process_exception``
+   runs before ``RetryMiddleware`` at 550) turns that error back into the same
+   ``PrivateAddressRefused``, which nothing retries.
+
+``WALSH_ALLOW_PRIVATE_ADDRESSES`` is the only way around either check.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
+from twisted.internet.error import DNSLookupError
+from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
+from zope.interface import implementer
+
+try:  # Scrapy >= 2.14 wraps Twisted's DNSLookupError
+    from scrapy.exceptions import CannotResolveHostError
+
+    _SCRAPY_DNS_ERRORS: tuple[type[Exception], ...] = (CannotResolveHostError,)
+except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
+    _SCRAPY_DNS_ERRORS = ()
+
+from ..addresses import PrivateAddressAllowance, parse_ip, refusal
+from ..exceptions import WalshIgnoreRequest, record_denial
+from ..summary import SENT, SENT_HOST
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from twisted.internet.interfaces import IAddress, IHostResolution
+
+logger = logging.getLogger(__name__)
+
+#: After the sub-resource gate (80), before the blocklist gate (90) and robots.txt (100).
+PRIORITY = 85
+#: Above RetryMiddleware (550): process_exception runs from the highest number down.
+CONNECT_PRIORITY = 560
+GATE = "address"
+PRIVATE_ADDRESS = "private_address"
+SETTING = "WALSH_ALLOW_PRIVATE_ADDRESSES"
+
+
+class PrivateAddressRefused(WalshIgnoreRequest):
+    """The request's host is, or resolves to, an address seed 000 forbids."""
+
+    gate = GATE
+
+
+def refused(host: str, address: str, reason: str, url: str = "", stage: str = "request") -> PrivateAddressRefused:
+    shown = host if host == address else f"{host} ({address})"
+    return PrivateAddressRefused(
+        PRIVATE_ADDRESS,
+        f"{shown} is a {reason.replace('_', '-')} address; seed 000 forbids requests to "
+        f"non-public addresses (allow it with {SETTING} for local demos and tests only)",
+        url, host=host, address=address, address_class=reason, stage=stage,
+    )
+
+
+@implementer(IResolutionReceiver)
+class _Collect:
+    """Collects a resolution's addresses into a Deferred."""
+
+    def __init__(self) -> None:
+        self.addresses: list[str] = []
+        self.done: Deferred[list[str]] = Deferred()
+
+    def resolutionBegan(self, resolution: IHostResolution) -> None:
+        pass
+
+    def addressResolved(self, address: IAddress) -> None:
+        self.addresses.append(getattr(address, "host", str(address)))
+
+    def resolutionComplete(self) -> None:
+        self.done.callback(self.addresses)
+
+
+@implementer(IResolutionReceiver)
+class _Withhold:
+    """Passes a resolution on only if none of its addresses is refused."""
+
+    def __init__(self, guard: GuardedNameResolver, receiver: IResolutionReceiver, host: str):
+        self.guard, self.receiver, self.host = guard, receiver, host
+        self.addresses: list[IAddress] = []
+
+    def resolutionBegan(self, resolution: IHostResolution) -> None:
+        self.receiver.resolutionBegan(resolution)
+
+    def addressResolved(self, address: IAddress) -> None:
+        self.addresses.append(address)
+
+    def resolutionComplete(self) -> None:
+        for address in self.addresses:
+            ip = getattr(address, "host", str(address))
+            reason = self.guard.refusal(ip)
+            if reason is not None:
+                self.guard.record(self.host, ip, reason)
+                break
+        else:
+            for address in self.addresses:
+                self.receiver.addressResolved(address)
+        self.receiver.resolutionComplete()
+
+
+@implementer(IHostnameResolver)
+class GuardedNameResolver:
+    """The reactor's name resolver, minus every answer that holds a refused address.
+
+    One per reactor, shared by the crawlers of a process: an address is refused when
+    any of their allowances refuses it (the strictest wins).
+    """
+
+    def __init__(self, inner: IHostnameResolver, allowance: PrivateAddressAllowance):
+        self.inner = inner
+        self.allowances: list[PrivateAddressAllowance] = [allowance]
+        #: host -> (address, class) of the last refusal, read by ConnectRefusalMiddleware
+        self.refused: dict[str, tuple[str, str]] = {}
+
+    def refusal(self, address: str) -> str | None:
+        try:
+            reasons = [refusal(address, a) for a in self.allowances]
+        except ValueError:
+            return "not_an_address"
+        return next((r for r in reasons if r is not None), None)
+
+    def record(self, host: str, address: str, reason: str) -> None:
+        self.refused[host.lower().rstrip(".")] = (address, reason)
+        logger.warning("seed 000: connection to %s refused at connect time: it resolved to %s, "
+                       "a %s address", host, address, reason)
+
+    def resolveHostName(self, resolutionReceiver: IResolutionReceiver, hostName: str,
+                        portNumber: int = 0, addressTypes: Sequence[type[IAddress]] | None = None,
+                        transportSemantics: str = "TCP") -> IHostResolution:
+        return self.inner.resolveHostName(_Withhold(self, resolutionReceiver, hostName),
+                                          hostName, portNumber, addressTypes, transportSemantics)
+
+    def lookup(self, host: str) -> Deferred[list[str]]:
+        """Every address ``host`` resolves to now, through the unguarded resolver."""
+        collect = _Collect()
+        self.inner.resolveHostName(collect, host, 0)
+        return collect.done
+
+
+def install_guard(reactor: Any, allowance: PrivateAddressAllowance) -> GuardedNameResolver:
+    """Wrap ``reactor.nameResolver`` (idempotent). ``installNameResolver`` also makes
+    ``reactor.resolver`` a view of the wrapper, so both resolver APIs are guarded."""
+    current = reactor.nameResolver
+    if isinstance(current, GuardedNameResolver):
+        if allowance not in current.allowances:
+            current.allowances.append(allowance)
+        return current
+    guard = GuardedNameResolver(current, allowance)
+    reactor.installNameResolver(guard)
+    return guard
+
+
+def _count(stats: Any, exc: PrivateAddressRefused) -> None:
+    record_denial(stats, exc)
+    stats.inc_value("walsh/address/refused")
+    stats.inc_value(f"walsh/address/refused/{exc.details['address_class']}")
+    stats.inc_value(f"walsh/address/refused_at/{exc.details['stage']}")
+
+
+class AddressGuardMiddleware:
+    def __init__(self, crawler: Crawler, guard: GuardedNameResolver | None = None):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.allowance = PrivateAddressAllowance.parse(crawler.settings.get(SETTING))
+        self._injected = guard  # tests pass a guard over a stub resolver
+        self._guard: GuardedNameResolver | None = None
+        #: Scrapy >= 2.19 can run without a Twisted reactor (aiohttp/httpx handlers): no
+        #: resolver to wrap then, and names are looked up through asyncio for the check.
+        self.reactorless = not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> AddressGuardMiddleware:
+        return cls(crawler)
+
+    @property
+    def guard(self) -> GuardedNameResolver:
+        """The reactor's guard, installed on first use: by then Scrapy has installed its
+        ``DNS_RESOLVER`` on the reactor; a resolver installed over it later is wrapped again."""
+        if self._injected is not None:
+            return self._injected
+        from twisted.internet import reactor  # the installed one
+
+        if self._guard is None or reactor.nameResolver is not self._guard:
+            self._guard = install_guard(reactor, self.allowance)
+        return self._guard
+
+    def _active_guard(self) -> GuardedNameResolver | None:
+        if self._injected is not None:
+            return self._injected
+        return None if self.reactorless else self.guard
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        guard = self._active_guard()  # installed before anything connects
+        host = urlparse_cached(request).hostname
+        if not host or self.allowance.allow_all:
+            return
+        ip = parse_ip(host)
+        if ip is not None:
+            addresses = [str(ip)]
+        elif guard is None:
+            addresses = await _getaddrinfo(host)
+        else:
+            addresses = await _addresses(guard.lookup(host))
+        # a name that does not resolve fails the same way at connect time: nothing to refuse
+        self.check(request, host, addresses)
+
+    def check(self, request: Request, host: str, addresses: list[str]) -> None:
+        """Refuse ``request`` when any of ``addresses`` (``host``'s) is refused."""
+        for address in addresses:
+            try:
+                reason = refusal(address, self.allowance)  # this crawler's own allowance
+            except ValueError:
+                reason = "not_an_address"
+            if reason is not None:
+                exc = refused(host, address, reason, request.url)
+                _count(self.stats, exc)
+                logger.info("%s", exc, extra={"spider": self.crawler.spider})
+                raise exc
+
+
+class ConnectRefusalMiddleware:
+    """Turns the guard's connect-time refusal into ``PrivateAddressRefused`` (not retried)."""
+
+    def __init__(self, crawler: Crawler, guard: GuardedNameResolver | None = None):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self._injected = guard
+        self.reactorless = not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ConnectRefusalMiddleware:
+        return cls(crawler)
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        if not _is_dns_error(exception):
+            return
+        guard = self._injected
+        if guard is None:
+            if self.reactorless:
+                return  # no resolver of ours to have refused it (and no reactor to import)
+            from twisted.internet import reactor
+
+            guard = reactor.nameResolver
+        host = (urlparse_cached(request).hostname or "").lower().rstrip(".")
+        if not isinstance(guard, GuardedNameResolver) or host not in guard.refused:
+            return
+        address, reason = guard.refused.pop(host)
+        exc = refused(host, address, reason, request.url, stage="connect")
+        _count(self.stats, exc)
+        # The downloader counted it in walsh/requests/sent when it left; no packet did.
+        self.stats.inc_value(SENT, -1)
+        self.stats.inc_value(SENT_HOST + host, -1)
+        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        raise exc
+
+
+async def _addresses(looked_up: Deferred[list[str]]) -> list[str]:
+    """The lookup's answer; at once when it is already there (cached names, literals)."""
+    if looked_up.called:
+        answer: list[list[str]] = []
+        looked_up.addCallback(answer.append)
+        return answer[0]
+    return await maybe_deferred_to_future(looked_up)
+
+
+async def _getaddrinfo(host: str) -> list[str]:
+    import asyncio
+    import socket
+
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return []
+    return [str(info[4][0]) for info in infos]
+
+
+def _is_dns_error(exception: BaseException | None) -> bool:
+    """Scrapy wraps Twisted's DNSLookupError in CannotResolveHostError (``from`` it)."""
+    seen = 0
+    while exception is not None and seen < 5:
+        if isinstance(exception, (DNSLookupError, *_SCRAPY_DNS_ERRORS)):
+            return True
+        exception, seen = exception.__cause__, seen + 1
+    return False

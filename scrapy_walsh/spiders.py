@@ -1,0 +1,408 @@
+"""R9: ``StructuredSourceSpider``, the structured-source flow for feed-less targets.
+
+R9 forbids scraping HTML; seed 000 makes llms.txt a hint and a sitemap discovery only.
+For each declared target the spider tries, in order:
+
+(a) the target itself with ``Accept: text/markdown``; the body is used only when the
+    answer is 2xx with a markdown ``Content-Type`` (``source: "markdown"``);
+(b) otherwise ``/llms.txt`` at the root of the target's origin (fetched once per origin
+    per crawl, through every gate). If it lists a twin of the target (the twin rule in
+    :mod:`scrapy_walsh.llmstxt`), the twin is fetched instead (``"llms_txt_twin"``),
+    through every gate again: blocklist, robots.txt of the twin's own origin, the address
+    guard, pacing. If it lists no twin, the llms.txt itself is the structured
+    representation (``"llms_txt"``: name, summary, sections, optional links);
+(c) otherwise the target is left out with ``no_structured_representation``. A twin that
+    is refused (by a gate, or on sight because it points at a private address) or that
+    does not answer with markdown also ends here: never a fall back to HTML.
+
+A target refused by a gate, or failing at the network, is left out with that gate's
+verdict and nothing else is tried for it. HTML bodies are never parsed, not even for
+``<title>``. Declared sitemaps (``sitemap_targets``) yield their entries as items and are
+never followed (:mod:`scrapy_walsh.sitemaps`).
+
+R6: the llms.txt and twin requests are part of reading a declared target, not link
+following. ``DeclaredTargetsMiddleware`` lets a request yielded from a callback through
+only when :meth:`StructuredSourceSpider.planned_followup` says this spider planned exactly
+that request (URL, step and target) and has not sent it yet; anything else, including a
+request that merely copies the meta marker, is dropped as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+from . import internal, llmstxt
+from .addresses import PrivateAddressAllowance
+from .markdown import outline
+from .sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
+from .sitemaps import MAX_URLS as SITEMAP_MAX_URLS
+from .sitemaps import SITEMAPINDEX, read_sitemap
+from .verdicts import NO_STRUCTURED_REPRESENTATION, PRIVATE_ADDRESS, SITEMAP_TRUNCATED, SITEMAP_UNREADABLE
+
+logger = logging.getLogger(__name__)
+
+#: ``meta`` key naming the declared target and step of a structured-flow request.
+MARKER = "walsh_structured"
+TARGET, LLMS_TXT, TWIN, SITEMAP = "target", "llms_txt", "twin", "sitemap"
+MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+LLMS_TXT_TYPES = MARKDOWN_TYPES | {"text/plain"}
+ACCEPT_MARKDOWN = "text/markdown, text/x-markdown;q=0.9"
+ACCEPT_LLMS_TXT = "text/markdown, text/plain;q=0.9"
+#: Markdown and llms.txt bodies are read only up to this size (the download is cut there).
+MAX_STRUCTURED_BYTES = 1_048_576
+#: Non-2xx answers reach the callbacks (redirects are still followed: no 3xx here).
+ANY_ERROR_STATUS = list(range(400, 600))
+#: Gate verdicts that mean "nothing new", not "refused" (R8 frequency, R7 304).
+UNCHANGED = frozenset({"skipped_recently_fetched", "not_modified"})
+#: Parsed llms.txt files are kept in the state store this long, so a later run whose
+#: llms.txt request is skipped (R8) or answered 304 (R7) still knows the file.
+LLMS_TXT_STORE = "llms_txt"
+LLMS_TXT_KEEP_SECONDS = 30 * 86400.0
+
+
+def media_type(response: Response) -> str:
+    raw = response.headers.get(b"Content-Type") or b""
+    return raw.decode("latin-1").split(";", 1)[0].strip().lower()
+
+
+def body_text(response: Response) -> str:
+    text = getattr(response, "text", None)
+    return text if isinstance(text, str) else response.body.decode("utf-8", "replace")
+
+
+def walsh_meta(response: Response) -> dict[str, Any]:
+    return response.meta.get("walsh") or {}
+
+
+def sitemap_candidates(response: Response) -> list[str]:
+    """The origin's robots.txt ``Sitemap:`` lines, then its ``/sitemap.xml``: candidates a
+    user may declare as ``sitemap_targets``; never fetched by this spider on its own."""
+    robots = walsh_meta(response).get("robots") or {}
+    parts = urlsplit(response.url)
+    found = [u for u in robots.get("sitemaps") or [] if isinstance(u, str) and len(u) <= 2000]
+    found.append(f"{parts.scheme}://{parts.netloc}/sitemap.xml")
+    return list(dict.fromkeys(found))
+
+
+@dataclass
+class _Pending:
+    """An origin's llms.txt in flight, and the targets waiting for it."""
+
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+
+
+class StructuredSourceSpider(scrapy.Spider):
+    """Read declared feed-less targets through markdown or llms.txt, never HTML (R9).
+
+    Subclasses set ``name`` and ``targets`` (and optionally ``sitemap_targets``), or
+    override :meth:`declared_targets` / :meth:`declared_sitemaps` when the URLs depend
+    on settings. Items are plain dicts of metadata (see the README, "Structured sources").
+    """
+
+    targets: list[str] = []
+    sitemap_targets: list[str] = []
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        # (url, step, declared target) of follow-ups planned and not yet sent
+        self._planned: set[tuple[str, str, str]] = set()
+        # per origin: pending llms.txt, its parsed index, or why there is none
+        self._llms: dict[tuple[str, str, int], _Pending | llmstxt.LlmsTxt | str] = {}
+        self._llms_emitted: set[tuple[str, str, int]] = set()
+        self._allowance: PrivateAddressAllowance | None = None
+
+    # ------------------------------------------------------------------ declared inputs
+
+    def declared_targets(self) -> list[str]:
+        return list(self.targets)
+
+    def declared_sitemaps(self) -> list[str]:
+        return list(self.sitemap_targets)
+
+    async def start(self) -> Any:
+        # earlier targets first within a host (Scrapy's queues are LIFO among equals)
+        for index, url in enumerate(self.declared_targets()):
+            yield scrapy.Request(
+                url, callback=self.parse_target, errback=self.target_failed, priority=-index,
+                headers={"Accept": ACCEPT_MARKDOWN},
+                meta={MARKER: {"target": url, "step": TARGET}, "handle_httpstatus_list": ANY_ERROR_STATUS},
+            )
+        for index, url in enumerate(self.declared_sitemaps()):
+            yield scrapy.Request(
+                url, callback=self.parse_sitemap, errback=self.sitemap_failed, priority=-index,
+                meta={MARKER: {"target": url, "step": SITEMAP}, "handle_httpstatus_list": ANY_ERROR_STATUS,
+                      "download_maxsize": SITEMAP_MAX_BYTES},
+            )
+
+    def parse(self, response: Response, **kwargs: Any) -> Any:
+        raise NotImplementedError("StructuredSourceSpider reads targets through parse_target")
+
+    # ------------------------------------------------------------------ R6 exemption
+
+    def planned_followup(self, request: scrapy.Request) -> bool:
+        """True once for a llms.txt or twin request this spider planned for a declared
+        target (``DeclaredTargetsMiddleware`` asks); the plan is then used up."""
+        marker = request.meta.get(MARKER)
+        if not isinstance(marker, dict):
+            return False
+        key = (request.url, marker.get("step"), marker.get("target"))
+        if key not in self._planned:
+            return False
+        if key[1] == LLMS_TXT and (urlsplit(request.url).path != "/llms.txt"
+                                   or llmstxt.origin(request.url) != llmstxt.origin(str(key[2]))):
+            return False
+        self._planned.discard(key)  # type: ignore[arg-type]
+        return True
+
+    def _followup(self, url: str, step: str, ctx: dict[str, Any], **kwargs: Any) -> scrapy.Request:
+        request = scrapy.Request(
+            url, dont_filter=True, cb_kwargs={"ctx": ctx},
+            meta={MARKER: {"target": ctx["target"], "step": step}, "handle_httpstatus_list": ANY_ERROR_STATUS,
+                  "download_maxsize": MAX_STRUCTURED_BYTES},
+            **kwargs,
+        )
+        self._planned.add((request.url, step, ctx["target"]))
+        return request
+
+    # ------------------------------------------------------------------ (a) the target
+
+    def parse_target(self, response: Response) -> Iterator[Any]:
+        target = response.meta[MARKER]["target"]
+        ctx: dict[str, Any] = {
+            "target": target,
+            "status": response.status,
+            "verdicts": walsh_meta(response).get("verdicts", {}),
+            "recommendation": walsh_meta(response).get("recommendation"),
+            "usage_warnings": list(walsh_meta(response).get("usage_warnings", [])),
+            "sitemap_candidates": sitemap_candidates(response),
+        }
+        kind = media_type(response)
+        if 200 <= response.status < 300 and kind in MARKDOWN_TYPES and len(response.body) <= MAX_STRUCTURED_BYTES:
+            yield self._markdown_item(response, ctx, "markdown")
+            return
+        ctx["markdown"] = f"answered {response.status} {kind or 'without a Content-Type'}"
+        if len(response.body) > MAX_STRUCTURED_BYTES and kind in MARKDOWN_TYPES:
+            ctx["markdown"] += f" over {MAX_STRUCTURED_BYTES} bytes"
+        yield from self._via_llms_txt(ctx)
+
+    def target_failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
+        target = failure.request.meta[MARKER]["target"]  # type: ignore[attr-defined]
+        self.crawler.stats.inc_value("walsh/structured/target_failed")
+        yield {"target": target, **self._refusal(failure)}
+
+    def _markdown_item(self, response: Response, ctx: dict[str, Any], source: str) -> dict[str, Any]:
+        self.crawler.stats.inc_value(f"walsh/structured/{source}")
+        item = {"url": response.url, "source": source, **ctx}
+        item.update(outline(body_text(response), response.url).as_fields())
+        return item
+
+    # ------------------------------------------------------------------ (b) llms.txt
+
+    def _via_llms_txt(self, ctx: dict[str, Any]) -> Iterator[Any]:
+        target = ctx["target"]
+        home = llmstxt.origin(target)
+        state = self._llms.get(home)
+        if state is None:
+            self._llms[home] = _Pending([ctx])
+            self.crawler.stats.inc_value("walsh/structured/llms_txt_requested")
+            yield self._followup(llmstxt.llms_txt_url(target), LLMS_TXT, ctx, callback=self.parse_llms_txt,
+                                 errback=self.llms_txt_failed, headers={"Accept": ACCEPT_LLMS_TXT})
+        elif isinstance(state, _Pending):
+            state.waiting.append(ctx)
+        elif isinstance(state, llmstxt.LlmsTxt):
+            yield from self._decide(ctx, state)
+        else:
+            yield self._left_out(ctx, state)
+
+    def parse_llms_txt(self, response: Response, ctx: dict[str, Any]) -> Iterator[Any]:
+        home = llmstxt.origin(ctx["target"])
+        kind = media_type(response)
+        outcome: llmstxt.LlmsTxt | str
+        if not 200 <= response.status < 300:
+            outcome = f"llms.txt answered {response.status}"
+        elif kind not in LLMS_TXT_TYPES:
+            outcome = f"llms.txt answered {kind or 'without a Content-Type'}, not markdown or text/plain"
+        else:
+            try:
+                outcome = llmstxt.parse(body_text(response), response.url)
+            except llmstxt.NotLlmsTxt as exc:
+                outcome = f"llms.txt is not an llms.txt: {exc}"
+            else:
+                self._keep_llms_txt(response.url, outcome)
+        yield from self._settle(home, outcome, response.url)
+
+    def llms_txt_failed(self, failure: Failure) -> Iterator[Any]:
+        ctx = failure.request.cb_kwargs["ctx"]  # type: ignore[attr-defined]
+        refusal = self._refusal(failure)
+        home = llmstxt.origin(ctx["target"])
+        kept = self._kept_llms_txt(failure.request.url) if refusal["verdict"] in UNCHANGED else None  # type: ignore[attr-defined]
+        if kept is not None:
+            self.crawler.stats.inc_value("walsh/structured/llms_txt_from_store")
+            for out in self._settle(home, kept, failure.request.url):  # type: ignore[attr-defined]
+                if isinstance(out, scrapy.Request):
+                    # an errback's output skips the spider middlewares: use the plan up here
+                    if self.planned_followup(out):
+                        internal.declare(out)
+                yield out
+            return
+        yield from self._settle(home, f"llms.txt not fetched: {refusal['reason']}", None)
+
+    def _store(self) -> Any:
+        """The add-on's state store (None when the add-on's settings are absent)."""
+        if not self.settings.get("WALSH_ROBOTS_TOKEN"):
+            return None
+        from .store import store_for
+
+        return store_for(self.crawler)
+
+    def _keep_llms_txt(self, url: str, index: llmstxt.LlmsTxt) -> None:
+        store = self._store()
+        if store is not None:
+            store.set(LLMS_TXT_STORE, url, index.as_fields(), ttl=LLMS_TXT_KEEP_SECONDS)
+
+    def _kept_llms_txt(self, url: str) -> llmstxt.LlmsTxt | None:
+        store = self._store()
+        fields = store.get(LLMS_TXT_STORE, url) if store is not None else None
+        try:
+            return llmstxt.LlmsTxt.from_fields(fields) if isinstance(fields, dict) else None
+        except (KeyError, TypeError):
+            return None
+
+    def _settle(self, home: tuple[str, str, int], outcome: llmstxt.LlmsTxt | str, url: str | None) -> Iterator[Any]:
+        pending = self._llms.get(home)
+        self._llms[home] = outcome
+        if isinstance(outcome, str):
+            logger.info("R9: no llms.txt for %s://%s:%s: %s", *home, outcome)
+        waiting = pending.waiting if isinstance(pending, _Pending) else []
+        for ctx in waiting:
+            if isinstance(outcome, llmstxt.LlmsTxt):
+                ctx["llms_txt"] = url
+                yield from self._decide(ctx, outcome)
+            else:
+                yield self._left_out(ctx, outcome)
+
+    def _decide(self, ctx: dict[str, Any], index: llmstxt.LlmsTxt) -> Iterator[Any]:
+        target = ctx["target"]
+        ctx.setdefault("llms_txt", llmstxt.llms_txt_url(target))
+        if self._allowance is None:
+            self._allowance = PrivateAddressAllowance.parse(self.settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES"))
+        choice = llmstxt.choose_twin(target, index, self._allowance)
+        if choice.refused:
+            ctx["twin_refused"] = [{"url": u, "gate": "structured", "verdict": PRIVATE_ADDRESS, "reason": r}
+                                   for u, r in choice.refused]
+            for url, reason in choice.refused:
+                self.crawler.stats.inc_value("walsh/structured/twin_refused/structured")
+                logger.warning("R9: llms.txt of %s lists %s as the twin of %s; not chosen: %s",
+                               ctx["llms_txt"], url, target, reason)
+        if choice.url is not None:
+            ctx["twin"] = choice.url
+            yield self._followup(choice.url, TWIN, ctx, callback=self.parse_twin, errback=self.twin_failed,
+                                 headers={"Accept": ACCEPT_MARKDOWN})
+        elif choice.refused:
+            yield self._left_out(ctx, "the twins llms.txt lists point at private or local addresses")
+        else:
+            yield self._llms_txt_item(ctx, index)
+
+    def _llms_txt_item(self, ctx: dict[str, Any], index: llmstxt.LlmsTxt) -> dict[str, Any]:
+        """The llms.txt as the target's representation: its sections with the origin's
+        first target in this run, a reference (``llms_txt``) for later ones. No ``url``:
+        R7's dedup would otherwise drop the next run's new targets of the same origin."""
+        self.crawler.stats.inc_value("walsh/structured/llms_txt")
+        listed = llmstxt.listed_entry(ctx["target"], index)
+        item: dict[str, Any] = {"source": "llms_txt", **ctx, "listed": listed.as_dict() if listed else None}
+        home = llmstxt.origin(ctx["target"])
+        if home not in self._llms_emitted:
+            self._llms_emitted.add(home)
+            item.update(index.as_fields())
+        return item
+
+    # ------------------------------------------------------------------ the twin
+
+    def parse_twin(self, response: Response, ctx: dict[str, Any]) -> Iterator[Any]:
+        kind = media_type(response)
+        if 200 <= response.status < 300 and kind in MARKDOWN_TYPES:
+            ctx = {**ctx, "twin_verdicts": walsh_meta(response).get("verdicts", {}),
+                   "usage_warnings": ctx["usage_warnings"] + list(walsh_meta(response).get("usage_warnings", []))}
+            yield self._markdown_item(response, ctx, "llms_txt_twin")
+            return
+        yield self._left_out(ctx, f"the twin answered {response.status} {kind or 'without a Content-Type'}")
+
+    def twin_failed(self, failure: Failure) -> Iterator[Any]:
+        ctx = dict(failure.request.cb_kwargs["ctx"])  # type: ignore[attr-defined]
+        refusal = self._refusal(failure)
+        if refusal["verdict"] in UNCHANGED:  # the twin is unchanged since it was last read
+            yield {**ctx, "verdict": refusal["verdict"], "reason": refusal["reason"]}
+            return
+        self.crawler.stats.inc_value(f"walsh/structured/twin_refused/{refusal.get('denied', 'network')}")
+        logger.info("R9: the twin %s of %s was not fetched (%s); the target is left out",
+                    ctx.get("twin"), ctx["target"], refusal["reason"])
+        ctx["twin_refused"] = [*ctx.get("twin_refused", []),
+                               {"url": ctx.get("twin"), "gate": refusal.get("denied"), "verdict": refusal["verdict"],
+                                "reason": refusal["reason"]}]
+        yield self._left_out(ctx, "the twin was refused or failed; never falling back to HTML")
+
+    # ------------------------------------------------------------------ (c) left out
+
+    def _left_out(self, ctx: dict[str, Any], reason: str) -> dict[str, Any]:
+        self.crawler.stats.inc_value(f"walsh/structured/{NO_STRUCTURED_REPRESENTATION}")
+        logger.info("R9: %s left out (%s): %s", ctx["target"], NO_STRUCTURED_REPRESENTATION, reason)
+        return {**ctx, "verdict": NO_STRUCTURED_REPRESENTATION, "reason": reason}
+
+    @staticmethod
+    def _refusal(failure: Failure) -> dict[str, Any]:
+        exc = failure.value
+        gate = getattr(exc, "gate", None)
+        if gate is not None:
+            return {"denied": gate, "verdict": getattr(exc, "verdict", None),
+                    "reason": str(getattr(exc, "reason", exc))[:500],
+                    "recommendation": getattr(exc, "details", {}).get("recommendation")}
+        return {"verdict": type(exc).__name__, "reason": str(exc)[:500]}
+
+    # ------------------------------------------------------------------ sitemaps
+
+    def parse_sitemap(self, response: Response) -> Iterator[dict[str, Any]]:
+        url = response.meta[MARKER]["target"]
+        if not 200 <= response.status < 300:
+            yield self._sitemap_verdict(url, SITEMAP_UNREADABLE, f"answered {response.status}")
+            return
+        reading = read_sitemap(response.body)
+        if reading.verdict is not None:
+            yield self._sitemap_verdict(url, reading.verdict, reading.reason)
+            return
+        index = reading.kind == SITEMAPINDEX
+        for entry in reading.entries:
+            if index:
+                yield {"sitemap": url, "child_sitemap": entry["loc"], "lastmod": entry["lastmod"]}
+            else:
+                yield {"sitemap": url, "loc": entry["loc"], "lastmod": entry["lastmod"]}
+        self.crawler.stats.inc_value("walsh/sitemaps/child_sitemaps" if index else "walsh/sitemaps/urls",
+                                     len(reading.entries))
+        if reading.skipped:
+            self.crawler.stats.inc_value("walsh/sitemaps/skipped_entries", reading.skipped)
+        if reading.truncated:
+            logger.warning("sitemap %s lists more than %d URLs: the first %d were read, the rest were not",
+                           url, SITEMAP_MAX_URLS, SITEMAP_MAX_URLS)
+            yield self._sitemap_verdict(url, SITEMAP_TRUNCATED,
+                                        f"more than {SITEMAP_MAX_URLS} entries; reading stopped there")
+
+    def sitemap_failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
+        url = failure.request.meta[MARKER]["target"]  # type: ignore[attr-defined]
+        refusal = self._refusal(failure)
+        if "denied" in refusal:
+            yield {"sitemap": url, **refusal}
+        else:
+            yield self._sitemap_verdict(url, SITEMAP_UNREADABLE, refusal["reason"])
+
+    def _sitemap_verdict(self, url: str, verdict: str, reason: str) -> dict[str, Any]:
+        self.crawler.stats.inc_value(f"walsh/sitemaps/{verdict}")
+        if verdict != SITEMAP_TRUNCATED:
+            logger.warning("sitemap %s: %s (%s)", url, verdict, reason)
+        return {"sitemap": url, "verdict": verdict, "reason": reason}
