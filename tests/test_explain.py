@@ -99,7 +99,7 @@ def test_an_unreachable_robots_txt_and_a_loopback_target(project, site):
     assert "REFUSED by the robots gate (unknown_unreachable)" in down.stdout
     mark = len(site.requests)
     loopback = explain(project, site, f"http://127.0.0.1:{site.port}/")
-    assert "127.0.0.1 is a private or loopback address and WALSH_ALLOW_PRIVATE_ADDRESSES" in loopback.stdout
+    assert "127.0.0.1 is a loopback address and WALSH_ALLOW_PRIVATE_ADDRESSES" in loopback.stdout
     assert "REFUSED by the address gate (private_address)" in loopback.stdout
     assert "sentinel" not in [r["host_key"] for r in site.requests[mark:]]
 
@@ -120,15 +120,18 @@ def test_cached_copies_from_a_crawls_state_store_are_used_and_said(project, site
     assert len(site.requests) == mark + 1  # --offline sent nothing
 
 
-def test_a_settings_module_that_would_not_start_a_crawl_is_refused(project, site, tmp_path):
-    broken = tmp_path / "broken"
-    shutil.copytree(project, broken)
-    settings = broken / "demo_project" / "settings.py"
-    settings.write_text(settings.read_text() + "\nWALSH_MIN_INTERVAL = 0.5\n")
+def test_a_settings_module_that_would_not_start_a_crawl_is_refused(site, tmp_path):
+    """tests/data/broken_project breaks rows 1-8 on purpose: explain names them and sends nothing."""
+    broken = tmp_path / "broken_project"
+    shutil.copytree(REPO / "tests" / "data" / "broken_project", broken)
     mark = len(site.requests)
-    result = explain(broken, site, site.url("named", "/"))
+    result = explain(broken, site, site.url("named", "/", by_ip=True))
     assert result.returncode == 2
-    assert "WALSH_MIN_INTERVAL breaks R4" in result.stderr
+    assert "these settings would not start a crawl" in result.stderr
+    for broken_setting in ("WALSH_BLOCKLIST_URL breaks R3", "CONCURRENT_REQUESTS breaks R4",
+                           "HTTPCACHE_ENABLED breaks R6"):
+        assert broken_setting in result.stderr
+    assert result.stdout == ""
     assert site.requests[mark:] == []
 
 

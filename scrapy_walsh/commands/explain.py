@@ -47,12 +47,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from ..addresses import PrivateAddressAllowance
+from ..addresses import PrivateAddressAllowance, refusal
 from ..blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
 from ..pacing import HostPace
 from ..robots import MAX_BYTES, RobotsTxt
 from ..settings import MIN_INTERVAL_FLOOR
-from ..verdicts import BLOCKED_BY_OPERATOR, BLOCKING_VERDICTS, NOT_BLOCKED, Verdict, recommendation
+from ..verdicts import BLOCKED_BY_OPERATOR, BLOCKING_VERDICTS, NOT_BLOCKED, PRIVATE_ADDRESS, Verdict, recommendation
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings
@@ -138,7 +138,7 @@ class Context:
         from ..store import StateStoreError, open_store, state_location
 
         location = state_location(self.settings)
-        if not location.path.exists():
+        if location.scheme == "sqlite" and not location.path.exists():
             self.notes.append(f"no state store at {location.uri}: no cached copies")
             return
         try:
@@ -174,11 +174,12 @@ def resolve(host: str, ctx: Context) -> str:
 
 
 def check_address(address: str, ctx: Context) -> None:
-    ip = ipaddress.ip_address(address)
-    if (not ip.is_global or ip.is_multicast) and not ctx.allowance.permits(address):
+    """The crawl's own rule (:func:`scrapy_walsh.addresses.refusal`, the address guard's)."""
+    reason = refusal(address, ctx.allowance)
+    if reason is not None:
         allowed = ctx.allowance.describe() if len(ctx.allowance.networks) <= 3 else (
             f"{len(ctx.allowance.networks)} networks")
-        raise Refused(f"{address} is a private or loopback address and WALSH_ALLOW_PRIVATE_ADDRESSES "
+        raise Refused(f"{address} is a {reason.replace('_', ' ')} address and WALSH_ALLOW_PRIVATE_ADDRESSES "
                       f"({allowed}) does not permit it (seed 000)")
 
 
@@ -372,7 +373,7 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
             address.update(verdict="unchecked", reason="not resolved (--offline)")
         except Refused as exc:
             address.update(verdict="refused", reason=str(exc))
-            decision = ("refused", "address", "private_address")
+            decision = ("refused", "address", PRIVATE_ADDRESS)
     report["address"] = address
     robots: dict[str, Any]
     if decision is not None and not args.robots_file:
