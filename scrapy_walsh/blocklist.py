@@ -756,6 +756,13 @@ def _listed(value: object) -> tuple[str, bool]:
     return host, False
 
 
+def canonical_domain(value: object) -> str:
+    """The canonical form of a domain as a blocklist entry may write it (strictly: a
+    hostname or IP literal, nothing else); ``ValueError`` says what is wrong with it.
+    Editors of the list use it so an entry is written as the gate will read it."""
+    return _listed(value)[0]
+
+
 # -------------------------------------------------------------------- the list
 
 

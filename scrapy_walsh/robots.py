@@ -36,7 +36,7 @@ from protego._utils import _quote_path
 
 from scrapy_walsh.verdicts import Verdict
 
-__all__ = ["MAX_BYTES", "RobotsTxt", "Verdict"]
+__all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict"]
 
 #: RFC 9309 §2.5: parse at least 500 KiB; we parse exactly that much.
 MAX_BYTES = 512_000
@@ -65,12 +65,67 @@ _Matcher = tuple[tuple[str, ...], _Rules, _Rules]  # plain prefixes, all rules, 
 
 @dataclass(slots=True)
 class _Group:
-    """One group as written: its user-agent values and its records, unparsed."""
+    """One group as written: its user-agent values and its records, unparsed, with the
+    1-based line numbers ``explain`` reports (the matchers never read them)."""
 
     agents: list[str] = field(default_factory=list)
-    rules: list[tuple[bool, str]] = field(default_factory=list)  # (is_allow, pattern)
-    delays: list[str] = field(default_factory=list)
-    rates: list[str] = field(default_factory=list)
+    rules: list[tuple[bool, str, int]] = field(default_factory=list)  # (is_allow, pattern, line)
+    delays: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
+    rates: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
+    first_line: int = 0
+    agents_end: int = 0  # the line of the last User-agent record
+
+    @property
+    def last_line(self) -> int:
+        """The group's last record that says something (blank rules and comments excluded)."""
+        return max([self.agents_end] + [r[2] for r in self.rules[-1:]] + [d[1] for d in self.delays[-1:]]
+                   + [r[1] for r in self.rates[-1:]])
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpan:
+    """A selected group, as :meth:`RobotsTxt.explain` reports it."""
+
+    first_line: int
+    last_line: int
+    agents: tuple[str, ...]
+
+    def describe(self) -> str:
+        lines = f"line {self.first_line}" if self.first_line == self.last_line else (
+            f"lines {self.first_line}-{self.last_line}")
+        return f"group at {lines} ({', '.join('User-agent: ' + a for a in self.agents)})"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleLine:
+    """One rule as written, with its line number."""
+
+    line: int
+    allow: bool
+    pattern: str
+
+    def describe(self) -> str:
+        return f"line {self.line}: {'Allow' if self.allow else 'Disallow'}: {self.pattern}"
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsExplanation:
+    """Why :meth:`RobotsTxt.verdict` says what it says about one URL."""
+
+    verdict: Verdict
+    token: str
+    #: True when groups naming the token were selected; False for ``*`` (or nothing).
+    named: bool
+    groups: tuple[GroupSpan, ...]
+    #: The rule that decided, or None (no rule matched, or /robots.txt itself).
+    rule: RuleLine | None
+    #: The ``*`` groups a named group overrode (empty when ``*`` itself was selected).
+    overridden: tuple[GroupSpan, ...]
+    crawl_delay: float | None
+    crawl_delay_line: int | None
+    request_rate: float | None
+    request_rate_line: int | None
+    parse_error: str | None
 
 
 def _to_text(body: bytes | str) -> str:
@@ -164,7 +219,7 @@ class RobotsTxt:
         group: _Group | None = None
         in_agents = False  # the current group still takes User-agent lines
         recognised = False
-        for line in text.split("\n"):
+        for number, line in enumerate(text.split("\n"), 1):
             if "#" in line:
                 line = line[: line.index("#")]
             name, colon, value = line.partition(":")
@@ -184,18 +239,19 @@ class RobotsTxt:
                 if group is not None:
                     in_agents = False  # RFC 9309 §2.1: only a rule ends the user-agent lines
                     if value:  # an empty rule matches nothing (§2.2.2)
-                        group.rules.append((kind == _ALLOW, value))
+                        group.rules.append((kind == _ALLOW, value, number))
             elif kind == _UA:
                 if group is None or not in_agents:
-                    group = _Group()
+                    group = _Group(first_line=number)
                     groups.append(group)
                     in_agents = True
                 group.agents.append(value)
+                group.agents_end = number
             elif kind == _SITEMAP:
                 if value:
                     sitemaps.append(value)
             elif group is not None:
-                (group.delays if kind == _DELAY else group.rates).append(value)
+                (group.delays if kind == _DELAY else group.rates).append((value, number))
         error = None
         if "\x00" in text:
             error = "binary content (NUL bytes), not a robots.txt"
@@ -227,7 +283,7 @@ class RobotsTxt:
             groups = self._select(token)
         rule_set = _RuleSet(Protego())
         allow, disallow = rule_set.allow, rule_set.disallow
-        for is_allow, pattern in dict.fromkeys(rule for g in groups for rule in g.rules):
+        for is_allow, pattern in dict.fromkeys((a, p) for g in groups for a, p, _ in g.rules):
             (allow if is_allow else disallow)(pattern)
         rule_set.finalize_rules()
         # One pass instead of Protego's _build_index plus two: a plain pattern can only
@@ -270,11 +326,76 @@ class RobotsTxt:
         groups = self._selected.get(token)
         if groups is None:
             groups = self._select(token)
-        return _largest([_crawl_delay(v) for g in groups for v in g.delays])
+        return _largest([_crawl_delay(v) for g in groups for v, _ in g.delays])
 
     def request_rate(self, token: str) -> float | None:
         """Seconds per request from ``token``'s group's Request-rate; the largest when groups merge."""
         groups = self._selected.get(token)
         if groups is None:
             groups = self._select(token)
-        return _largest([_seconds_per_request(v) for g in groups for v in g.rates])
+        return _largest([_seconds_per_request(v) for g in groups for v, _ in g.rates])
+
+    # ------------------------------------------------------------------ explain
+
+    def explain(self, url: str, token: str) -> RobotsExplanation:
+        """:meth:`verdict` with its reasons: the selected groups and their lines, the rule
+        that decided (line and pattern as written), and the pace the groups ask for.
+
+        The deciding rule is found with the very rule list :meth:`verdict` uses (Protego's
+        order: longest pattern first, Allow on a tie), then traced back to the first line
+        that wrote it; a test checks that both always agree.
+        """
+        groups = self._selected.get(token)
+        if groups is None:
+            groups = self._select(token)
+        assert self._group_tokens is not None
+        chosen = {id(g) for g in groups}  # identity: two groups may be written alike
+        wanted = token.strip().lower()
+        named = bool(wanted) and any(wanted in tokens for g, tokens in zip(self._groups, self._group_tokens)
+                                     if id(g) in chosen)
+        overridden = [g for g, tokens in zip(self._groups, self._group_tokens)
+                      if named and "*" in tokens and id(g) not in chosen]
+        verdict = self.verdict(url, token)
+        rule = None
+        path = _quote_path(url)
+        if path != "/robots.txt":
+            rule = self._deciding_rule(groups, path)
+        delay, delay_line = _slowest([d for g in groups for d in g.delays], _crawl_delay)
+        rate, rate_line = _slowest([r for g in groups for r in g.rates], _seconds_per_request)
+        return RobotsExplanation(
+            verdict=verdict, token=token, named=named, groups=tuple(_span(g) for g in groups), rule=rule,
+            overridden=tuple(_span(g) for g in overridden), crawl_delay=delay, crawl_delay_line=delay_line,
+            request_rate=rate, request_rate_line=rate_line, parse_error=self.parse_error,
+        )
+
+    @staticmethod
+    def _deciding_rule(groups: list[_Group], path: str) -> RuleLine | None:
+        written: dict[tuple[str, str], RuleLine] = {}  # (field, compiled pattern) -> first line writing it
+        rule_set = _RuleSet(Protego())
+        for g in groups:
+            for is_allow, pattern, line in g.rules:
+                one = _RuleSet(rule_set._parser_instance)
+                (one.allow if is_allow else one.disallow)(pattern)
+                for rule in one._rules:
+                    written.setdefault((rule.field, rule.value._pattern), RuleLine(line, is_allow, pattern))
+                (rule_set.allow if is_allow else rule_set.disallow)(pattern)
+        rule_set.finalize_rules()
+        for rule in rule_set._rules:
+            if rule.value.match(path):
+                return written[(rule.field, rule.value._pattern)]
+        return None
+
+
+def _slowest(values: list[tuple[str, int]], parse: Callable[[str], float | None]) -> tuple[float | None, int | None]:
+    """The largest parsed value (what :meth:`RobotsTxt.crawl_delay` and
+    :meth:`RobotsTxt.request_rate` return) and the line that wrote it."""
+    best: tuple[float | None, int | None] = (None, None)
+    for value, line in values:
+        seconds = parse(value)
+        if seconds is not None and (best[0] is None or seconds > best[0]):
+            best = (seconds, line)
+    return best
+
+
+def _span(group: _Group) -> GroupSpan:
+    return GroupSpan(group.first_line, group.last_line, tuple(group.agents))

@@ -79,6 +79,34 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "itself and its subdomains. A malformed domain stops the crawl at start.",
     ),
     WalshSetting(
+        "WALSH_BLOCKLIST_OPERATOR",
+        None,
+        "R3",
+        "`operator` of a blocklist file created by `scrapy walsh blocklist add` "
+        "(when `--operator` is not given). Not read by crawls.",
+    ),
+    WalshSetting(
+        "WALSH_BLOCKLIST_CONTACT",
+        None,
+        "R3",
+        "`contact` of a blocklist file created by `scrapy walsh blocklist add` "
+        "(when `--contact` is not given). Not read by crawls.",
+    ),
+    WalshSetting(
+        "WALSH_BLOCKLIST_POLICY",
+        None,
+        "R3",
+        "`policy` (an absolute URI) of a blocklist file created by `scrapy walsh blocklist add` "
+        "(when `--policy` is not given). Not read by crawls.",
+    ),
+    WalshSetting(
+        "WALSH_BLOCKLIST_REFRESH",
+        None,
+        "R3",
+        "`refresh` (ISO-8601 duration, e.g. `PT6H`) of a blocklist file created by "
+        "`scrapy walsh blocklist add` (when `--refresh` is not given; optional). Not read by crawls.",
+    ),
+    WalshSetting(
         "WALSH_ROBOTS_MODE",
         "respect",
         "R2",

@@ -1,0 +1,204 @@
+"""``scrapy walsh blocklist add|remove|validate``: the operator edits the blocklist file.
+
+The edits themselves are pure (:mod:`scrapy_walsh.blocklist_edit`); this module reads
+the file, writes it atomically (a temporary file in the same directory, fsync, then
+``os.replace``, so a crash leaves the old file or the new one, never half of one) and
+reports. Nothing is written when the edit changes nothing, or when the input or the
+result fails validation: the file is left exactly as it was and the exit status is 1.
+
+The clock is the one input that is not on the command line: ``SOURCE_DATE_EPOCH``
+(the reproducible-builds convention), when set, is used as "now", so the same file,
+arguments and epoch always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator
+from jsonschema_specifications import REGISTRY
+
+from ..blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema
+from ..blocklist_edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+
+HELP = "edit the operator blocklist deterministically (add, remove) or check it (validate)"
+SYNTAX = "{add DOMAIN --reason TEXT | remove DOMAIN} [--file F] | validate FILE"
+DEFAULT_FILE = "blocklist.json"
+#: option -> setting, for the fields of a new document
+FIELD_SETTINGS = {name: f"WALSH_BLOCKLIST_{name.upper()}" for name in OPERATOR_FIELDS}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{add,remove,validate}")
+    adding = _action(actions, "add", "list DOMAIN (and its subdomains)")
+    adding.add_argument("domain", metavar="DOMAIN")
+    adding.add_argument("--reason", required=True, help="why, in a few words")
+    adding.add_argument("--file", default=DEFAULT_FILE, help=f"the blocklist document (default: {DEFAULT_FILE})")
+    for name in OPERATOR_FIELDS:
+        adding.add_argument(f"--{name}", help=f"'{name}' of a NEW file (default: setting {FIELD_SETTINGS[name]})")
+    removing = _action(actions, "remove", "unlist DOMAIN")
+    removing.add_argument("domain", metavar="DOMAIN")
+    removing.add_argument("--file", default=DEFAULT_FILE, help=f"the blocklist document (default: {DEFAULT_FILE})")
+    validating = _action(actions, "validate", "print every schema error with its JSON path")
+    validating.add_argument("path", metavar="FILE")
+
+
+def _action(actions: Any, name: str, help: str) -> argparse.ArgumentParser:
+    # -h belongs to Scrapy's own parser; --usage, as for every walsh subcommand
+    parser = actions.add_parser(name, help=help, description=help, add_help=False)
+    parser.add_argument("--usage", action="help", help="show this action's options and exit")
+    return parser
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.action == "validate":
+        return validate(Path(args.path))
+    return edit(args, settings)
+
+
+def now() -> datetime:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    return datetime.fromtimestamp(int(epoch), UTC) if epoch else datetime.now(UTC)
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def edit(args: argparse.Namespace, settings: Settings) -> int:
+    path = Path(args.file)
+    try:
+        if path.exists():
+            document = parse_document(path.read_bytes())
+        elif args.action == "add":
+            fields = {name: getattr(args, name) or settings.get(FIELD_SETTINGS[name]) for name in OPERATOR_FIELDS}
+            try:
+                document = new_document(fields, now())
+            except ValueError as exc:
+                options = ", ".join(f"--{n} (or {FIELD_SETTINGS[n]})" for n in OPERATOR_FIELDS[:3])
+                return _fail(f"{path} does not exist and {exc}: give {options}")
+        else:
+            return _fail(f"{path} does not exist")
+        if args.action == "add":
+            result: EditResult = add(document, args.domain, args.reason, now())
+        else:
+            result = remove(document, args.domain, now())
+    except InvalidBlocklist as exc:
+        return _fail(f"{path}: {exc}; the file is left as it was")
+    except (ValueError, LookupError) as exc:
+        return _fail(f"{exc.args[0] if exc.args else exc}; {path} is left as it was")
+    except OSError as exc:
+        return _fail(f"{path}: {exc.strerror or exc}")
+    if not result.changed and path.exists():
+        print(f"{path}: {result.message}")
+        return 0
+    data = serialise(result.document)
+    try:
+        write_atomically(path, data)
+    except OSError as exc:
+        return _fail(f"{path}: not written: {exc}")
+    entries = len(result.document["blocked"])
+    print(f"{path}: {result.message}; {entries} entr{'y' if entries == 1 else 'ies'}, "
+          f"updated {result.document['updated']}")
+    return 0
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step, durably; keeps an existing file's mode."""
+    directory = path.parent if str(path.parent) else Path(".")
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temp, 0o666 & ~umask)  # what open() would have given a new file
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)  # the rename itself survives a crash
+    finally:
+        os.close(dir_fd)
+
+
+# ------------------------------------------------------------------ validate
+
+
+def json_path(parts: Any) -> str:
+    """``$.blocked[3].domain`` from jsonschema's path deque."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and part.isidentifier():
+            out += f".{part}"
+        else:
+            out += f"[{json.dumps(part, ensure_ascii=False)}]"
+    return out
+
+
+def problems(data: bytes) -> list[str]:
+    """Every reason ``data`` is not an adoptable walsh-research-blocklist/v1 document,
+    one line each, schema errors first (sorted by path), with their JSON paths."""
+    if len(data) > MAX_DOCUMENT_BYTES:
+        return [f"$: {len(data)} bytes, more than the {MAX_DOCUMENT_BYTES} a consumer accepts"]
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return [f"$: not UTF-8: {exc}"]
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        return [f"$: not JSON: {exc}"]
+    validator = Draft202012Validator(bundled_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER,
+                                     registry=REGISTRY)
+    found = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)),
+                                                                         e.message)):
+        message = error.message
+        if error.context:  # anyOf: say what each branch wanted
+            message += " (" + "; ".join(sorted({c.message for c in error.context})) + ")"
+        found.append(f"{json_path(error.absolute_path)}: {message}")
+    if not found:  # the checks of the gate itself, beyond the schema
+        try:
+            Blocklist.from_document(data)
+        except InvalidBlocklist as exc:
+            found.append(f"$.{exc}" if not str(exc).startswith("document") else f"$: {exc}")
+    return found
+
+
+def validate(path: Path) -> int:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return _fail(f"{path}: {exc.strerror or exc}")
+    found = problems(data)
+    for line in found:
+        print(f"{path}: {line}")
+    if found:
+        print(f"{path}: INVALID, {len(found)} error{'s' if len(found) > 1 else ''}", file=sys.stderr)
+        return 1
+    blocklist = Blocklist.from_document(data)
+    duplicates = f", {blocklist.duplicates} duplicate entries ignored" if blocklist.duplicates else ""
+    print(f"{path}: valid walsh-research-blocklist/v1, {len(blocklist)} domains{duplicates}")
+    return 0

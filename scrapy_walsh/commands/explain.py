@@ -1,0 +1,502 @@
+"""``scrapy walsh explain URL``: the gate-by-gate decision for one URL, with its reasons.
+
+It answers "why was this (not) fetched?" the way the crawl decides it, in the crawl's
+order: the operator blocklist (R3), the address rule (seed 000: no private or loopback
+targets unless ``WALSH_ALLOW_PRIVATE_ADDRESSES`` permits them), robots.txt (R2: the
+selected groups and their lines, the deciding rule, verdict and recommendation), then
+the pace (R4). Decisions where the issue is silent:
+
+* Settings are the project's with the add-on applied (its defaults and its audit), so
+  a settings module that would not start a crawl is refused here too, with the audit's
+  reasons (exit 2).
+* Online, each resource is asked for once, with the exact User-Agent, directly from
+  this process (no Scrapy engine): the blocklist from ``WALSH_BLOCKLIST_URL`` and the
+  origin's robots.txt, each following at most 5 redirects, every hop checked against
+  the blocklist and the address rule first. No retries. A host the blocklist covers
+  is never contacted, not even for robots.txt, exactly as in a crawl.
+* Cached copies come from the crawl's state store (read only; explain never writes it):
+  a robots.txt outcome younger than ``WALSH_ROBOTS_CACHE_SECONDS`` is used instead of
+  a fetch (the crawl would use it too); a stored copy under 30 days old stands in for
+  an unreachable robots.txt, and the last adopted blocklist for one that can't be
+  fetched. The output says which copy was used. ``--offline`` uses stored copies and
+  the given files only and sends nothing.
+* ``*.walsh-demo.test`` names are resolved through the demo's table when the project's
+  resolver setting (``TWISTED_DNS_RESOLVER`` / ``DNS_RESOLVER``) is the demo resolver,
+  as the crawl would; any other name through the system resolver. The connection goes
+  to the address that was checked, so a second lookup can't change it.
+* The blocklist is validated with the bundled schema (the crawl prefers the published
+  one; both are the same contract).
+
+Exit status: 0 when the URL was explained (whatever the decision), 1 when an input
+file is unreadable or invalid, 2 when the settings are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import http.client
+import ipaddress
+import json
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+
+from ..addresses import PrivateAddressAllowance, refusal
+from ..blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
+from ..pacing import HostPace
+from ..robots import MAX_BYTES, RobotsTxt
+from ..settings import MIN_INTERVAL_FLOOR
+from ..verdicts import BLOCKED_BY_OPERATOR, BLOCKING_VERDICTS, NOT_BLOCKED, PRIVATE_ADDRESS, Verdict, recommendation
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings, Settings
+
+    from ..store import StateStore
+
+HELP = "show the gate-by-gate decision for one URL: blocklist, robots.txt group and line, pace"
+SYNTAX = "URL [--robots-file F] [--blocklist-file F] [--offline] [--json]"
+
+#: RFC 9309 §2.3.1.2: follow at least five redirects (and we follow no more).
+MAX_REDIRECTS = 5
+TIMEOUT = 10.0
+DEMO_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+# The robots gate's store layout (scrapy_walsh/middlewares/robots.py _save/_restore).
+ROBOTS_NAMESPACE, BLOCKLIST_NAMESPACE, PACING_NAMESPACE = "robots", "blocklist", "pacing"
+STALE_LIMIT = 30 * 86400.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("url", metavar="URL", help="an absolute http(s) URL")
+    parser.add_argument("--robots-file", metavar="F", help="read this robots.txt instead of fetching the origin's")
+    parser.add_argument("--blocklist-file", metavar="F", help="read this blocklist instead of WALSH_BLOCKLIST_URL")
+    parser.add_argument("--offline", action="store_true",
+                        help="send nothing: use the given files and the state store's copies only")
+    parser.add_argument("--json", action="store_true", help="print the explanation as one JSON object")
+
+
+class Refused(Exception):
+    """A fetch the crawl itself would not make; the message says which rule."""
+
+
+class Offline(Exception):
+    """``--offline`` and the answer needs the network (a DNS lookup)."""
+
+
+# --------------------------------------------------------------------- settings
+
+
+@dataclass
+class Context:
+    settings: BaseSettings
+    token: str
+    user_agent: str
+    floor: float
+    max_crawl_delay: float
+    mode: str
+    cache_seconds: float
+    allowance: PrivateAddressAllowance
+    demo_names: bool
+    blocklist_url: str
+    extra: list[str]
+    offline: bool
+    store: StateStore | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_settings(cls, project: Settings, offline: bool) -> Context:
+        """The project's settings as a crawl sees them: add-on defaults, preset and audit
+        (``ConformanceError``, a ``ValueError``, when they would not start a crawl)."""
+        from ..addon import Addon
+
+        settings = project.copy()
+        Addon().update_settings(settings)
+        resolver = settings.get("TWISTED_DNS_RESOLVER") or settings.get("DNS_RESOLVER")
+        resolver_path = resolver if isinstance(resolver, str) else f"{resolver.__module__}.{resolver.__qualname__}"
+        return cls(
+            settings=settings,
+            token=settings["WALSH_ROBOTS_TOKEN"],
+            user_agent=settings["WALSH_USER_AGENT"],
+            floor=max(MIN_INTERVAL_FLOOR, settings.getfloat("WALSH_MIN_INTERVAL")),  # as politeness.py
+            max_crawl_delay=settings.getfloat("WALSH_MAX_CRAWL_DELAY"),
+            mode=settings["WALSH_ROBOTS_MODE"],
+            cache_seconds=min(86400.0, settings.getfloat("WALSH_ROBOTS_CACHE_SECONDS")),
+            allowance=PrivateAddressAllowance.parse(settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES")),
+            demo_names=resolver_path == DEMO_RESOLVER,
+            blocklist_url=settings["WALSH_BLOCKLIST_URL"],
+            extra=list(settings.getlist("WALSH_BLOCKLIST_EXTRA")),
+            offline=offline,
+        )
+
+    def open_store(self) -> None:
+        """The crawl's state store, read only, if it exists (explain never creates one)."""
+        from ..store import StateStoreError, open_store, state_location
+
+        location = state_location(self.settings)
+        if location.scheme == "sqlite" and not location.path.exists():
+            self.notes.append(f"no state store at {location.uri}: no cached copies")
+            return
+        try:
+            self.store = open_store(location, self.token)
+        except StateStoreError as exc:
+            self.notes.append(f"state store unusable ({exc}): no cached copies")
+
+
+# --------------------------------------------------------------------- network
+
+
+def resolve(host: str, ctx: Context) -> str:
+    """The address a crawl would connect to for ``host``."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    if ctx.demo_names:
+        from ..demo.hosts import DEMO_DOMAIN, lookup
+
+        if host == DEMO_DOMAIN or host.endswith("." + DEMO_DOMAIN):
+            demo = lookup(host)
+            if demo is None:
+                raise Refused(f"{host}: no such demo host")
+            return demo.ip
+    if ctx.offline:
+        raise Offline(host)
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise Refused(f"{host}: DNS lookup failed: {exc}") from None
+    return str(infos[0][4][0])
+
+
+def check_address(address: str, ctx: Context) -> None:
+    """The crawl's own rule (:func:`scrapy_walsh.addresses.refusal`, the address guard's)."""
+    reason = refusal(address, ctx.allowance)
+    if reason is not None:
+        allowed = ctx.allowance.describe() if len(ctx.allowance.networks) <= 3 else (
+            f"{len(ctx.allowance.networks)} networks")
+        raise Refused(f"{address} is a {reason.replace('_', ' ')} address and WALSH_ALLOW_PRIVATE_ADDRESSES "
+                      f"({allowed}) does not permit it (seed 000)")
+
+
+def _pinned(address: str, port: int) -> Any:
+    """http.client's connect hook, pinned to ``address`` whatever the URL's name."""
+    def connect(_address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        return socket.create_connection((address, port), *args, **kwargs)
+    return connect
+
+
+@dataclass
+class Fetched:
+    url: str
+    status: int
+    body: bytes
+    address: str
+
+
+def fetch_once(url: str, ctx: Context, limit: int, blocklist: Blocklist | None) -> Fetched:
+    """GET ``url`` once per hop with our exact User-Agent, following at most
+    :data:`MAX_REDIRECTS` redirects; every hop meets the blocklist and the address rule."""
+    for _hop in range(MAX_REDIRECTS + 1):
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise Refused(f"{url}: not an http(s) URL")
+        host = parts.hostname
+        if blocklist is not None and (entry := blocklist.match(host)) is not None:
+            raise Refused(f"{host} is covered by blocklist entry {entry.domain!r}: never contacted (R3)")
+        address = resolve(host, ctx)
+        check_address(address, ctx)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        conn_cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        conn = conn_cls(host, port, timeout=TIMEOUT)
+        # connect to the address checked above; Host header and TLS SNI stay the name
+        conn._create_connection = _pinned(address, port)  # type: ignore[attr-defined]
+        path = parts.path or "/"
+        if parts.query:
+            path += "?" + parts.query
+        try:
+            conn.request("GET", path, headers={"User-Agent": ctx.user_agent, "Accept-Encoding": "identity"})
+            response = conn.getresponse()
+            body = response.read(limit + 1)
+            location = response.getheader("Location")
+            status = response.status
+        finally:
+            conn.close()
+        if 300 <= status < 400 and location:
+            url = urljoin(url, location)
+            continue
+        return Fetched(url, status, body[:limit], address)
+    raise Refused(f"more than {MAX_REDIRECTS} redirects")
+
+
+# --------------------------------------------------------------------- the gates
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def blocklist_gate(args: argparse.Namespace, ctx: Context, url: str) -> tuple[dict[str, Any], Blocklist | None]:
+    """(the report section, the list in force) for the blocklist gate."""
+    section: dict[str, Any] = {"cached": False}
+    blocklist = None
+    if args.blocklist_file:
+        blocklist = Blocklist.from_document(Path(args.blocklist_file).read_bytes())
+        section["source"] = f"file {args.blocklist_file}"
+    else:
+        failure = "offline" if ctx.offline else None
+        if not ctx.offline:
+            try:
+                got = fetch_once(ctx.blocklist_url, ctx, MAX_DOCUMENT_BYTES, None)
+                if got.status != 200:
+                    failure = f"HTTP {got.status}"
+                else:
+                    blocklist = Blocklist.from_document(got.body)
+                    section["source"] = f"fetched {ctx.blocklist_url}"
+            except (Refused, OSError, http.client.HTTPException, InvalidBlocklist) as exc:
+                failure = f"{type(exc).__name__}: {exc}" if not isinstance(exc, Refused) else str(exc)
+        if blocklist is None:
+            saved = ctx.store.get(BLOCKLIST_NAMESPACE, ctx.blocklist_url) if ctx.store else None
+            if saved:
+                blocklist = Blocklist.from_document(saved["document"])
+                section["cached"] = True
+                section["source"] = (f"stored copy adopted {_age(time.time() - saved['adopted'])} ago "
+                                     f"(state store; {failure})")
+            else:
+                section["source"] = f"none ({failure}; nothing stored): empty list, as a crawl's first run"
+    listed = blocklist or Blocklist.empty()
+    if ctx.extra:
+        listed = listed.with_extra(ctx.extra)
+    section["entries"] = len(listed)
+    entry = listed.match(url)
+    if entry is None:
+        section["verdict"] = NOT_BLOCKED
+    else:
+        section.update(verdict=BLOCKED_BY_OPERATOR, domain=entry.domain,
+                       added=entry.added.isoformat() if entry.added else None, reason=entry.reason)
+    return section, listed
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+def _robots_from_store(ctx: Context, origin: str, max_age: float) -> tuple[dict[str, Any], float] | None:
+    saved = ctx.store.get(ROBOTS_NAMESPACE, origin) if ctx.store else None
+    if saved and time.time() - saved["fetched_at"] < max_age:
+        return saved, time.time() - saved["fetched_at"]
+    return None
+
+
+def robots_source(args: argparse.Namespace, ctx: Context, url: str,
+                  blocklist: Blocklist) -> tuple[dict[str, Any], RobotsTxt | None, Verdict | None]:
+    """(the report section, the parsed file, a verdict that needs no file) for robots.txt."""
+    origin = _origin(url)
+    parts = urlsplit(url)
+    robots_url = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/robots.txt"  # never a userinfo
+    section: dict[str, Any] = {"mode": ctx.mode, "url": robots_url, "cached": False}
+    if args.robots_file:
+        section["source"] = f"file {args.robots_file}"
+        return section, RobotsTxt.parse(Path(args.robots_file).read_bytes()), None
+    if ctx.mode == "ignore":
+        section["source"] = "not consulted (WALSH_ROBOTS_MODE = 'ignore')"
+        return section, None, Verdict.SKIPPED_BY_USER_POLICY
+
+    def from_saved(saved: dict[str, Any], age: float, why: str):
+        section.update(cached=True, source=f"stored copy fetched {_age(age)} ago ({why})", status=saved.get("status"))
+        if saved["outcome"] == "available":
+            return section, RobotsTxt.parse(base64.b64decode(saved["body"])), None
+        return section, None, Verdict.ALLOWED_IMPLICIT  # stored 4xx / too many redirects: nothing disallowed
+
+    fresh = _robots_from_store(ctx, origin, ctx.cache_seconds)
+    if fresh is not None:
+        return from_saved(*fresh, f"state store, younger than WALSH_ROBOTS_CACHE_SECONDS = {ctx.cache_seconds:.0f}")
+    if ctx.offline:
+        stale = _robots_from_store(ctx, origin, STALE_LIMIT)
+        if stale is not None:
+            return from_saved(*stale, "state store, --offline")
+        section["source"] = "not fetched (--offline) and nothing stored"
+        return section, None, None
+    try:
+        got = fetch_once(robots_url, ctx, MAX_BYTES, blocklist)
+    except Refused as exc:
+        failure: str = str(exc)
+        status = None
+    except (OSError, http.client.HTTPException) as exc:
+        failure, status = f"{type(exc).__name__}: {exc}", None
+    else:
+        status = got.status
+        section.update(status=status, address=got.address)
+        if 200 <= status < 300:
+            section["source"] = f"fetched now ({got.url}: HTTP {status}, {len(got.body)} bytes)"
+            return section, RobotsTxt.parse(got.body), None
+        if status != 429 and status < 500:
+            section["source"] = f"fetched now (HTTP {status}: no robots.txt, nothing is disallowed)"
+            return section, None, Verdict.ALLOWED_IMPLICIT
+        failure = f"HTTP {status}"
+    stale = _robots_from_store(ctx, origin, STALE_LIMIT)
+    if stale is not None:
+        return from_saved(*stale, f"unreachable now: {failure}; RFC 9309 §2.3.1.4 allows a copy under 30 days")
+    section["source"] = f"unreachable ({failure}), nothing stored"
+    return section, None, Verdict.UNKNOWN_UNREACHABLE
+
+
+# --------------------------------------------------------------------- report
+
+
+def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
+    url = args.url
+    report: dict[str, Any] = {"url": url, "token": ctx.token, "user_agent": ctx.user_agent}
+    gate, blocklist = blocklist_gate(args, ctx, url)
+    report["blocklist"] = gate
+    decision = None
+    if gate["verdict"] == BLOCKED_BY_OPERATOR:
+        decision = ("refused", "blocklist", BLOCKED_BY_OPERATOR)
+    host = urlsplit(url).hostname or ""
+    address: dict[str, Any] = {"host": host}
+    if decision is None:
+        try:
+            address["address"] = resolve(host, ctx)
+            check_address(address["address"], ctx)
+            address["verdict"] = "allowed"
+        except Offline:
+            address.update(verdict="unchecked", reason="not resolved (--offline)")
+        except Refused as exc:
+            address.update(verdict="refused", reason=str(exc))
+            decision = ("refused", "address", PRIVATE_ADDRESS)
+    report["address"] = address
+    robots: dict[str, Any]
+    if decision is not None and not args.robots_file:
+        robots = {"source": f"not fetched: refused by the {decision[1]} gate first"}
+        parsed, verdict = None, None
+    else:
+        robots, parsed, verdict = robots_source(args, ctx, url, blocklist)
+    delay = rate = None
+    if parsed is not None:
+        why = parsed.explain(url, ctx.token)
+        # as the gate reads it: a body that isn't a robots.txt is allowed, with a warning
+        verdict = Verdict.UNKNOWN_PARSE_ERROR if parsed.parse_error else why.verdict
+        robots.update(
+            groups=[g.describe() for g in why.groups] or ["no group for us and no * group"],
+            selected="named" if why.named else ("*" if why.groups else "none"),
+            overridden=[g.describe() for g in why.overridden],
+            rule=why.rule.describe() if why.rule else None,
+            crawl_delay=why.crawl_delay, crawl_delay_line=why.crawl_delay_line,
+            request_rate=why.request_rate, request_rate_line=why.request_rate_line,
+            parse_error=why.parse_error, sitemaps=parsed.sitemaps,
+        )
+        delay, rate = why.crawl_delay, why.request_rate
+    if verdict is not None:
+        robots.update(verdict=verdict.value, recommendation=recommendation(verdict).value)
+        if decision is None and verdict in BLOCKING_VERDICTS:
+            decision = (("fetched anyway (report_only)" if ctx.mode == "report_only" else "refused"),
+                        "robots", verdict.value)
+    report["robots"] = robots
+    # the crawl's ledger entry for this host, when a crawl left one: its adaptive delay and any pause
+    saved = ctx.store.get(PACING_NAMESPACE, host) if ctx.store else None
+    pace = HostPace.from_json(saved) if saved else HostPace()
+    pace.crawl_delay, pace.request_rate = delay, rate
+    pacing: dict[str, Any] = {"interval": pace.interval(ctx.floor), "floor": ctx.floor, "crawl_delay": delay,
+                              "request_rate": rate, "adaptive": pace.adaptive or None,
+                              "paused_for": max(0.0, pace.not_before - time.time()) or None}
+    if delay is not None and delay > ctx.max_crawl_delay:
+        pacing["cap"] = f"Crawl-delay {delay:g} s > WALSH_MAX_CRAWL_DELAY {ctx.max_crawl_delay:g} s"
+        decision = decision or ("refused", "pacing", "crawl_delay_exceeds_cap")
+    report["pacing"] = pacing
+    report["cached"] = {"blocklist": gate["cached"], "robots": robots.get("cached", False)}
+    report["decision"] = {"outcome": (decision or ("fetch",))[0],
+                          "gate": decision[1] if decision else None,
+                          "verdict": decision[2] if decision else None}
+    report["notes"] = ctx.notes
+    return report
+
+
+def _secs(value: float | None, line: int | None) -> str:
+    if value is None:
+        return "none"
+    return f"{value:g} s (line {line})"
+
+
+def render(report: dict[str, Any]) -> str:
+    """The explanation for people, one gate per paragraph."""
+    b, a, r, p, d = report["blocklist"], report["address"], report["robots"], report["pacing"], report["decision"]
+    out = [f"URL          {report['url']}", f"identity     {report['user_agent']} (token {report['token']})", ""]
+    if b["verdict"] == BLOCKED_BY_OPERATOR:
+        line = f"BLOCKED by entry {b['domain']!r} (added {b['added']}: {b['reason']})"
+    else:
+        line = "not blocked: no entry covers this host"
+    entries = f"{b['entries']} entr{'y' if b['entries'] == 1 else 'ies'}"
+    out += [f"blocklist    {line}", f"             list: {b['source']}; {entries}", ""]
+    if "verdict" in a:
+        where = f" ({a['address']})" if "address" in a else ""
+        out += [f"address      {a['host']}{where}: " + ("allowed" if a["verdict"] == "allowed" else a["reason"]), ""]
+    out.append(f"robots.txt   {r.get('url', '')}".rstrip())
+    out.append(f"             source: {r['source']}")
+    if "mode" in r and r["mode"] != "respect":
+        out.append(f"             mode: {r['mode']}")
+    if "groups" in r:
+        label = {"named": "group naming us", "*": "the * group (none names us)", "none": "no group"}[r["selected"]]
+        out.append(f"             selected: {label}")
+        out += [f"               {g}" for g in r["groups"]]
+        out += [f"               (overrides {g})" for g in r["overridden"]]
+        out.append(f"             rule: {r['rule'] or 'none matches: nothing disallows this path'}")
+        if r.get("parse_error"):
+            out.append(f"             not a robots.txt: {r['parse_error']}")
+        out.append(f"             Crawl-delay: {_secs(r['crawl_delay'], r['crawl_delay_line'])}; "
+                   f"Request-rate: {_secs(r['request_rate'], r['request_rate_line'])}")
+    if "verdict" in r:
+        out.append(f"             verdict: {r['verdict']} -> {r['recommendation']}")
+    terms = [f"WALSH_MIN_INTERVAL {p['floor']:g} s",
+             f"Crawl-delay {p['crawl_delay']:g} s" if p["crawl_delay"] is not None else "Crawl-delay -",
+             f"Request-rate {p['request_rate']:g} s" if p["request_rate"] is not None else "Request-rate -"]
+    if p["adaptive"]:
+        terms.append(f"adaptive {p['adaptive']:.3g} s (stored ledger)")
+    out += ["", f"pacing       {p['interval']:g} s between requests to this host = max({', '.join(terms)})"]
+    if p["paused_for"]:
+        out.append(f"             paused for {p['paused_for']:.0f} s more (R5 backoff, stored ledger)")
+    if "cap" in p:
+        out.append(f"             {p['cap']}: the host is not crawled")
+    cached = report["cached"]
+    out.append(f"cached       blocklist: {'yes' if cached['blocklist'] else 'no'}; "
+               f"robots.txt: {'yes' if cached['robots'] else 'no'}")
+    out += [f"note         {n}" for n in report["notes"]]
+    if d["outcome"] == "fetch":
+        out += ["", "decision     FETCH (every gate allows it)"]
+    else:
+        out += ["", f"decision     {d['outcome'].upper()} by the {d['gate']} gate ({d['verdict']})"]
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    parts = urlsplit(args.url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        print(f"error: {args.url!r} is not an absolute http(s) URL", file=sys.stderr)
+        return 1
+    try:
+        ctx = Context.from_settings(settings, args.offline)
+    except ValueError as exc:
+        print(f"error: these settings would not start a crawl, so there is nothing to explain:\n{exc}",
+              file=sys.stderr)
+        return 2
+    ctx.open_store()
+    try:
+        report = explain(args, ctx)
+    except (OSError, InvalidBlocklist) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if ctx.store is not None:
+            ctx.store.close()
+    report["explained_at"] = datetime.now(UTC).replace(microsecond=0).isoformat()
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    return 0
