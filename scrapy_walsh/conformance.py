@@ -165,14 +165,19 @@ def enabled_components(settings: BaseSettings, setting: str) -> list[Any]:
 
 def component_enabled(settings: BaseSettings, setting: str, path: str) -> bool:
     """True when a component is enabled in a ``*_MIDDLEWARES``-style dict (with its base)."""
+    return _index(enabled_components(settings, setting), path) is not None
+
+
+def _index(components: list[Any], path: str) -> int | None:
+    """Where the component at ``path`` stands in an ordered component list, or None."""
     target = load_object(path)
-    for component in enabled_components(settings, setting):
+    for i, component in enumerate(components):
         try:
             if load_object(component) is target:
-                return True
+                return i
         except (ImportError, NameError, ValueError):
             continue
-    return False
+    return None
 
 
 # --- unknown WALSH_* names --------------------------------------------------------
@@ -615,17 +620,6 @@ def overall(rows: list[RowResult]) -> str:
 def _holds(settings: BaseSettings, *failure_rules: Rule) -> bool:
     """True when none of ``failure_rules`` reports a failure on these settings."""
     return not any(f.status == FAIL for check in failure_rules for f in check(settings))
-
-
-def _index(components: list[Any], path: str) -> int | None:
-    target = load_object(path)
-    for i, component in enumerate(components):
-        try:
-            if load_object(component) is target:
-                return i
-        except (ImportError, NameError, ValueError):
-            continue
-    return None
 
 
 @rule

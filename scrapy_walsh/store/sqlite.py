@@ -170,13 +170,5 @@ class SqliteStore(StateStore):
             raise StateStoreError(f"state store {self.uri}: {exc}") from exc
 
     def _write(self, sql: str, params: tuple) -> None:
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute(sql, params)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise StateStoreError(f"state store {self.uri}: write failed: {exc}") from exc
+        with self._transaction():
+            self._db.execute(sql, params)
