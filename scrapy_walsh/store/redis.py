@@ -37,14 +37,27 @@ RETRY_FIRST = 0.25
 RETRY_MAX = 30.0
 SOCKET_TIMEOUT = 5.0
 
-# KEYS[1] the ledger entry; ARGV: interval, margin, assign (JSON object), ttl in ms ('' = none).
-# The same formula as base.ready_at; the value is re-encoded with every other field kept.
-RESERVE = """
+# Both scripts start with this: Redis's own clock, the entry (KEYS[1]) as a table, and a
+# write that never shortens the entry's TTL (as sqlite's _upsert never shortens an expiry).
+_PRELUDE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local raw = redis.call('GET', KEYS[1])
 local v = {}
 if raw then v = cjson.decode(raw) end
+local function set_keeping_ttl(enc, ttl_ms)
+  local pttl = redis.call('PTTL', KEYS[1])
+  if ttl_ms == '' or pttl == -1 then
+    redis.call('SET', KEYS[1], enc)
+  else
+    redis.call('SET', KEYS[1], enc, 'PX', math.max(tonumber(ttl_ms), pttl))
+  end
+end
+"""
+
+# KEYS[1] the ledger entry; ARGV: interval, margin, assign (JSON object), ttl in ms ('' = none).
+# The same formula as base.ready_at; the value is re-encoded with every other field kept.
+RESERVE = _PRELUDE + """
 local nb = tonumber(v['not_before']) or 0
 local last = tonumber(v['last_start'])
 local ready = nb
@@ -56,22 +69,12 @@ end
 for f, val in pairs(cjson.decode(ARGV[3])) do v[f] = val end
 v['last_start'] = now
 local enc = cjson.encode(v)
-local pttl = redis.call('PTTL', KEYS[1])
-if ARGV[4] == '' or pttl == -1 then
-  redis.call('SET', KEYS[1], enc)
-else
-  redis.call('SET', KEYS[1], enc, 'PX', math.max(tonumber(ARGV[4]), pttl))
-end
+set_keeping_ttl(enc, ARGV[4])
 return {'0', enc, string.format('%.6f', now)}
 """
 
 # KEYS[1] the entry; ARGV: offsets (JSON object field -> seconds from now), assign, ttl ms.
-ADVANCE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local raw = redis.call('GET', KEYS[1])
-local v = {}
-if raw then v = cjson.decode(raw) end
+ADVANCE = _PRELUDE + """
 for f, off in pairs(cjson.decode(ARGV[1])) do
   local want = now + off
   local cur = tonumber(v[f])
@@ -79,12 +82,7 @@ for f, off in pairs(cjson.decode(ARGV[1])) do
 end
 for f, val in pairs(cjson.decode(ARGV[2])) do v[f] = val end
 local enc = cjson.encode(v)
-local pttl = redis.call('PTTL', KEYS[1])
-if ARGV[3] == '' or pttl == -1 then
-  redis.call('SET', KEYS[1], enc)
-else
-  redis.call('SET', KEYS[1], enc, 'PX', math.max(tonumber(ARGV[3]), pttl))
-end
+set_keeping_ttl(enc, ARGV[3])
 return {enc, string.format('%.6f', now)}
 """
 
