@@ -24,6 +24,14 @@ ADAPTIVE_MAX = 60.0
 SMOOTHING = 0.5
 
 
+
+def ready_time(last_start: float | None, not_before: float, interval: float, margin: float = 0.0) -> float:
+    """When the next request to a host may start: ``interval`` after the last start, never
+    before a "not before" pause, plus ``margin``; 0 for a host with neither (it goes at once).
+    The one formula, used by the :class:`Pacer` and by the stores' atomic ``reserve``."""
+    ready = not_before if last_start is None else max(not_before, last_start + interval)
+    return ready + margin if ready else 0.0
+
 @dataclass
 class HostPace:
     """What is known about one host's pace."""
@@ -41,9 +49,7 @@ class HostPace:
 
     def ready_at(self, floor: float) -> float:
         """The earliest start of the next request; 0 for a host never seen."""
-        if self.last_start is None:
-            return self.not_before
-        return max(self.not_before, self.last_start + self.interval(floor))
+        return ready_time(self.last_start, self.not_before, self.interval(floor))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,8 +91,7 @@ class Pacer:
         pace = self.hosts.get(host)
         if pace is None:
             return 0.0
-        ready = pace.ready_at(self.floor)
-        return ready + self.margin if ready else 0.0
+        return ready_time(pace.last_start, pace.not_before, pace.interval(self.floor), self.margin)
 
     def wait(self, host: str) -> float:
         """Seconds until ``host`` may be sent to; 0 when it may go now."""

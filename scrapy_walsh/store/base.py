@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..pacing import ready_time
+
 
 class StateStoreError(RuntimeError):
     """The store cannot be opened, read or written; the message says which and why."""
@@ -44,11 +46,8 @@ class Slot:
 
 def ready_at(value: dict[str, Any], interval: float, margin: float) -> float:
     """When the ledger entry ``value`` (``last_start``, ``not_before``) lets the next request
-    start; 0 for an entry that holds neither. The Redis Lua script repeats this formula."""
-    not_before = value.get("not_before") or 0.0
-    last = value.get("last_start")
-    ready = not_before if last is None else max(not_before, last + interval)
-    return ready + margin if ready else 0.0
+    start (:func:`scrapy_walsh.pacing.ready_time`); the Redis Lua script repeats the formula."""
+    return ready_time(value.get("last_start"), value.get("not_before") or 0.0, interval, margin)
 
 
 class StateStore(ABC):

@@ -56,7 +56,7 @@ end
 """
 
 # KEYS[1] the ledger entry; ARGV: interval, margin, assign (JSON object), ttl in ms ('' = none).
-# The same formula as base.ready_at; the value is re-encoded with every other field kept.
+# The same formula as pacing.ready_time; the value is re-encoded with every other field kept.
 RESERVE = _PRELUDE + """
 local nb = tonumber(v['not_before']) or 0
 local last = tonumber(v['last_start'])
