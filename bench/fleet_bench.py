@@ -121,10 +121,12 @@ def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
     (package / "spiders" / "gates.py").write_text(GATES_SPIDER)
     (package / "settings.py").write_text(
         'BOT_NAME = "benchproj"\nSPIDER_MODULES = ["benchproj.spiders"]\nLOG_LEVEL = "INFO"\n'
-        'ADDONS = {"scrapy_walsh.Addon": 500}\n' + demo_settings(site)
+        'ADDONS = {"scrapy_walsh.Addon": 500}\n'
+        + demo_settings(site)
         + 'TWISTED_DNS_RESOLVER = DNS_RESOLVER = "benchproj.resolver.BenchResolver"\n'
         + f"WALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + [{BENCH_IP + '/32'!r}]\n"
-        + f"WALSH_STATE_URI = {redis_url!r}\n")
+        + f"WALSH_STATE_URI = {redis_url!r}\n"
+    )
     return project
 
 
@@ -142,10 +144,26 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
             for k in range(n):
                 mine = names if overlap else names[k::n]
                 urls = [f"http://{h}:{server.port}/page/{p}" for p in range(1, pages + 1) for h in mine]
-                procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls),
-                     "-O", str(work / f"items_{k}.jsonl")],
-                    cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+                procs.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "scrapy",
+                            "crawl",
+                            "gates",
+                            "-a",
+                            "urls=" + ",".join(urls),
+                            "-O",
+                            str(work / f"items_{k}.jsonl"),
+                        ],
+                        cwd=project,
+                        env=env,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
+                )
             logs = [p.communicate(timeout=1800)[1] for p in procs]
             wall = time.monotonic() - started
     finally:
@@ -166,10 +184,18 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
         trips += int(match.group(1)) if match else 0
     pages_seen = Counter(path for host, path, _ in log if path != "/robots.txt")
     fetched = Counter((host, path) for host, path, _ in log if path != "/robots.txt")
-    return {"n": n, "wall": wall, "requests": len(log), "span": max(t for *_, t in log) - min(t for *_, t in log),
-            "robots": sum(1 for _, p, _ in log if p == "/robots.txt"), "pages": sum(pages_seen.values()),
-            "dup_pages": sum(c - 1 for c in fetched.values() if c > 1), "violations": violations,
-            "trips": trips, "exit": [p.returncode for p in procs]}
+    return {
+        "n": n,
+        "wall": wall,
+        "requests": len(log),
+        "span": max(t for *_, t in log) - min(t for *_, t in log),
+        "robots": sum(1 for _, p, _ in log if p == "/robots.txt"),
+        "pages": sum(pages_seen.values()),
+        "dup_pages": sum(c - 1 for c in fetched.values() if c > 1),
+        "violations": violations,
+        "trips": trips,
+        "exit": [p.returncode for p in procs],
+    }
 
 
 def main() -> None:
@@ -181,31 +207,41 @@ def main() -> None:
     parser.add_argument("--processes", default="1,2,4")
     args = parser.parse_args()
     counts = [int(c) for c in args.processes.split(",")]
-    print(f"{args.hosts} hosts x {args.pages} pages, {LATENCY * 1000:.0f} ms latency, targets "
-          f"{'overlapping (every process has all)' if args.overlap else 'sharded by host'}; one fresh Redis per run")
+    print(
+        f"{args.hosts} hosts x {args.pages} pages, {LATENCY * 1000:.0f} ms latency, targets "
+        f"{'overlapping (every process has all)' if args.overlap else 'sharded by host'}; one fresh Redis per run"
+    )
     with tempfile.TemporaryDirectory(prefix="fleet_bench_") as tmp:
         root = Path(args.workdir or tmp)
         results = []
         for n in counts:
             r = run(n, root, args.hosts, args.pages, args.overlap)
             results.append(r)
-            print(f"  {n} process(es): exit {r['exit']}, wall {r['wall']:.1f} s, {r['requests']} requests "
-                  f"({r['robots']} robots.txt, {r['pages']} pages, {r['dup_pages']} duplicate page fetches), "
-                  f"server span {r['span']:.1f} s, {len(r['violations'])} violations {r['violations'][:5]}",
-                  flush=True)
+            print(
+                f"  {n} process(es): exit {r['exit']}, wall {r['wall']:.1f} s, {r['requests']} requests "
+                f"({r['robots']} robots.txt, {r['pages']} pages, {r['dup_pages']} duplicate page fetches), "
+                f"server span {r['span']:.1f} s, {len(r['violations'])} violations {r['violations'][:5]}",
+                flush=True,
+            )
         base = results[0]
-        print("\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  Redis round trips/request"
-              "  violations")
+        print(
+            "\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  Redis round trips/request"
+            "  violations"
+        )
         for r in results:
-            print(f"  {r['n']:>9} {r['span']:>10.1f} {r['requests'] / r['span']:>11.2f}"
-                  f" {r['span'] / base['span']:>10.3f}x {r['wall']:>10.1f} {r['wall'] / base['wall']:>9.3f}x"
-                  f" {r['trips'] / max(1, r['requests']):>26.2f}"
-                  f" {len(r['violations']):>11}")
+            print(
+                f"  {r['n']:>9} {r['span']:>10.1f} {r['requests'] / r['span']:>11.2f}"
+                f" {r['span'] / base['span']:>10.3f}x {r['wall']:>10.1f} {r['wall'] / base['wall']:>9.3f}x"
+                f" {r['trips'] / max(1, r['requests']):>26.2f}"
+                f" {len(r['violations']):>11}"
+            )
         last = results[-1]
         ratio = last["span"] / base["span"]
         met = ratio < AIM and not any(r["violations"] for r in results)
-        print(f"\n  aim: {last['n']} processes < {AIM}x the crawl time of {base['n']}, 0 violations: "
-              f"{'met' if met else 'NOT met'} ({ratio:.3f}x)")
+        print(
+            f"\n  aim: {last['n']} processes < {AIM}x the crawl time of {base['n']}, 0 violations: "
+            f"{'met' if met else 'NOT met'} ({ratio:.3f}x)"
+        )
         if args.workdir:
             print(f"  logs: {root}")
 

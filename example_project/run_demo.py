@@ -46,8 +46,17 @@ def main() -> int:
         print(f"demo site on port {site.port}; crawling it with example_project/", flush=True)
         env = dict(os.environ, WALSH_DEMO_PORT=str(site.port))
         proc = subprocess.run(
-            [sys.executable, "-m", "scrapy", "crawl", "demo", "-O", str(out / "items.jsonl"),
-             "-s", f"WALSH_STATE_URI=sqlite:///{state.resolve()}"],
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "crawl",
+                "demo",
+                "-O",
+                str(out / "items.jsonl"),
+                "-s",
+                f"WALSH_STATE_URI=sqlite:///{state.resolve()}",
+            ],
             cwd=HERE,
             env=env,
         )

@@ -41,9 +41,7 @@ class PrivateAddressAllowance:
             value = [part for part in text.split(",") if part.strip()]
         if isinstance(value, Iterable) and not isinstance(value, (bytes, dict)):
             return cls(networks=tuple(_network(item) for item in value))
-        raise ValueError(
-            f"expected True, False or a list of CIDR networks, got {value!r}"
-        )
+        raise ValueError(f"expected True, False or a list of CIDR networks, got {value!r}")
 
     def permits(self, address: str) -> bool:
         """True when this allowance covers ``address`` (an IP literal)."""
@@ -79,16 +77,20 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 #: Cloud instance-metadata endpoints: named on their own because they are the usual
 #: SSRF prize (credentials). All are link-local or shared space, refused anyway.
-CLOUD_METADATA = frozenset(ipaddress.ip_address(a) for a in (
-    "169.254.169.254",   # AWS, GCP, Azure, OpenStack, DigitalOcean ...
-    "169.254.170.2",     # AWS ECS task metadata
-    "100.100.100.200",   # Alibaba Cloud
-    "fd00:ec2::254",     # AWS IMDS over IPv6
-))
+CLOUD_METADATA = frozenset(
+    ipaddress.ip_address(a)
+    for a in (
+        "169.254.169.254",  # AWS, GCP, Azure, OpenStack, DigitalOcean ...
+        "169.254.170.2",  # AWS ECS task metadata
+        "100.100.100.200",  # Alibaba Cloud
+        "fd00:ec2::254",  # AWS IMDS over IPv6
+    )
+)
 
 _V4_SPECIAL: tuple[tuple[ipaddress.IPv4Network, str], ...] = tuple(
-    (ipaddress.IPv4Network(net), reason) for net, reason in (
-        ("0.0.0.0/8", "unspecified"),          # "this network" (RFC 1122); 0.0.0.0 reaches localhost
+    (ipaddress.IPv4Network(net), reason)
+    for net, reason in (
+        ("0.0.0.0/8", "unspecified"),  # "this network" (RFC 1122); 0.0.0.0 reaches localhost
         ("127.0.0.0/8", "loopback"),
         ("169.254.0.0/16", "link_local"),
         ("224.0.0.0/4", "multicast"),
@@ -97,28 +99,29 @@ _V4_SPECIAL: tuple[tuple[ipaddress.IPv4Network, str], ...] = tuple(
         ("10.0.0.0/8", "private"),
         ("172.16.0.0/12", "private"),
         ("192.168.0.0/16", "private"),
-        ("100.64.0.0/10", "shared"),           # carrier-grade NAT (RFC 6598)
-        ("192.0.0.0/24", "reserved"),          # IETF protocol assignments
+        ("100.64.0.0/10", "shared"),  # carrier-grade NAT (RFC 6598)
+        ("192.0.0.0/24", "reserved"),  # IETF protocol assignments
         ("192.0.2.0/24", "documentation"),
         ("198.51.100.0/24", "documentation"),
         ("203.0.113.0/24", "documentation"),
         ("198.18.0.0/15", "benchmarking"),
-        ("192.88.99.0/24", "reserved"),        # deprecated 6to4 relay anycast
+        ("192.88.99.0/24", "reserved"),  # deprecated 6to4 relay anycast
     )
 )
 
 _V6_SPECIAL: tuple[tuple[ipaddress.IPv6Network, str], ...] = tuple(
-    (ipaddress.IPv6Network(net), reason) for net, reason in (
+    (ipaddress.IPv6Network(net), reason)
+    for net, reason in (
         ("::/128", "unspecified"),
         ("::1/128", "loopback"),
         ("fe80::/10", "link_local"),
         ("fec0::/10", "site_local"),
         ("ff00::/8", "multicast"),
-        ("fc00::/7", "private"),               # unique local addresses
-        ("64:ff9b:1::/48", "private"),         # local-use NAT64 (RFC 8215)
+        ("fc00::/7", "private"),  # unique local addresses
+        ("64:ff9b:1::/48", "private"),  # local-use NAT64 (RFC 8215)
         ("2001:db8::/32", "documentation"),
         ("3fff::/20", "documentation"),
-        ("2001::/32", "teredo"),               # the client's real address is hidden in it
+        ("2001::/32", "teredo"),  # the client's real address is hidden in it
         ("100::/64", "discard"),
     )
 )

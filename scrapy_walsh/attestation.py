@@ -57,8 +57,7 @@ def _requested(n: int) -> str:
 
 
 def _obs(row: str, ok: bool, message: str) -> Finding:
-    requirement = {"1": "R1", "2": "R2", "2a": "R2", "3": "R3", "3a": "R3", "4": "R4",
-                   "5": "R5", "6": "R6"}[row]
+    requirement = {"1": "R1", "2": "R2", "2a": "R2", "3": "R3", "3a": "R3", "4": "R4", "5": "R5", "6": "R6"}[row]
     return Finding(row, requirement, PASS if ok else FAIL, None, message)
 
 
@@ -67,11 +66,18 @@ def judge(records: Iterable[Mapping[str, Any]], user_agent: str) -> tuple[list[F
     records = sorted(records, key=lambda r: r["mono"])
     figures: dict[str, Any] = {"requests": len(records)}
     if not records:
-        return [_obs(row, False, "not observed: the crawl sent no request")
-                for row in ("1", "2", "2a", "3", "3a", "4", "5", "6")], figures
-    return [*_identity(records, user_agent, figures), *_robots(records, figures),
-            *_blocklist(records, figures), *_pacing(records, figures),
-            *_backoff(records, figures), *_scope(records, figures)], figures
+        return [
+            _obs(row, False, "not observed: the crawl sent no request")
+            for row in ("1", "2", "2a", "3", "3a", "4", "5", "6")
+        ], figures
+    return [
+        *_identity(records, user_agent, figures),
+        *_robots(records, figures),
+        *_blocklist(records, figures),
+        *_pacing(records, figures),
+        *_backoff(records, figures),
+        *_scope(records, figures),
+    ], figures
 
 
 def _identity(records: list, user_agent: str, figures: dict) -> list[Finding]:
@@ -79,8 +85,14 @@ def _identity(records: list, user_agent: str, figures: dict) -> list[Finding]:
     figures["other_user_agents"] = sorted({str(ua) for ua in others})
     if not others:
         return [_obs("1", True, f"all {len(records)} requests carried exactly {user_agent!r}")]
-    return [_obs("1", False, f"{len(others)} of {len(records)} requests carried another "
-                             f"User-Agent: {', '.join(repr(u) for u in figures['other_user_agents'][:3])}")]
+    return [
+        _obs(
+            "1",
+            False,
+            f"{len(others)} of {len(records)} requests carried another "
+            f"User-Agent: {', '.join(repr(u) for u in figures['other_user_agents'][:3])}",
+        )
+    ]
 
 
 def _robots(records: list, figures: dict) -> list[Finding]:
@@ -91,15 +103,22 @@ def _robots(records: list, figures: dict) -> list[Finding]:
     late = [k for k in hosts if first[k] != "/robots.txt"]
     private = _fetched(records, "open", "/private/secret")
     figures["robots_first_hosts"] = [k for k in hosts if k not in late]
-    parts = [f"robots.txt requested first on {len(hosts) - len(late)} of {len(hosts)} hosts"
-             + (f" (not on: {', '.join(late)})" if late else ""),
-             f"open /private/secret (Disallow for *) {_requested(len(private))}"]
+    parts = [
+        f"robots.txt requested first on {len(hosts) - len(late)} of {len(hosts)} hosts"
+        + (f" (not on: {', '.join(late)})" if late else ""),
+        f"open /private/secret (Disallow for *) {_requested(len(private))}",
+    ]
     found = [_obs("2", not late and not private and bool(hosts), "; ".join(parts))]
     members, off = _fetched(records, "named", "/members/join"), _fetched(records, "named", "/research-off/notes")
-    found.append(_obs("2a", bool(members) and not off,
-                      f"named /members/join (blocked for *, allowed by our group) "
-                      f"{_requested(len(members))}; /research-off/notes (allowed for *, blocked by "
-                      f"our group) {_requested(len(off))}"))
+    found.append(
+        _obs(
+            "2a",
+            bool(members) and not off,
+            f"named /members/join (blocked for *, allowed by our group) "
+            f"{_requested(len(members))}; /research-off/notes (allowed for *, blocked by "
+            f"our group) {_requested(len(off))}",
+        )
+    )
     return found
 
 
@@ -111,19 +130,35 @@ def _blocklist(records: list, figures: dict) -> list[Finding]:
         found.append(_obs("3", False, "the operator blocklist was never requested"))
     elif others and others[0] < lists[0]:
         r = records[others[0]]
-        found.append(_obs("3", False, f"{r['host_key']} {r['path']} was requested "
-                                      f"{records[lists[0]]['mono'] - r['mono']:.3f} s before the blocklist"))
+        found.append(
+            _obs(
+                "3",
+                False,
+                f"{r['host_key']} {r['path']} was requested "
+                f"{records[lists[0]]['mono'] - r['mono']:.3f} s before the blocklist",
+            )
+        )
     else:
         lead = records[others[0]]["mono"] - records[lists[0]]["mono"] if others else None
         figures["blocklist_lead_seconds"] = lead
-        found.append(_obs("3", True, "the blocklist was requested before any other host"
-                                     + (f" ({lead:.3f} s before the first)" if lead is not None else "")))
+        found.append(
+            _obs(
+                "3",
+                True,
+                "the blocklist was requested before any other host"
+                + (f" ({lead:.3f} s before the first)" if lead is not None else ""),
+            )
+        )
     blocked = sum(r["host_key"] == "blocked" for r in records)
     www = sum(r["host_key"] == "www.blocked" for r in records)
     figures["blocked_requests"] = blocked + www
-    found.append(_obs("3a", blocked + www == 0,
-                      f"{blocked} requests to blocked (listed) and {www} to www.blocked (its subdomain), "
-                      "robots.txt included"))
+    found.append(
+        _obs(
+            "3a",
+            blocked + www == 0,
+            f"{blocked} requests to blocked (listed) and {www} to www.blocked (its subdomain), robots.txt included",
+        )
+    )
     return found
 
 
@@ -142,8 +177,10 @@ def _pacing(records: list, figures: dict) -> list[Finding]:
     # figures in milliseconds, and the text prints exactly the figures
     figures.update(min_gap=round(smallest, 3), slow_min_gap=None if slow is None else round(slow, 3))
     ok = in_flight <= 1 and smallest >= MIN_INTERVAL - TOLERANCE
-    text = (f"at most {in_flight} in flight; minimum same-host gap {figures['min_gap']:.3f} s "
-            f"({host}) over {counted} requests to {len(gaps)} hosts")
+    text = (
+        f"at most {in_flight} in flight; minimum same-host gap {figures['min_gap']:.3f} s "
+        f"({host}) over {counted} requests to {len(gaps)} hosts"
+    )
     if slow is None:
         ok, text = False, text + "; slow (Crawl-delay 2) not observed twice"
     else:
@@ -162,9 +199,14 @@ def _backoff(records: list, figures: dict) -> list[Finding]:
         return [_obs("5", False, "the 429 was never retried (R5: back off, then retry)")]
     wait = limited[1]["mono"] - limited[0]["mono"]
     figures["retry_after_wait"] = round(wait, 3)
-    return [_obs("5", wait >= BUSY_RETRY_AFTER - TOLERANCE,
-                 f"busy /limited answered 429 with Retry-After: {BUSY_RETRY_AFTER:g}; retried "
-                 f"{figures['retry_after_wait']:.3f} s later")]
+    return [
+        _obs(
+            "5",
+            wait >= BUSY_RETRY_AFTER - TOLERANCE,
+            f"busy /limited answered 429 with Retry-After: {BUSY_RETRY_AFTER:g}; retried "
+            f"{figures['retry_after_wait']:.3f} s later",
+        )
+    ]
 
 
 def _scope(records: list, figures: dict) -> list[Finding]:
@@ -173,9 +215,11 @@ def _scope(records: list, figures: dict) -> list[Finding]:
     beyond = [r for r in records if r["path"] != "/robots.txt" and (r["host_key"], r["path"]) not in allowed]
     subresources = [r for r in beyond if r["path"].startswith("/static/")]
     figures.update(beyond_targets=len(beyond), subresources=len(subresources))
-    text = (f"{len(beyond)} requests beyond the {len(declared)} declared targets, robots.txt and the "
-            f"blocklist (the probe yielded every link, image, stylesheet and script it got); "
-            f"{len(subresources)} sub-resources (a declared /static/logo.png included)")
+    text = (
+        f"{len(beyond)} requests beyond the {len(declared)} declared targets, robots.txt and the "
+        f"blocklist (the probe yielded every link, image, stylesheet and script it got); "
+        f"{len(subresources)} sub-resources (a declared /static/logo.png included)"
+    )
     if beyond:
         text += "; e.g. " + ", ".join(f"{r['host_key']} {r['path']}" for r in beyond[:3])
     return [_obs("6", not beyond, text)]

@@ -94,15 +94,25 @@ class Backoff:
         # 2**attempt overflows a float past 1023; the cap is reached long before
         return rng(0.0, min(self.max_delay, self.base * 2.0 ** min(attempt, 64)))
 
-    def decide(self, attempt: int, retry_after: Sequence[str], now: float, interval: float,
-               rng: Callable[[float, float], float] = random.uniform) -> Decision:
+    def decide(
+        self,
+        attempt: int,
+        retry_after: Sequence[str],
+        now: float,
+        interval: float,
+        rng: Callable[[float, float], float] = random.uniform,
+    ) -> Decision:
         """``attempt`` is 0 for the first answer; ``interval`` the host's pacing interval."""
         parsed = parse_retry_after(retry_after, now)
         told = parsed.seconds if parsed.seconds is not None else parsed.floor
         if told > self.max_delay:
-            return Decision(False, told,
-                            f"Retry-After asks for {told:.0f} s, over WALSH_BACKOFF_MAX_DELAY "
-                            f"{self.max_delay:.0f} s: giving up rather than retrying early", parsed)
+            return Decision(
+                False,
+                told,
+                f"Retry-After asks for {told:.0f} s, over WALSH_BACKOFF_MAX_DELAY "
+                f"{self.max_delay:.0f} s: giving up rather than retrying early",
+                parsed,
+            )
         if parsed.seconds is not None:
             delay, why = parsed.seconds, "Retry-After"
         else:

@@ -30,8 +30,18 @@ from typing import Any
 
 from .blocklist import CONTRACT, Blocklist, InvalidBlocklist, canonical_domain
 
-__all__ = ["EditResult", "InvalidBlocklist", "add", "canonical_form", "new_document", "normalise_domain",
-           "parse_document", "remove", "serialise", "utc_now_text"]
+__all__ = [
+    "EditResult",
+    "InvalidBlocklist",
+    "add",
+    "canonical_form",
+    "new_document",
+    "normalise_domain",
+    "parse_document",
+    "remove",
+    "serialise",
+    "utc_now_text",
+]
 
 #: The contract's key order (seed 001 §5.2), kept for people reading the file.
 TOP_KEYS = ("contract", "updated", "operator", "contact", "policy", "refresh", "blocked")
@@ -125,16 +135,20 @@ def add(document: Mapping[str, Any], domain: str, reason: str, now: datetime) ->
     current = Blocklist.from_document(document)
     for entry in current:
         if entry.domain == canonical:
-            return EditResult(dict(document), False,
-                              f"{canonical} is already listed (added {entry.added}: {entry.reason}); "
-                              "nothing changed")
+            return EditResult(
+                dict(document),
+                False,
+                f"{canonical} is already listed (added {entry.added}: {entry.reason}); nothing changed",
+            )
     note = ""
     parent = current.match(canonical)
     if parent is not None:
         note = f" (already covered by {parent.domain}; listed on its own in case that entry goes)"
     doc = dict(document)
-    doc["blocked"] = [*document["blocked"],
-                      {"domain": canonical, "added": now.astimezone(UTC).date().isoformat(), "reason": reason.strip()}]
+    doc["blocked"] = [
+        *document["blocked"],
+        {"domain": canonical, "added": now.astimezone(UTC).date().isoformat(), "reason": reason.strip()},
+    ]
     doc["updated"] = utc_now_text(now)
     return EditResult(_checked(doc), True, f"added {canonical}{note}")
 
@@ -152,4 +166,3 @@ def remove(document: Mapping[str, Any], domain: str, now: datetime) -> EditResul
     doc["blocked"] = kept
     doc["updated"] = utc_now_text(now)
     return EditResult(_checked(doc), True, f"removed {canonical}")
-

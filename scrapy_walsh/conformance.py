@@ -63,13 +63,11 @@ class ConformanceError(ValueError):
     def __init__(self, findings: list[Finding]):
         self.findings = [f for f in findings if f.status == FAIL]
         lines = "\n".join(
-            f"  - {f.setting or 'configuration'} breaks {f.requirement} "
-            f"(checklist #{f.row}): {f.message}"
+            f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"
             for f in self.findings
         )
         super().__init__(
-            "scrapy_walsh refuses to start this crawl; it would break "
-            f"walsh-research-compliance/v1:\n{lines}"
+            f"scrapy_walsh refuses to start this crawl; it would break walsh-research-compliance/v1:\n{lines}"
         )
 
 
@@ -93,8 +91,9 @@ def audit_settings(settings: BaseSettings) -> list[Finding]:
         try:
             findings.extend(check(settings))
         except Exception as exc:  # noqa: BLE001 - any unreadable value must refuse the crawl
-            findings.append(Finding("-", "configuration", FAIL, None,
-                                    f"{check.__name__.strip('_')}: cannot audit: {exc!r}"))
+            findings.append(
+                Finding("-", "configuration", FAIL, None, f"{check.__name__.strip('_')}: cannot audit: {exc!r}")
+            )
     return findings
 
 
@@ -126,10 +125,12 @@ class ConformanceGuard:
         findings = enforce(crawler.settings)
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
         logger.info(
-            "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; "
-            "state: %s",
-            SPEC_VERSION, crawler.settings.get("WALSH_ROBOTS_TOKEN"),
-            counts[PASS], counts[WARN], state_location(crawler.settings).uri,
+            "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",
+            SPEC_VERSION,
+            crawler.settings.get("WALSH_ROBOTS_TOKEN"),
+            counts[PASS],
+            counts[WARN],
+            state_location(crawler.settings).uri,
         )
         return cls(findings)
 
@@ -190,9 +191,11 @@ def _unknown_walsh_settings(settings: BaseSettings) -> Iterator[Finding]:
             close = difflib.get_close_matches(name, SETTINGS_BY_NAME, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
             yield Finding(
-                "-", "configuration", FAIL, name,
-                f"unknown scrapy_walsh setting{hint} A misspelt policy setting "
-                "would silently not apply.",
+                "-",
+                "configuration",
+                FAIL,
+                name,
+                f"unknown scrapy_walsh setting{hint} A misspelt policy setting would silently not apply.",
             )
 
 
@@ -204,29 +207,44 @@ def _identity(settings: BaseSettings) -> Iterator[Finding]:
     ua = settings.get("WALSH_USER_AGENT")
     token = settings.get("WALSH_ROBOTS_TOKEN")
     if not isinstance(ua, str) or not ua.strip() or not (ua.isascii() and ua.isprintable()):
-        yield Finding("1", "R1", FAIL, "WALSH_USER_AGENT",
-                      f"must be one non-empty line of printable ASCII, got {ua!r}")
+        yield Finding("1", "R1", FAIL, "WALSH_USER_AGENT", f"must be one non-empty line of printable ASCII, got {ua!r}")
         return
     if not isinstance(token, str) or not PRODUCT_TOKEN.fullmatch(token):
-        yield Finding("1", "R1", FAIL, "WALSH_ROBOTS_TOKEN",
-                      f"{token!r} is not an RFC 9309 product token (letters, '_' and '-')")
+        yield Finding(
+            "1", "R1", FAIL, "WALSH_ROBOTS_TOKEN", f"{token!r} is not an RFC 9309 product token (letters, '_' and '-')"
+        )
         return
     if token.lower() not in ua.lower():
-        yield Finding("1", "R1", WARN, "WALSH_ROBOTS_TOKEN",
-                      f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
-                      "cannot tell which robots.txt group applies to this crawler")
+        yield Finding(
+            "1",
+            "R1",
+            WARN,
+            "WALSH_ROBOTS_TOKEN",
+            f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
+            "cannot tell which robots.txt group applies to this crawler",
+        )
     enforced = component_enabled(settings, "DOWNLOADER_MIDDLEWARES", IDENTITY_MIDDLEWARE)
     if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
         if enforced:
-            yield Finding("1", "R1", WARN, "USER_AGENT",
-                          f"{settings.get('USER_AGENT')!r} is overridden on every request by "
-                          f"WALSH_USER_AGENT {ua!r}")
+            yield Finding(
+                "1",
+                "R1",
+                WARN,
+                "USER_AGENT",
+                f"{settings.get('USER_AGENT')!r} is overridden on every request by WALSH_USER_AGENT {ua!r}",
+            )
         else:
-            yield Finding("1", "R1", FAIL, "USER_AGENT",
-                          f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}")
+            yield Finding(
+                "1", "R1", FAIL, "USER_AGENT", f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}"
+            )
     if not enforced:
-        yield Finding("1", "R1", FAIL, "DOWNLOADER_MIDDLEWARES",
-                      f"{IDENTITY_MIDDLEWARE} is disabled; nothing enforces the exact UA")
+        yield Finding(
+            "1",
+            "R1",
+            FAIL,
+            "DOWNLOADER_MIDDLEWARES",
+            f"{IDENTITY_MIDDLEWARE} is disabled; nothing enforces the exact UA",
+        )
     else:
         yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
 
@@ -237,16 +255,21 @@ def _identity(settings: BaseSettings) -> Iterator[Finding]:
 @rule
 def _scrapy_robots(settings: BaseSettings) -> Iterator[Finding]:
     if component_enabled(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_ROBOTS_MIDDLEWARE):
-        yield Finding("2", "R2", FAIL, "DOWNLOADER_MIDDLEWARES",
-                      "Scrapy's RobotsTxtMiddleware is enabled: it matches groups against "
-                      "the full User-Agent header and treats a network error as allow-all")
+        yield Finding(
+            "2",
+            "R2",
+            FAIL,
+            "DOWNLOADER_MIDDLEWARES",
+            "Scrapy's RobotsTxtMiddleware is enabled: it matches groups against "
+            "the full User-Agent header and treats a network error as allow-all",
+        )
     else:
-        yield Finding("2", "R2", PASS, "DOWNLOADER_MIDDLEWARES",
-                      "Scrapy's RobotsTxtMiddleware is disabled")
+        yield Finding("2", "R2", PASS, "DOWNLOADER_MIDDLEWARES", "Scrapy's RobotsTxtMiddleware is disabled")
 
 
-def _gate_removed(settings: BaseSettings, row: str, req: str, path: str, what: str,
-                  setting: str = "DOWNLOADER_MIDDLEWARES") -> Iterator[Finding]:
+def _gate_removed(
+    settings: BaseSettings, row: str, req: str, path: str, what: str, setting: str = "DOWNLOADER_MIDDLEWARES"
+) -> Iterator[Finding]:
     if not component_enabled(settings, setting, path):
         yield Finding(row, req, FAIL, setting, f"{path} is disabled; nothing consults {what}")
 
@@ -261,19 +284,28 @@ def _robots_gate(settings: BaseSettings) -> Iterator[Finding]:
     yield from _gate_removed(settings, "2", "R2", ROBOTS_MIDDLEWARE, "robots.txt")
     mode = settings.get("WALSH_ROBOTS_MODE")
     if mode not in ROBOTS_MODES:
-        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_MODE",
-                      f"{mode!r} is not one of {', '.join(ROBOTS_MODES)}")
+        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_MODE", f"{mode!r} is not one of {', '.join(ROBOTS_MODES)}")
     elif mode != "respect":
-        yield Finding("2", "R2", WARN, "WALSH_ROBOTS_MODE",
-                      f"{mode!r}: robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
-                      "this crawl does NOT meet R2. Use it only on sites you run.")
+        yield Finding(
+            "2",
+            "R2",
+            WARN,
+            "WALSH_ROBOTS_MODE",
+            f"{mode!r}: robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
+            "this crawl does NOT meet R2. Use it only on sites you run.",
+        )
     elif component_enabled(settings, "DOWNLOADER_MIDDLEWARES", ROBOTS_MIDDLEWARE):
         yield Finding("2", "R2", PASS, "WALSH_ROBOTS_MODE", "respect: disallowed and unreachable block")
     seconds = _number(settings, "WALSH_ROBOTS_CACHE_SECONDS")
     if seconds is None or not 0 < seconds <= ROBOTS_CACHE_SECONDS:
-        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_CACHE_SECONDS",
-                      f"must be a number of seconds in (0, {ROBOTS_CACHE_SECONDS}], got "
-                      f"{settings.get('WALSH_ROBOTS_CACHE_SECONDS')!r} (RFC 9309 §2.4: at most 24 h)")
+        yield Finding(
+            "2",
+            "R2",
+            FAIL,
+            "WALSH_ROBOTS_CACHE_SECONDS",
+            f"must be a number of seconds in (0, {ROBOTS_CACHE_SECONDS}], got "
+            f"{settings.get('WALSH_ROBOTS_CACHE_SECONDS')!r} (RFC 9309 §2.4: at most 24 h)",
+        )
 
 
 # --- R3 blocklist -----------------------------------------------------------------
@@ -283,9 +315,13 @@ def _robots_gate(settings: BaseSettings) -> Iterator[Finding]:
 def _blocklist_url(settings: BaseSettings) -> Iterator[Finding]:
     url = settings.get("WALSH_BLOCKLIST_URL")
     if not _is_http_url(url):
-        yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_URL",
-                      f"must be an absolute http(s) URL, got {url!r}; every tool MUST "
-                      "consult the operator blocklist")
+        yield Finding(
+            "3",
+            "R3",
+            FAIL,
+            "WALSH_BLOCKLIST_URL",
+            f"must be an absolute http(s) URL, got {url!r}; every tool MUST consult the operator blocklist",
+        )
     else:
         yield Finding("3", "R3", PASS, "WALSH_BLOCKLIST_URL", url)
 
@@ -297,8 +333,13 @@ def _blocklist_gate(settings: BaseSettings) -> Iterator[Finding]:
     yield from _gate_removed(settings, "3", "R3", BLOCKLIST_MIDDLEWARE, "the blocklist")
     schema_url = settings.get("WALSH_BLOCKLIST_SCHEMA_URL")
     if schema_url is not None and not _is_http_url(schema_url):
-        yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_SCHEMA_URL",
-                      f"must be an absolute http(s) URL or None, got {schema_url!r}")
+        yield Finding(
+            "3",
+            "R3",
+            FAIL,
+            "WALSH_BLOCKLIST_SCHEMA_URL",
+            f"must be an absolute http(s) URL or None, got {schema_url!r}",
+        )
     extra = settings.get("WALSH_BLOCKLIST_EXTRA")
     if isinstance(extra, str):
         extra = [d for d in extra.split(",") if d.strip()]
@@ -315,11 +356,15 @@ def _state_uri(settings: BaseSettings) -> Iterator[Finding]:
     try:
         location = parse_state_uri(settings.get("WALSH_STATE_URI"), "unused")
     except ValueError as exc:
-        yield Finding("3b", "R3", FAIL, "WALSH_STATE_URI",
-                      f"{exc} (the last-known blocklist must survive restarts)")
+        yield Finding("3b", "R3", FAIL, "WALSH_STATE_URI", f"{exc} (the last-known blocklist must survive restarts)")
     else:
-        yield Finding("3b", "R3", PASS, "WALSH_STATE_URI", "a shared Redis (fleet mode)"
-                      if location.scheme == "redis" else "a persistent sqlite location")
+        yield Finding(
+            "3b",
+            "R3",
+            PASS,
+            "WALSH_STATE_URI",
+            "a shared Redis (fleet mode)" if location.scheme == "redis" else "a persistent sqlite location",
+        )
 
 
 # --- R4 pacing --------------------------------------------------------------------
@@ -333,9 +378,14 @@ def _serial(settings: BaseSettings) -> Iterator[Finding]:
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        yield Finding("4", "R4", FAIL, "CONCURRENT_REQUESTS",
-                      f"CONCURRENT_REQUESTS={value} allows concurrent requests; R4 requires "
-                      "requests to be serial per process (set 1, or leave it to the add-on)")
+        yield Finding(
+            "4",
+            "R4",
+            FAIL,
+            "CONCURRENT_REQUESTS",
+            f"CONCURRENT_REQUESTS={value} allows concurrent requests; R4 requires "
+            "requests to be serial per process (set 1, or leave it to the add-on)",
+        )
     else:
         yield Finding("4", "R4", PASS, "CONCURRENT_REQUESTS", "1: requests are serial")
 
@@ -344,41 +394,63 @@ def _serial(settings: BaseSettings) -> Iterator[Finding]:
 def _delay_floor(settings: BaseSettings) -> Iterator[Finding]:
     floor = _number(settings, "WALSH_MIN_INTERVAL")
     if floor is None or floor < MIN_INTERVAL_FLOOR:
-        yield Finding("4", "R4", FAIL, "WALSH_MIN_INTERVAL",
-                      f"{settings.get('WALSH_MIN_INTERVAL')!r} is under the R4 floor of "
-                      f"{MIN_INTERVAL_FLOOR} s between requests to a host (it may be raised, "
-                      "never lowered)")
+        yield Finding(
+            "4",
+            "R4",
+            FAIL,
+            "WALSH_MIN_INTERVAL",
+            f"{settings.get('WALSH_MIN_INTERVAL')!r} is under the R4 floor of "
+            f"{MIN_INTERVAL_FLOOR} s between requests to a host (it may be raised, "
+            "never lowered)",
+        )
         return
     delay = _number(settings, "DOWNLOAD_DELAY")
     if delay is None or delay < floor:
-        yield Finding("4", "R4", FAIL, "DOWNLOAD_DELAY",
-                      f"DOWNLOAD_DELAY={settings.get('DOWNLOAD_DELAY')} is under "
-                      f"WALSH_MIN_INTERVAL={floor}; R4 allows at most one request per "
-                      "second per host (remove it, or raise it)")
+        yield Finding(
+            "4",
+            "R4",
+            FAIL,
+            "DOWNLOAD_DELAY",
+            f"DOWNLOAD_DELAY={settings.get('DOWNLOAD_DELAY')} is under "
+            f"WALSH_MIN_INTERVAL={floor}; R4 allows at most one request per "
+            "second per host (remove it, or raise it)",
+        )
     jitter = effective_jitter(settings)
     if jitter:
-        name = ("RANDOMIZE_DOWNLOAD_DELAY"
-                if (settings.getpriority("RANDOMIZE_DOWNLOAD_DELAY") or 0)
-                > (settings.getpriority("DOWNLOAD_DELAY_JITTER") or 0)
-                else "DOWNLOAD_DELAY_JITTER")
-        yield Finding("4", "R4", FAIL, name,
-                      f"a jitter of ±{jitter:g} draws delays down to "
-                      f"{max(0.0, (delay or 0) * (1 - jitter)):g} s, under the R4 floor; "
-                      "set DOWNLOAD_DELAY_JITTER = 0")
+        name = (
+            "RANDOMIZE_DOWNLOAD_DELAY"
+            if (settings.getpriority("RANDOMIZE_DOWNLOAD_DELAY") or 0)
+            > (settings.getpriority("DOWNLOAD_DELAY_JITTER") or 0)
+            else "DOWNLOAD_DELAY_JITTER"
+        )
+        yield Finding(
+            "4",
+            "R4",
+            FAIL,
+            name,
+            f"a jitter of ±{jitter:g} draws delays down to "
+            f"{max(0.0, (delay or 0) * (1 - jitter)):g} s, under the R4 floor; "
+            "set DOWNLOAD_DELAY_JITTER = 0",
+        )
     slots = settings.getdict("DOWNLOAD_SLOTS")
     for key, conf in slots.items():
         if not isinstance(conf, dict):
             continue
         slot_delay = conf.get("delay")
         if slot_delay is not None and float(slot_delay) < floor:
-            yield Finding("4", "R4", FAIL, "DOWNLOAD_SLOTS",
-                          f"slot {key!r} has delay {slot_delay}, under the R4 floor of {floor} s")
+            yield Finding(
+                "4",
+                "R4",
+                FAIL,
+                "DOWNLOAD_SLOTS",
+                f"slot {key!r} has delay {slot_delay}, under the R4 floor of {floor} s",
+            )
         if conf.get("jitter") or conf.get("randomize_delay"):
-            yield Finding("4", "R4", FAIL, "DOWNLOAD_SLOTS",
-                          f"slot {key!r} randomises its delay, which can go under the R4 floor")
+            yield Finding(
+                "4", "R4", FAIL, "DOWNLOAD_SLOTS", f"slot {key!r} randomises its delay, which can go under the R4 floor"
+            )
     if delay is not None and delay >= floor and not jitter:
-        yield Finding("4", "R4", PASS, "DOWNLOAD_DELAY",
-                      f"{delay:g} s between requests to a host, no jitter")
+        yield Finding("4", "R4", PASS, "DOWNLOAD_DELAY", f"{delay:g} s between requests to a host, no jitter")
 
 
 @rule
@@ -387,18 +459,28 @@ def _pacing_gate(settings: BaseSettings) -> Iterator[Finding]:
     floor = _floor(settings)
     cap = _number(settings, "WALSH_MAX_CRAWL_DELAY")
     if cap is None or cap < floor:
-        yield Finding("4", "R4", FAIL, "WALSH_MAX_CRAWL_DELAY",
-                      f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got "
-                      f"{settings.get('WALSH_MAX_CRAWL_DELAY')!r}")
+        yield Finding(
+            "4",
+            "R4",
+            FAIL,
+            "WALSH_MAX_CRAWL_DELAY",
+            f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got "
+            f"{settings.get('WALSH_MAX_CRAWL_DELAY')!r}",
+        )
     queue = settings.get("SCHEDULER_PRIORITY_QUEUE")
     try:
         ours = load_object(queue) is load_object(POLITENESS_QUEUE)
     except (ImportError, NameError, ValueError, TypeError):
         ours = False
     if not ours:
-        yield Finding("4", "R4", WARN, "SCHEDULER_PRIORITY_QUEUE",
-                      f"{queue!r} is not the politeness-aware queue: spacing still holds, but one "
-                      "host's delay can idle the whole crawl")
+        yield Finding(
+            "4",
+            "R4",
+            WARN,
+            "SCHEDULER_PRIORITY_QUEUE",
+            f"{queue!r} is not the politeness-aware queue: spacing still holds, but one "
+            "host's delay can idle the whole crawl",
+        )
 
 
 @rule
@@ -409,26 +491,46 @@ def _backoff(settings: BaseSettings) -> Iterator[Finding]:
     except (TypeError, ValueError):
         codes = set()
     if not {429, 503} <= codes:
-        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_HTTP_CODES",
-                      f"must include 429 and 503, got {settings.get('WALSH_BACKOFF_HTTP_CODES')!r}")
+        yield Finding(
+            "5",
+            "R5",
+            FAIL,
+            "WALSH_BACKOFF_HTTP_CODES",
+            f"must include 429 and 503, got {settings.get('WALSH_BACKOFF_HTTP_CODES')!r}",
+        )
     base, cap = _number(settings, "WALSH_BACKOFF_BASE"), _number(settings, "WALSH_BACKOFF_MAX_DELAY")
     if base is None or base <= 0:
-        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_BASE",
-                      f"must be a positive number of seconds, got {settings.get('WALSH_BACKOFF_BASE')!r}")
+        yield Finding(
+            "5",
+            "R5",
+            FAIL,
+            "WALSH_BACKOFF_BASE",
+            f"must be a positive number of seconds, got {settings.get('WALSH_BACKOFF_BASE')!r}",
+        )
     if cap is None or cap < _floor(settings):
-        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_MAX_DELAY",
-                      f"must be seconds >= WALSH_MIN_INTERVAL, got {settings.get('WALSH_BACKOFF_MAX_DELAY')!r}")
+        yield Finding(
+            "5",
+            "R5",
+            FAIL,
+            "WALSH_BACKOFF_MAX_DELAY",
+            f"must be seconds >= WALSH_MIN_INTERVAL, got {settings.get('WALSH_BACKOFF_MAX_DELAY')!r}",
+        )
     retries = settings.get("WALSH_BACKOFF_MAX_RETRIES")
     if _whole_number(retries) is None:
-        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_MAX_RETRIES",
-                      f"must be a whole number >= 0, got {retries!r}")
-    if component_enabled(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_RETRY_MIDDLEWARE) \
-            and settings.getbool("RETRY_ENABLED"):
+        yield Finding("5", "R5", FAIL, "WALSH_BACKOFF_MAX_RETRIES", f"must be a whole number >= 0, got {retries!r}")
+    if component_enabled(settings, "DOWNLOADER_MIDDLEWARES", SCRAPY_RETRY_MIDDLEWARE) and settings.getbool(
+        "RETRY_ENABLED"
+    ):
         both = sorted(codes & {int(c) for c in settings.getlist("RETRY_HTTP_CODES")})
         if both:
-            yield Finding("5", "R5", FAIL, "RETRY_HTTP_CODES",
-                          f"Scrapy's RetryMiddleware would retry {both} at once, ignoring "
-                          "Retry-After; leave them to WALSH_BACKOFF_HTTP_CODES")
+            yield Finding(
+                "5",
+                "R5",
+                FAIL,
+                "RETRY_HTTP_CODES",
+                f"Scrapy's RetryMiddleware would retry {both} at once, ignoring "
+                "Retry-After; leave them to WALSH_BACKOFF_HTTP_CODES",
+            )
 
 
 # --- R6-R8 scope and data handling --------------------------------------------------
@@ -436,16 +538,29 @@ def _backoff(settings: BaseSettings) -> Iterator[Finding]:
 
 @rule
 def _scope(settings: BaseSettings) -> Iterator[Finding]:
-    yield from _gate_removed(settings, "6", "R6", "scrapy_walsh.middlewares.scope.DeclaredTargetsMiddleware",
-                             "the declared targets", "SPIDER_MIDDLEWARES")
-    yield from _gate_removed(settings, "6", "R6", "scrapy_walsh.middlewares.scope.SubresourceMiddleware",
-                             "sub-resources")
-    yield from _gate_removed(settings, "6", "R6", "scrapy_walsh.pipelines.metadata.MetadataOnlyPipeline",
-                             "item contents", "ITEM_PIPELINES")
+    yield from _gate_removed(
+        settings,
+        "6",
+        "R6",
+        "scrapy_walsh.middlewares.scope.DeclaredTargetsMiddleware",
+        "the declared targets",
+        "SPIDER_MIDDLEWARES",
+    )
+    yield from _gate_removed(
+        settings, "6", "R6", "scrapy_walsh.middlewares.scope.SubresourceMiddleware", "sub-resources"
+    )
+    yield from _gate_removed(
+        settings, "6", "R6", "scrapy_walsh.pipelines.metadata.MetadataOnlyPipeline", "item contents", "ITEM_PIPELINES"
+    )
     if settings.getbool("HTTPCACHE_ENABLED"):
-        yield Finding("6", "R6", FAIL, "HTTPCACHE_ENABLED",
-                      "Scrapy's HTTP cache stores every page body on disk (R6: store no content); "
-                      "conditional requests (R7) replace it")
+        yield Finding(
+            "6",
+            "R6",
+            FAIL,
+            "HTTPCACHE_ENABLED",
+            "Scrapy's HTTP cache stores every page body on disk (R6: store no content); "
+            "conditional requests (R7) replace it",
+        )
     from scrapy.pipelines.media import MediaPipeline
 
     for path in enabled_components(settings, "ITEM_PIPELINES"):
@@ -454,9 +569,14 @@ def _scope(settings: BaseSettings) -> Iterator[Finding]:
         except (ImportError, NameError, ValueError):
             continue
         if isinstance(component, type) and issubclass(component, MediaPipeline):
-            yield Finding("6", "R6", FAIL, "ITEM_PIPELINES",
-                          f"{getattr(component, '__name__', path)} downloads images or files: "
-                          "R6 forbids sub-resources and stored content")
+            yield Finding(
+                "6",
+                "R6",
+                FAIL,
+                "ITEM_PIPELINES",
+                f"{getattr(component, '__name__', path)} downloads images or files: "
+                "R6 forbids sub-resources and stored content",
+            )
     limit = settings.get("WALSH_MAX_FIELD_CHARS")
     if not _whole_number(limit):
         yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", f"must be a positive whole number, got {limit!r}")
@@ -464,22 +584,36 @@ def _scope(settings: BaseSettings) -> Iterator[Finding]:
 
 @rule
 def _freshness(settings: BaseSettings) -> Iterator[Finding]:
-    yield from _gate_removed(settings, "7", "R7", "scrapy_walsh.middlewares.conditional.ConditionalMiddleware",
-                             "stored validators")
-    yield from _gate_removed(settings, "7", "R7", "scrapy_walsh.pipelines.dedup.DedupPipeline",
-                             "items already emitted", "ITEM_PIPELINES")
-    yield from _gate_removed(settings, "8", "R8", "scrapy_walsh.middlewares.frequency.FrequencyMiddleware",
-                             "the last fetch times")
+    yield from _gate_removed(
+        settings, "7", "R7", "scrapy_walsh.middlewares.conditional.ConditionalMiddleware", "stored validators"
+    )
+    yield from _gate_removed(
+        settings, "7", "R7", "scrapy_walsh.pipelines.dedup.DedupPipeline", "items already emitted", "ITEM_PIPELINES"
+    )
+    yield from _gate_removed(
+        settings, "8", "R8", "scrapy_walsh.middlewares.frequency.FrequencyMiddleware", "the last fetch times"
+    )
     interval = _number(settings, "WALSH_REFETCH_INTERVAL")
     if interval is None or interval < 0:
-        yield Finding("8", "R8", FAIL, "WALSH_REFETCH_INTERVAL",
-                      f"must be seconds >= 0, got {settings.get('WALSH_REFETCH_INTERVAL')!r}")
+        yield Finding(
+            "8",
+            "R8",
+            FAIL,
+            "WALSH_REFETCH_INTERVAL",
+            f"must be seconds >= 0, got {settings.get('WALSH_REFETCH_INTERVAL')!r}",
+        )
     elif interval == 0:
-        yield Finding("8", "R8", WARN, "WALSH_REFETCH_INTERVAL",
-                      "0 disables the frequency guard: R8 (do not hit a source more than once a "
-                      "day) is not enforced in this crawl")
-    elif component_enabled(settings, "DOWNLOADER_MIDDLEWARES",
-                           "scrapy_walsh.middlewares.frequency.FrequencyMiddleware"):
+        yield Finding(
+            "8",
+            "R8",
+            WARN,
+            "WALSH_REFETCH_INTERVAL",
+            "0 disables the frequency guard: R8 (do not hit a source more than once a "
+            "day) is not enforced in this crawl",
+        )
+    elif component_enabled(
+        settings, "DOWNLOADER_MIDDLEWARES", "scrapy_walsh.middlewares.frequency.FrequencyMiddleware"
+    ):
         yield Finding("8", "R8", PASS, "WALSH_REFETCH_INTERVAL", f"{interval:g} s between fetches of a target")
 
 
@@ -508,9 +642,13 @@ def _private_addresses(settings: BaseSettings) -> Iterator[Finding]:
         yield Finding("9", "seed 000", FAIL, "WALSH_ALLOW_PRIVATE_ADDRESSES", str(exc))
         return
     if allowance.allow_all or allowance.networks:
-        yield Finding("9", "seed 000", WARN, "WALSH_ALLOW_PRIVATE_ADDRESSES",
-                      f"private/loopback targets allowed: {allowance.describe()} "
-                      "(for local demos and tests only)")
+        yield Finding(
+            "9",
+            "seed 000",
+            WARN,
+            "WALSH_ALLOW_PRIVATE_ADDRESSES",
+            f"private/loopback targets allowed: {allowance.describe()} (for local demos and tests only)",
+        )
 
 
 ADDRESS_GUARD_MIDDLEWARE = "scrapy_walsh.middlewares.addresses.AddressGuardMiddleware"
@@ -525,10 +663,10 @@ REACTOR_RESOLVED_HANDLERS = (
 
 @rule
 def _address_guard(settings: BaseSettings) -> Iterator[Finding]:
-    yield from _gate_removed(settings, "9", "seed 000", ADDRESS_GUARD_MIDDLEWARE,
-                             "the addresses a request goes to")
-    yield from _gate_removed(settings, "9", "seed 000", CONNECT_REFUSAL_MIDDLEWARE,
-                             "connect-time address refusals (they would be retried)")
+    yield from _gate_removed(settings, "9", "seed 000", ADDRESS_GUARD_MIDDLEWARE, "the addresses a request goes to")
+    yield from _gate_removed(
+        settings, "9", "seed 000", CONNECT_REFUSAL_MIDDLEWARE, "connect-time address refusals (they would be retried)"
+    )
     if PrivateAddressAllowance.parse(settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES")).allow_all:
         return
     handlers = settings.getwithbase("DOWNLOAD_HANDLERS")
@@ -542,11 +680,16 @@ def _address_guard(settings: BaseSettings) -> Iterator[Finding]:
             continue  # Scrapy itself reports a handler it cannot load
         mro = getattr(handler, "__mro__", ())
         if not any(f"{c.__module__}.{c.__qualname__}" in REACTOR_RESOLVED_HANDLERS for c in mro):
-            yield Finding("9", "seed 000", WARN, "DOWNLOAD_HANDLERS",
-                          f"{scheme}: {getattr(handler, '__name__', path)} does not resolve names "
-                          "through the reactor: private addresses are refused when a request is "
-                          "checked, but not again at connect time (a DNS-rebinding window); "
-                          "Scrapy's HTTP11DownloadHandler and H2DownloadHandler close it")
+            yield Finding(
+                "9",
+                "seed 000",
+                WARN,
+                "DOWNLOAD_HANDLERS",
+                f"{scheme}: {getattr(handler, '__name__', path)} does not resolve names "
+                "through the reactor: private addresses are refused when a request is "
+                "checked, but not again at connect time (a DNS-rebinding window); "
+                "Scrapy's HTTP11DownloadHandler and H2DownloadHandler close it",
+            )
 
 
 # --- §8 checklist rows (``scrapy walsh check``) -----------------------------------
@@ -626,15 +769,25 @@ def _holds(settings: BaseSettings, *failure_rules: Rule) -> bool:
 def _named_group(settings: BaseSettings) -> Iterator[Finding]:
     token = settings.get("WALSH_ROBOTS_TOKEN")
     if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", ROBOTS_MIDDLEWARE):
-        yield Finding("2a", "R2", FAIL, "DOWNLOADER_MIDDLEWARES",
-                      f"{ROBOTS_MIDDLEWARE} is disabled; no robots.txt group is selected at all")
+        yield Finding(
+            "2a",
+            "R2",
+            FAIL,
+            "DOWNLOADER_MIDDLEWARES",
+            f"{ROBOTS_MIDDLEWARE} is disabled; no robots.txt group is selected at all",
+        )
     elif not isinstance(token, str) or not PRODUCT_TOKEN.fullmatch(token):
-        yield Finding("2a", "R2", FAIL, "WALSH_ROBOTS_TOKEN",
-                      f"{token!r} is not a product token; no named group can match it")
+        yield Finding(
+            "2a", "R2", FAIL, "WALSH_ROBOTS_TOKEN", f"{token!r} is not a product token; no named group can match it"
+        )
     elif settings.get("WALSH_ROBOTS_MODE") == "respect":
-        yield Finding("2a", "R2", PASS, "WALSH_ROBOTS_TOKEN",
-                      f"groups are selected by the token {token!r}: a group naming it overrides * "
-                      "both ways (RFC 9309 §2.2.1)")
+        yield Finding(
+            "2a",
+            "R2",
+            PASS,
+            "WALSH_ROBOTS_TOKEN",
+            f"groups are selected by the token {token!r}: a group naming it overrides * both ways (RFC 9309 §2.2.1)",
+        )
 
 
 @rule
@@ -644,36 +797,62 @@ def _blocklist_first(settings: BaseSettings) -> Iterator[Finding]:
     if blocklist is None or robots is None:
         return  # the gate rules fail the row
     if blocklist > robots:
-        yield Finding("3", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
-                      "BlocklistMiddleware runs after RobotsMiddleware: robots.txt would be "
-                      "fetched from a host the operator blocked")
+        yield Finding(
+            "3",
+            "R3",
+            FAIL,
+            "DOWNLOADER_MIDDLEWARES",
+            "BlocklistMiddleware runs after RobotsMiddleware: robots.txt would be "
+            "fetched from a host the operator blocked",
+        )
     else:
-        yield Finding("3", "R3", PASS, "DOWNLOADER_MIDDLEWARES",
-                      "BlocklistMiddleware runs before RobotsMiddleware (a blocked host is never contacted)")
+        yield Finding(
+            "3",
+            "R3",
+            PASS,
+            "DOWNLOADER_MIDDLEWARES",
+            "BlocklistMiddleware runs before RobotsMiddleware (a blocked host is never contacted)",
+        )
 
 
 @rule
 def _blocklist_matching(settings: BaseSettings) -> Iterator[Finding]:
     if not component_enabled(settings, "DOWNLOADER_MIDDLEWARES", BLOCKLIST_MIDDLEWARE):
-        yield Finding("3a", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
-                      f"{BLOCKLIST_MIDDLEWARE} is disabled; no domain is matched")
-        yield Finding("3b", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
-                      f"{BLOCKLIST_MIDDLEWARE} is disabled; no list is retained")
-        yield Finding("3c", "R3", FAIL, "DOWNLOADER_MIDDLEWARES",
-                      f"{BLOCKLIST_MIDDLEWARE} is disabled; no list is validated")
+        yield Finding(
+            "3a", "R3", FAIL, "DOWNLOADER_MIDDLEWARES", f"{BLOCKLIST_MIDDLEWARE} is disabled; no domain is matched"
+        )
+        yield Finding(
+            "3b", "R3", FAIL, "DOWNLOADER_MIDDLEWARES", f"{BLOCKLIST_MIDDLEWARE} is disabled; no list is retained"
+        )
+        yield Finding(
+            "3c", "R3", FAIL, "DOWNLOADER_MIDDLEWARES", f"{BLOCKLIST_MIDDLEWARE} is disabled; no list is validated"
+        )
         return
     extra = settings.getlist("WALSH_BLOCKLIST_EXTRA")
-    yield Finding("3a", "R3", PASS, "WALSH_BLOCKLIST_EXTRA",
-                  f"a listed domain blocks itself and every subdomain; {len(extra)} local "
-                  "entries added to the operator's list")
-    yield Finding("3b", "R3", PASS, "DOWNLOADER_MIDDLEWARES",
-                  "a failed fetch keeps the list in force; the last adopted list is stored")
+    yield Finding(
+        "3a",
+        "R3",
+        PASS,
+        "WALSH_BLOCKLIST_EXTRA",
+        f"a listed domain blocks itself and every subdomain; {len(extra)} local entries added to the operator's list",
+    )
+    yield Finding(
+        "3b",
+        "R3",
+        PASS,
+        "DOWNLOADER_MIDDLEWARES",
+        "a failed fetch keeps the list in force; the last adopted list is stored",
+    )
     schema = settings.get("WALSH_BLOCKLIST_SCHEMA_URL")
     if schema is None or _is_http_url(schema):
         where = schema if schema else "the bundled schema only"
-        yield Finding("3c", "R3", PASS, "WALSH_BLOCKLIST_SCHEMA_URL",
-                      f"validated against {where} (fallback: last stored copy, then bundled); "
-                      "an invalid list is never adopted")
+        yield Finding(
+            "3c",
+            "R3",
+            PASS,
+            "WALSH_BLOCKLIST_SCHEMA_URL",
+            f"validated against {where} (fallback: last stored copy, then bundled); an invalid list is never adopted",
+        )
 
 
 @rule
@@ -683,15 +862,25 @@ def _autothrottle(settings: BaseSettings) -> Iterator[Finding]:
     floor = _floor(settings)
     cap = _number(settings, "AUTOTHROTTLE_MAX_DELAY")
     if cap is None or cap < floor:
-        yield Finding("4", "R4", FAIL, "AUTOTHROTTLE_MAX_DELAY",
-                      f"AUTOTHROTTLE_MAX_DELAY={settings.get('AUTOTHROTTLE_MAX_DELAY')} caps "
-                      f"AutoThrottle's delay under the R4 floor of {floor:g} s")
+        yield Finding(
+            "4",
+            "R4",
+            FAIL,
+            "AUTOTHROTTLE_MAX_DELAY",
+            f"AUTOTHROTTLE_MAX_DELAY={settings.get('AUTOTHROTTLE_MAX_DELAY')} caps "
+            f"AutoThrottle's delay under the R4 floor of {floor:g} s",
+        )
     target = _number(settings, "AUTOTHROTTLE_TARGET_CONCURRENCY")
     if target is None or target > 1:
-        yield Finding("4", "R4", WARN, "AUTOTHROTTLE_TARGET_CONCURRENCY",
-                      f"AUTOTHROTTLE_TARGET_CONCURRENCY={settings.get('AUTOTHROTTLE_TARGET_CONCURRENCY')} "
-                      "aims at concurrent requests; R4 allows one at a time (CONCURRENT_REQUESTS=1 "
-                      "still holds, so it only shortens AutoThrottle's delays toward the floor)")
+        yield Finding(
+            "4",
+            "R4",
+            WARN,
+            "AUTOTHROTTLE_TARGET_CONCURRENCY",
+            f"AUTOTHROTTLE_TARGET_CONCURRENCY={settings.get('AUTOTHROTTLE_TARGET_CONCURRENCY')} "
+            "aims at concurrent requests; R4 allows one at a time (CONCURRENT_REQUESTS=1 "
+            "still holds, so it only shortens AutoThrottle's delays toward the floor)",
+        )
 
 
 @rule
@@ -700,36 +889,57 @@ def _spec_identity(settings: BaseSettings) -> Iterator[Finding]:
 
     ua = settings.get("WALSH_USER_AGENT")
     if isinstance(ua, str) and ua.strip() and ua != USER_AGENT:
-        yield Finding("1", "R1", WARN, "WALSH_USER_AGENT",
-                      f"{ua!r} is not the {SPEC_VERSION} identity {USER_AGENT!r}: this crawl "
-                      "speaks for another operator")
+        yield Finding(
+            "1",
+            "R1",
+            WARN,
+            "WALSH_USER_AGENT",
+            f"{ua!r} is not the {SPEC_VERSION} identity {USER_AGENT!r}: this crawl speaks for another operator",
+        )
 
 
 @rule
 def _backoff_holds(settings: BaseSettings) -> Iterator[Finding]:
     if _holds(settings, _backoff):
         codes = ", ".join(str(c) for c in settings.getlist("WALSH_BACKOFF_HTTP_CODES"))
-        yield Finding("5", "R5", PASS, "WALSH_BACKOFF_HTTP_CODES",
-                      f"{codes} pause the host: Retry-After wins, else exponential backoff with "
-                      f"jitter, at most {settings.get('WALSH_BACKOFF_MAX_RETRIES')} retries")
+        yield Finding(
+            "5",
+            "R5",
+            PASS,
+            "WALSH_BACKOFF_HTTP_CODES",
+            f"{codes} pause the host: Retry-After wins, else exponential backoff with "
+            f"jitter, at most {settings.get('WALSH_BACKOFF_MAX_RETRIES')} retries",
+        )
 
 
 @rule
 def _scope_holds(settings: BaseSettings) -> Iterator[Finding]:
     if _holds(settings, _scope):
-        yield Finding("6", "R6", PASS, "SPIDER_MIDDLEWARES",
-                      "declared targets only, no sub-resources, items metadata-only "
-                      f"(strings up to {settings.get('WALSH_MAX_FIELD_CHARS')} characters)")
+        yield Finding(
+            "6",
+            "R6",
+            PASS,
+            "SPIDER_MIDDLEWARES",
+            "declared targets only, no sub-resources, items metadata-only "
+            f"(strings up to {settings.get('WALSH_MAX_FIELD_CHARS')} characters)",
+        )
 
 
 @rule
 def _conditional_holds(settings: BaseSettings) -> Iterator[Finding]:
     chain = enabled_components(settings, "DOWNLOADER_MIDDLEWARES")
     pipelines = enabled_components(settings, "ITEM_PIPELINES")
-    if (_index(chain, "scrapy_walsh.middlewares.conditional.ConditionalMiddleware") is not None
-            and _index(pipelines, "scrapy_walsh.pipelines.dedup.DedupPipeline") is not None):
-        yield Finding("7", "R7", PASS, "DOWNLOADER_MIDDLEWARES",
-                      "stored validators sent (304 = no new data); items deduped by canonical URL")
+    if (
+        _index(chain, "scrapy_walsh.middlewares.conditional.ConditionalMiddleware") is not None
+        and _index(pipelines, "scrapy_walsh.pipelines.dedup.DedupPipeline") is not None
+    ):
+        yield Finding(
+            "7",
+            "R7",
+            PASS,
+            "DOWNLOADER_MIDDLEWARES",
+            "stored validators sent (304 = no new data); items deduped by canonical URL",
+        )
 
 
 # --- the spider itself --------------------------------------------------------------
@@ -754,35 +964,63 @@ def audit_spider(spidercls: type) -> list[Finding]:
     findings: list[Finding] = []
     user_agent = getattr(spidercls, "user_agent", None)
     if user_agent:
-        findings.append(Finding("1", "R1", WARN, f"spider {name}.user_agent",
-                                f"{user_agent!r}: only the add-on's IdentityMiddleware keeps it "
-                                "from being sent"))
+        findings.append(
+            Finding(
+                "1",
+                "R1",
+                WARN,
+                f"spider {name}.user_agent",
+                f"{user_agent!r}: only the add-on's IdentityMiddleware keeps it from being sent",
+            )
+        )
     rules = getattr(spidercls, "rules", None)
     if issubclass(spidercls, CrawlSpider) and rules:
-        findings.append(Finding("6", "R6", FAIL, f"spider {name}.rules",
-                                f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
-                                "R6 forbids recursion (each request the rules yield is dropped, so "
-                                "only the start URLs are fetched): use scrapy.Spider with declared targets"))
+        findings.append(
+            Finding(
+                "6",
+                "R6",
+                FAIL,
+                f"spider {name}.rules",
+                f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
+                "R6 forbids recursion (each request the rules yield is dropped, so "
+                "only the start URLs are fetched): use scrapy.Spider with declared targets",
+            )
+        )
     try:
         source = inspect.getsource(spidercls)
     except (OSError, TypeError):
-        findings.append(Finding("6", "R6", WARN, f"spider {name}",
-                                "source not available; links, follows and selectors not audited"))
+        findings.append(
+            Finding("6", "R6", WARN, f"spider {name}", "source not available; links, follows and selectors not audited")
+        )
         return findings
     if "LinkExtractor" in source:
-        findings.append(Finding("6", "R6", WARN, f"spider {name}",
-                                "uses a LinkExtractor: recording links as metadata is fine, but "
-                                "every request built from them is dropped (R6)"))
+        findings.append(
+            Finding(
+                "6",
+                "R6",
+                WARN,
+                f"spider {name}",
+                "uses a LinkExtractor: recording links as metadata is fine, but "
+                "every request built from them is dropped (R6)",
+            )
+        )
     if _FOLLOWS.search(source):
-        findings.append(Finding("6", "R6", WARN, f"spider {name}",
-                                "calls response.follow(): followed requests are dropped (R6)"))
+        findings.append(
+            Finding("6", "R6", WARN, f"spider {name}", "calls response.follow(): followed requests are dropped (R6)")
+        )
     if not any(f.row == "6" for f in findings):
-        findings.append(Finding("6", "R6", PASS, f"spider {name}",
-                                "no rules, link extractors or follow() calls"))
+        findings.append(Finding("6", "R6", PASS, f"spider {name}", "no rules, link extractors or follow() calls"))
     if _SELECTORS.search(source):
-        findings.append(Finding("9", "R9", WARN, f"spider {name}",
-                                "extracts with CSS/XPath selectors: R9 forbids per-site HTML "
-                                "scraping; keep them generic (title, headings, links)"))
+        findings.append(
+            Finding(
+                "9",
+                "R9",
+                WARN,
+                f"spider {name}",
+                "extracts with CSS/XPath selectors: R9 forbids per-site HTML "
+                "scraping; keep them generic (title, headings, links)",
+            )
+        )
     else:
         findings.append(Finding("9", "R9", PASS, f"spider {name}", "no CSS/XPath selectors"))
     return findings
@@ -809,10 +1047,16 @@ def probe_state_store(settings: BaseSettings) -> Finding:
         while not parent.exists():
             parent = parent.parent
         if parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
-            return Finding("3b", "R3", PASS, "WALSH_STATE_URI",
-                           f"{location.uri} does not exist yet; {parent} is writable")
-        return Finding("3b", "R3", FAIL, "WALSH_STATE_URI",
-                       f"{location.uri} cannot be created: {parent} is not a writable directory")
+            return Finding(
+                "3b", "R3", PASS, "WALSH_STATE_URI", f"{location.uri} does not exist yet; {parent} is writable"
+            )
+        return Finding(
+            "3b",
+            "R3",
+            FAIL,
+            "WALSH_STATE_URI",
+            f"{location.uri} cannot be created: {parent} is not a writable directory",
+        )
     key = f"probe-{uuid.uuid4().hex}"
     try:
         store = open_store(location, settings.get("WALSH_ROBOTS_TOKEN") or "Walsh-Research")

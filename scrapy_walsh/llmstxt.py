@@ -75,12 +75,16 @@ class LlmsTxt:
     @classmethod
     def from_fields(cls, fields: dict[str, Any]) -> LlmsTxt:
         """The inverse of :meth:`as_fields` (for a copy kept in the state store)."""
+
         def entries(items: Any) -> tuple[Entry, ...]:
             return tuple(Entry(str(e["title"]), str(e["url"]), str(e["note"])) for e in items or ())
 
-        return cls(str(fields["name"]), fields.get("summary"),
-                   tuple(Section(str(s["name"]), entries(s["links"])) for s in fields.get("sections") or ()),
-                   entries(fields.get("optional")))
+        return cls(
+            str(fields["name"]),
+            fields.get("summary"),
+            tuple(Section(str(s["name"]), entries(s["links"])) for s in fields.get("sections") or ()),
+            entries(fields.get("optional")),
+        )
 
     def as_fields(self) -> dict[str, Any]:
         return {
@@ -141,7 +145,7 @@ def _entry(children: list[Any], base_url: str | None) -> Entry | None:
     if first is None or not links or links[0][0] != first:
         return None
     _, close, link = links[0]
-    note = inline_text(children[close + 1:]).lstrip(":").strip()
+    note = inline_text(children[close + 1 :]).lstrip(":").strip()
     return Entry(clip(link.text, MAX_TEXT), link.url, clip(note, MAX_NOTE))
 
 

@@ -91,7 +91,7 @@ def links_in(children: Sequence[Token] | None, base_url: str | None) -> list[tup
             j += 1
         url = http_url(children[start].attrGet("href"), base_url)
         if url is not None:
-            found.append((start, j, Link(inline_text(children[start + 1:j]), url)))
+            found.append((start, j, Link(inline_text(children[start + 1 : j]), url)))
         i = j + 1
     return found
 

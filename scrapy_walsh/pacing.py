@@ -24,13 +24,13 @@ ADAPTIVE_MAX = 60.0
 SMOOTHING = 0.5
 
 
-
 def ready_time(last_start: float | None, not_before: float, interval: float, margin: float = 0.0) -> float:
     """When the next request to a host may start: ``interval`` after the last start, never
     before a "not before" pause, plus ``margin``; 0 for a host with neither (it goes at once).
     The one formula, used by the :class:`Pacer` and by the stores' atomic ``reserve``."""
     ready = not_before if last_start is None else max(not_before, last_start + interval)
     return ready + margin if ready else 0.0
+
 
 @dataclass
 class HostPace:

@@ -64,21 +64,34 @@ class Politeness:
         seconds (nothing taken). The one place a request's start is decided."""
         pace = self.pacer.pace(host)
         interval = pace.interval(self.pacer.floor)
-        slot = self.store.reserve(NAMESPACE, host, interval, self.pacer.margin, assign=self._own(pace),
-                                  ttl=interval + KEEP)
+        slot = self.store.reserve(
+            NAMESPACE, host, interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
+        )
         self._adopt(host, slot)
         return slot.wait
 
     def settle(self, host: str) -> HostPace:
         """The answer arrived now: the next interval counts from here (never earlier)."""
-        return self._adopt(host, self.store.advance(NAMESPACE, host, {"last_start": 0.0}, self._own(host),
-                                                    ttl=self.pacer.interval(host) + KEEP))
+        return self._adopt(
+            host,
+            self.store.advance(
+                NAMESPACE, host, {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
+            ),
+        )
 
     def pause(self, host: str, until: float) -> None:
         """R5: nothing goes to ``host`` before ``until`` (our clock, ``self.now()``), fleet-wide."""
         offset = until - self.now()
-        self._adopt(host, self.store.advance(NAMESPACE, host, {"not_before": offset}, self._own(host),
-                                             ttl=max(offset, 0.0) + self.pacer.interval(host) + KEEP))
+        self._adopt(
+            host,
+            self.store.advance(
+                NAMESPACE,
+                host,
+                {"not_before": offset},
+                self._own(host),
+                ttl=max(offset, 0.0) + self.pacer.interval(host) + KEEP,
+            ),
+        )
 
     def refresh(self, hosts: Iterable[str]) -> None:
         """Bring the shared times of ``hosts`` up to date, in one store read."""

@@ -36,8 +36,14 @@ if TYPE_CHECKING:
 
 
 class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
-    def __init__(self, crawler: Crawler, downstream_queue_cls: Any, key: str,
-                 slot_startprios: dict[str, Any] | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        crawler: Crawler,
+        downstream_queue_cls: Any,
+        key: str,
+        slot_startprios: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ):
         self.politeness = politeness_for(crawler)
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
         # pacing asks which hosts wait here (with JOBDIR, in the memory and the disk queue)

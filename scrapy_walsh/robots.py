@@ -78,8 +78,12 @@ class _Group:
     @property
     def last_line(self) -> int:
         """The group's last record that says something (blank rules and comments excluded)."""
-        return max([self.agents_end] + [r[2] for r in self.rules[-1:]] + [d[1] for d in self.delays[-1:]]
-                   + [r[1] for r in self.rates[-1:]])
+        return max(
+            [self.agents_end]
+            + [r[2] for r in self.rules[-1:]]
+            + [d[1] for d in self.delays[-1:]]
+            + [r[1] for r in self.rates[-1:]]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +95,11 @@ class GroupSpan:
     agents: tuple[str, ...]
 
     def describe(self) -> str:
-        lines = f"line {self.first_line}" if self.first_line == self.last_line else (
-            f"lines {self.first_line}-{self.last_line}")
+        lines = (
+            f"line {self.first_line}"
+            if self.first_line == self.last_line
+            else (f"lines {self.first_line}-{self.last_line}")
+        )
         return f"group at {lines} ({', '.join('User-agent: ' + a for a in self.agents)})"
 
 
@@ -351,10 +358,12 @@ class RobotsTxt:
         assert self._group_tokens is not None
         chosen = {id(g) for g in groups}  # identity: two groups may be written alike
         wanted = token.strip().lower()
-        named = bool(wanted) and any(wanted in tokens for g, tokens in zip(self._groups, self._group_tokens)
-                                     if id(g) in chosen)
-        overridden = [g for g, tokens in zip(self._groups, self._group_tokens)
-                      if named and "*" in tokens and id(g) not in chosen]
+        named = bool(wanted) and any(
+            wanted in tokens for g, tokens in zip(self._groups, self._group_tokens) if id(g) in chosen
+        )
+        overridden = [
+            g for g, tokens in zip(self._groups, self._group_tokens) if named and "*" in tokens and id(g) not in chosen
+        ]
         verdict = self.verdict(url, token)
         rule = None
         path = _quote_path(url)
@@ -363,9 +372,17 @@ class RobotsTxt:
         delay, delay_line = _slowest([d for g in groups for d in g.delays], _crawl_delay)
         rate, rate_line = _slowest([r for g in groups for r in g.rates], _seconds_per_request)
         return RobotsExplanation(
-            verdict=verdict, token=token, named=named, groups=tuple(_span(g) for g in groups), rule=rule,
-            overridden=tuple(_span(g) for g in overridden), crawl_delay=delay, crawl_delay_line=delay_line,
-            request_rate=rate, request_rate_line=rate_line, parse_error=self.parse_error,
+            verdict=verdict,
+            token=token,
+            named=named,
+            groups=tuple(_span(g) for g in groups),
+            rule=rule,
+            overridden=tuple(_span(g) for g in overridden),
+            crawl_delay=delay,
+            crawl_delay_line=delay_line,
+            request_rate=rate,
+            request_rate_line=rate_line,
+            parse_error=self.parse_error,
         )
 
     @staticmethod

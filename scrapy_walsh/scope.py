@@ -21,8 +21,15 @@ KINDS: dict[str, frozenset[str]] = {
 BY_EXTENSION = {ext: kind for kind, exts in KINDS.items() for ext in exts}
 #: Explicit types (``meta["resource_type"]``, ``Sec-Fetch-Dest``) mapped onto our kinds.
 EXPLICIT = {
-    "image": "image", "img": "image", "script": "script", "stylesheet": "stylesheet",
-    "style": "stylesheet", "font": "font", "media": "media", "audio": "media", "video": "media",
+    "image": "image",
+    "img": "image",
+    "script": "script",
+    "stylesheet": "stylesheet",
+    "style": "stylesheet",
+    "font": "font",
+    "media": "media",
+    "audio": "media",
+    "video": "media",
     "track": "media",
 }
 
@@ -36,4 +43,3 @@ def subresource_kind(url: str, resource_type: Any = None, fetch_dest: str | None
     if "." not in name:
         return None
     return BY_EXTENSION.get(name.rsplit(".", 1)[-1].lower())
-

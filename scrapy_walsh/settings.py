@@ -162,8 +162,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "WALSH_BACKOFF_MAX_RETRIES",
         5,
         "R5",
-        "Retries per request; after the last, the response goes on down the chain "
-        "(`walsh/backoff/gave_up`).",
+        "Retries per request; after the last, the response goes on down the chain (`walsh/backoff/gave_up`).",
     ),
     WalshSetting(
         "WALSH_MAX_FIELD_CHARS",
@@ -191,7 +190,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "WALSH_ALLOW_PRIVATE_ADDRESSES",
         False,
         "seed 000 (SSRF)",
-        "`False`, `True`, or a list of CIDR networks (e.g. `[\"127.0.0.2/32\"]`) the "
+        '`False`, `True`, or a list of CIDR networks (e.g. `["127.0.0.2/32"]`) the '
         "crawler may reach although they are loopback or private. For local demos "
         "and tests only.",
     ),
@@ -240,9 +239,7 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             "Scrapy's own `UserAgentMiddleware` sends our identity by default.",
         ),
         PresetEntry("CONCURRENT_REQUESTS", 1, "R4", "Requests are serial per process."),
-        PresetEntry(
-            "CONCURRENT_REQUESTS_PER_DOMAIN", 1, "R4", "One request in flight per host."
-        ),
+        PresetEntry("CONCURRENT_REQUESTS_PER_DOMAIN", 1, "R4", "One request in flight per host."),
         PresetEntry(
             "DOWNLOAD_DELAY",
             min_interval,

@@ -55,8 +55,7 @@ def read_sitemap(body: bytes, *, max_urls: int = MAX_URLS, max_bytes: int = MAX_
         try:
             body = gunzip(body, max_size=max_bytes)
         except _DecompressionMaxSizeExceeded:
-            return SitemapReading(verdict=SITEMAP_OVER_SIZE_LIMIT,
-                                  reason=f"over {max_bytes} bytes once decompressed")
+            return SitemapReading(verdict=SITEMAP_OVER_SIZE_LIMIT, reason=f"over {max_bytes} bytes once decompressed")
         except (OSError, EOFError, ValueError) as exc:
             return SitemapReading(verdict=SITEMAP_UNREADABLE, reason=f"bad gzip: {exc}")
     try:

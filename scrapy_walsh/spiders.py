@@ -131,15 +131,24 @@ class StructuredSourceSpider(scrapy.Spider):
         # earlier targets first within a host (Scrapy's queues are LIFO among equals)
         for index, url in enumerate(self.declared_targets()):
             yield scrapy.Request(
-                url, callback=self.parse_target, errback=self.target_failed, priority=-index,
+                url,
+                callback=self.parse_target,
+                errback=self.target_failed,
+                priority=-index,
                 headers={"Accept": ACCEPT_MARKDOWN},
                 meta={MARKER: {"target": url, "step": TARGET}, "handle_httpstatus_list": ANY_ERROR_STATUS},
             )
         for index, url in enumerate(self.declared_sitemaps()):
             yield scrapy.Request(
-                url, callback=self.parse_sitemap, errback=self.sitemap_failed, priority=-index,
-                meta={MARKER: {"target": url, "step": SITEMAP}, "handle_httpstatus_list": ANY_ERROR_STATUS,
-                      "download_maxsize": SITEMAP_MAX_BYTES},
+                url,
+                callback=self.parse_sitemap,
+                errback=self.sitemap_failed,
+                priority=-index,
+                meta={
+                    MARKER: {"target": url, "step": SITEMAP},
+                    "handle_httpstatus_list": ANY_ERROR_STATUS,
+                    "download_maxsize": SITEMAP_MAX_BYTES,
+                },
             )
 
     def parse(self, response: Response, **kwargs: Any) -> Any:
@@ -156,17 +165,23 @@ class StructuredSourceSpider(scrapy.Spider):
         key = (request.url, marker.get("step"), marker.get("target"))
         if key not in self._planned:
             return False
-        if key[1] == LLMS_TXT and (urlsplit(request.url).path != "/llms.txt"
-                                   or llmstxt.origin(request.url) != llmstxt.origin(str(key[2]))):
+        if key[1] == LLMS_TXT and (
+            urlsplit(request.url).path != "/llms.txt" or llmstxt.origin(request.url) != llmstxt.origin(str(key[2]))
+        ):
             return False
         self._planned.discard(key)  # type: ignore[arg-type]
         return True
 
     def _followup(self, url: str, step: str, ctx: dict[str, Any], **kwargs: Any) -> scrapy.Request:
         request = scrapy.Request(
-            url, dont_filter=True, cb_kwargs={"ctx": ctx},
-            meta={MARKER: {"target": ctx["target"], "step": step}, "handle_httpstatus_list": ANY_ERROR_STATUS,
-                  "download_maxsize": MAX_STRUCTURED_BYTES},
+            url,
+            dont_filter=True,
+            cb_kwargs={"ctx": ctx},
+            meta={
+                MARKER: {"target": ctx["target"], "step": step},
+                "handle_httpstatus_list": ANY_ERROR_STATUS,
+                "download_maxsize": MAX_STRUCTURED_BYTES,
+            },
             **kwargs,
         )
         self._planned.add((request.url, step, ctx["target"]))
@@ -213,8 +228,14 @@ class StructuredSourceSpider(scrapy.Spider):
         if state is None:
             self._llms[home] = _Pending([ctx])
             self.crawler.stats.inc_value("walsh/structured/llms_txt_requested")
-            yield self._followup(llmstxt.llms_txt_url(target), LLMS_TXT, ctx, callback=self.parse_llms_txt,
-                                 errback=self.llms_txt_failed, headers={"Accept": ACCEPT_LLMS_TXT})
+            yield self._followup(
+                llmstxt.llms_txt_url(target),
+                LLMS_TXT,
+                ctx,
+                callback=self.parse_llms_txt,
+                errback=self.llms_txt_failed,
+                headers={"Accept": ACCEPT_LLMS_TXT},
+            )
         elif isinstance(state, _Pending):
             state.waiting.append(ctx)
         elif isinstance(state, llmstxt.LlmsTxt):
@@ -296,16 +317,28 @@ class StructuredSourceSpider(scrapy.Spider):
             self._allowance = PrivateAddressAllowance.parse(self.settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES"))
         choice = llmstxt.choose_twin(target, index, self._allowance)
         if choice.refused:
-            ctx["twin_refused"] = [{"url": u, "gate": "structured", "verdict": PRIVATE_ADDRESS, "reason": r}
-                                   for u, r in choice.refused]
+            ctx["twin_refused"] = [
+                {"url": u, "gate": "structured", "verdict": PRIVATE_ADDRESS, "reason": r} for u, r in choice.refused
+            ]
             for url, reason in choice.refused:
                 self.crawler.stats.inc_value("walsh/structured/twin_refused/structured")
-                logger.warning("R9: llms.txt of %s lists %s as the twin of %s; not chosen: %s",
-                               ctx["llms_txt"], url, target, reason)
+                logger.warning(
+                    "R9: llms.txt of %s lists %s as the twin of %s; not chosen: %s",
+                    ctx["llms_txt"],
+                    url,
+                    target,
+                    reason,
+                )
         if choice.url is not None:
             ctx["twin"] = choice.url
-            yield self._followup(choice.url, TWIN, ctx, callback=self.parse_twin, errback=self.twin_failed,
-                                 headers={"Accept": ACCEPT_MARKDOWN})
+            yield self._followup(
+                choice.url,
+                TWIN,
+                ctx,
+                callback=self.parse_twin,
+                errback=self.twin_failed,
+                headers={"Accept": ACCEPT_MARKDOWN},
+            )
         elif choice.refused:
             yield self._left_out(ctx, "the twins llms.txt lists point at private or local addresses")
         else:
@@ -329,8 +362,11 @@ class StructuredSourceSpider(scrapy.Spider):
     def parse_twin(self, response: Response, ctx: dict[str, Any]) -> Iterator[Any]:
         kind = media_type(response)
         if 200 <= response.status < 300 and kind in MARKDOWN_TYPES:
-            ctx = {**ctx, "twin_verdicts": walsh_meta(response).get("verdicts", {}),
-                   "usage_warnings": ctx["usage_warnings"] + list(walsh_meta(response).get("usage_warnings", []))}
+            ctx = {
+                **ctx,
+                "twin_verdicts": walsh_meta(response).get("verdicts", {}),
+                "usage_warnings": ctx["usage_warnings"] + list(walsh_meta(response).get("usage_warnings", [])),
+            }
             yield self._markdown_item(response, ctx, "llms_txt_twin")
             return
         yield self._left_out(ctx, f"the twin answered {response.status} {kind or 'without a Content-Type'}")
@@ -342,11 +378,21 @@ class StructuredSourceSpider(scrapy.Spider):
             yield {**ctx, "verdict": refusal["verdict"], "reason": refusal["reason"]}
             return
         self.crawler.stats.inc_value(f"walsh/structured/twin_refused/{refusal.get('denied', 'network')}")
-        logger.info("R9: the twin %s of %s was not fetched (%s); the target is left out",
-                    ctx.get("twin"), ctx["target"], refusal["reason"])
-        ctx["twin_refused"] = [*ctx.get("twin_refused", []),
-                               {"url": ctx.get("twin"), "gate": refusal.get("denied"), "verdict": refusal["verdict"],
-                                "reason": refusal["reason"]}]
+        logger.info(
+            "R9: the twin %s of %s was not fetched (%s); the target is left out",
+            ctx.get("twin"),
+            ctx["target"],
+            refusal["reason"],
+        )
+        ctx["twin_refused"] = [
+            *ctx.get("twin_refused", []),
+            {
+                "url": ctx.get("twin"),
+                "gate": refusal.get("denied"),
+                "verdict": refusal["verdict"],
+                "reason": refusal["reason"],
+            },
+        ]
         yield self._left_out(ctx, "the twin was refused or failed; never falling back to HTML")
 
     # ------------------------------------------------------------------ (c) left out
@@ -361,9 +407,12 @@ class StructuredSourceSpider(scrapy.Spider):
         exc = failure.value
         gate = getattr(exc, "gate", None)
         if gate is not None:
-            return {"denied": gate, "verdict": getattr(exc, "verdict", None),
-                    "reason": str(getattr(exc, "reason", exc))[:500],
-                    "recommendation": getattr(exc, "details", {}).get("recommendation")}
+            return {
+                "denied": gate,
+                "verdict": getattr(exc, "verdict", None),
+                "reason": str(getattr(exc, "reason", exc))[:500],
+                "recommendation": getattr(exc, "details", {}).get("recommendation"),
+            }
         return {"verdict": type(exc).__name__, "reason": str(exc)[:500]}
 
     # ------------------------------------------------------------------ sitemaps
@@ -383,15 +432,21 @@ class StructuredSourceSpider(scrapy.Spider):
                 yield {"sitemap": url, "child_sitemap": entry["loc"], "lastmod": entry["lastmod"]}
             else:
                 yield {"sitemap": url, "loc": entry["loc"], "lastmod": entry["lastmod"]}
-        self.crawler.stats.inc_value("walsh/sitemaps/child_sitemaps" if index else "walsh/sitemaps/urls",
-                                     len(reading.entries))
+        self.crawler.stats.inc_value(
+            "walsh/sitemaps/child_sitemaps" if index else "walsh/sitemaps/urls", len(reading.entries)
+        )
         if reading.skipped:
             self.crawler.stats.inc_value("walsh/sitemaps/skipped_entries", reading.skipped)
         if reading.truncated:
-            logger.warning("sitemap %s lists more than %d URLs: the first %d were read, the rest were not",
-                           url, SITEMAP_MAX_URLS, SITEMAP_MAX_URLS)
-            yield self._sitemap_verdict(url, SITEMAP_TRUNCATED,
-                                        f"more than {SITEMAP_MAX_URLS} entries; reading stopped there")
+            logger.warning(
+                "sitemap %s lists more than %d URLs: the first %d were read, the rest were not",
+                url,
+                SITEMAP_MAX_URLS,
+                SITEMAP_MAX_URLS,
+            )
+            yield self._sitemap_verdict(
+                url, SITEMAP_TRUNCATED, f"more than {SITEMAP_MAX_URLS} entries; reading stopped there"
+            )
 
     def sitemap_failed(self, failure: Failure) -> Iterator[dict[str, Any]]:
         url = failure.request.meta[MARKER]["target"]  # type: ignore[attr-defined]

@@ -74,18 +74,13 @@ class ComplianceSummary:
 def render_summary(stats: Mapping[str, Any]) -> str:
     """The log block, from stats alone, so it reads the same live or from a stats dump."""
     hosts = sorted(
-        ((key[len(SENT_HOST):], n) for key, n in stats.items() if key.startswith(SENT_HOST)),
+        ((key[len(SENT_HOST) :], n) for key, n in stats.items() if key.startswith(SENT_HOST)),
         key=lambda item: (-item[1], item[0]),
     )
     denials = sorted(
-        (key[len(DENIED) + 1:], n)
-        for key, n in stats.items()
-        if key.startswith(DENIED + "/") and key.count("/") == 3
+        (key[len(DENIED) + 1 :], n) for key, n in stats.items() if key.startswith(DENIED + "/") and key.count("/") == 3
     )
-    backoffs = sorted(
-        (key[len(BACKOFF_PREFIX):], n) for key, n in stats.items()
-        if key.startswith(BACKOFF_PREFIX)
-    )
+    backoffs = sorted((key[len(BACKOFF_PREFIX) :], n) for key, n in stats.items() if key.startswith(BACKOFF_PREFIX))
     wait = stats.get(WAIT_SECONDS)
     lines = [
         f"scrapy_walsh compliance summary ({stats.get('walsh/spec_version', SPEC_VERSION)})",
@@ -94,8 +89,10 @@ def render_summary(stats: Mapping[str, Any]) -> str:
         f"  requests sent     {stats.get(SENT, 0)} to {len(hosts)} host(s), "
         f"at most {stats.get(MAX_IN_FLIGHT, 0)} in flight",
     ]
-    lines += [f"      {n:>5}  {host}" + (f" (every {stats[INTERVAL + host]:g} s or more)"
-                                          if INTERVAL + host in stats else "") for host, n in hosts]
+    lines += [
+        f"      {n:>5}  {host}" + (f" (every {stats[INTERVAL + host]:g} s or more)" if INTERVAL + host in stats else "")
+        for host, n in hosts
+    ]
     lines.append(
         f"  blocklist         {stats.get('walsh/blocklist/source', 'not consulted')}, "
         f"{stats.get('walsh/blocklist/entries', 0)} entries "
@@ -109,20 +106,23 @@ def render_summary(stats: Mapping[str, Any]) -> str:
         f"{stats.get('walsh/robots/cache_hit', 0)} from the store, "
         f"{stats.get('walsh/robots/unreachable', 0)} unreachable"
     )
-    lines += [f"      {n:>5}  {verdict}" for verdict, n in sorted(
-        (key[len(ROBOTS_VERDICT):], n) for key, n in stats.items() if key.startswith(ROBOTS_VERDICT))]
+    lines += [
+        f"      {n:>5}  {verdict}"
+        for verdict, n in sorted(
+            (key[len(ROBOTS_VERDICT) :], n) for key, n in stats.items() if key.startswith(ROBOTS_VERDICT)
+        )
+    ]
     lines.append(f"  denied            {stats.get(DENIED, 0)}")
     lines += [f"      {n:>5}  {what}" for what, n in denials]
     lines.append(
-        "  politeness wait   "
-        + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
+        "  politeness wait   " + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
         "to the queue for a host ready sooner)"
-        + (f"; {stats['walsh/pacing/capped_hosts']} host(s) skipped: Crawl-delay over WALSH_MAX_CRAWL_DELAY"
-           if stats.get("walsh/pacing/capped_hosts") else "")
+        + (
+            f"; {stats['walsh/pacing/capped_hosts']} host(s) skipped: Crawl-delay over WALSH_MAX_CRAWL_DELAY"
+            if stats.get("walsh/pacing/capped_hosts")
+            else ""
+        )
     )
-    lines.append(
-        f"  backoffs          {stats.get(BACKOFF_COUNT, 0)}"
-        f" (Scrapy retries: {stats.get('retry/count', 0)})"
-    )
+    lines.append(f"  backoffs          {stats.get(BACKOFF_COUNT, 0)} (Scrapy retries: {stats.get('retry/count', 0)})")
     lines += [f"      {n:>5}  {what}" for what, n in backoffs if what != "count"]
     return "\n".join(lines)

@@ -34,8 +34,11 @@ def _parts(value: str) -> list[str]:
     (an RFC 850 date has a comma after its weekday)."""
     parts: list[str] = []
     for piece in value.split(","):
-        if parts and _WEEKDAY.match(parts[-1].split(":", 1)[-1].strip()) \
-                and parts[-1].split(":", 1)[0].strip().lower() == "unavailable_after":
+        if (
+            parts
+            and _WEEKDAY.match(parts[-1].split(":", 1)[-1].strip())
+            and parts[-1].split(":", 1)[0].strip().lower() == "unavailable_after"
+        ):
             parts[-1] = f"{parts[-1]},{piece}"
         else:
             parts.append(piece)

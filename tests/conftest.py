@@ -28,8 +28,6 @@ def plain_project(tmp_path):
     return tmp_path / "plainproj"
 
 
-
-
 @pytest.fixture
 def project(plain_project, demo_site):
     """The plain project plus the add-on line, kept on ``demo_site``."""

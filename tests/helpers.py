@@ -20,7 +20,11 @@ def run_scrapy(args, cwd, env=None, timeout=180) -> subprocess.CompletedProcess:
     full_env.pop("SCRAPY_SETTINGS_MODULE", None)
     return subprocess.run(
         [sys.executable, "-m", "scrapy", *args],
-        cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -68,10 +72,7 @@ def gaps_by_host(records) -> dict[str, list[float]]:
     by_host = defaultdict(list)
     for record in records:
         by_host[record["host"]].append(record["mono"])
-    return {
-        host: [b - a for a, b in zip(sorted(times), sorted(times)[1:])]
-        for host, times in by_host.items()
-    }
+    return {host: [b - a for a, b in zip(sorted(times), sorted(times)[1:])] for host, times in by_host.items()}
 
 
 def summary_value(log: str, label: str) -> str:
@@ -92,7 +93,7 @@ def stat(log: str, key: str, default=None):
 
 #: A spider of declared targets given on the command line (``-a urls=u1,u2``). It yields
 #: one item per target: the response's verdicts, or the gate and verdict that refused it.
-GATES_SPIDER = '''
+GATES_SPIDER = """
 import scrapy
 
 
@@ -113,7 +114,7 @@ class GatesSpider(scrapy.Spider):
         yield {"target": failure.request.url, "denied": getattr(exc, "gate", type(exc).__name__),
                "verdict": getattr(exc, "verdict", None), "reason": getattr(exc, "reason", str(exc)),
                "details": getattr(exc, "details", {})}
-'''
+"""
 
 
 def crawl_targets(project: Path, urls, *args, timeout=180):
@@ -125,8 +126,9 @@ def crawl_targets(project: Path, urls, *args, timeout=180):
         spider.write_text(GATES_SPIDER)
     out = project / "items.jsonl"
     out.unlink(missing_ok=True)
-    result = run_scrapy(["crawl", "gates", "-a", "urls=" + ",".join(urls), "-O", str(out), *args],
-                        cwd=project, timeout=timeout)
+    result = run_scrapy(
+        ["crawl", "gates", "-a", "urls=" + ",".join(urls), "-O", str(out), *args], cwd=project, timeout=timeout
+    )
     items = {}
     if out.exists():
         for line in out.read_text().splitlines():

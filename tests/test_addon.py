@@ -126,8 +126,7 @@ def test_another_user_agent_setting_is_allowed_but_warned(caplog):
     with caplog.at_level(logging.WARNING, logger="scrapy_walsh"):
         crawler = crawler_with(USER_AGENT="MyBot/2.0")
     assert crawler.settings["USER_AGENT"] == "MyBot/2.0"
-    assert any("USER_AGENT" in r.getMessage() and "overridden" in r.getMessage()
-               for r in caplog.records)
+    assert any("USER_AGENT" in r.getMessage() and "overridden" in r.getMessage() for r in caplog.records)
 
 
 class LoosenAddon:
@@ -155,14 +154,22 @@ def _loosen(changes):
         ({"CONCURRENT_REQUESTS": 4}, "CONCURRENT_REQUESTS"),
         ({"DOWNLOADER_MIDDLEWARES": {IdentityMiddleware: None}}, "DOWNLOADER_MIDDLEWARES"),
         ({"DOWNLOADER_MIDDLEWARES": {RobotsTxtMiddleware: 100}}, "DOWNLOADER_MIDDLEWARES"),
-        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.robots.RobotsMiddleware": None}},
-         "DOWNLOADER_MIDDLEWARES"),
-        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.blocklist.BlocklistMiddleware": None}},
-         "DOWNLOADER_MIDDLEWARES"),
-        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.pacing.PacingMiddleware": None}},
-         "DOWNLOADER_MIDDLEWARES"),
-        ({"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.backoff.BackoffMiddleware": None}},
-         "DOWNLOADER_MIDDLEWARES"),
+        (
+            {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.robots.RobotsMiddleware": None}},
+            "DOWNLOADER_MIDDLEWARES",
+        ),
+        (
+            {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.blocklist.BlocklistMiddleware": None}},
+            "DOWNLOADER_MIDDLEWARES",
+        ),
+        (
+            {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.pacing.PacingMiddleware": None}},
+            "DOWNLOADER_MIDDLEWARES",
+        ),
+        (
+            {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.backoff.BackoffMiddleware": None}},
+            "DOWNLOADER_MIDDLEWARES",
+        ),
         ({"RETRY_HTTP_CODES": [429, 503]}, "RETRY_HTTP_CODES"),
     ],
 )

@@ -70,8 +70,8 @@ REFUSED = [
     ("::ffff:10.0.0.1", "private"),
     ("::ffff:169.254.169.254", "cloud_metadata"),
     ("::127.0.0.1", "loopback"),
-    ("2002:7f00:1::1", "loopback"),      # 6to4 of 127.0.0.1
-    ("2002:a00:1::", "private"),         # 6to4 of 10.0.0.1
+    ("2002:7f00:1::1", "loopback"),  # 6to4 of 127.0.0.1
+    ("2002:a00:1::", "private"),  # 6to4 of 10.0.0.1
     ("64:ff9b::a9fe:a9fe", "cloud_metadata"),  # NAT64 of 169.254.169.254
     ("64:ff9b::7f00:1", "loopback"),
     # legacy IPv4 spellings a C resolver accepts
@@ -80,13 +80,25 @@ REFUSED = [
     ("0x7f000001", "loopback"),
     ("0x7f.0.0.1", "loopback"),
     ("0177.0.0.1", "loopback"),
-    ("012.0.0.1", "private"),            # octal 012 = 10
+    ("012.0.0.1", "private"),  # octal 012 = 10
     ("[::1]", "loopback"),
 ]
 
-PUBLIC = ["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "192.169.0.1",
-          "2606:4700:4700::1111", "2a00:1450:4001::1", "::ffff:8.8.8.8", "64:ff9b::808:808",
-          "2002:808:808::1", "11.0.0.1", "169.255.0.1"]
+PUBLIC = [
+    "8.8.8.8",
+    "1.1.1.1",
+    "93.184.216.34",
+    "172.32.0.1",
+    "100.128.0.1",
+    "192.169.0.1",
+    "2606:4700:4700::1111",
+    "2a00:1450:4001::1",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::1",
+    "11.0.0.1",
+    "169.255.0.1",
+]
 
 
 @pytest.mark.parametrize(("address", "reason"), REFUSED)
@@ -109,16 +121,19 @@ def test_names_are_not_addresses(name):
 DEMO = PrivateAddressAllowance.parse(["127.0.0.2/32", "127.0.0.15/32"])
 
 
-@pytest.mark.parametrize(("address", "refused"), [
-    ("127.0.0.2", None),              # the demo host itself
-    ("127.0.0.15", None),
-    ("127.0.0.1", "loopback"),        # the sentinel: not in the allowance
-    ("::1", "loopback"),
-    ("::ffff:127.0.0.2", "loopback"),  # an IPv4 network does not cover its mapped form
-    ("10.0.0.1", "private"),
-    ("169.254.169.254", "cloud_metadata"),
-    ("8.8.8.8", None),
-])
+@pytest.mark.parametrize(
+    ("address", "refused"),
+    [
+        ("127.0.0.2", None),  # the demo host itself
+        ("127.0.0.15", None),
+        ("127.0.0.1", "loopback"),  # the sentinel: not in the allowance
+        ("::1", "loopback"),
+        ("::ffff:127.0.0.2", "loopback"),  # an IPv4 network does not cover its mapped form
+        ("10.0.0.1", "private"),
+        ("169.254.169.254", "cloud_metadata"),
+        ("8.8.8.8", None),
+    ],
+)
 def test_the_allowance_opens_exactly_its_networks(address, refused):
     assert refusal(address, DEMO) == refused
     assert refusal(address, PrivateAddressAllowance()) == classify(address)
@@ -157,24 +172,29 @@ class Receiver:
         self.complete = True
 
 
-STUB = StubResolver({
-    "public.example": ["93.184.216.34"],
-    "metadata.example": ["169.254.169.254"],
-    "intranet.example": ["10.0.0.1"],
-    "v6.example": ["fd00::1"],
-    "mixed.example": ["93.184.216.34", "192.168.1.1"],
-    "demo.example": ["127.0.0.2"],
-    "sentinel.example": ["127.0.0.1"],
-})
+STUB = StubResolver(
+    {
+        "public.example": ["93.184.216.34"],
+        "metadata.example": ["169.254.169.254"],
+        "intranet.example": ["10.0.0.1"],
+        "v6.example": ["fd00::1"],
+        "mixed.example": ["93.184.216.34", "192.168.1.1"],
+        "demo.example": ["127.0.0.2"],
+        "sentinel.example": ["127.0.0.1"],
+    }
+)
 
 
-@pytest.mark.parametrize(("host", "address", "reason"), [
-    ("metadata.example", "169.254.169.254", "cloud_metadata"),
-    ("intranet.example", "10.0.0.1", "private"),
-    ("v6.example", "fd00::1", "private"),
-    ("mixed.example", "192.168.1.1", "private"),   # one refused address withholds them all
-    ("sentinel.example", "127.0.0.1", "loopback"),
-])
+@pytest.mark.parametrize(
+    ("host", "address", "reason"),
+    [
+        ("metadata.example", "169.254.169.254", "cloud_metadata"),
+        ("intranet.example", "10.0.0.1", "private"),
+        ("v6.example", "fd00::1", "private"),
+        ("mixed.example", "192.168.1.1", "private"),  # one refused address withholds them all
+        ("sentinel.example", "127.0.0.1", "loopback"),
+    ],
+)
 def test_the_wrapper_withholds_a_name_that_resolves_to_a_refused_address(host, address, reason):
     guard = GuardedNameResolver(STUB, DEMO)
     receiver = Receiver()
@@ -251,19 +271,22 @@ def run(coroutine):
     raise AssertionError("the coroutine waited: something would have touched the reactor")
 
 
-@pytest.mark.parametrize(("url", "address", "reason"), [
-    ("http://10.0.0.1/", "10.0.0.1", "private"),
-    ("http://192.168.1.1:8080/admin", "192.168.1.1", "private"),
-    ("http://169.254.169.254/latest/meta-data/", "169.254.169.254", "cloud_metadata"),
-    ("http://[fd00::1]/", "fd00::1", "private"),
-    ("http://[::ffff:10.0.0.1]/", "::ffff:10.0.0.1", "private"),
-    ("http://2130706433/", "127.0.0.1", "loopback"),
-    ("http://127.0.0.1:8787/", "127.0.0.1", "loopback"),
-    ("http://[::1]:8787/", "::1", "loopback"),
-    ("http://metadata.example/computeMetadata/v1/", "169.254.169.254", "cloud_metadata"),
-    ("http://intranet.example/", "10.0.0.1", "private"),
-    ("http://mixed.example/", "192.168.1.1", "private"),
-])
+@pytest.mark.parametrize(
+    ("url", "address", "reason"),
+    [
+        ("http://10.0.0.1/", "10.0.0.1", "private"),
+        ("http://192.168.1.1:8080/admin", "192.168.1.1", "private"),
+        ("http://169.254.169.254/latest/meta-data/", "169.254.169.254", "cloud_metadata"),
+        ("http://[fd00::1]/", "fd00::1", "private"),
+        ("http://[::ffff:10.0.0.1]/", "::ffff:10.0.0.1", "private"),
+        ("http://2130706433/", "127.0.0.1", "loopback"),
+        ("http://127.0.0.1:8787/", "127.0.0.1", "loopback"),
+        ("http://[::1]:8787/", "::1", "loopback"),
+        ("http://metadata.example/computeMetadata/v1/", "169.254.169.254", "cloud_metadata"),
+        ("http://intranet.example/", "10.0.0.1", "private"),
+        ("http://mixed.example/", "192.168.1.1", "private"),
+    ],
+)
 def test_the_early_check_refuses_before_anything_is_sent(crawler, url, address, reason):
     stub = StubResolver(STUB.answers)
     mw = AddressGuardMiddleware(crawler, guard=GuardedNameResolver(stub, DEMO))
@@ -278,8 +301,9 @@ def test_the_early_check_refuses_before_anything_is_sent(crawler, url, address, 
     stats = crawler.stats.get_stats()
     assert stats["walsh/address/refused"] == 1 and stats["walsh/denied/address/private_address"] == 1
     assert stats[f"walsh/address/refused/{reason}"] == 1
-    assert stub.asked == ([] if parse_ip(url.split("/")[2].rsplit(":", 1)[0] if "[" not in url else "::") else
-                          [url.split("/")[2]])  # IP literals are never looked up
+    assert stub.asked == (
+        [] if parse_ip(url.split("/")[2].rsplit(":", 1)[0] if "[" not in url else "::") else [url.split("/")[2]]
+    )  # IP literals are never looked up
 
 
 def test_the_early_check_lets_public_and_allowed_hosts_through(crawler):
@@ -316,13 +340,17 @@ def _later_addon(changes):
                         settings.set_in_component_priority_dict(name, cls, prio)
                 else:
                     settings.set(name, value, "addon")
+
     return Later
 
 
-@pytest.mark.parametrize("changes", [
-    {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.addresses.AddressGuardMiddleware": None}},
-    {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.addresses.ConnectRefusalMiddleware": None}},
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.addresses.AddressGuardMiddleware": None}},
+        {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.addresses.ConnectRefusalMiddleware": None}},
+    ],
+)
 def test_the_guard_cannot_be_removed_or_bypassed(changes):
     with pytest.raises(ConformanceError) as info:
         get_crawler(settings_dict={"ADDONS": {Addon: 500, _later_addon(changes): 900}})
@@ -334,8 +362,7 @@ def test_a_handler_resolving_outside_the_reactor_is_a_warning():
 
     from scrapy_walsh.conformance import WARN, audit_settings
 
-    settings = Settings({"DOWNLOAD_HANDLERS": {
-        "https": "scrapy.core.downloader.handlers._httpx.HttpxDownloadHandler"}})
+    settings = Settings({"DOWNLOAD_HANDLERS": {"https": "scrapy.core.downloader.handlers._httpx.HttpxDownloadHandler"}})
     Addon().update_settings(settings)
     found = [f for f in audit_settings(settings) if f.setting == "DOWNLOAD_HANDLERS"]
     assert [f.status for f in found] == [WARN] and "rebinding" in found[0].message
@@ -364,5 +391,9 @@ def test_reactorless_crawls_check_names_through_asyncio(monkeypatch):
     with pytest.raises(PrivateAddressRefused):
         asyncio.run(mw.process_request(Request("http://intranet.example/")))
     # the connect-time converter has nothing to convert, and imports no reactor
-    assert ConnectRefusalMiddleware.from_crawler(crawler).process_exception(
-        Request("http://intranet.example/"), DNSLookupError("x")) is None
+    assert (
+        ConnectRefusalMiddleware.from_crawler(crawler).process_exception(
+            Request("http://intranet.example/"), DNSLookupError("x")
+        )
+        is None
+    )

@@ -55,7 +55,8 @@ def test_the_sentinels_saw_nothing(guarded):
     assert [r for r in seen if r["host_key"] == "sentinel"] == []
     # the allowed demo host was crawled: the guard refuses what it must, nothing more
     assert sorted(r["path"] for r in seen if r["host_key"] == "open") == sorted(
-        ["/robots.txt", "/page/allowed", targets["redirect"].split(str(site_port(targets)), 1)[1]])
+        ["/robots.txt", "/page/allowed", targets["redirect"].split(str(site_port(targets)), 1)[1]]
+    )
     assert items[targets["demo"]]["status"] == 200
 
 

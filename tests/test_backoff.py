@@ -10,8 +10,10 @@ def hits(site, host_key, prefix):
 
 
 def test_retry_after_seconds_and_dates_are_honoured(project, demo_site):
-    urls = [demo_site.url("busy", "/status/429?times=1&retry-after=3"),
-            demo_site.url("open", "/status/503?times=1&retry-after-date=3")]
+    urls = [
+        demo_site.url("busy", "/status/429?times=1&retry-after=3"),
+        demo_site.url("open", "/status/503?times=1&retry-after-date=3"),
+    ]
     result, items = crawl_targets(project, urls)
     assert result.returncode == 0, result.stderr[-3000:]
     seconds = hits(demo_site, "busy", "/status/429")
@@ -28,15 +30,14 @@ def test_retry_after_seconds_and_dates_are_honoured(project, demo_site):
 
 def test_503_without_retry_after_backs_off_within_bounds_and_stops(project, demo_site):
     url = demo_site.url("open", "/status/503?times=99")
-    result, items = crawl_targets(project, [url], "-s", "WALSH_BACKOFF_MAX_RETRIES=3",
-                                  "-s", "WALSH_BACKOFF_BASE=1.5")
+    result, items = crawl_targets(project, [url], "-s", "WALSH_BACKOFF_MAX_RETRIES=3", "-s", "WALSH_BACKOFF_BASE=1.5")
     assert result.returncode == 0, result.stderr[-3000:]
     attempts = hits(demo_site, "open", "/status/503")
     assert len(attempts) == 4, "one attempt and 3 retries, then stop"
     gaps = [b["mono"] - a["mono"] for a, b in zip(attempts, attempts[1:])]
     for n, gap in enumerate(gaps):
         # uniform(0, 1.5 * 2**n), never under the 1 s pacing interval
-        assert 1.0 - CLOCK_TOLERANCE <= gap <= max(1.0, 1.5 * 2 ** n) + 0.25, (n, gaps)
+        assert 1.0 - CLOCK_TOLERANCE <= gap <= max(1.0, 1.5 * 2**n) + 0.25, (n, gaps)
     assert stat(result.stderr, "walsh/backoff/gave_up") == 1
     assert items[url]["denied"] == "HttpError", "the last response went on to HttpError"
 
@@ -51,8 +52,7 @@ def test_a_paused_host_does_not_stall_the_others(project, demo_site):
     pause_end = first_429["mono"] + 5.0
     busy_after = [r for r in demo_site.requests if r["host_key"] == "busy" and r["mono"] > first_429["mono"]]
     assert len(busy_after) == 3 and min(r["mono"] for r in busy_after) >= pause_end - CLOCK_TOLERANCE
-    during = [r for r in demo_site.requests
-              if r["host_key"] == "open" and first_429["mono"] < r["mono"] < pause_end]
+    during = [r for r in demo_site.requests if r["host_key"] == "open" and first_429["mono"] < r["mono"] < pause_end]
     # open kept its own 1 s pace while busy rested: the interleaving, in server order
     order = "".join("B" if r["host_key"] == "busy" else "o" for r in demo_site.requests if r["host_key"] != "ops")
     assert len(during) >= 4, order

@@ -26,15 +26,18 @@ def http_date(offset):
     return formatdate(NOW + offset, usegmt=True)  # IMF-fixdate: "..., 14 Nov 2023 22:13:50 GMT"
 
 
-@pytest.mark.parametrize("values, seconds", [
-    (["3"], 3.0),
-    ([" 3 "], 3.0),
-    (["0"], 0.0),
-    (["7", "7"], 7.0),  # identical duplicates are one instruction
-    ([http_date(30)], 30.0),
-    (["Tuesday, 14-Nov-23 22:13:50 GMT"], 30.0),  # RFC 850 form of NOW + 30
-    ([http_date(-3600)], 0.0),  # a date in the past means "now"
-])
+@pytest.mark.parametrize(
+    "values, seconds",
+    [
+        (["3"], 3.0),
+        ([" 3 "], 3.0),
+        (["0"], 0.0),
+        (["7", "7"], 7.0),  # identical duplicates are one instruction
+        ([http_date(30)], 30.0),
+        (["Tuesday, 14-Nov-23 22:13:50 GMT"], 30.0),  # RFC 850 form of NOW + 30
+        ([http_date(-3600)], 0.0),  # a date in the past means "now"
+    ],
+)
 def test_valid_retry_after(values, seconds):
     parsed = parse_retry_after(values, NOW)
     assert (parsed.seconds, parsed.problem) == (seconds, None)
@@ -96,12 +99,15 @@ def test_a_retry_after_of_exactly_max_delay_is_still_honoured():
     assert (decision.retry, decision.delay) == (True, 3600.0)
 
 
-@pytest.mark.parametrize("policy, attempt, bound", [
-    (Backoff(base=1.0), 0, 1.0),
-    (Backoff(base=2.0), 3, 16.0),
-    (Backoff(base=1.0, max_delay=100.0), 7, 100.0),
-    (Backoff(base=1.0, max_delay=100.0), 40, 100.0),
-])
+@pytest.mark.parametrize(
+    "policy, attempt, bound",
+    [
+        (Backoff(base=1.0), 0, 1.0),
+        (Backoff(base=2.0), 3, 16.0),
+        (Backoff(base=1.0, max_delay=100.0), 7, 100.0),
+        (Backoff(base=1.0, max_delay=100.0), 40, 100.0),
+    ],
+)
 def test_computed_is_full_jitter_up_to_the_capped_exponential(policy, attempt, bound):
     calls = []
     assert policy.computed(attempt, rng=lambda a, b: calls.append((a, b)) or b) == bound
@@ -121,10 +127,20 @@ def test_the_last_attempt_gives_up():
     assert Backoff(max_retries=0).decide(0, [], NOW, interval=1.0).retry is False
 
 
-@pytest.mark.parametrize("attempt, values", [
-    (0, ["3"]), (0, [http_date(-60)]), (0, [http_date(4)]), (0, []), (9, []), (0, ["1.5"]), (0, ["3", "5"]),
-    (5, ["3"]), (5, []),
-])
+@pytest.mark.parametrize(
+    "attempt, values",
+    [
+        (0, ["3"]),
+        (0, [http_date(-60)]),
+        (0, [http_date(4)]),
+        (0, []),
+        (9, []),
+        (0, ["1.5"]),
+        (0, ["3", "5"]),
+        (5, ["3"]),
+        (5, []),
+    ],
+)
 def test_the_delay_is_never_under_the_pacing_interval(attempt, values):
     for rng in (low, high, random.Random(7).uniform):
         assert POLICY.decide(attempt, values, NOW, interval=12.0, rng=rng).delay >= 12.0

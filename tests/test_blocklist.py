@@ -329,8 +329,16 @@ def test_parse_duration():
 @pytest.fixture(scope="module")
 def listed() -> Blocklist:
     return Blocklist.from_document(
-        make_doc("example.com", "bücher.example", "xn--mnchen-3ya.example", "www.nested.example", "192.0.2.1",
-                 "2001:DB8::1", "fe80::1", "127.1")
+        make_doc(
+            "example.com",
+            "bücher.example",
+            "xn--mnchen-3ya.example",
+            "www.nested.example",
+            "192.0.2.1",
+            "2001:DB8::1",
+            "fe80::1",
+            "127.1",
+        )
     )
 
 
@@ -420,8 +428,25 @@ def test_match_requires_a_string(listed):
 
 @pytest.mark.parametrize(
     "weird",
-    ["xn--", "xn--zz.example", "ü" * 300, "a..b", ".", "..", "[", "]:80", "http://[v1.x]/", "\udcff.example",
-     "-a-.example", "a" * 64 + ".example", "\u200b.example", "例子.测试", "1.2.3.4.5", "999.1.1.1", "0x.0x.0x.0x"],
+    [
+        "xn--",
+        "xn--zz.example",
+        "ü" * 300,
+        "a..b",
+        ".",
+        "..",
+        "[",
+        "]:80",
+        "http://[v1.x]/",
+        "\udcff.example",
+        "-a-.example",
+        "a" * 64 + ".example",
+        "\u200b.example",
+        "例子.测试",
+        "1.2.3.4.5",
+        "999.1.1.1",
+        "0x.0x.0x.0x",
+    ],
 )
 def test_normalise_host_never_raises(listed, weird):
     assert isinstance(normalise_host(weird), str)
@@ -448,8 +473,12 @@ def test_one_probe_per_label_whatever_the_list_size():
     bl = Blocklist.from_document(doc)
     assert len(bl) == 20_001
     bl._names = CountingDict(bl._names)
-    for host, labels, hit in [("a.b.c.d.e.f.unlisted.test", 8, False), ("x.y.deep.example", 3, True),
-                              (f"site19998.example{19998 % 7}.com", 1, True), ("www.site5.example5.com", 2, True)]:
+    for host, labels, hit in [
+        ("a.b.c.d.e.f.unlisted.test", 8, False),
+        ("x.y.deep.example", 3, True),
+        (f"site19998.example{19998 % 7}.com", 1, True),
+        ("www.site5.example5.com", 2, True),
+    ]:
         CountingDict.probes = 0
         assert (bl.match(host) is not None) is hit
         assert CountingDict.probes == labels, host
@@ -641,9 +670,7 @@ def test_a_published_schema_is_what_validates():
     assert rejected(make_doc("example.com", blocked=[entry("a.test", reason="")]), schema=stricter) == (
         "blocked[0].reason: '' should be non-empty"
     )
-    assert "('ticket' was unexpected)" in rejected(
-        make_doc(blocked=[entry("a.test", ticket=1)]), schema=stricter
-    )
+    assert "('ticket' was unexpected)" in rejected(make_doc(blocked=[entry("a.test", ticket=1)]), schema=stricter)
 
 
 @pytest.mark.parametrize(
@@ -669,13 +696,41 @@ def test_the_library_checks_what_it_relies_on_even_under_a_lax_schema(doc, reaso
 # ------------------------------------------ the compiled entry check vs jsonschema
 
 ENTRY_CORPUS = [
-    entry("example.com"), entry("bücher.example"), entry("xn--bcher-kva.example"), entry("192.0.2.1"),
-    entry("2001:db8::1"), entry("localhost"), entry("EXAMPLE.COM."), entry("127.1"),
-    entry("http://x.com"), entry("x.com/p"), entry("x.com:1"), entry("x.com\n"), entry(" x.com"), entry(""),
-    entry("Bücher.example"), entry("[::1]"), entry("a_b.com"), entry("-a.com"), entry("a" * 64 + ".com"),
-    entry(5), entry(None), entry(["x.com"]), entry("x.com", added="2026-02-30"), entry("x.com", added=20260523),
-    entry("x.com", reason=None), entry("x.com", reason=""), entry("x.com", extra=1),
-    {"domain": "x.com", "added": "2026-05-23"}, {"domain": "x.com"}, {}, "x.com", None, 3, [], True,
+    entry("example.com"),
+    entry("bücher.example"),
+    entry("xn--bcher-kva.example"),
+    entry("192.0.2.1"),
+    entry("2001:db8::1"),
+    entry("localhost"),
+    entry("EXAMPLE.COM."),
+    entry("127.1"),
+    entry("http://x.com"),
+    entry("x.com/p"),
+    entry("x.com:1"),
+    entry("x.com\n"),
+    entry(" x.com"),
+    entry(""),
+    entry("Bücher.example"),
+    entry("[::1]"),
+    entry("a_b.com"),
+    entry("-a.com"),
+    entry("a" * 64 + ".com"),
+    entry(5),
+    entry(None),
+    entry(["x.com"]),
+    entry("x.com", added="2026-02-30"),
+    entry("x.com", added=20260523),
+    entry("x.com", reason=None),
+    entry("x.com", reason=""),
+    entry("x.com", extra=1),
+    {"domain": "x.com", "added": "2026-05-23"},
+    {"domain": "x.com"},
+    {},
+    "x.com",
+    None,
+    3,
+    [],
+    True,
 ]
 
 
@@ -683,9 +738,7 @@ ENTRY_CORPUS = [
 def test_compiled_entry_check_agrees_with_jsonschema(schema):
     plan = bl_module._plan(schema)
     assert plan.skeleton is not None and plan.entry_ok is not None  # the fast path is on
-    reference = Draft202012Validator(
-        schema or bundled_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
+    reference = Draft202012Validator(schema or bundled_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
     for item in ENTRY_CORPUS:
         doc = make_doc(blocked=[item])
         assert plan.entry_ok(item) is reference.is_valid(doc), item

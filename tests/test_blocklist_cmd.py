@@ -30,10 +30,10 @@ def in_process(*argv, settings=None):
     command.add_arguments(parser)
     return command.run(parser.parse_args(argv), Settings(settings or {}))
 
+
 NOW = datetime(2026, 11, 23, 3, 30, 15, 123456, tzinfo=UTC)
 EPOCH = str(int(NOW.timestamp()))
-FIELDS = {"operator": "Walsh-Research", "contact": "optout@wal.sh", "policy": "https://wal.sh/bot/",
-          "refresh": "PT6H"}
+FIELDS = {"operator": "Walsh-Research", "contact": "optout@wal.sh", "policy": "https://wal.sh/bot/", "refresh": "PT6H"}
 
 
 def doc(*entries):
@@ -45,13 +45,16 @@ def doc(*entries):
 # ------------------------------------------------------------------ pure edits
 
 
-@pytest.mark.parametrize("given, written", [
-    ("Bücher.Example.", "xn--bcher-kva.example"),
-    ("EXAMPLE.com.", "example.com"),
-    ("[::1]", "::1"),
-    ("127.1", "127.0.0.1"),
-    (" www.Example.org ", "www.example.org"),
-])
+@pytest.mark.parametrize(
+    "given, written",
+    [
+        ("Bücher.Example.", "xn--bcher-kva.example"),
+        ("EXAMPLE.com.", "example.com"),
+        ("[::1]", "::1"),
+        ("127.1", "127.0.0.1"),
+        (" www.Example.org ", "www.example.org"),
+    ],
+)
 def test_add_writes_the_domain_as_the_gate_reads_it(given, written):
     result = add(doc(), given, "opt-out by email", NOW)
     assert result.changed
@@ -75,16 +78,26 @@ def test_a_domain_already_listed_in_any_spelling_changes_nothing():
 
 
 def test_serialisation_is_stable_sorted_and_in_the_contracts_key_order():
-    messy = {"blocked": [{"reason": "z", "note": "kept", "added": "2026-01-01", "domain": "b.example"},
-                         {"domain": "A.example", "reason": "y", "added": "2026-01-01"}],
-             "x-extra": {"kept": True}, "policy": "https://wal.sh/bot/", "contact": "c", "operator": "o",
-             "updated": "2026-01-01T00:00:00Z", "contract": "walsh-research-blocklist/v1"}
+    messy = {
+        "blocked": [
+            {"reason": "z", "note": "kept", "added": "2026-01-01", "domain": "b.example"},
+            {"domain": "A.example", "reason": "y", "added": "2026-01-01"},
+        ],
+        "x-extra": {"kept": True},
+        "policy": "https://wal.sh/bot/",
+        "contact": "c",
+        "operator": "o",
+        "updated": "2026-01-01T00:00:00Z",
+        "contract": "walsh-research-blocklist/v1",
+    }
     data = serialise(messy)
     assert data.endswith(b"}\n") and b"\r" not in data
     text = data.decode()
     assert list(json.loads(text)) == ["contract", "updated", "operator", "contact", "policy", "blocked", "x-extra"]
-    assert [list(e) for e in json.loads(text)["blocked"]] == [["domain", "added", "reason"],
-                                                             ["domain", "added", "reason", "note"]]
+    assert [list(e) for e in json.loads(text)["blocked"]] == [
+        ["domain", "added", "reason"],
+        ["domain", "added", "reason", "note"],
+    ]
     assert [e["domain"] for e in json.loads(text)["blocked"]] == ["A.example", "b.example"]  # by canonical form
     assert '\n  "blocked": [\n    {\n      "domain"' in text  # two-space indent
     assert serialise(json.loads(text)) == data  # a fixed point
@@ -119,16 +132,34 @@ def test_an_invalid_document_is_never_edited():
 
 
 def test_problems_name_every_error_with_its_json_path():
-    bad = {"contract": "x", "updated": "yesterday", "operator": "", "policy": "nope",
-           "blocked": [{"domain": "http://x.com", "added": "2026-13-01"}, {"domain": "ok.example", "added":
-                       "2026-01-01", "reason": 3}, 5]}
+    bad = {
+        "contract": "x",
+        "updated": "yesterday",
+        "operator": "",
+        "policy": "nope",
+        "blocked": [
+            {"domain": "http://x.com", "added": "2026-13-01"},
+            {"domain": "ok.example", "added": "2026-01-01", "reason": 3},
+            5,
+        ],
+    }
     found = problems(json.dumps(bad).encode())
     paths = [line.split(": ", 1)[0] for line in found]
-    assert paths == ["$", "$.blocked[0]", "$.blocked[0].added", "$.blocked[0].domain", "$.blocked[1].reason",
-                     "$.blocked[2]", "$.contract", "$.operator", "$.policy", "$.updated"]
+    assert paths == [
+        "$",
+        "$.blocked[0]",
+        "$.blocked[0].added",
+        "$.blocked[0].domain",
+        "$.blocked[1].reason",
+        "$.blocked[2]",
+        "$.contract",
+        "$.operator",
+        "$.policy",
+        "$.updated",
+    ]
     assert "'contact' is a required property" in found[0]
     assert "'http://x.com' is not a 'hostname'" in found[3]
-    assert problems(b"{") [0].startswith("$: not JSON: ")
+    assert problems(b"{")[0].startswith("$: not JSON: ")
     assert problems(blocklist_bytes(default_blocklist())) == []
     assert json_path(["blocked", 3, "domain"]) == "$.blocked[3].domain"
     assert json_path(["a b"]) == '$["a b"]'
@@ -157,14 +188,24 @@ def test_add_twice_gives_identical_files_and_the_second_writes_nothing(project):
     first = walsh(project, "add", "Bücher.example", "--reason", "opt-out by email", "--file", str(path), *OPERATOR)
     assert first.returncode == 0, first.stderr
     before, stat = path.read_bytes(), path.stat()
-    second = walsh(project, "add", "Bücher.example", "--reason", "opt-out by email", "--file", str(path), *OPERATOR,
-                   epoch=str(int(NOW.timestamp()) + 86400))  # a day later: still nothing to change
+    second = walsh(
+        project,
+        "add",
+        "Bücher.example",
+        "--reason",
+        "opt-out by email",
+        "--file",
+        str(path),
+        *OPERATOR,
+        epoch=str(int(NOW.timestamp()) + 86400),
+    )  # a day later: still nothing to change
     assert second.returncode == 0, second.stderr
     assert "xn--bcher-kva.example is already listed" in second.stdout
     assert path.read_bytes() == before
     assert (path.stat().st_ino, path.stat().st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)  # not even rewritten
     assert json.loads(before)["blocked"] == [
-        {"domain": "xn--bcher-kva.example", "added": "2026-11-23", "reason": "opt-out by email"}]
+        {"domain": "xn--bcher-kva.example", "added": "2026-11-23", "reason": "opt-out by email"}
+    ]
     # the same input (file, arguments, clock) always gives the same bytes
     other = project / "again.json"
     walsh(project, "add", "Bücher.example", "--reason", "opt-out by email", "--file", str(other), *OPERATOR)
@@ -175,19 +216,26 @@ def test_a_new_file_takes_its_operator_fields_from_settings_and_a_broken_one_is_
     broken = tmp_path / "broken_project"
     shutil.copytree(project, broken)
     settings = broken / "demo_project" / "settings.py"
-    settings.write_text(settings.read_text() + '\nWALSH_BLOCKLIST_OPERATOR = "Walsh-Research"\n'
-                        'WALSH_BLOCKLIST_CONTACT = "optout@wal.sh"\nWALSH_BLOCKLIST_POLICY = "not a uri"\n')
+    settings.write_text(
+        settings.read_text() + '\nWALSH_BLOCKLIST_OPERATOR = "Walsh-Research"\n'
+        'WALSH_BLOCKLIST_CONTACT = "optout@wal.sh"\nWALSH_BLOCKLIST_POLICY = "not a uri"\n'
+    )
     refused = walsh(broken, "add", "a.example", "--reason", "r", "--file", "new.json")
     assert refused.returncode == 1
     assert "policy" in refused.stderr and "'not a uri' is not a 'uri'" in refused.stderr
     assert not (broken / "new.json").exists()
     assert [p.name for p in broken.iterdir() if p.name.startswith(".new.json")] == []  # no temp file left
-    made = walsh(broken, "add", "a.example", "--reason", "r", "--file", "new.json",
-                 "--policy", "https://wal.sh/bot/")  # the option wins over the setting
+    made = walsh(
+        broken, "add", "a.example", "--reason", "r", "--file", "new.json", "--policy", "https://wal.sh/bot/"
+    )  # the option wins over the setting
     assert made.returncode == 0, made.stderr
     assert {k: v for k, v in json.loads((broken / "new.json").read_text()).items() if k != "blocked"} == {
-        "contract": "walsh-research-blocklist/v1", "updated": "2026-11-23T03:30:15Z", "operator": "Walsh-Research",
-        "contact": "optout@wal.sh", "policy": "https://wal.sh/bot/"}
+        "contract": "walsh-research-blocklist/v1",
+        "updated": "2026-11-23T03:30:15Z",
+        "operator": "Walsh-Research",
+        "contact": "optout@wal.sh",
+        "policy": "https://wal.sh/bot/",
+    }
 
 
 def test_malformed_input_leaves_the_file_as_it_was(tmp_path, capsys, monkeypatch):
@@ -212,10 +260,21 @@ def test_malformed_input_leaves_the_file_as_it_was(tmp_path, capsys, monkeypatch
 def test_validate_prints_every_error_with_its_path(tmp_path, capsys):
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     good.write_bytes(blocklist_bytes(default_blocklist()))
-    bad.write_text(json.dumps({"contract": "walsh-research-blocklist/v1", "updated": "2026-11-01T00:00:00Z",
-                               "operator": "o", "contact": "c", "policy": "https://wal.sh/",
-                               "blocked": [{"domain": "ok.example", "added": "2026-01-01", "reason": "r"},
-                                           {"domain": "x.com:80", "added": "2026-01-01"}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "contract": "walsh-research-blocklist/v1",
+                "updated": "2026-11-01T00:00:00Z",
+                "operator": "o",
+                "contact": "c",
+                "policy": "https://wal.sh/",
+                "blocked": [
+                    {"domain": "ok.example", "added": "2026-01-01", "reason": "r"},
+                    {"domain": "x.com:80", "added": "2026-01-01"},
+                ],
+            }
+        )
+    )
     assert in_process("validate", str(good)) == 0
     assert "valid walsh-research-blocklist/v1, 1 domains" in capsys.readouterr().out
     assert in_process("validate", str(bad)) == 1

@@ -1,6 +1,5 @@
 """R3 end to end: the operator blocklist gate, asserted on what the demo server saw."""
 
-
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from scrapy_walsh.settings import USER_AGENT
@@ -25,8 +24,7 @@ def test_a_blocked_apex_and_its_subdomain_are_never_contacted(project, demo_site
     assert result.returncode == 0, result.stderr[-3000:]
     seen = demo_site.requests
     # the schema and the list come first, with our identity, before anything else
-    assert [(r["host_key"], r["path"]) for r in seen[:2]] == [
-        ("ops", BLOCKLIST_SCHEMA_PATH), ("ops", BLOCKLIST_PATH)]
+    assert [(r["host_key"], r["path"]) for r in seen[:2]] == [("ops", BLOCKLIST_SCHEMA_PATH), ("ops", BLOCKLIST_PATH)]
     assert {r["headers"]["User-Agent"] for r in seen[:2]} == {USER_AGENT}
     # not even robots.txt, and not through a redirect either
     assert contacted(demo_site) == {"ops", "open"}
@@ -69,9 +67,12 @@ def test_an_invalid_list_never_unblocks_and_a_restart_keeps_the_list(plain_proje
 
 def test_a_first_ever_failure_crawls_with_an_empty_list_and_says_so(project, demo_site):
     demo_site.set_blocklist(b"gone", status=404)
-    result, items = crawl_targets(project, [demo_site.url("blocked", "/page/1"),
-                                            demo_site.url("named", "/page/1")],
-                                  "-s", "WALSH_BLOCKLIST_EXTRA=named.walsh-demo.test")
+    result, items = crawl_targets(
+        project,
+        [demo_site.url("blocked", "/page/1"), demo_site.url("named", "/page/1")],
+        "-s",
+        "WALSH_BLOCKLIST_EXTRA=named.walsh-demo.test",
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "EMPTY blocklist plus 1 WALSH_BLOCKLIST_EXTRA entries" in result.stderr
     assert stat(result.stderr, "walsh/blocklist/empty_first_failure") == 1
@@ -81,8 +82,9 @@ def test_a_first_ever_failure_crawls_with_an_empty_list_and_says_so(project, dem
 
 
 def test_a_bad_local_opt_out_stops_the_crawl(project, demo_site):
-    result, _ = crawl_targets(project, [demo_site.url("open", "/page/1")],
-                              "-s", "WALSH_BLOCKLIST_EXTRA=http://example.com/path")
+    result, _ = crawl_targets(
+        project, [demo_site.url("open", "/page/1")], "-s", "WALSH_BLOCKLIST_EXTRA=http://example.com/path"
+    )
     assert result.returncode != 0
     assert "WALSH_BLOCKLIST_EXTRA breaks R3" in result.stderr
     assert demo_site.requests == []

@@ -71,8 +71,20 @@ def test_example_project_passes_every_must_row_and_records_what_makes_it_compara
         assert row["status"] in {"pass", "warn"}, row
         assert all(f["message"] for f in row["findings"])
     rows = rows_of(report)
-    assert {r for r in ROWS if rows[r]["status"] == "pass"} >= {"1", "2", "2a", "3", "3a", "3b", "3c", "4", "5",
-                                                                "6", "7", "8"}
+    assert {r for r in ROWS if rows[r]["status"] == "pass"} >= {
+        "1",
+        "2",
+        "2a",
+        "3",
+        "3a",
+        "3b",
+        "3c",
+        "4",
+        "5",
+        "6",
+        "7",
+        "8",
+    }
     # row 9 warns: loopback allowed for the demo; the spider (a StructuredSourceSpider) has no selectors
     assert report["result"] == "warn"
     assert "WALSH_ALLOW_PRIVATE_ADDRESSES" in settings_named(rows["9"])
@@ -84,8 +96,10 @@ def test_human_output_is_one_line_per_finding_then_the_result():
     result = check(REPO / "example_project")
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("scrapy walsh check: demo_project (project settings) against "
-                               f"walsh-research-compliance/v1, scrapy-walsh {__version__}")
+    assert lines[0].startswith(
+        "scrapy walsh check: demo_project (project settings) against "
+        f"walsh-research-compliance/v1, scrapy-walsh {__version__}"
+    )
     assert re.search(r"^#4   R4       pass  CONCURRENT_REQUESTS: 1: requests are serial$", result.stdout, re.M)
     assert {line.split()[0] for line in lines[1:-1]} == {f"#{r}" for r in ROWS}
     assert re.fullmatch(r"result: warn \(13 rows: \d+ pass, \d+ warn, 0 fail\)", lines[-1]), lines[-1]
@@ -109,11 +123,16 @@ def test_broken_project_fails_and_names_each_row_and_setting(broken_report):
     assert {"USER_AGENT", "DOWNLOADER_MIDDLEWARES"} <= settings_named(rows["1"])
     assert any("RobotsTxtMiddleware is enabled" in f["message"] for f in rows["2"]["findings"])
     assert "WALSH_BLOCKLIST_URL" in settings_named(rows["3"])
-    assert {"CONCURRENT_REQUESTS", "DOWNLOAD_DELAY", "RANDOMIZE_DOWNLOAD_DELAY",
-            "AUTOTHROTTLE_MAX_DELAY"} <= settings_named(rows["4"])
+    assert {
+        "CONCURRENT_REQUESTS",
+        "DOWNLOAD_DELAY",
+        "RANDOMIZE_DOWNLOAD_DELAY",
+        "AUTOTHROTTLE_MAX_DELAY",
+    } <= settings_named(rows["4"])
     assert "RETRY_HTTP_CODES" in settings_named(rows["5"])
-    assert {"HTTPCACHE_ENABLED", "ITEM_PIPELINES", "spider everything.rules",
-            "spider everything"} <= settings_named(rows["6"])
+    assert {"HTTPCACHE_ENABLED", "ITEM_PIPELINES", "spider everything.rules", "spider everything"} <= settings_named(
+        rows["6"]
+    )
     assert rows["8"]["status"] == "fail"  # FrequencyMiddleware missing; the 0 interval is a warning
     assert any(f["setting"] == "WALSH_REFETCH_INTERVAL" and f["status"] == "warn" for f in rows["8"]["findings"])
     assert any(f["setting"] == "spider everything" and "CSS/XPath" in f["message"] for f in rows["9"]["findings"])
@@ -156,8 +175,9 @@ def test_a_state_store_that_cannot_be_written_fails_row_3b(addon_project):
     assert result.returncode == 1
     row = rows_of(report)["3b"]
     assert row["status"] == "fail"
-    assert any("cannot be created" in f["message"] and "not a writable directory" in f["message"]
-               for f in row["findings"])
+    assert any(
+        "cannot be created" in f["message"] and "not a writable directory" in f["message"] for f in row["findings"]
+    )
 
 
 def test_an_existing_store_is_probed_without_touching_its_data(addon_project):

@@ -101,7 +101,7 @@ def test_a_crawl_the_add_on_refuses_is_a_failure_with_the_reason(broken_copy):
     assert all(rows_of(report)[r]["status"] == "fail" for r in MUST_ROWS)
 
 
-GREEDY_SPIDER = '''
+GREEDY_SPIDER = """
 import scrapy
 
 
@@ -109,7 +109,7 @@ class GreedySpider(scrapy.Spider):
     name = "greedy"
     custom_settings = {"CONCURRENT_REQUESTS": 4}
     start_urls = ["http://open.walsh-demo.test/page/1"]
-'''
+"""
 
 
 def test_the_named_spiders_custom_settings_reach_the_live_crawl(tmp_path):

@@ -21,7 +21,7 @@ def test_allowance_all(value):
     assert PrivateAddressAllowance.parse(value).permits("10.0.0.1")
 
 
-@pytest.mark.parametrize("value", [["127.0.0.2/32", "::1/128"], "127.0.0.2/32,::1/128", ("127.0.0.2",  "::1")])
+@pytest.mark.parametrize("value", [["127.0.0.2/32", "::1/128"], "127.0.0.2/32,::1/128", ("127.0.0.2", "::1")])
 def test_allowance_networks_only(value):
     allowance = PrivateAddressAllowance.parse(value)
     assert allowance.networks == (ipaddress.ip_network("127.0.0.2/32"), ipaddress.ip_network("::1/128"))
@@ -31,8 +31,13 @@ def test_allowance_networks_only(value):
 
 @pytest.mark.parametrize(
     ("value", "reason"),
-    [("127.0.0.2/8", "host bits set"), ("localhost", "not a CIDR"), ([1], "not a CIDR"),
-     ({"a": 1}, "expected True, False"), (3.5, "expected True, False")],
+    [
+        ("127.0.0.2/8", "host bits set"),
+        ("localhost", "not a CIDR"),
+        ([1], "not a CIDR"),
+        ({"a": 1}, "expected True, False"),
+        (3.5, "expected True, False"),
+    ],
 )
 def test_allowance_rejects_with_reason(value, reason):
     with pytest.raises(ValueError, match=reason):
@@ -51,9 +56,14 @@ def test_state_uri_sqlalchemy_convention():
 
 @pytest.mark.parametrize(
     ("uri", "reason"),
-    [("sqlite://", "use sqlite:///"), ("sqlite:///", "use sqlite:///"),
-     ("sqlite:///:memory:", "in-memory"), ("mysql://x/y", "unsupported scheme"),
-     ("redis:///0", "names its server"), (5, "expected a URI")],
+    [
+        ("sqlite://", "use sqlite:///"),
+        ("sqlite:///", "use sqlite:///"),
+        ("sqlite:///:memory:", "in-memory"),
+        ("mysql://x/y", "unsupported scheme"),
+        ("redis:///0", "names its server"),
+        (5, "expected a URI"),
+    ],
 )
 def test_state_uri_rejects_with_reason(uri, reason):
     with pytest.raises(ValueError, match=reason):

@@ -41,7 +41,6 @@ SM_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 REPO = Path(__file__).resolve().parent.parent
 
 
-
 @pytest.fixture
 def site() -> Iterator[DemoSite]:
     demo = DemoSite().start()
@@ -60,9 +59,17 @@ class Resp:
         return self.body.decode("utf-8")
 
 
-def fetch(site: DemoSite, key: str, path: str = "/", headers: dict[str, str] | None = None, *,
-          host: str | None = None, ip: str | None = None, method: str = "GET",
-          conn: http.client.HTTPConnection | None = None) -> Resp:
+def fetch(
+    site: DemoSite,
+    key: str,
+    path: str = "/",
+    headers: dict[str, str] | None = None,
+    *,
+    host: str | None = None,
+    ip: str | None = None,
+    method: str = "GET",
+    conn: http.client.HTTPConnection | None = None,
+) -> Resp:
     """One request to ``key``'s IP (or ``ip``) with ``Host: <name>:<port>`` (or ``host``)."""
     own = conn is None
     if conn is None:
@@ -83,10 +90,16 @@ def fetch(site: DemoSite, key: str, path: str = "/", headers: dict[str, str] | N
 ALLOW_ALL = "User-agent: *\nDisallow:\n"
 ROBOTS = {
     "open": (200, "User-agent: *\nDisallow: /private/\n\nSitemap: {base}/sitemap.xml\n"),
-    "named": (200, "# A group naming us overrides * in both directions.\nUser-agent: *\nDisallow: /members/\n\n"
-                   "User-agent: Walsh-Research\nDisallow: /research-off/\n"),
-    "slow": (200, "User-agent: *\nCrawl-delay: 30\nDisallow: /nothing-for-others/\n\n"
-                  "User-agent: Walsh-Research\nCrawl-delay: 2\nDisallow: /nothing-for-us/\n"),
+    "named": (
+        200,
+        "# A group naming us overrides * in both directions.\nUser-agent: *\nDisallow: /members/\n\n"
+        "User-agent: Walsh-Research\nDisallow: /research-off/\n",
+    ),
+    "slow": (
+        200,
+        "User-agent: *\nCrawl-delay: 30\nDisallow: /nothing-for-others/\n\n"
+        "User-agent: Walsh-Research\nCrawl-delay: 2\nDisallow: /nothing-for-us/\n",
+    ),
     "down": (503, "<html><body><h1>503 Service Unavailable</h1><p>User-agent: * Allow: /</p></body></html>"),
     "blocked": (200, "User-agent: *\nAllow: /\n"),
     "www.blocked": (200, "User-agent: *\nAllow: /\n"),
@@ -94,9 +107,14 @@ ROBOTS = {
     "docs": (200, ALLOW_ALL + "\nSitemap: {base}/sitemap.xml\n"),
     "llmsonly": (200, ALLOW_ALL),
     "htmlonly": (200, ALLOW_ALL),
-    "decoys": (200, "".join(f"User-agent: {ua}\nDisallow: /\n\n" for ua in
-                            ("bot", "Mozilla", "wal", "sh", "Walsh", "Walsh-Research-Extra"))
-               + "User-agent: *\nDisallow: /private/\n"),
+    "decoys": (
+        200,
+        "".join(
+            f"User-agent: {ua}\nDisallow: /\n\n"
+            for ua in ("bot", "Mozilla", "wal", "sh", "Walsh", "Walsh-Research-Extra")
+        )
+        + "User-agent: *\nDisallow: /private/\n",
+    ),
     "gone": (404, "not found\n"),
     "hostile": (200, ALLOW_ALL),
     "ops": (200, ALLOW_ALL),
@@ -151,24 +169,40 @@ def test_html_page_links_and_assets(site: DemoSite) -> None:
     r = fetch(site, "named", "/page/hello")
     assert r.status == 200
     assert r.headers["Content-Type"] == "text/html; charset=utf-8"
-    for needle in ("<title>named page hello</title>", "<h1>", 'href="/page/hello-a"', 'href="/page/hello-b"',
-                   f'href="http://open.{DEMO_DOMAIN}:{site.port}/page/from-named"',
-                   '<img src="/static/logo.png"', '<link rel="stylesheet" href="/static/site.css">',
-                   '<script src="/static/app.js"></script>'):
+    for needle in (
+        "<title>named page hello</title>",
+        "<h1>",
+        'href="/page/hello-a"',
+        'href="/page/hello-b"',
+        f'href="http://open.{DEMO_DOMAIN}:{site.port}/page/from-named"',
+        '<img src="/static/logo.png"',
+        '<link rel="stylesheet" href="/static/site.css">',
+        '<script src="/static/app.js"></script>',
+    ):
         assert needle in r.text
     # Same request, same bytes.
     assert fetch(site, "named", "/page/hello").body == r.body
     # Areas robots.txt fences off still exist: the crawler must refuse, not the server.
-    for key, path in [("open", "/private/x"), ("named", "/members/a"), ("named", "/research-off/b"),
-                      ("decoys", "/private/y"), ("down", "/page/1"), ("gone", "/page/1")]:
+    for key, path in [
+        ("open", "/private/x"),
+        ("named", "/members/a"),
+        ("named", "/research-off/b"),
+        ("decoys", "/private/y"),
+        ("down", "/page/1"),
+        ("gone", "/page/1"),
+    ]:
         assert fetch(site, key, path).status == 200, (key, path)
     assert fetch(site, "open", "/nope").status == 404
 
 
 def test_static_assets(site: DemoSite) -> None:
-    expected = {"/static/logo.png": "image/png", "/static/site.css": "text/css",
-                "/static/app.js": "application/javascript", "/static/font.woff2": "font/woff2",
-                "/static/clip.mp4": "video/mp4"}
+    expected = {
+        "/static/logo.png": "image/png",
+        "/static/site.css": "text/css",
+        "/static/app.js": "application/javascript",
+        "/static/font.woff2": "font/woff2",
+        "/static/clip.mp4": "video/mp4",
+    }
     for path, ctype in expected.items():
         r = fetch(site, "open", path)
         assert (r.status, r.headers["Content-Type"]) == (200, ctype)
@@ -211,15 +245,31 @@ def test_log_fields(site: DemoSite) -> None:
     fetch(site, "named", "/members/secret", {"Accept": "text/html"})
     recs = site.requests
     assert [(r["host_key"], r["path"], r["status"]) for r in recs] == [
-        ("open", "/page/1?q=1", 200), ("gone", "/robots.txt", 404), ("named", "/members/secret", 200)]
+        ("open", "/page/1?q=1", 200),
+        ("gone", "/robots.txt", 404),
+        ("named", "/members/secret", 200),
+    ]
     first = recs[0]
     assert first["headers"]["User-Agent"] == UA
     assert first["headers"]["X-Extra"] == "a"
     assert first["headers"]["Host"] == f"OPEN.Walsh-Demo.TEST:{site.port}"
     assert first["host"] == "open.walsh-demo.test"
     assert (first["ip"], first["port"], first["method"]) == ("127.0.0.2", site.port, "GET")
-    assert set(first) == {"t", "mono", "replied", "end", "host", "host_key", "ip", "port", "method",
-                          "path", "headers", "status", "in_flight"}
+    assert set(first) == {
+        "t",
+        "mono",
+        "replied",
+        "end",
+        "host",
+        "host_key",
+        "ip",
+        "port",
+        "method",
+        "path",
+        "headers",
+        "status",
+        "in_flight",
+    }
     assert all(r["mono"] <= r["replied"] <= r["end"] for r in recs)
     assert all(r["in_flight"] == 1 for r in recs)
     assert before <= first["t"] <= time.time()
@@ -236,8 +286,10 @@ def test_log_fields(site: DemoSite) -> None:
 def test_repeated_request_headers_are_joined(site: DemoSite) -> None:
     sock = socket.create_connection((HOSTS["open"].ip, site.port), timeout=10)
     try:
-        sock.sendall(f"GET /page/r HTTP/1.1\r\nHost: open.{DEMO_DOMAIN}:{site.port}\r\n"
-                     "X-Rep: one\r\nX-Rep: two\r\nConnection: close\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /page/r HTTP/1.1\r\nHost: open.{DEMO_DOMAIN}:{site.port}\r\n"
+            "X-Rep: one\r\nX-Rep: two\r\nConnection: close\r\n\r\n".encode()
+        )
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
@@ -280,8 +332,11 @@ def test_a_serial_client_is_never_seen_with_two_in_flight(site: DemoSite) -> Non
     arrive while the server is still logging the previous one; that must not count as
     two in flight, or the R4 "never two at once" measure would lie.
     """
-    subprocess.run([sys.executable, "-c", SERIAL_CLIENT, str(site.port), HOSTS["open"].ip,
-                    HOSTS["named"].ip], check=True, timeout=60)
+    subprocess.run(
+        [sys.executable, "-c", SERIAL_CLIENT, str(site.port), HOSTS["open"].ip, HOSTS["named"].ip],
+        check=True,
+        timeout=60,
+    )
     recs = site.requests
     assert len(recs) == 60
     assert [r["in_flight"] for r in recs] == [1] * 60
@@ -411,8 +466,11 @@ def test_docs_content_negotiation(site: DemoSite) -> None:
     assert "<h1>" in html.text and "<h2>" in html.text
     assert html.headers["ETag"] != md.headers["ETag"]
     assert fetch(site, "docs", "/guide/setup").headers["Content-Type"].startswith("text/html")
-    assert fetch(site, "docs", "/guide/setup", {"Accept": "text/markdown;q=0"}).headers[
-        "Content-Type"].startswith("text/html")
+    assert (
+        fetch(site, "docs", "/guide/setup", {"Accept": "text/markdown;q=0"})
+        .headers["Content-Type"]
+        .startswith("text/html")
+    )
     twin = fetch(site, "docs", "/guide/intro.md", {"Accept": "text/html"})
     assert twin.headers["Content-Type"] == "text/markdown; charset=utf-8" and twin.body == md.body
     assert fetch(site, "docs", "/changelog.md").headers["Content-Type"].startswith("text/markdown")
@@ -454,11 +512,16 @@ def test_llmsonly_and_hostile_llms_txt(site: DemoSite) -> None:
     r = fetch(site, "hostile", "/llms.txt")
     assert r.text.startswith("# Hostile Demo\n")
     p = site.port
-    for url in (f"http://127.0.0.1:{p}/page/loopback.md", f"http://[::1]:{p}/page/v6.md",
-                "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/internal/admin",
-                f"http://named.{DEMO_DOMAIN}:{p}/research-off/notes.md", f"{site.base('hostile')}/page/ok",
-                f"http://loopback.{DEMO_DOMAIN}:{p}/page/by-name.md",
-                f"http://loopback6.{DEMO_DOMAIN}:{p}/page/by-name6.md"):
+    for url in (
+        f"http://127.0.0.1:{p}/page/loopback.md",
+        f"http://[::1]:{p}/page/v6.md",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/internal/admin",
+        f"http://named.{DEMO_DOMAIN}:{p}/research-off/notes.md",
+        f"{site.base('hostile')}/page/ok",
+        f"http://loopback.{DEMO_DOMAIN}:{p}/page/by-name.md",
+        f"http://loopback6.{DEMO_DOMAIN}:{p}/page/by-name6.md",
+    ):
         assert f"]({url})" in r.text
     assert len(site.requests) == 2  # the server fetched nothing itself
 
@@ -470,14 +533,22 @@ def test_conditional_get(site: DemoSite) -> None:
     r = fetch(site, "open", "/page/c")
     etag, lm = r.headers["ETag"], r.headers["Last-Modified"]
     assert etag.startswith('"') and etag.endswith('"') and lm == LAST_MODIFIED
-    for hdrs in ({"If-None-Match": etag}, {"If-None-Match": f'"nope", W/{etag}'}, {"If-None-Match": "*"},
-                 {"If-Modified-Since": LAST_MODIFIED}, {"If-Modified-Since": "Tue, 01 Dec 2026 00:00:00 GMT"}):
+    for hdrs in (
+        {"If-None-Match": etag},
+        {"If-None-Match": f'"nope", W/{etag}'},
+        {"If-None-Match": "*"},
+        {"If-Modified-Since": LAST_MODIFIED},
+        {"If-Modified-Since": "Tue, 01 Dec 2026 00:00:00 GMT"},
+    ):
         nm = fetch(site, "open", "/page/c", hdrs)
         assert (nm.status, nm.body) == (304, b""), hdrs
         assert (nm.headers["ETag"], nm.headers["Last-Modified"]) == (etag, lm)
-    for hdrs in ({"If-None-Match": '"other"'}, {"If-Modified-Since": "Sun, 01 Nov 2026 00:00:00 GMT"},
-                 {"If-None-Match": '"other"', "If-Modified-Since": LAST_MODIFIED},
-                 {"If-Modified-Since": "garbage"}):
+    for hdrs in (
+        {"If-None-Match": '"other"'},
+        {"If-Modified-Since": "Sun, 01 Nov 2026 00:00:00 GMT"},
+        {"If-None-Match": '"other"', "If-Modified-Since": LAST_MODIFIED},
+        {"If-Modified-Since": "garbage"},
+    ):
         full = fetch(site, "open", "/page/c", hdrs)
         assert (full.status, full.body) == (200, r.body), hdrs
 
@@ -501,7 +572,9 @@ def test_sitemaps(site: DemoSite) -> None:
     index = ET.fromstring(fetch(site, "open", "/sitemap_index.xml").body)
     assert index.tag == f"{SM_NS}sitemapindex"
     assert [s.findtext(f"{SM_NS}loc") for s in index.findall(f"{SM_NS}sitemap")] == [
-        f"{base}/sitemap.xml", f"{base}/sitemap.xml.gz"]
+        f"{base}/sitemap.xml",
+        f"{base}/sitemap.xml.gz",
+    ]
 
 
 # --------------------------------------------------------------------------- blocklist
@@ -546,9 +619,24 @@ def test_cli_serve(tmp_path: Path) -> None:
     ready = tmp_path / "ready"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scrapy_walsh.demo", "serve", "--port", "0", "--ready-file", str(ready),
-         "--log", str(tmp_path / "log.jsonl")],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "scrapy_walsh.demo",
+            "serve",
+            "--port",
+            "0",
+            "--ready-file",
+            str(ready),
+            "--log",
+            str(tmp_path / "log.jsonl"),
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 10
         while not ready.exists():
@@ -575,8 +663,15 @@ def test_cli_serve(tmp_path: Path) -> None:
 
 def test_cli_hosts() -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-m", "scrapy_walsh.demo", "hosts"], cwd=REPO, env=env,
-                         capture_output=True, text=True, timeout=10, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "scrapy_walsh.demo", "hosts"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    ).stdout
     for host in HOSTS.values():
         assert host.name in out and host.ip in out
     assert f":{DEFAULT_PORT}/" in out

@@ -18,7 +18,11 @@ def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
     env = dict(os.environ, WALSH_DEMO_PORT="0", WALSH_DEMO_OUTPUT=str(tmp_path))
     result = subprocess.run(
         [sys.executable, "example_project/run_demo.py"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=240,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     log = result.stderr
@@ -57,8 +61,12 @@ def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
             assert item["verdicts"]["blocklist"] == "not_blocked", item
         if item.get("source") not in ("markdown", "llms_txt_twin", "llms_txt"):
             assert not STRUCTURED_FIELDS & set(item), item  # nothing read from HTML
-    sources = {item["target"].split("//")[1].split(".")[0] + urlsplit(item["target"]).path:
-               item.get("source") or item.get("verdict") for item in items if "target" in item}
+    sources = {
+        item["target"].split("//")[1].split(".")[0] + urlsplit(item["target"]).path: item.get("source")
+        or item.get("verdict")
+        for item in items
+        if "target" in item
+    }
     assert sources["docs/guide/intro"] == "markdown" and sources["docs/guide/faq"] == "llms_txt_twin"
     assert sources["llmsonly/page/alpha"] == "llms_txt"
     assert sources["htmlonly/page/1"] == sources["hostile/research-off/notes"] == "no_structured_representation"

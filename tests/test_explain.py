@@ -67,18 +67,19 @@ def test_explain_prints_the_deciding_line_of_the_named_group(named):
 
 def test_explain_asks_once_for_each_resource_with_the_exact_user_agent(named):
     _, sent = named
-    assert sorted(sent) == sorted([
-        ("ops.walsh-demo.test", "/.well-known/walsh-research/blocklist.json", USER_AGENT),
-        ("named.walsh-demo.test", "/robots.txt", USER_AGENT),
-    ])
+    assert sorted(sent) == sorted(
+        [
+            ("ops.walsh-demo.test", "/.well-known/walsh-research/blocklist.json", USER_AGENT),
+            ("named.walsh-demo.test", "/robots.txt", USER_AGENT),
+        ]
+    )
 
 
 def test_a_blocked_host_is_never_contacted(project, site):
     mark = len(site.requests)
     result = explain(project, site, site.url("www.blocked", "/page/1"))
     assert result.returncode == 0, result.stderr
-    assert ("BLOCKED by entry 'blocked.walsh-demo.test' (added 2026-11-01: demo opt-out by email)"
-            in result.stdout)
+    assert "BLOCKED by entry 'blocked.walsh-demo.test' (added 2026-11-01: demo opt-out by email)" in result.stdout
     assert "REFUSED by the blocklist gate (blocked_by_operator)" in result.stdout
     assert [h for h, _, _ in sent_since(site, mark)] == ["ops.walsh-demo.test"]
 
@@ -105,8 +106,11 @@ def test_an_unreachable_robots_txt_and_a_loopback_target(project, site):
 
 
 def test_cached_copies_from_a_crawls_state_store_are_used_and_said(project, site):
-    crawl = run_scrapy(["crawl", "gates", "-a", "urls=" + site.url("gone", "/page/1")], cwd=project,
-                       env={"WALSH_DEMO_PORT": str(site.port)})
+    crawl = run_scrapy(
+        ["crawl", "gates", "-a", "urls=" + site.url("gone", "/page/1")],
+        cwd=project,
+        env={"WALSH_DEMO_PORT": str(site.port)},
+    )
     assert crawl.returncode == 0, crawl.stderr[-2000:]
     mark = len(site.requests)
     online = explain(project, site, site.url("gone", "/page/2"))
@@ -128,8 +132,11 @@ def test_a_settings_module_that_would_not_start_a_crawl_is_refused(site, tmp_pat
     result = explain(broken, site, site.url("named", "/", by_ip=True))
     assert result.returncode == 2
     assert "these settings would not start a crawl" in result.stderr
-    for broken_setting in ("WALSH_BLOCKLIST_URL breaks R3", "CONCURRENT_REQUESTS breaks R4",
-                           "HTTPCACHE_ENABLED breaks R6"):
+    for broken_setting in (
+        "WALSH_BLOCKLIST_URL breaks R3",
+        "CONCURRENT_REQUESTS breaks R4",
+        "HTTPCACHE_ENABLED breaks R6",
+    ):
         assert broken_setting in result.stderr
     assert result.stdout == ""
     assert site.requests[mark:] == []
@@ -139,11 +146,30 @@ def test_offline_files(project, site, tmp_path):
     robots = tmp_path / "robots.txt"
     robots.write_text("User-agent: *\nCrawl-delay: 90\n\nUser-agent: walsh-research\nAllow: /\nDisallow: /x/*.pdf$\n")
     listed = tmp_path / "blocklist.json"
-    listed.write_text(json.dumps({"contract": "walsh-research-blocklist/v1", "updated": "2026-11-01T00:00:00Z",
-                                  "operator": "o", "contact": "c", "policy": "https://wal.sh/", "blocked": []}))
+    listed.write_text(
+        json.dumps(
+            {
+                "contract": "walsh-research-blocklist/v1",
+                "updated": "2026-11-01T00:00:00Z",
+                "operator": "o",
+                "contact": "c",
+                "policy": "https://wal.sh/",
+                "blocked": [],
+            }
+        )
+    )
     mark = len(site.requests)
-    result = explain(project, site, "https://files.example/x/a.pdf", "--offline", "--robots-file", str(robots),
-                     "--blocklist-file", str(listed), "--json")
+    result = explain(
+        project,
+        site,
+        "https://files.example/x/a.pdf",
+        "--offline",
+        "--robots-file",
+        str(robots),
+        "--blocklist-file",
+        str(listed),
+        "--json",
+    )
     report = json.loads(result.stdout)
     assert report["robots"]["rule"] == "line 6: Disallow: /x/*.pdf$"
     # only a rule ends a group's User-agent lines (robots.py), so both agents share one group

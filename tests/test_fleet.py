@@ -31,8 +31,11 @@ DEFAULT_REQUEST_HEADERS = {{"Accept": "text/html", "X-Fleet-Worker": _os.environ
 def targets(site) -> list[str]:
     urls = []
     for key in HOSTS:
-        paths = ["/limited", *(f"/page/{i}" for i in range(1, 10))] if key == "busy" else \
-            [f"/page/{i}" for i in range(1, 11)]
+        paths = (
+            ["/limited", *(f"/page/{i}" for i in range(1, 10))]
+            if key == "busy"
+            else [f"/page/{i}" for i in range(1, 11)]
+        )
         urls += [site.url(key, p) for p in paths]
     return urls
 
@@ -42,7 +45,12 @@ def start_worker(project, urls, worker: int, out) -> subprocess.Popen:
     env.pop("SCRAPY_SETTINGS_MODULE", None)
     return subprocess.Popen(
         [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls), "-O", str(out)],
-        cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def fleet_project(root, site, uri):
@@ -60,7 +68,7 @@ def fleet_crawl(tmp_path_factory):
         urls = targets(site)
         workers = []
         for k in range(WORKERS):  # each has every target, in a different order
-            rotated = urls[10 * k:] + urls[:10 * k]
+            rotated = urls[10 * k :] + urls[: 10 * k]
             workers.append(start_worker(project, rotated, k, root / f"items-{k}.jsonl"))
         logs = [w.communicate(timeout=240)[1] for w in workers]
         seen = site.requests
@@ -73,8 +81,7 @@ def fleet_crawl(tmp_path_factory):
 def test_no_same_host_gap_under_one_second_fleet_wide(fleet_crawl):
     logs, seen, _ = fleet_crawl
     gaps = gaps_by_host([r for r in seen if r["host_key"] != "sentinel"])
-    print("fleet: requests", len(seen), "min gap per host",
-          {h: round(min(g), 3) for h, g in gaps.items()})
+    print("fleet: requests", len(seen), "min gap per host", {h: round(min(g), 3) for h, g in gaps.items()})
     for host, host_gaps in gaps.items():
         assert min(host_gaps) >= 1.0 - CLOCK_TOLERANCE, (host, sorted(host_gaps)[:3])
     # the three processes really did share the work: each sent requests to the demo hosts
@@ -85,8 +92,7 @@ def test_no_same_host_gap_under_one_second_fleet_wide(fleet_crawl):
 
 def test_each_target_is_fetched_once_fleet_wide(fleet_crawl):
     logs, seen, items = fleet_crawl
-    fetched = Counter((r["host_key"], r["path"]) for r in seen if r["host_key"] in HOSTS
-                      and r["path"] != "/robots.txt")
+    fetched = Counter((r["host_key"], r["path"]) for r in seen if r["host_key"] in HOSTS and r["path"] != "/robots.txt")
     assert len(fetched) == 30, sorted(fetched)
     assert fetched.pop(("busy", "/limited")) == 2  # the 429, then its retry
     assert set(fetched.values()) == {1}, [k for k, n in fetched.items() if n > 1]
@@ -103,9 +109,16 @@ def test_a_429_seen_by_one_process_pauses_the_host_for_all(fleet_crawl):
     after = [r for r in busy if r["mono"] > limited["mono"]]
     assert after, "nothing was sent to busy after its 429"
     assert after[0]["mono"] - limited["mono"] >= 3.0 - CLOCK_TOLERANCE, "Retry-After: 3 was cut short"
-    print("fleet: 429 at", round(limited["mono"], 3), "next busy request after",
-          round(after[0]["mono"] - limited["mono"], 3), "s, workers after:",
-          [r["headers"].get("X-Fleet-Worker") for r in after], "429 worker", limited["headers"].get("X-Fleet-Worker"))
+    print(
+        "fleet: 429 at",
+        round(limited["mono"], 3),
+        "next busy request after",
+        round(after[0]["mono"] - limited["mono"], 3),
+        "s, workers after:",
+        [r["headers"].get("X-Fleet-Worker") for r in after],
+        "429 worker",
+        limited["headers"].get("X-Fleet-Worker"),
+    )
     others = {r["headers"].get("X-Fleet-Worker") for r in after} - {limited["headers"].get("X-Fleet-Worker")}
     assert others, "only the process that saw the 429 went back to busy: the pause proves nothing"
 
@@ -113,8 +126,12 @@ def test_a_429_seen_by_one_process_pauses_the_host_for_all(fleet_crawl):
 def test_every_process_reports_its_redis_round_trips(fleet_crawl):
     logs, _, _ = fleet_crawl
     for log in logs:
-        print("fleet: round trips", stat(log, "walsh/store/round_trips"), "responses",
-              stat(log, "downloader/response_count"))
+        print(
+            "fleet: round trips",
+            stat(log, "walsh/store/round_trips"),
+            "responses",
+            stat(log, "downloader/response_count"),
+        )
         assert stat(log, "walsh/store/round_trips", 0) > 0
         assert stat(log, "walsh/store/unreachable_seconds") == 0
 
@@ -149,10 +166,17 @@ def outage_crawl(tmp_path_factory):
 def test_nothing_is_sent_while_redis_is_down(outage_crawl):
     log, seen, killed, restarted = outage_crawl
     # a request whose slot was reserved before the kill may still be on its way (< 0.2 s)
-    during = [(r["host_key"], r["path"], round(r["mono"] - killed, 3)) for r in seen
-              if killed + 0.2 < r["mono"] < restarted]
-    print("outage: requests between kill and restart", during, "down for", round(restarted - killed, 3),
-          "unreachable_seconds", stat(log, "walsh/store/unreachable_seconds"))
+    during = [
+        (r["host_key"], r["path"], round(r["mono"] - killed, 3)) for r in seen if killed + 0.2 < r["mono"] < restarted
+    ]
+    print(
+        "outage: requests between kill and restart",
+        during,
+        "down for",
+        round(restarted - killed, 3),
+        "unreachable_seconds",
+        stat(log, "walsh/store/unreachable_seconds"),
+    )
     assert during == []
     assert "no request is sent until it answers" in log
     assert stat(log, "walsh/store/unreachable_seconds") >= 2.5

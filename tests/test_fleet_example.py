@@ -12,7 +12,10 @@ from .helpers import REPO
 def test_workers_sharing_a_scrapy_redis_queue_keep_the_fleet_guarantees():
     result = subprocess.run(
         [sys.executable, "example_project/fleet/run_fleet.py", "--mode", "queue", "--workers", "2"],
-        cwd=REPO, capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "fleet guarantees (every gap >= 1 s less 20 ms, each target once): held" in result.stdout

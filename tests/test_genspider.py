@@ -46,8 +46,11 @@ def test_walsh_genspider_writes_a_spider_of_the_contract(project):
     assert [(i.module, [a.name for a in i.names]) for i in imports] == [("scrapy_walsh", ["StructuredSourceSpider"])]
     (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     assert cls.name == "DocsSpider" and [b.id for b in cls.bases] == ["StructuredSourceSpider"]
-    fields = {t.targets[0].id if isinstance(t, ast.Assign) else t.target.id: ast.literal_eval(t.value)
-              for t in cls.body if isinstance(t, (ast.Assign, ast.AnnAssign))}
+    fields = {
+        t.targets[0].id if isinstance(t, ast.Assign) else t.target.id: ast.literal_eval(t.value)
+        for t in cls.body
+        if isinstance(t, (ast.Assign, ast.AnnAssign))
+    }
     assert fields == {"name": "docs", "targets": ["https://docs.walsh-demo.test"], "sitemap_targets": []}
     assert "parse" not in source and "follow" not in source.split('"""')[-1]  # no callbacks, no link following
 
@@ -90,8 +93,9 @@ def test_templates_dir_replaces_scrapys_templates(project):
     own templates away: why the package does not ask users to set it."""
     listed = run_scrapy(["genspider", "--list", "-s", f"TEMPLATES_DIR={TEMPLATES_DIR}"], cwd=project)
     assert listed.stdout.split() == ["Available", "templates:", "walsh"]
-    basic = run_scrapy(["genspider", "-t", "basic", "b", "x.example", "-s", f"TEMPLATES_DIR={TEMPLATES_DIR}"],
-                       cwd=project)
+    basic = run_scrapy(
+        ["genspider", "-t", "basic", "b", "x.example", "-s", f"TEMPLATES_DIR={TEMPLATES_DIR}"], cwd=project
+    )
     assert "Unable to find template: basic" in basic.stdout
     default = run_scrapy(["genspider", "--list"], cwd=project)
     assert {"basic", "crawl", "csvfeed", "xmlfeed"} <= set(default.stdout.split())

@@ -15,7 +15,7 @@ from .helpers import (
     write_spider,
 )
 
-SPIDER = '''
+SPIDER = """
 import scrapy
 
 
@@ -32,13 +32,20 @@ class UaSpider(scrapy.Spider):
 
     def parse(self, response):
         yield {"url": response.url, "status": response.status}
-'''
+"""
 
 
 def crawl(project, site, *extra):
     return run_scrapy(
-        ["crawl", "ua", "-a", f"site_a={site.base('open', by_ip=True)}",
-         "-a", f"site_b={site.base('named', by_ip=True)}", *extra],
+        [
+            "crawl",
+            "ua",
+            "-a",
+            f"site_a={site.base('open', by_ip=True)}",
+            "-a",
+            f"site_b={site.base('named', by_ip=True)}",
+            *extra,
+        ],
         cwd=project,
     )
 

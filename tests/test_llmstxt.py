@@ -45,8 +45,9 @@ def test_parse_name_summary_sections_optional():
     ]
     assert [e.title for e in doc.optional] == ["Changelog"]
     fields = doc.as_fields()
-    assert fields["optional"] == [{"title": "Changelog", "url": "https://docs.example/changelog.md",
-                                   "note": "Release notes"}]
+    assert fields["optional"] == [
+        {"title": "Changelog", "url": "https://docs.example/changelog.md", "note": "Release notes"}
+    ]
     assert "instructions" not in str(fields)  # free text is not kept, let alone obeyed
 
 
@@ -69,23 +70,38 @@ def index_of(*urls):
 
 
 def test_same_origin_twin_preferred_and_strict_matching():
-    idx = index_of("https://mirror.example/guide/intro.md", "https://a.example/guide/intro.md?x=1",
-                   "https://a.example/guide/intro.markdown", "https://a.example/guide/intro.md#top",
-                   "ftp://a.example/guide/intro.md")
+    idx = index_of(
+        "https://mirror.example/guide/intro.md",
+        "https://a.example/guide/intro.md?x=1",
+        "https://a.example/guide/intro.markdown",
+        "https://a.example/guide/intro.md#top",
+        "ftp://a.example/guide/intro.md",
+    )
     assert choose_twin("https://a.example/guide/intro", idx, NONE).url == "https://a.example/guide/intro.md"
     only_other = index_of("https://mirror.example/guide/intro.md")
-    assert choose_twin("https://a.example/guide/intro", only_other, NONE).url == \
-        "https://mirror.example/guide/intro.md"
+    assert choose_twin("https://a.example/guide/intro", only_other, NONE).url == "https://mirror.example/guide/intro.md"
     assert choose_twin("https://a.example/guide/other", idx, NONE).url is None
     assert choose_twin("https://a.example/guide/intro?x=1", idx, NONE).url is None
 
 
-@pytest.mark.parametrize("url", [
-    "http://127.0.0.1:8787/p.md", "http://[::1]:8787/p.md", "http://10.0.0.1/p.md",
-    "http://169.254.169.254/p.md", "http://2130706433/p.md", "http://0x7f.1/p.md", "http://0177.0.0.1/p.md",
-    "http://[::ffff:127.0.0.1]/p.md", "http://localhost/p.md", "http://api.localhost./p.md",
-    "http://192.168.1.1/p.md", "http://[fd00::1]/p.md", "http://0.0.0.0/p.md",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8787/p.md",
+        "http://[::1]:8787/p.md",
+        "http://10.0.0.1/p.md",
+        "http://169.254.169.254/p.md",
+        "http://2130706433/p.md",
+        "http://0x7f.1/p.md",
+        "http://0177.0.0.1/p.md",
+        "http://[::ffff:127.0.0.1]/p.md",
+        "http://localhost/p.md",
+        "http://api.localhost./p.md",
+        "http://192.168.1.1/p.md",
+        "http://[fd00::1]/p.md",
+        "http://0.0.0.0/p.md",
+    ],
+)
 def test_local_candidates_refused_on_sight(url):
     assert local_address_refusal(url, DEMO) is not None
     choice = choose_twin("https://a.example/p", index_of(url), DEMO)

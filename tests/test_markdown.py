@@ -26,8 +26,11 @@ Inline code `[nope](http://span.example/)` and an ![image](/logo.png).
 def test_headings_title_and_links_come_from_the_parser():
     out = outline(DOC, "https://docs.example/guide/one")
     assert out.title == "Guide one"
-    assert [(h.level, h.text) for h in out.headings] == [(1, "Guide one"), (2, "Setext heading"),
-                                                         (3, "Deep code heading")]
+    assert [(h.level, h.text) for h in out.headings] == [
+        (1, "Guide one"),
+        (2, "Setext heading"),
+        (3, "Deep code heading"),
+    ]
     assert [(link.text, link.url) for link in out.links] == [
         ("relative link", "https://docs.example/setup"),
         ("reference link", "https://ref.example/page"),
@@ -37,8 +40,11 @@ def test_headings_title_and_links_come_from_the_parser():
 
 def test_no_title_without_h1_and_fields_are_plain_data():
     fields = outline("## Only a section\n\n[a](https://a.example/) [a again](https://a.example/)\n").as_fields()
-    assert fields == {"title": None, "headings": [{"level": 2, "text": "Only a section"}],
-                      "links": [{"text": "a", "url": "https://a.example/"}]}
+    assert fields == {
+        "title": None,
+        "headings": [{"level": 2, "text": "Only a section"}],
+        "links": [{"text": "a", "url": "https://a.example/"}],
+    }
 
 
 def test_bounded_output():

@@ -93,7 +93,7 @@ def test_a_crawl_delay_over_the_cap_skips_the_host(project, demo_site):
     assert stat(result.stderr, "walsh/pacing/capped_hosts") == 1
 
 
-RESUMABLE_SPIDER = '''
+RESUMABLE_SPIDER = """
 import scrapy
 
 
@@ -106,7 +106,7 @@ class ResumableSpider(scrapy.Spider):
 
     def parse(self, response):
         yield {"url": response.url}
-'''
+"""
 
 
 def test_the_politeness_queue_resumes_a_paused_crawl_from_jobdir(project, demo_site):
@@ -120,8 +120,9 @@ def test_the_politeness_queue_resumes_a_paused_crawl_from_jobdir(project, demo_s
     second = run_scrapy(args, cwd=project)
     assert second.returncode == 0, second.stderr[-3000:]
     pages = [(r["host_key"], r["path"]) for r in demo_site.requests if r["path"].startswith("/page/")]
-    assert sorted(pages) == sorted({(h, f"/page/{i}") for i in range(1, 4) for h in ("open", "named")}), \
+    assert sorted(pages) == sorted({(h, f"/page/{i}") for i in range(1, 4) for h in ("open", "named")}), (
         "every target fetched exactly once across the two runs"
+    )
     for host, gaps in gaps_by_host(demo_site.requests).items():
         assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, (host, gaps)
 
@@ -149,8 +150,7 @@ def test_a_stall_between_stamp_and_socket_never_shortens_a_gap(project, demo_sit
     # Crawl-delay 2: over Scrapy's own DOWNLOAD_DELAY, which would otherwise mask the stall
     demo_site.override("gone", "/robots.txt", 200, "User-agent: *\nCrawl-delay: 2\n")
     urls = [demo_site.url("gone", f"/page/{i}") for i in range(1, 4)]
-    result, _ = crawl_targets(project, urls, "-s",
-                              'DOWNLOADER_MIDDLEWARES={"plainproj.stall.StallOnce": 9500}')
+    result, _ = crawl_targets(project, urls, "-s", 'DOWNLOADER_MIDDLEWARES={"plainproj.stall.StallOnce": 9500}')
     assert result.returncode == 0, result.stderr[-3000:]
     gaps = gaps_by_host(demo_site.requests)["gone.walsh-demo.test"]
     assert len(gaps) == 3 and min(gaps) >= 2.0 - CLOCK_TOLERANCE, gaps

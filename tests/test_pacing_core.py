@@ -34,15 +34,18 @@ def test_a_never_seen_host_is_ready_at_once(clock):
     assert (p.ready_at("robots-only.test"), p.wait("robots-only.test")) == (0.0, 0.0)
 
 
-@pytest.mark.parametrize("fields, expected", [
-    ({}, 1.0),
-    ({"crawl_delay": 7.0}, 7.0),
-    ({"request_rate": 6.0}, 6.0),
-    ({"adaptive": 5.0}, 5.0),
-    ({"crawl_delay": 2.0, "request_rate": 9.0, "adaptive": 3.0}, 9.0),
-    ({"crawl_delay": 0.2, "request_rate": 0.5, "adaptive": 0.9}, 1.0),  # under the floor: adds nothing
-    ({"crawl_delay": 0.0, "request_rate": 0.0}, 1.0),
-])
+@pytest.mark.parametrize(
+    "fields, expected",
+    [
+        ({}, 1.0),
+        ({"crawl_delay": 7.0}, 7.0),
+        ({"request_rate": 6.0}, 6.0),
+        ({"adaptive": 5.0}, 5.0),
+        ({"crawl_delay": 2.0, "request_rate": 9.0, "adaptive": 3.0}, 9.0),
+        ({"crawl_delay": 0.2, "request_rate": 0.5, "adaptive": 0.9}, 1.0),  # under the floor: adds nothing
+        ({"crawl_delay": 0.0, "request_rate": 0.0}, 1.0),
+    ],
+)
 def test_interval_is_the_largest_term_and_no_term_lowers_it(fields, expected):
     assert HostPace(**fields).interval(1.0) == expected
 

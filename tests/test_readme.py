@@ -38,8 +38,10 @@ def test_preset_table_matches_the_addon():
 
 def test_every_stat_key_in_the_code_is_documented():
     documented = [unquote(r[0]) for r in table("stats-table")]
-    patterns = [re.compile(re.sub(r"<[^>]+>", "[^/]+", re.escape(k).replace(r"\<", "<").replace(r"\>", ">")) + "$")
-                for k in documented]
+    patterns = [
+        re.compile(re.sub(r"<[^>]+>", "[^/]+", re.escape(k).replace(r"\<", "<").replace(r"\>", ">")) + "$")
+        for k in documented
+    ]
     used = set()
     for path in (REPO / "scrapy_walsh").rglob("*.py"):
         used |= set(re.findall(r"""["'](walsh/[a-z0-9_/]+)""", path.read_text()))

@@ -29,8 +29,10 @@ def test_named_host_of_the_demo_site_says_which_line_decided():
 
 
 def test_longest_match_wins_and_lines_count_every_line():
-    text = ("# comment\r\nUser-agent: *\r\nCrawl-delay: 5\r\n\r\nAllow: /a/index.html\r\nDisallow: /a$\r\n"
-            "Disallow: /*.pdf\r\nAllow: /a/b\r\nRequest-rate: 1/10s\r\nCrawl-delay: 7\r\n")
+    text = (
+        "# comment\r\nUser-agent: *\r\nCrawl-delay: 5\r\n\r\nAllow: /a/index.html\r\nDisallow: /a$\r\n"
+        "Disallow: /*.pdf\r\nAllow: /a/b\r\nRequest-rate: 1/10s\r\nCrawl-delay: 7\r\n"
+    )
     robots = RobotsTxt.parse(text)
     cases = {
         "/a/": (Verdict.ALLOWED_EXPLICIT, RuleLine(5, True, "/a/index.html")),  # index.html allows its dir
@@ -51,8 +53,10 @@ def test_longest_match_wins_and_lines_count_every_line():
 
 
 def test_merged_named_groups_and_the_first_line_writing_a_rule():
-    text = ("User-agent: walsh-research\nDisallow: /x\n\nUser-agent: *\nDisallow: /\n\n"
-            "User-agent: WALSH-RESEARCH\nDisallow: /x\nAllow: /x/y\n")
+    text = (
+        "User-agent: walsh-research\nDisallow: /x\n\nUser-agent: *\nDisallow: /\n\n"
+        "User-agent: WALSH-RESEARCH\nDisallow: /x\nAllow: /x/y\n"
+    )
     why = RobotsTxt.parse(text).explain("https://e.com/x/z", TOKEN)
     assert [(g.first_line, g.last_line) for g in why.groups] == [(1, 2), (7, 9)]
     assert why.rule == RuleLine(2, False, "/x")
@@ -64,8 +68,9 @@ def test_no_group_for_us():
     assert why.groups == () and why.rule is None and why.verdict is Verdict.ALLOWED_IMPLICIT
 
 
-@pytest.mark.parametrize("row", CTC[::1], ids=lambda r: "{}:{}:{}".format(r["file"], r["test_index"],
-                                                                          r["expectation_index"]))
+@pytest.mark.parametrize(
+    "row", CTC[::1], ids=lambda r: "{}:{}:{}".format(r["file"], r["test_index"], r["expectation_index"])
+)
 def test_explain_agrees_with_verdict_on_the_whole_compliance_suite(row):
     """The deciding rule is the verdict's: an Allow/Disallow rule exactly when the verdict
     is explicit, and of the same kind; its line really writes that pattern."""

@@ -14,7 +14,6 @@ def respect_crawl(tmp_path_factory):
     """One crawl in the default mode over every robots case of the demo site."""
     from scrapy_walsh.demo import DemoSite
 
-
     root = tmp_path_factory.mktemp("robots")
     project = new_project(root)
     with DemoSite() as site:
@@ -139,8 +138,7 @@ def test_an_unreachable_robots_uses_a_stored_copy_under_30_days(project, demo_si
 
 
 def test_a_cache_time_over_a_day_is_refused(project, demo_site):
-    result, _ = crawl_targets(project, [demo_site.url("open", "/page/1")],
-                              "-s", "WALSH_ROBOTS_CACHE_SECONDS=172800")
+    result, _ = crawl_targets(project, [demo_site.url("open", "/page/1")], "-s", "WALSH_ROBOTS_CACHE_SECONDS=172800")
     assert result.returncode != 0
     assert "WALSH_ROBOTS_CACHE_SECONDS breaks R2" in result.stderr
     assert demo_site.requests == []
@@ -150,10 +148,14 @@ def test_robots_redirects_are_followed_and_gated(project, demo_site):
     # gone's robots.txt moved to named's: named's rules (our group) now govern gone
     demo_site.override("gone", "/robots.txt", 301, "", headers=[("Location", demo_site.url("named", "/robots.txt"))])
     # decoys' robots.txt redirects into the blocked domain: unreachable, never contacted
-    demo_site.override("decoys", "/robots.txt", 302, "",
-                       headers=[("Location", demo_site.url("blocked", "/robots.txt"))])
-    urls = [demo_site.url("gone", "/research-off/x"), demo_site.url("gone", "/page/1"),
-            demo_site.url("decoys", "/page/1")]
+    demo_site.override(
+        "decoys", "/robots.txt", 302, "", headers=[("Location", demo_site.url("blocked", "/robots.txt"))]
+    )
+    urls = [
+        demo_site.url("gone", "/research-off/x"),
+        demo_site.url("gone", "/page/1"),
+        demo_site.url("decoys", "/page/1"),
+    ]
     result, items = crawl_targets(project, urls)
     assert result.returncode == 0, result.stderr[-3000:]
     assert paths(demo_site.requests, "gone") == ["/robots.txt", "/page/1"]

@@ -3,7 +3,7 @@ requests, dedup across runs and the frequency guard, from the demo server's log.
 
 from .helpers import crawl_targets, run_scrapy, stat, write_spider
 
-FOLLOWER = '''
+FOLLOWER = """
 import scrapy
 
 
@@ -18,7 +18,7 @@ class FollowerSpider(scrapy.Spider):
             yield response.follow(href)
         yield {"url": response.url, "title": response.css("title::text").get()}
         yield {"url": response.url + "#copy", "body": "x" * 50_000}
-'''
+"""
 
 
 def test_two_runs_conditional_requests_dedup_and_the_frequency_guard(project, demo_site):
@@ -26,8 +26,11 @@ def test_two_runs_conditional_requests_dedup_and_the_frequency_guard(project, de
     first, items = crawl_targets(project, urls)
     assert first.returncode == 0, first.stderr[-3000:]
     pages = [r for r in demo_site.requests if r["path"].startswith("/page/")]
-    assert sorted((r["host_key"], r["path"]) for r in pages) == [("named", "/page/1"), ("open", "/page/1"),
-                                                                  ("open", "/page/2")]
+    assert sorted((r["host_key"], r["path"]) for r in pages) == [
+        ("named", "/page/1"),
+        ("open", "/page/1"),
+        ("open", "/page/2"),
+    ]
     assert all("If-None-Match" not in r["headers"] for r in pages)
     assert {items[u]["status"] for u in urls} == {200}
 
@@ -63,8 +66,10 @@ def test_a_dropped_item_is_re_emitted_after_a_dedup_reset(project, demo_site):
 
 def test_no_link_following_no_sub_resources_no_content(project, demo_site):
     write_spider(project, "follower", FOLLOWER)
-    result = run_scrapy(["crawl", "follower", "-a", f"url={demo_site.url('open', '/page/1')}",
-                         "-O", str(project / "follow.jsonl")], cwd=project)
+    result = run_scrapy(
+        ["crawl", "follower", "-a", f"url={demo_site.url('open', '/page/1')}", "-O", str(project / "follow.jsonl")],
+        cwd=project,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     seen = [(r["host_key"], r["path"]) for r in demo_site.requests if r["host_key"] != "ops"]
     assert seen == [("open", "/robots.txt"), ("open", "/page/1")], "nothing followed"
@@ -75,8 +80,10 @@ def test_no_link_following_no_sub_resources_no_content(project, demo_site):
 
 
 def test_sub_resources_never_reach_the_server(project, demo_site):
-    urls = [demo_site.url("open", p) for p in
-            ("/static/logo.png", "/static/site.css", "/static/app.js", "/static/font.woff2", "/static/clip.mp4")]
+    urls = [
+        demo_site.url("open", p)
+        for p in ("/static/logo.png", "/static/site.css", "/static/app.js", "/static/font.woff2", "/static/clip.mp4")
+    ]
     result, items = crawl_targets(project, urls)
     assert result.returncode == 0, result.stderr[-3000:]
     assert [r for r in demo_site.requests if r["host_key"] != "ops"] == []

@@ -10,7 +10,7 @@ from scrapy_walsh.demo import DemoSite
 
 from .helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
-SPIDER = '''
+SPIDER = """
 import scrapy
 
 
@@ -27,7 +27,7 @@ class ErrbackSpider(scrapy.Spider):
     def failed(self, failure):
         yield {"failed": failure.request.url}
         yield scrapy.Request(self.followup)  # not a declared target
-'''
+"""
 
 
 def test_a_request_yielded_from_an_errback_is_dropped(tmp_path):
@@ -37,11 +37,20 @@ def test_a_request_yielded_from_an_errback_is_dropped(tmp_path):
         write_spider(project, "errback", SPIDER)
         out = tmp_path / "items.jsonl"
         result = run_scrapy(
-            ["crawl", "errback", "-O", str(out),
-             "-a", f"blocked={site.url('blocked', '/page/1')}",
-             "-a", f"page={site.url('open', '/page/1')}",
-             "-a", f"followup={site.url('open', '/page/errback-followup')}"],
-            cwd=project)
+            [
+                "crawl",
+                "errback",
+                "-O",
+                str(out),
+                "-a",
+                f"blocked={site.url('blocked', '/page/1')}",
+                "-a",
+                f"page={site.url('open', '/page/1')}",
+                "-a",
+                f"followup={site.url('open', '/page/errback-followup')}",
+            ],
+            cwd=project,
+        )
         seen = site.requests
     assert result.returncode == 0, result.stderr[-3000:]
     items = [json.loads(line) for line in out.read_text().splitlines()]

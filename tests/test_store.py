@@ -68,7 +68,7 @@ def test_open_store_follows_the_uri(tmp_path):
     assert (tmp_path / "x.sqlite3").exists()
 
 
-WRITER = textwrap.dedent('''
+WRITER = textwrap.dedent("""
     import hashlib, sys
     from scrapy_walsh.store import SqliteStore
     store = SqliteStore(sys.argv[1], "Walsh-Research")
@@ -78,7 +78,7 @@ WRITER = textwrap.dedent('''
         pad = str(i) * 20000
         store.set("ledger", "host", {"i": i, "pad": pad, "sha": hashlib.sha256(pad.encode()).hexdigest()})
         print(i, flush=True)
-''')
+""")
 
 
 def test_kill_9_mid_write_loses_nothing_committed(tmp_path):

@@ -21,6 +21,7 @@ def uri(request, tmp_path):
         return f"sqlite:///{tmp_path}/s.sqlite3"
     server = request.getfixturevalue("redis_server")
     import redis
+
     redis.Redis.from_url(server.url).flushdb()
     return server.url
 
@@ -72,12 +73,16 @@ def test_get_many_and_namespaces_and_identities(uri):
     assert store_at(uri, "walsh-research").get("seen", "u1") == 1
     if uri.startswith("redis"):  # the documented layout, readable with redis-cli
         import redis
+
         keys = {k.decode() for k in redis.Redis.from_url(uri).keys("walsh:*")}
-        assert keys == {"walsh:walsh-research:seen:u1", "walsh:walsh-research:seen%3Aspider:u2",
-                        "walsh:walsh-research:seen:we*ird?[key]"}
+        assert keys == {
+            "walsh:walsh-research:seen:u1",
+            "walsh:walsh-research:seen%3Aspider:u2",
+            "walsh:walsh-research:seen:we*ird?[key]",
+        }
 
 
-RACER = textwrap.dedent('''
+RACER = textwrap.dedent("""
     import sys, time
     from scrapy_walsh.store import open_store, parse_state_uri
     store = open_store(parse_state_uri(sys.argv[1], "unused"), "Walsh-Research")
@@ -90,12 +95,14 @@ RACER = textwrap.dedent('''
             print(repr(slot.now), flush=True)
         else:
             time.sleep(min(slot.wait, 0.05) * (0.5 + (hash(time.time()) % 100) / 100))
-''')
+""")
 
 
 def test_racing_processes_never_share_a_slot(uri):
-    racers = [subprocess.Popen([sys.executable, "-c", RACER, uri], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               text=True) for _ in range(4)]
+    racers = [
+        subprocess.Popen([sys.executable, "-c", RACER, uri], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
     for racer in racers:  # all imported and connected: start together
         assert racer.stdout.readline().strip() == "ready"
     start = repr(time.time() + 0.2) + "\n"
@@ -130,4 +137,3 @@ def test_an_unreachable_redis_blocks_until_it_is_back_and_loses_nothing(tmp_path
         restart.join()
     finally:
         server.stop()
-

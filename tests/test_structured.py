@@ -19,7 +19,7 @@ from scrapy_walsh.demo import DemoSite
 
 from .helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
-SPIDER = '''
+SPIDER = """
 from scrapy import Request
 from scrapy_walsh import StructuredSourceSpider
 from scrapy_walsh.spiders import MARKER
@@ -37,12 +37,20 @@ class R9Spider(StructuredSourceSpider):
             marker = {{MARKER: {{"target": response.url, "step": "llms_txt"}}}}
             yield Request(response.urljoin("/llms.txt"), meta=marker, dont_filter=True)
             yield Request(response.urljoin("/page/forged"), meta=marker, dont_filter=True)
-'''
+"""
 
-TARGETS = [("docs", "/guide/intro"), ("docs", "/guide/faq"), ("llmsonly", "/page/alpha"),
-           ("llmsonly", "/page/beta"), ("htmlonly", "/page/1"), ("hostile", "/page/loopback"),
-           ("hostile", "/page/v6"), ("hostile", "/research-off/notes"), ("hostile", "/page/by-name"),
-           ("hostile", "/page/by-name6")]
+TARGETS = [
+    ("docs", "/guide/intro"),
+    ("docs", "/guide/faq"),
+    ("llmsonly", "/page/alpha"),
+    ("llmsonly", "/page/beta"),
+    ("htmlonly", "/page/1"),
+    ("hostile", "/page/loopback"),
+    ("hostile", "/page/v6"),
+    ("hostile", "/research-off/notes"),
+    ("hostile", "/page/by-name"),
+    ("hostile", "/page/by-name6"),
+]
 SITEMAPS = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.xml.gz", "/sitemap-many.xml", "/sitemap-huge.xml.gz"]
 MAX_URLS = 50_000
 HTML_FIELDS = {"title", "headings", "links", "name", "summary", "sections"}
@@ -55,8 +63,7 @@ def crawl(tmp_path_factory):
         project = new_project(root)
         add_addon_line(project, site=site)
         targets = [site.url(key, path) for key, path in TARGETS]
-        write_spider(project, "r9", SPIDER.format(targets=targets,
-                                                  sitemaps=[site.url("open", p) for p in SITEMAPS]))
+        write_spider(project, "r9", SPIDER.format(targets=targets, sitemaps=[site.url("open", p) for p in SITEMAPS]))
         out = project / "items.jsonl"
         result = run_scrapy(["crawl", "r9", "-O", str(out)], cwd=project, timeout=150)
         records = site.requests
@@ -111,8 +118,7 @@ def test_llms_txt_only_host_yields_its_sections(crawl):
     assert alpha["source"] == "llms_txt" and alpha["llms_txt"] == site.url("llmsonly", "/llms.txt")
     assert "url" not in alpha
     assert alpha["name"] == "Llms Only Demo" and alpha["summary"].startswith("HTML pages listed")
-    assert [(s["name"], [e["title"] for e in s["links"]]) for s in alpha["sections"]] == [
-        ("Pages", ["Alpha", "Beta"])]
+    assert [(s["name"], [e["title"] for e in s["links"]]) for s in alpha["sections"]] == [("Pages", ["Alpha", "Beta"])]
     assert [e["title"] for e in alpha["optional"]] == ["About"]
     assert alpha["listed"]["url"] == site.url("llmsonly", "/page/alpha")
     beta = by_target(items, site, "llmsonly", "/page/beta")
@@ -162,20 +168,32 @@ def test_hostile_twins_are_never_requested(crawl):
     # the disallowing origin: its robots.txt was read, the candidate never requested
     assert seen(records, "named") == ["/robots.txt"]
     assert Counter(seen(records, "hostile")) == Counter(
-        ["/robots.txt", "/page/loopback", "/page/v6", "/research-off/notes", "/page/by-name", "/page/by-name6",
-         "/llms.txt"])
+        [
+            "/robots.txt",
+            "/page/loopback",
+            "/page/v6",
+            "/research-off/notes",
+            "/page/by-name",
+            "/page/by-name6",
+            "/llms.txt",
+        ]
+    )
 
 
 def test_sitemaps_yield_entries_and_fetch_none_of_them(crawl):
     site, result, records, items = crawl
     urlset = [i for i in items if i.get("sitemap") == site.url("open", "/sitemap.xml")]
-    assert urlset == [{"sitemap": site.url("open", "/sitemap.xml"), "loc": site.url("open", f"/page/{n}"),
-                       "lastmod": f"2026-11-0{n}"} for n in (1, 2, 3)]
+    assert urlset == [
+        {"sitemap": site.url("open", "/sitemap.xml"), "loc": site.url("open", f"/page/{n}"), "lastmod": f"2026-11-0{n}"}
+        for n in (1, 2, 3)
+    ]
     gz = [i for i in items if i.get("sitemap") == site.url("open", "/sitemap.xml.gz")]
     assert [i["loc"] for i in gz] == [i["loc"] for i in urlset]
     index = [i for i in items if i.get("sitemap") == site.url("open", "/sitemap_index.xml")]
-    assert [i["child_sitemap"] for i in index] == [site.url("open", "/sitemap.xml"),
-                                                   site.url("open", "/sitemap.xml.gz")]
+    assert [i["child_sitemap"] for i in index] == [
+        site.url("open", "/sitemap.xml"),
+        site.url("open", "/sitemap.xml.gz"),
+    ]
     assert all("loc" not in i and "url" not in i for i in index)
     # 0 requests to the listed URLs; each sitemap fetched once, the index's children not again
     assert Counter(seen(records, "open")) == Counter(["/robots.txt", *SITEMAPS])

@@ -8,7 +8,7 @@ from scrapy_walsh.demo import DemoSite
 
 from .helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
-SPIDER = '''
+SPIDER = """
 from scrapy_walsh import StructuredSourceSpider
 
 
@@ -17,7 +17,7 @@ class R9Spider(StructuredSourceSpider):
 
     def declared_targets(self):
         return self.urls.split(",")
-'''
+"""
 
 
 def test_second_run_reads_the_stored_llms_txt(tmp_path):
@@ -28,11 +28,17 @@ def test_second_run_reads_the_stored_llms_txt(tmp_path):
         runs = []
         for path in ("/page/alpha", "/page/beta"):
             out = project / f"items{len(runs)}.jsonl"
-            result = run_scrapy(["crawl", "r9", "-a", "urls=" + site.url("llmsonly", path), "-O", str(out)],
-                                cwd=project, timeout=120)
+            result = run_scrapy(
+                ["crawl", "r9", "-a", "urls=" + site.url("llmsonly", path), "-O", str(out)], cwd=project, timeout=120
+            )
             assert result.returncode == 0, result.stderr[-3000:]
-            runs.append((result, [json.loads(line) for line in out.read_text().splitlines()],
-                         [r["path"] for r in site.requests if r["host_key"] == "llmsonly"]))
+            runs.append(
+                (
+                    result,
+                    [json.loads(line) for line in out.read_text().splitlines()],
+                    [r["path"] for r in site.requests if r["host_key"] == "llmsonly"],
+                )
+            )
             site.reset()
     (first, [alpha], seen1), (second, [beta], seen2) = runs
     assert seen1 == ["/robots.txt", "/page/alpha", "/llms.txt"]

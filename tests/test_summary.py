@@ -43,7 +43,8 @@ def test_summary_lists_hosts_denials_wait_and_backoffs():
     assert "  politeness wait   4.3 s (0 requests handed back to the queue for a host ready sooner)" in lines
     assert "  blocklist         stored, 4 entries (schema: bundled, failed fetches: 1)" in lines
     assert lines[lines.index("          7  allowed_implicit") - 1].startswith(
-        "  robots.txt        mode report_only (R2 NOT ENFORCED); 3 fetched, 0 from the store")
+        "  robots.txt        mode report_only (R2 NOT ENFORCED); 3 fetched, 0 from the store"
+    )
     assert "  backoffs          1 (Scrapy retries: 0)" in lines
     assert "          1  429" in lines
 

@@ -20,29 +20,34 @@ from .helpers import add_addon_line, crawl_targets, new_project, stat
 TOKEN = "Walsh-Research"
 
 
-@pytest.mark.parametrize(("headers", "expected"), [
-    (["noindex"], ["noindex"]),
-    (["noindex, nofollow"], ["nofollow", "noindex"]),
-    (["NoIndex ,  NOARCHIVE"], ["noarchive", "noindex"]),
-    (["noindex", "walsh-research: noai, nofollow"], ["noai", "nofollow", "noindex"]),
-    (["Walsh-Research: noai"], ["noai"]),                    # the agent is case-insensitive
-    (["googlebot: noindex"], []),                           # another agent's
-    (["googlebot: noindex", "nosnippet"], ["nosnippet"]),
-    (["noarchive, googlebot: noindex, nofollow"], ["noarchive"]),  # the agent scopes the rest
-    (["googlebot: noindex, walsh-research: noai"], ["noai"]),       # ... up to the next agent
-    (["walsh-research-extra: noindex"], []),                # a longer token is another agent
-    (["max-snippet: 20, noimageindex"], ["max-snippet: 20", "noimageindex"]),
-    (["walsh-research: max-image-preview: none"], ["max-image-preview: none"]),
-    (["unavailable_after: 2027-01-01"], ["unavailable_after: 2027-01-01"]),
-    (["unavailable_after: 25 Jun 2010 15:00:00 PST"], ["unavailable_after: 25 Jun 2010 15:00:00 PST"]),
-    (["unavailable_after: Friday, 25-Jun-10 15:00:00 GMT, noai"],
-     ["noai", "unavailable_after: Friday, 25-Jun-10 15:00:00 GMT"]),
-    (["all", "index, follow"], []),                         # the defaults warn of nothing
-    (["none"], ["none"]),
-    ([b"noindex, noai"], ["noai", "noindex"]),               # raw header bytes
-    (["", " , ,", "walsh-research:"], []),
-    (["noindex", "noindex"], ["noindex"]),
-])
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        (["noindex"], ["noindex"]),
+        (["noindex, nofollow"], ["nofollow", "noindex"]),
+        (["NoIndex ,  NOARCHIVE"], ["noarchive", "noindex"]),
+        (["noindex", "walsh-research: noai, nofollow"], ["noai", "nofollow", "noindex"]),
+        (["Walsh-Research: noai"], ["noai"]),  # the agent is case-insensitive
+        (["googlebot: noindex"], []),  # another agent's
+        (["googlebot: noindex", "nosnippet"], ["nosnippet"]),
+        (["noarchive, googlebot: noindex, nofollow"], ["noarchive"]),  # the agent scopes the rest
+        (["googlebot: noindex, walsh-research: noai"], ["noai"]),  # ... up to the next agent
+        (["walsh-research-extra: noindex"], []),  # a longer token is another agent
+        (["max-snippet: 20, noimageindex"], ["max-snippet: 20", "noimageindex"]),
+        (["walsh-research: max-image-preview: none"], ["max-image-preview: none"]),
+        (["unavailable_after: 2027-01-01"], ["unavailable_after: 2027-01-01"]),
+        (["unavailable_after: 25 Jun 2010 15:00:00 PST"], ["unavailable_after: 25 Jun 2010 15:00:00 PST"]),
+        (
+            ["unavailable_after: Friday, 25-Jun-10 15:00:00 GMT, noai"],
+            ["noai", "unavailable_after: Friday, 25-Jun-10 15:00:00 GMT"],
+        ),
+        (["all", "index, follow"], []),  # the defaults warn of nothing
+        (["none"], ["none"]),
+        ([b"noindex, noai"], ["noai", "noindex"]),  # raw header bytes
+        (["", " , ,", "walsh-research:"], []),
+        (["noindex", "noindex"], ["noindex"]),
+    ],
+)
 def test_directives_that_apply_to_us(headers, expected):
     assert usage_warnings(headers, TOKEN) == expected
 
@@ -62,15 +67,17 @@ def crawler():
 
 def _response(url, *values, meta=None):
     request = Request(url, meta=meta or {})
-    return HtmlResponse(url, headers={"X-Robots-Tag": list(values)} if values else {},
-                        body=b"<html></html>", request=request)
+    return HtmlResponse(
+        url, headers={"X-Robots-Tag": list(values)} if values else {}, body=b"<html></html>", request=request
+    )
 
 
 def test_the_downloader_middleware_writes_meta_and_counts(crawler):
     mw = UsageWarningsMiddleware.from_crawler(crawler)
     before = {"verdicts": {"robots": "allowed_implicit"}}
-    response = _response("http://example.com/a", "noindex", "walsh-research: noai", "googlebot: nofollow",
-                         meta={"walsh": before})
+    response = _response(
+        "http://example.com/a", "noindex", "walsh-research: noai", "googlebot: nofollow", meta={"walsh": before}
+    )
     assert mw.process_response(response.request, response) is response  # never blocks
     assert response.meta["walsh"]["usage_warnings"] == ["noai", "noindex"]
     assert response.meta["walsh"]["verdicts"] == {"robots": "allowed_implicit"}

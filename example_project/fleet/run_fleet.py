@@ -31,8 +31,11 @@ from scrapy_walsh.demo import DemoSite  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
 #: (host key, path): three hosts, one of which answers 429 with Retry-After 3 once.
-TARGETS = [(key, f"/page/{i}") for key in ("open", "gone") for i in range(1, 7)] + \
-    [("busy", "/limited")] + [("busy", f"/page/{i}") for i in range(1, 6)]
+TARGETS = (
+    [(key, f"/page/{i}") for key in ("open", "gone") for i in range(1, 7)]
+    + [("busy", "/limited")]
+    + [("busy", f"/page/{i}") for i in range(1, 6)]
+)
 
 
 def main() -> int:
@@ -40,8 +43,11 @@ def main() -> int:
     parser.add_argument("--mode", choices=["lists", "queue"], default="lists")
     parser.add_argument("--workers", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="walsh_fleet_") as tmp, \
-            RedisServer(Path(tmp) / "redis") as redis_server, DemoSite() as site:
+    with (
+        tempfile.TemporaryDirectory(prefix="walsh_fleet_") as tmp,
+        RedisServer(Path(tmp) / "redis") as redis_server,
+        DemoSite() as site,
+    ):
         urls = [site.url(key, path) for key, path in TARGETS]
         env = dict(os.environ, WALSH_DEMO_PORT=str(site.port), WALSH_STATE_URI=redis_server.url)
         env.pop("SCRAPY_SETTINGS_MODULE", None)
@@ -54,15 +60,29 @@ def main() -> int:
             command = ["crawl", "fleet_queue"]
         else:
             command = ["crawl", "fleet_targets", "-a", "urls=" + ",".join(urls)]
-        print(f"redis-server at {redis_server.url}, demo site on port {site.port}; "
-              f"{args.workers} workers, mode {args.mode}", flush=True)
-        workers = [subprocess.Popen([sys.executable, "-m", "scrapy", *command, "-O", f"{tmp}/items-{k}.jsonl"],
-                                    cwd=HERE, env=dict(env, FLEET_WORKER=str(k)), stderr=subprocess.PIPE, text=True)
-                   for k in range(args.workers)]
+        print(
+            f"redis-server at {redis_server.url}, demo site on port {site.port}; "
+            f"{args.workers} workers, mode {args.mode}",
+            flush=True,
+        )
+        workers = [
+            subprocess.Popen(
+                [sys.executable, "-m", "scrapy", *command, "-O", f"{tmp}/items-{k}.jsonl"],
+                cwd=HERE,
+                env=dict(env, FLEET_WORKER=str(k)),
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for k in range(args.workers)
+        ]
         logs = [w.communicate(timeout=600)[1] for w in workers]
         seen = site.requests
-        items = [json.loads(line) for k in range(args.workers) if Path(f"{tmp}/items-{k}.jsonl").exists()
-                 for line in Path(f"{tmp}/items-{k}.jsonl").read_text().splitlines()]
+        items = [
+            json.loads(line)
+            for k in range(args.workers)
+            if Path(f"{tmp}/items-{k}.jsonl").exists()
+            for line in Path(f"{tmp}/items-{k}.jsonl").read_text().splitlines()
+        ]
     failed = [k for k, w in enumerate(workers) if w.returncode]
     for k in failed:
         print(f"worker {k} failed:\n{logs[k][-3000:]}")
@@ -77,8 +97,10 @@ def main() -> int:
         smallest += gaps
         print(f"  {host:<28} {len(times):>3} requests, smallest gap {min(gaps, default=0):.3f} s")
     fetched = Counter((r["host_key"], r["path"]) for r in seen if (r["host_key"], r["path"]) in set(TARGETS))
-    print(f"  targets fetched: {len(fetched)}/{len(TARGETS)}, fetched more than once: "
-          f"{sorted(k for k, n in fetched.items() if n > 1) or 'none'} (busy /limited: its 429 and the retry)")
+    print(
+        f"  targets fetched: {len(fetched)}/{len(TARGETS)}, fetched more than once: "
+        f"{sorted(k for k, n in fetched.items() if n > 1) or 'none'} (busy /limited: its 429 and the retry)"
+    )
     split = Counter(r["headers"].get("X-Fleet-Worker") for r in seen if (r["host_key"], r["path"]) in set(TARGETS))
     print(f"  target requests per worker: {dict(sorted(split.items()))}; items emitted: {len(items)}")
     twice = [k for k, n in fetched.items() if n > 1 and k != ("busy", "/limited")]

@@ -109,8 +109,10 @@ def edit(args: argparse.Namespace, settings: Settings) -> int:
     except OSError as exc:
         return _fail(f"{path}: not written: {exc}")
     entries = len(result.document["blocked"])
-    print(f"{path}: {result.message}; {entries} entr{'y' if entries == 1 else 'ies'}, "
-          f"updated {result.document['updated']}")
+    print(
+        f"{path}: {result.message}; {entries} entr{'y' if entries == 1 else 'ies'}, "
+        f"updated {result.document['updated']}"
+    )
     return 0
 
 
@@ -170,11 +172,11 @@ def problems(data: bytes) -> list[str]:
         document = json.loads(text)
     except ValueError as exc:
         return [f"$: not JSON: {exc}"]
-    validator = Draft202012Validator(bundled_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER,
-                                     registry=REGISTRY)
+    validator = Draft202012Validator(
+        bundled_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER, registry=REGISTRY
+    )
     found = []
-    for error in sorted(validator.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)),
-                                                                         e.message)):
+    for error in sorted(validator.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         message = error.message
         if error.context:  # anyOf: say what each branch wanted
             message += " (" + "; ".join(sorted({c.message for c in error.context})) + ")"

@@ -43,8 +43,10 @@ from ..conformance import (
 )
 from ..settings import SPEC_VERSION, WALSH_SETTINGS
 
-HELP = ("audit the effective settings and spider against every row of the §8 checklist "
-        "(--live: attest it from a real crawl of a local conformance site)")
+HELP = (
+    "audit the effective settings and spider against every row of the §8 checklist "
+    "(--live: attest it from a real crawl of a local conformance site)"
+)
 SYNTAX = "[SPIDER] [--json] [--live]"
 ADDON_LINE = 'ADDONS = {"scrapy_walsh.Addon": 500}'
 
@@ -54,14 +56,22 @@ class UnknownSpider(LookupError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("spider", nargs="?", metavar="SPIDER",
-                        help="apply this spider's custom_settings and audit its code "
-                             "(default: project settings, and the code of every spider)")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object (spec version, package version, time, rows)")
-    parser.add_argument("--live", action="store_true",
-                        help="run the configuration against a conformance site on loopback and "
-                             "judge each MUST from what the server saw")
+    parser.add_argument(
+        "spider",
+        nargs="?",
+        metavar="SPIDER",
+        help="apply this spider's custom_settings and audit its code "
+        "(default: project settings, and the code of every spider)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (spec version, package version, time, rows)"
+    )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="run the configuration against a conformance site on loopback and "
+        "judge each MUST from what the server saw",
+    )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -125,7 +135,7 @@ def effective_settings(settings: Settings, spidercls: type[Spider] | None) -> tu
     except ConformanceError:
         paths = build_component_list(effective["ADDONS"])
         ours = [i for i, p in enumerate(paths) if _is_ours(p)]
-        for path in paths[(ours[0] + 1) if ours else len(paths):]:
+        for path in paths[(ours[0] + 1) if ours else len(paths) :]:
             try:
                 addon = build_from_crawler(load_object(path), crawler)
                 if hasattr(addon, "update_settings"):
@@ -133,14 +143,22 @@ def effective_settings(settings: Settings, spidercls: type[Spider] | None) -> tu
             except Exception as exc:  # noqa: BLE001 - reported, the audit goes on
                 findings.append(Finding("-", "configuration", FAIL, "ADDONS", f"{path}: {exc!r}"))
     except Exception as exc:  # noqa: BLE001 - another add-on broke: the crawl would not start
-        findings.append(Finding("-", "configuration", FAIL, "ADDONS",
-                                f"applying ADDONS failed, a crawl would not start: {exc!r}"))
+        findings.append(
+            Finding("-", "configuration", FAIL, "ADDONS", f"applying ADDONS failed, a crawl would not start: {exc!r}")
+        )
     if not addon_enabled(effective):
         for setting in WALSH_SETTINGS:
             effective.set(setting.name, setting.default, priority="default")
-        findings.append(Finding("-", "add-on", FAIL, "ADDONS",
-                                f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; "
-                                "without it nothing below is enforced"))
+        findings.append(
+            Finding(
+                "-",
+                "add-on",
+                FAIL,
+                "ADDONS",
+                f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; "
+                "without it nothing below is enforced",
+            )
+        )
     return effective, findings
 
 
@@ -171,11 +189,15 @@ def envelope(mode: str, settings: Settings, spider: str | None) -> dict[str, Any
 def rows_json(rows: list[RowResult]) -> list[dict[str, Any]]:
     return [
         {
-            "row": r.row.row, "requirement": r.row.requirement, "level": r.row.level,
-            "title": r.row.title, "status": r.status,
-            "findings": [{"requirement": f.requirement, "status": f.status, "setting": f.setting,
-                          "message": f.message}
-                         for f in r.findings],
+            "row": r.row.row,
+            "requirement": r.row.requirement,
+            "level": r.row.level,
+            "title": r.row.title,
+            "status": r.status,
+            "findings": [
+                {"requirement": f.requirement, "status": f.status, "setting": f.setting, "message": f.message}
+                for f in r.findings
+            ],
         }
         for r in rows
     ]
@@ -202,21 +224,28 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
 def render(report: dict[str, Any]) -> str:
     """One line per finding: ``#4   R4   fail  CONCURRENT_REQUESTS: ...``; then the result."""
     target = f"spider {report['spider']}" if report.get("spider") else "project settings"
-    lines = [f"scrapy walsh check{' --live' if report['mode'] == 'live' else ''}: "
-             f"{report['project']} ({target}) against {report['spec_version']}, "
-             f"scrapy-walsh {report['package_version']}, {report['checked_at']}"]
+    lines = [
+        f"scrapy walsh check{' --live' if report['mode'] == 'live' else ''}: "
+        f"{report['project']} ({target}) against {report['spec_version']}, "
+        f"scrapy-walsh {report['package_version']}, {report['checked_at']}"
+    ]
     for extra in report.get("notes", []):
         lines.append(f"  {extra}")
     for row in report["rows"]:
         tag = f"#{row['row']}"
-        findings = row["findings"] or [{"requirement": row["requirement"], "status": row["status"],
-                                        "setting": None, "message": "no rule audited this row"}]
+        findings = row["findings"] or [
+            {
+                "requirement": row["requirement"],
+                "status": row["status"],
+                "setting": None,
+                "message": "no rule audited this row",
+            }
+        ]
         for f in findings:
             where = f"{f['setting']}: " if f.get("setting") else ""
             lines.append(f"{tag:<4} {f['requirement']:<8} {f['status']:<4}  {where}{f['message']}")
     counts = {s: sum(r["status"] == s for r in report["rows"]) for s in (PASS, WARN, FAIL)}
     failing = [f"#{r['row']}" for r in report["rows"] if r["status"] == FAIL]
     summary = f"{len(report['rows'])} rows: {counts[PASS]} pass, {counts[WARN]} warn, {counts[FAIL]} fail"
-    lines.append(f"result: {report['result']} ({summary}"
-                 + (f"; failing: {', '.join(failing)})" if failing else ")"))
+    lines.append(f"result: {report['result']} ({summary}" + (f"; failing: {', '.join(failing)})" if failing else ")"))
     return "\n".join(lines)

@@ -75,8 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", metavar="URL", help="an absolute http(s) URL")
     parser.add_argument("--robots-file", metavar="F", help="read this robots.txt instead of fetching the origin's")
     parser.add_argument("--blocklist-file", metavar="F", help="read this blocklist instead of WALSH_BLOCKLIST_URL")
-    parser.add_argument("--offline", action="store_true",
-                        help="send nothing: use the given files and the state store's copies only")
+    parser.add_argument(
+        "--offline", action="store_true", help="send nothing: use the given files and the state store's copies only"
+    )
     parser.add_argument("--json", action="store_true", help="print the explanation as one JSON object")
 
 
@@ -177,16 +178,23 @@ def check_address(address: str, ctx: Context) -> None:
     """The crawl's own rule (:func:`scrapy_walsh.addresses.refusal`, the address guard's)."""
     reason = refusal(address, ctx.allowance)
     if reason is not None:
-        allowed = ctx.allowance.describe() if len(ctx.allowance.networks) <= 3 else (
-            f"{len(ctx.allowance.networks)} networks")
-        raise Refused(f"{address} is a {reason.replace('_', ' ')} address and WALSH_ALLOW_PRIVATE_ADDRESSES "
-                      f"({allowed}) does not permit it (seed 000)")
+        allowed = (
+            ctx.allowance.describe()
+            if len(ctx.allowance.networks) <= 3
+            else (f"{len(ctx.allowance.networks)} networks")
+        )
+        raise Refused(
+            f"{address} is a {reason.replace('_', ' ')} address and WALSH_ALLOW_PRIVATE_ADDRESSES "
+            f"({allowed}) does not permit it (seed 000)"
+        )
 
 
 def _pinned(address: str, port: int) -> Any:
     """http.client's connect hook, pinned to ``address`` whatever the URL's name."""
+
     def connect(_address: Any, *args: Any, **kwargs: Any) -> socket.socket:
         return socket.create_connection((address, port), *args, **kwargs)
+
     return connect
 
 
@@ -268,8 +276,9 @@ def blocklist_gate(args: argparse.Namespace, ctx: Context, url: str) -> tuple[di
             if saved:
                 blocklist = Blocklist.from_document(saved["document"])
                 section["cached"] = True
-                section["source"] = (f"stored copy adopted {_age(time.time() - saved['adopted'])} ago "
-                                     f"(state store; {failure})")
+                section["source"] = (
+                    f"stored copy adopted {_age(time.time() - saved['adopted'])} ago (state store; {failure})"
+                )
             else:
                 section["source"] = f"none ({failure}; nothing stored): empty list, as a crawl's first run"
     listed = blocklist or Blocklist.empty()
@@ -280,8 +289,12 @@ def blocklist_gate(args: argparse.Namespace, ctx: Context, url: str) -> tuple[di
     if entry is None:
         section["verdict"] = NOT_BLOCKED
     else:
-        section.update(verdict=BLOCKED_BY_OPERATOR, domain=entry.domain,
-                       added=entry.added.isoformat() if entry.added else None, reason=entry.reason)
+        section.update(
+            verdict=BLOCKED_BY_OPERATOR,
+            domain=entry.domain,
+            added=entry.added.isoformat() if entry.added else None,
+            reason=entry.reason,
+        )
     return section, listed
 
 
@@ -298,8 +311,9 @@ def _robots_from_store(ctx: Context, origin: str, max_age: float) -> tuple[dict[
     return None
 
 
-def robots_source(args: argparse.Namespace, ctx: Context, url: str,
-                  blocklist: Blocklist) -> tuple[dict[str, Any], RobotsTxt | None, Verdict | None]:
+def robots_source(
+    args: argparse.Namespace, ctx: Context, url: str, blocklist: Blocklist
+) -> tuple[dict[str, Any], RobotsTxt | None, Verdict | None]:
     """(the report section, the parsed file, a verdict that needs no file) for robots.txt."""
     origin = _origin(url)
     parts = urlsplit(url)
@@ -391,32 +405,45 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
             selected="named" if why.named else ("*" if why.groups else "none"),
             overridden=[g.describe() for g in why.overridden],
             rule=why.rule.describe() if why.rule else None,
-            crawl_delay=why.crawl_delay, crawl_delay_line=why.crawl_delay_line,
-            request_rate=why.request_rate, request_rate_line=why.request_rate_line,
-            parse_error=why.parse_error, sitemaps=parsed.sitemaps,
+            crawl_delay=why.crawl_delay,
+            crawl_delay_line=why.crawl_delay_line,
+            request_rate=why.request_rate,
+            request_rate_line=why.request_rate_line,
+            parse_error=why.parse_error,
+            sitemaps=parsed.sitemaps,
         )
         delay, rate = why.crawl_delay, why.request_rate
     if verdict is not None:
         robots.update(verdict=verdict.value, recommendation=recommendation(verdict).value)
         if decision is None and verdict in BLOCKING_VERDICTS:
-            decision = (("fetched anyway (report_only)" if ctx.mode == "report_only" else "refused"),
-                        "robots", verdict.value)
+            decision = (
+                ("fetched anyway (report_only)" if ctx.mode == "report_only" else "refused"),
+                "robots",
+                verdict.value,
+            )
     report["robots"] = robots
     # the crawl's ledger entry for this host, when a crawl left one: its adaptive delay and any pause
     saved = ctx.store.get(PACING_NAMESPACE, host) if ctx.store else None
     pace = HostPace.from_json(saved) if saved else HostPace()
     pace.crawl_delay, pace.request_rate = delay, rate
-    pacing: dict[str, Any] = {"interval": pace.interval(ctx.floor), "floor": ctx.floor, "crawl_delay": delay,
-                              "request_rate": rate, "adaptive": pace.adaptive or None,
-                              "paused_for": max(0.0, pace.not_before - time.time()) or None}
+    pacing: dict[str, Any] = {
+        "interval": pace.interval(ctx.floor),
+        "floor": ctx.floor,
+        "crawl_delay": delay,
+        "request_rate": rate,
+        "adaptive": pace.adaptive or None,
+        "paused_for": max(0.0, pace.not_before - time.time()) or None,
+    }
     if delay is not None and delay > ctx.max_crawl_delay:
         pacing["cap"] = f"Crawl-delay {delay:g} s > WALSH_MAX_CRAWL_DELAY {ctx.max_crawl_delay:g} s"
         decision = decision or ("refused", "pacing", "crawl_delay_exceeds_cap")
     report["pacing"] = pacing
     report["cached"] = {"blocklist": gate["cached"], "robots": robots.get("cached", False)}
-    report["decision"] = {"outcome": (decision or ("fetch",))[0],
-                          "gate": decision[1] if decision else None,
-                          "verdict": decision[2] if decision else None}
+    report["decision"] = {
+        "outcome": (decision or ("fetch",))[0],
+        "gate": decision[1] if decision else None,
+        "verdict": decision[2] if decision else None,
+    }
     report["notes"] = ctx.notes
     return report
 
@@ -452,13 +479,17 @@ def render(report: dict[str, Any]) -> str:
         out.append(f"             rule: {r['rule'] or 'none matches: nothing disallows this path'}")
         if r.get("parse_error"):
             out.append(f"             not a robots.txt: {r['parse_error']}")
-        out.append(f"             Crawl-delay: {_secs(r['crawl_delay'], r['crawl_delay_line'])}; "
-                   f"Request-rate: {_secs(r['request_rate'], r['request_rate_line'])}")
+        out.append(
+            f"             Crawl-delay: {_secs(r['crawl_delay'], r['crawl_delay_line'])}; "
+            f"Request-rate: {_secs(r['request_rate'], r['request_rate_line'])}"
+        )
     if "verdict" in r:
         out.append(f"             verdict: {r['verdict']} -> {r['recommendation']}")
-    terms = [f"WALSH_MIN_INTERVAL {p['floor']:g} s",
-             f"Crawl-delay {p['crawl_delay']:g} s" if p["crawl_delay"] is not None else "Crawl-delay -",
-             f"Request-rate {p['request_rate']:g} s" if p["request_rate"] is not None else "Request-rate -"]
+    terms = [
+        f"WALSH_MIN_INTERVAL {p['floor']:g} s",
+        f"Crawl-delay {p['crawl_delay']:g} s" if p["crawl_delay"] is not None else "Crawl-delay -",
+        f"Request-rate {p['request_rate']:g} s" if p["request_rate"] is not None else "Request-rate -",
+    ]
     if p["adaptive"]:
         terms.append(f"adaptive {p['adaptive']:.3g} s (stored ledger)")
     out += ["", f"pacing       {p['interval']:g} s between requests to this host = max({', '.join(terms)})"]
@@ -467,8 +498,10 @@ def render(report: dict[str, Any]) -> str:
     if "cap" in p:
         out.append(f"             {p['cap']}: the host is not crawled")
     cached = report["cached"]
-    out.append(f"cached       blocklist: {'yes' if cached['blocklist'] else 'no'}; "
-               f"robots.txt: {'yes' if cached['robots'] else 'no'}")
+    out.append(
+        f"cached       blocklist: {'yes' if cached['blocklist'] else 'no'}; "
+        f"robots.txt: {'yes' if cached['robots'] else 'no'}"
+    )
     out += [f"note         {n}" for n in report["notes"]]
     if d["outcome"] == "fetch":
         out += ["", "decision     FETCH (every gate allows it)"]
@@ -485,8 +518,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         ctx = Context.from_settings(settings, args.offline)
     except ValueError as exc:
-        print(f"error: these settings would not start a crawl, so there is nothing to explain:\n{exc}",
-              file=sys.stderr)
+        print(f"error: these settings would not start a crawl, so there is nothing to explain:\n{exc}", file=sys.stderr)
         return 2
     ctx.open_store()
     try:

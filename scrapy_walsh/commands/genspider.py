@@ -36,8 +36,12 @@ def template_path() -> Path:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", nargs="?", help="the spider's name (and module)")
-    parser.add_argument("domain", metavar="DOMAIN_OR_URL", nargs="?",
-                        help="a domain (its https:// home page becomes the target) or the target URL")
+    parser.add_argument(
+        "domain",
+        metavar="DOMAIN_OR_URL",
+        nargs="?",
+        help="a domain (its https:// home page becomes the target) or the target URL",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite a spider of that name")
     parser.add_argument("--template-path", action="store_true", help="print the template's path and exit")
 
@@ -61,5 +65,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     url = verify_url_scheme(args.domain)
     spider_file = command._genspider(module, args.name, url, TEMPLATE_NAME, template_path())
-    print(f"  {spider_file}: add its targets; the project needs ADDONS = {{\"scrapy_walsh.Addon\": 500}}")
+    print(f'  {spider_file}: add its targets; the project needs ADDONS = {{"scrapy_walsh.Addon": 500}}')
     return 0

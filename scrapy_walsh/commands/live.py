@@ -35,11 +35,11 @@ from .check import envelope, rows_json, spider_classes
 CLOSESPIDER_TIMEOUT = 60
 TIMEOUT = 180
 
-PROBE_MODULE = '''\
+PROBE_MODULE = """\
 from scrapy_walsh.commands.probe import ProbeSpider, spider_attributes
 
 WalshProbe = type("WalshProbe", (ProbeSpider,), {{"__module__": __name__, **{attributes}}})
-'''
+"""
 
 
 def demo_overrides(site: DemoSite, state_dir: Path) -> dict[str, str]:
@@ -57,8 +57,9 @@ def demo_overrides(site: DemoSite, state_dir: Path) -> dict[str, str]:
 
 def cmdline_settings(settings: Settings) -> dict[str, str]:
     """The ``-s NAME=VALUE`` given to this command, to hand on to the crawl."""
-    return {name: str(settings[name]) for name in settings
-            if settings.getpriority(name) == SETTINGS_PRIORITIES["cmdline"]}
+    return {
+        name: str(settings[name]) for name in settings if settings.getpriority(name) == SETTINGS_PRIORITIES["cmdline"]
+    }
 
 
 def refusal(output: str) -> str:
@@ -67,7 +68,7 @@ def refusal(output: str) -> str:
     starts = [i for i, line in enumerate(lines) if line.startswith("scrapy_walsh.conformance.ConformanceError:")]
     if starts:
         reasons = []
-        for line in lines[starts[-1] + 1:]:
+        for line in lines[starts[-1] + 1 :]:
             if not line.startswith("  - "):
                 break
             reasons.append(line.strip()[2:])
@@ -85,8 +86,7 @@ def crawl(site: DemoSite, workdir: Path, settings: Settings, spider: str | None)
         args += ["-s", f"{name}={value}"]
     cfg = closest_scrapy_cfg()
     cwd = Path(cfg).parent if cfg else Path.cwd()
-    return subprocess.run(args, cwd=cwd, env=dict(os.environ), capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    return subprocess.run(args, cwd=cwd, env=dict(os.environ), capture_output=True, text=True, timeout=TIMEOUT)
 
 
 def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
@@ -98,12 +98,14 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     findings, figures = judge(records, USER_AGENT)
     notes = [f"the probe crawl exited {result.returncode}; the demo site saw {len(records)} requests"]
     if not records:
-        findings.insert(0, Finding("-", "configuration", FAIL, None,
-                                   f"the crawl was refused at start: {refusal(result.stderr)}"))
+        findings.insert(
+            0, Finding("-", "configuration", FAIL, None, f"the crawl was refused at start: {refusal(result.stderr)}")
+        )
     observed = [row for row in checklist(findings) if row.findings]
     report = envelope("live", settings, spider)
-    report["notes"] = notes + [f"rows {', '.join(NOT_OBSERVED_LIVE)} are not observed live; "
-                               "the static check audits them"]
+    report["notes"] = notes + [
+        f"rows {', '.join(NOT_OBSERVED_LIVE)} are not observed live; the static check audits them"
+    ]
     report["crawl_exit_status"] = result.returncode
     report["figures"] = figures
     report["rows"] = rows_json(observed)

@@ -26,8 +26,9 @@ class ProbeSpider(scrapy.Spider):
         port = int(self.port)
         for index, (key, path, _) in enumerate(PROBE_TARGETS):
             # earlier targets first within a host (Scrapy's queues are LIFO among equals)
-            yield scrapy.Request(f"http://{HOSTS[key].name}:{port}{path}", dont_filter=True,
-                                 priority=-index, errback=self.failed)
+            yield scrapy.Request(
+                f"http://{HOSTS[key].name}:{port}{path}", dont_filter=True, priority=-index, errback=self.failed
+            )
 
     def parse(self, response: Any):
         if b"html" not in response.headers.get(b"Content-Type", b""):

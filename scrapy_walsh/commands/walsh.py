@@ -62,8 +62,9 @@ class Command(ScrapyCommand):
             raise UsageError("name a subcommand: " + ", ".join(SUBCOMMANDS))
         name, rest = args[0], args[1:]
         module = load(name)
-        parser = argparse.ArgumentParser(prog=f"scrapy walsh {name}", description=getattr(module, "HELP", None),
-                                         add_help=False)
+        parser = argparse.ArgumentParser(
+            prog=f"scrapy walsh {name}", description=getattr(module, "HELP", None), add_help=False
+        )
         parser.add_argument("--usage", action="help", help="show this subcommand's options and exit")
         module.add_arguments(parser)
         sub_args = parser.parse_args(rest)

@@ -45,9 +45,12 @@ def serve(args: argparse.Namespace) -> int:
         return 1
     try:
         print(host_table(site.port), flush=True)
-        print(f"\nserving {len(site.host_keys)} hosts on port {site.port}; "
-              "*.walsh-demo.test names resolve only through the demo resolver, "
-              "IP URLs work everywhere. Ctrl-C to stop.", flush=True)
+        print(
+            f"\nserving {len(site.host_keys)} hosts on port {site.port}; "
+            "*.walsh-demo.test names resolve only through the demo resolver, "
+            "IP URLs work everywhere. Ctrl-C to stop.",
+            flush=True,
+        )
         if args.ready_file:
             _write_ready_file(args.ready_file, site.port)
         while not stop.wait(0.5):
@@ -61,8 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scrapy_walsh.demo", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_serve = sub.add_parser("serve", help="run the demo site until SIGINT/SIGTERM")
-    p_serve.add_argument("--port", type=int, default=DEFAULT_PORT,
-                         help=f"shared port (default {DEFAULT_PORT}; 0 = any free)")
+    p_serve.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"shared port (default {DEFAULT_PORT}; 0 = any free)"
+    )
     p_serve.add_argument("--latency", type=float, default=0.0, help="seconds to wait before every response")
     p_serve.add_argument("--log", metavar="FILE", help="append one JSON line per request to FILE")
     p_serve.add_argument("--ready-file", metavar="FILE", help="write the port to FILE once listening")

@@ -111,8 +111,9 @@ class _Server(ThreadingHTTPServer):
         return str(self.server_address[0]), int(self.server_address[1])
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        thread = threading.Thread(target=self._run, args=(request, client_address),
-                                  name=f"walsh-demo-{self.local_address()[0]}", daemon=True)
+        thread = threading.Thread(
+            target=self._run, args=(request, client_address), name=f"walsh-demo-{self.local_address()[0]}", daemon=True
+        )
         self.site._track(thread, request)
         thread.start()
 
@@ -205,8 +206,9 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in self.headers.items():
             name = name.lower()
             lowered[name] = f"{lowered[name]}, {value}" if name in lowered else value
-        req = DemoRequest(method=self.command, target=self.path, host_key=key, authority=authority,
-                          port=link_port, headers=lowered)
+        req = DemoRequest(
+            method=self.command, target=self.path, host_key=key, authority=authority, port=link_port, headers=lowered
+        )
         hit, path_hit = site._count(key, req.target, req.path)
         req = replace(req, hit=hit, path_hit=path_hit)
 
@@ -257,8 +259,11 @@ class _Handler(BaseHTTPRequestHandler):
             phrase = HTTPStatus(status).phrase
         except ValueError:
             phrase = "Status"
-        lines = [f"{self.protocol_version} {status} {phrase}", f"Server: {self.server_version}",
-                 f"Date: {self.date_time_string()}"]
+        lines = [
+            f"{self.protocol_version} {status} {phrase}",
+            f"Server: {self.server_version}",
+            f"Date: {self.date_time_string()}",
+        ]
         lines += [f"{k}: {v}" for k, v in resp.headers]
         no_body = status in NO_BODY_STATUSES or status < 200
         if not no_body and not any(k.lower() == "content-length" for k, _ in resp.headers):
@@ -305,8 +310,14 @@ class DemoSite:
     Use as a context manager, or call :meth:`start` / :meth:`stop`.
     """
 
-    def __init__(self, port: int = 0, latency: float = 0.0, log_path: str | os.PathLike | None = None,
-                 hosts: Iterable[str] | None = None, sentinels: bool = False) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        latency: float = 0.0,
+        log_path: str | os.PathLike | None = None,
+        hosts: Iterable[str] | None = None,
+        sentinels: bool = False,
+    ) -> None:
         keys = list(HOSTS) if hosts is None else list(hosts)
         unknown = [k for k in keys if k not in HOSTS]
         if unknown:
@@ -346,8 +357,12 @@ class DemoSite:
             self._log_file = open(self.log_path, "a", encoding="utf-8")
         self._serve_threads = []
         for srv in servers:
-            thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
-                                      name=f"walsh-demo-listen-{srv.local_address()[0]}", daemon=True)
+            thread = threading.Thread(
+                target=srv.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name=f"walsh-demo-listen-{srv.local_address()[0]}",
+                daemon=True,
+            )
             thread.start()
             self._serve_threads.append(thread)
         self._running = True
@@ -449,13 +464,17 @@ class DemoSite:
             self._written.wait_for(lambda: self._writing == 0, timeout=2.0)
             return [dict(r, headers=dict(r["headers"])) for r in self._log]
 
-    def requests_for(self, host_key: str | None = None, path: str | None = None,
-                     prefix: str | None = None) -> list[dict]:
+    def requests_for(
+        self, host_key: str | None = None, path: str | None = None, prefix: str | None = None
+    ) -> list[dict]:
         """Records filtered by host key, exact raw target, and/or target prefix."""
-        return [r for r in self.requests
-                if (host_key is None or r["host_key"] == host_key)
-                and (path is None or r["path"] == path)
-                and (prefix is None or r["path"].startswith(prefix))]
+        return [
+            r
+            for r in self.requests
+            if (host_key is None or r["host_key"] == host_key)
+            and (path is None or r["path"] == path)
+            and (prefix is None or r["path"].startswith(prefix))
+        ]
 
     def reset(self) -> None:
         """Forget the log and the hit counters (the blocklist override is kept).
@@ -487,9 +506,15 @@ class DemoSite:
 
     # -- overrides -------------------------------------------------------------------
 
-    def override(self, host_key: str, path: str, status: int | None = None, body: bytes | str = b"",
-                 content_type: str = "text/plain; charset=utf-8",
-                 headers: Iterable[tuple[str, str]] = ()) -> None:
+    def override(
+        self,
+        host_key: str,
+        path: str,
+        status: int | None = None,
+        body: bytes | str = b"",
+        content_type: str = "text/plain; charset=utf-8",
+        headers: Iterable[tuple[str, str]] = (),
+    ) -> None:
         """Serve ``status``/``body`` at ``host_key`` + exact ``path`` (no query) instead
         of the normal route, until changed; ``status=None`` removes the override. Tests use
         it to make one robots.txt fail between two runs."""
@@ -499,7 +524,8 @@ class DemoSite:
             else:
                 data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
                 self._overrides[(host_key, path)] = DemoResponse(
-                    int(status), [("Content-Type", content_type), *headers], data)
+                    int(status), [("Content-Type", content_type), *headers], data
+                )
 
     def _override_for(self, host_key: str, path: str) -> DemoResponse | None:
         with self._lock:

@@ -71,7 +71,11 @@ def refused(host: str, address: str, reason: str, url: str = "", stage: str = "r
         PRIVATE_ADDRESS,
         f"{shown} is a {reason.replace('_', '-')} address; seed 000 forbids requests to "
         f"non-public addresses (allow it with {SETTING} for local demos and tests only)",
-        url, host=host, address=address, address_class=reason, stage=stage,
+        url,
+        host=host,
+        address=address,
+        address_class=reason,
+        stage=stage,
     )
 
 
@@ -143,14 +147,21 @@ class GuardedNameResolver:
 
     def record(self, host: str, address: str, reason: str) -> None:
         self.refused[host.lower().rstrip(".")] = (address, reason)
-        logger.warning("seed 000: connection to %s refused at connect time: it resolved to %s, "
-                       "a %s address", host, address, reason)
+        logger.warning(
+            "seed 000: connection to %s refused at connect time: it resolved to %s, a %s address", host, address, reason
+        )
 
-    def resolveHostName(self, resolutionReceiver: IResolutionReceiver, hostName: str,
-                        portNumber: int = 0, addressTypes: Sequence[type[IAddress]] | None = None,
-                        transportSemantics: str = "TCP") -> IHostResolution:
-        return self.inner.resolveHostName(_Withhold(self, resolutionReceiver, hostName),
-                                          hostName, portNumber, addressTypes, transportSemantics)
+    def resolveHostName(
+        self,
+        resolutionReceiver: IResolutionReceiver,
+        hostName: str,
+        portNumber: int = 0,
+        addressTypes: Sequence[type[IAddress]] | None = None,
+        transportSemantics: str = "TCP",
+    ) -> IHostResolution:
+        return self.inner.resolveHostName(
+            _Withhold(self, resolutionReceiver, hostName), hostName, portNumber, addressTypes, transportSemantics
+        )
 
     def lookup(self, host: str) -> Deferred[list[str]]:
         """Every address ``host`` resolves to now, through the unguarded resolver."""

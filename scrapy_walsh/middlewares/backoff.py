@@ -54,8 +54,9 @@ class BackoffMiddleware:
     def from_crawler(cls, crawler: Crawler) -> BackoffMiddleware:
         return cls(crawler, politeness_for(crawler))
 
-    def process_response(self, request: Request, response: Response,
-                         spider: Spider | None = None) -> Request | Response:
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Request | Response:
         if response.status not in self.codes:
             return response
         host = urlparse_cached(request).hostname or ""
@@ -76,17 +77,35 @@ class BackoffMiddleware:
         if not decision.retry:
             over = decision.delay > self.policy.max_delay
             self.stats.inc_value("walsh/backoff/gave_up_retry_after" if over else "walsh/backoff/gave_up")
-            logger.warning("Giving up on %s after %d attempt(s): HTTP %s, %s", request.url, attempt + 1,
-                           response.status, decision.reason)
+            logger.warning(
+                "Giving up on %s after %d attempt(s): HTTP %s, %s",
+                request.url,
+                attempt + 1,
+                response.status,
+                decision.reason,
+            )
             return response
         if request.meta.get("dont_retry") or internal.internal_kind(request) is not None:
-            logger.info("%s answered %s: %s paused for %.1f s (%s); not retried here",
-                        request.url, response.status, host, decision.delay, decision.reason)
+            logger.info(
+                "%s answered %s: %s paused for %.1f s (%s); not retried here",
+                request.url,
+                response.status,
+                host,
+                decision.delay,
+                decision.reason,
+            )
             return response
         self.stats.inc_value("walsh/backoff/retries")
-        logger.info("%s answered %s: %s paused for %.1f s (%s), retry %d of %d",
-                    request.url, response.status, host, decision.delay, decision.reason,
-                    attempt + 1, self.policy.max_retries)
+        logger.info(
+            "%s answered %s: %s paused for %.1f s (%s), retry %d of %d",
+            request.url,
+            response.status,
+            host,
+            decision.delay,
+            decision.reason,
+            attempt + 1,
+            self.policy.max_retries,
+        )
         retry = request.copy()
         retry.meta[ATTEMPT] = attempt + 1
         retry.dont_filter = True

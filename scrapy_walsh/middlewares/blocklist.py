@@ -159,7 +159,10 @@ class BlocklistMiddleware(StatefulGate):
         self.stats.set_value("walsh/blocklist/source", source)
         logger.info(
             "Operator blocklist adopted (%s): %d entries from %s, next refresh in %.0f s",
-            source, len(self.blocklist), self.url, blocklist.refresh_seconds,
+            source,
+            len(self.blocklist),
+            self.url,
+            blocklist.refresh_seconds,
             extra={"spider": self.crawler.spider},
         )
 
@@ -174,14 +177,20 @@ class BlocklistMiddleware(StatefulGate):
             logger.warning(
                 "Operator blocklist %s: %s, and no list was ever adopted: crawling with "
                 "an EMPTY blocklist%s (R3 first-ever failure); retrying in %.0f s",
-                self.url, failure,
+                self.url,
+                failure,
                 f" plus {len(self.extra)} WALSH_BLOCKLIST_EXTRA entries" if self.extra else "",
-                retry_in, extra={"spider": self.crawler.spider},
+                retry_in,
+                extra={"spider": self.crawler.spider},
             )
         else:
             logger.warning(
-                "Operator blocklist %s: %s; keeping the last adopted list (%s, %d entries); "
-                "retrying in %.0f s", self.url, failure, self.source, len(self.blocklist), retry_in,
+                "Operator blocklist %s: %s; keeping the last adopted list (%s, %d entries); retrying in %.0f s",
+                self.url,
+                failure,
+                self.source,
+                len(self.blocklist),
+                retry_in,
                 extra={"spider": self.crawler.spider},
             )
 
@@ -214,8 +223,13 @@ class BlocklistMiddleware(StatefulGate):
             stored = self.store.get(NAMESPACE, key)
             source = "stored" if stored else "bundled"
             self.stats.set_value("walsh/blocklist/schema", source)
-            logger.info("Blocklist schema %s unavailable (%s: %s); using the %s copy",
-                        self.schema_url, type(exc).__name__, exc, source)
+            logger.info(
+                "Blocklist schema %s unavailable (%s: %s); using the %s copy",
+                self.schema_url,
+                type(exc).__name__,
+                exc,
+                source,
+            )
             return stored or bundled_schema()
         self.store.set(NAMESPACE, key, schema, ttl=SCHEMA_TTL)
         self.stats.set_value("walsh/blocklist/schema", "published")

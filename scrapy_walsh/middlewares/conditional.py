@@ -58,16 +58,20 @@ class ConditionalMiddleware(StatefulGate):
         if response.status == 304 and request.meta.get(SENT):
             self.stats.inc_value("walsh/conditional/not_modified")
             internal.record_verdict(request, "conditional", "not_modified")
-            raise NotModified("not_modified", "304 Not Modified: no new data since the last fetch",
-                              request.url)
+            raise NotModified("not_modified", "304 Not Modified: no new data since the last fetch", request.url)
         if 200 <= response.status < 300:
             etag = response.headers.get(b"ETag")
             modified = response.headers.get(b"Last-Modified")
             key = canonical_url(request.url)
             if etag or modified:
-                self.store.set(NAMESPACE, key, {
-                    "etag": etag.decode("latin-1") if etag else None,
-                    "last_modified": modified.decode("latin-1") if modified else None,
-                }, ttl=VALIDATOR_TTL)
+                self.store.set(
+                    NAMESPACE,
+                    key,
+                    {
+                        "etag": etag.decode("latin-1") if etag else None,
+                        "last_modified": modified.decode("latin-1") if modified else None,
+                    },
+                    ttl=VALIDATOR_TTL,
+                )
                 self.stats.inc_value("walsh/conditional/validators_stored")
         return response

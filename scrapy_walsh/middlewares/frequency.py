@@ -60,8 +60,11 @@ class FrequencyMiddleware(StatefulGate):
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if self.interval <= 0 or internal.internal_kind(request) is not None or request.meta.get(CLAIMED):
             return
-        if request.meta.get("redirect_urls") or request.meta.get("retry_times") \
-                or request.meta.get("walsh_backoff_attempt"):
+        if (
+            request.meta.get("redirect_urls")
+            or request.meta.get("retry_times")
+            or request.meta.get("walsh_backoff_attempt")
+        ):
             return  # a target being fetched right now
         target = target_of(request)
         now = time.time()
@@ -70,8 +73,12 @@ class FrequencyMiddleware(StatefulGate):
             return
         last = self.store.get(NAMESPACE, target, now)
         ago = max(0.0, now - last)
-        exc = RecentlyFetched(SKIPPED, f"fetched (or being fetched) {ago:.0f} s ago; WALSH_REFETCH_INTERVAL is "
-                              f"{self.interval:.0f} s (R8)", request.url, fetched_at=last)
+        exc = RecentlyFetched(
+            SKIPPED,
+            f"fetched (or being fetched) {ago:.0f} s ago; WALSH_REFETCH_INTERVAL is {self.interval:.0f} s (R8)",
+            request.url,
+            fetched_at=last,
+        )
         record_denial(self.stats, exc)
         logger.info("%s", exc, extra={"spider": self.crawler.spider})
         raise exc

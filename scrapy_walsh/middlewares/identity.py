@@ -46,7 +46,9 @@ class IdentityMiddleware:
                 logger.warning(
                     "R1: replaced User-Agent %r with %r on %s; every further override "
                     "is counted in walsh/identity/ua_overridden, not logged",
-                    b", ".join(sent).decode("latin-1"), self.user_agent, request.url,
+                    b", ".join(sent).decode("latin-1"),
+                    self.user_agent,
+                    request.url,
                 )
         request.headers[b"User-Agent"] = self._header
         return None

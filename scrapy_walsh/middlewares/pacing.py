@@ -87,14 +87,19 @@ class PacingMiddleware:
         self._check_cap(request, host)
         while wait := self.politeness.reserve(host):  # 0 once the slot is ours
             if wait > self.max_pause:
-                exc = HostPaused(HOST_PAUSED, f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
-                                 f"over WALSH_BACKOFF_MAX_DELAY {self.max_pause:.0f} s", request.url)
+                exc = HostPaused(
+                    HOST_PAUSED,
+                    f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
+                    f"over WALSH_BACKOFF_MAX_DELAY {self.max_pause:.0f} s",
+                    request.url,
+                )
                 record_denial(self.stats, exc)
                 logger.info("%s", exc)
                 raise exc
             sooner = self.politeness.sooner_elsewhere(host)
-            requeue = (sooner is not None and sooner < self.pacer.ready_at(host)
-                       and internal.internal_kind(request) is None)
+            requeue = (
+                sooner is not None and sooner < self.pacer.ready_at(host) and internal.internal_kind(request) is None
+            )
             if requeue:
                 self.stats.inc_value("walsh/pacing/requeued")
                 request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
@@ -129,10 +134,18 @@ class PacingMiddleware:
         if host not in self._capped:
             self._capped.add(host)
             self.stats.inc_value("walsh/pacing/capped_hosts")
-            logger.warning("%s asks for Crawl-delay %s s, over WALSH_MAX_CRAWL_DELAY=%s s: "
-                           "the host is not crawled (R4 cap; never clamped)", host, delay, self.cap)
-        exc = CrawlDelayExceedsCap(CRAWL_DELAY_EXCEEDS_CAP,
-                                   f"Crawl-delay {delay} s exceeds WALSH_MAX_CRAWL_DELAY {self.cap} s",
-                                   request.url, crawl_delay=delay)
+            logger.warning(
+                "%s asks for Crawl-delay %s s, over WALSH_MAX_CRAWL_DELAY=%s s: "
+                "the host is not crawled (R4 cap; never clamped)",
+                host,
+                delay,
+                self.cap,
+            )
+        exc = CrawlDelayExceedsCap(
+            CRAWL_DELAY_EXCEEDS_CAP,
+            f"Crawl-delay {delay} s exceeds WALSH_MAX_CRAWL_DELAY {self.cap} s",
+            request.url,
+            crawl_delay=delay,
+        )
         record_denial(self.stats, exc)
         raise exc

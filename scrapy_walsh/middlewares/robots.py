@@ -147,9 +147,12 @@ class RobotsMiddleware(StatefulGate):
         self._record(request, verdict, robots, crawl_delay=crawl_delay, request_rate=request_rate)
         if verdict is Verdict.UNKNOWN_PARSE_ERROR and robots.origin not in self._warned_parse:
             self._warned_parse.add(robots.origin)
-            logger.warning("robots.txt of %s is not a robots.txt (%s): allowed, with a warning",
-                           robots.origin, robots.robots.parse_error if robots.robots else "?",
-                           extra={"spider": self.crawler.spider})
+            logger.warning(
+                "robots.txt of %s is not a robots.txt (%s): allowed, with a warning",
+                robots.origin,
+                robots.robots.parse_error if robots.robots else "?",
+                extra={"spider": self.crawler.spider},
+            )
         if verdict in BLOCKING_VERDICTS:
             reason = (
                 f"robots.txt of {robots.origin} disallows it for {self.token}"
@@ -159,11 +162,13 @@ class RobotsMiddleware(StatefulGate):
             if self.mode == "report_only":
                 if internal.first_pass(request):
                     self.stats.inc_value("walsh/robots/report_only_fetched")
-                logger.info("report_only: fetching %s although %s", request.url, reason,
-                            extra={"spider": self.crawler.spider})
+                logger.info(
+                    "report_only: fetching %s although %s", request.url, reason, extra={"spider": self.crawler.spider}
+                )
                 return
-            exc = RobotsDenied(verdict.value, reason, request.url,
-                               recommendation=recommendation(verdict).value, origin=robots.origin)
+            exc = RobotsDenied(
+                verdict.value, reason, request.url, recommendation=recommendation(verdict).value, origin=robots.origin
+            )
             record_denial(self.stats, exc)
             logger.info("%s", exc, extra={"spider": self.crawler.spider})
             raise exc
@@ -171,13 +176,16 @@ class RobotsMiddleware(StatefulGate):
     def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None, **pace: Any) -> None:
         if internal.first_pass(request):
             self.stats.inc_value(f"walsh/robots/verdict/{verdict.value}")
-        details: dict[str, Any] = {"mode": self.mode, "verdict": verdict.value,
-                                   "recommendation": recommendation(verdict).value}
+        details: dict[str, Any] = {
+            "mode": self.mode,
+            "verdict": verdict.value,
+            "recommendation": recommendation(verdict).value,
+        }
         if robots is not None:
-            details.update(origin=robots.origin, source=robots.source, status=robots.status,
-                           sitemaps=robots.sitemaps, **pace)
-        internal.record_verdict(request, "robots", verdict, recommendation=details["recommendation"],
-                                robots=details)
+            details.update(
+                origin=robots.origin, source=robots.source, status=robots.status, sitemaps=robots.sitemaps, **pace
+            )
+        internal.record_verdict(request, "robots", verdict, recommendation=details["recommendation"], robots=details)
 
     # ------------------------------------------------------------------ per origin
 
@@ -218,8 +226,9 @@ class RobotsMiddleware(StatefulGate):
         robots = None
         if saved["outcome"] == AVAILABLE:
             robots = RobotsTxt.parse(base64.b64decode(saved["body"]))
-        return OriginRobots(origin, saved["outcome"], saved["fetched_at"], saved.get("status"),
-                            saved.get("reason", ""), robots, source)
+        return OriginRobots(
+            origin, saved["outcome"], saved["fetched_at"], saved.get("status"), saved.get("reason", ""), robots, source
+        )
 
     async def _fetch(self, origin: str, request: Request) -> OriginRobots:
         parts = urlparse_cached(request)
@@ -262,19 +271,34 @@ class RobotsMiddleware(StatefulGate):
         saved = self.store.get(NAMESPACE, origin)
         if saved and time.time() - saved["fetched_at"] < STALE_LIMIT:
             self.stats.inc_value("walsh/robots/stale_used")
-            logger.warning("robots.txt of %s is unreachable (%s); using the copy stored %.1f h ago",
-                           origin, reason, (time.time() - saved["fetched_at"]) / 3600,
-                           extra={"spider": self.crawler.spider})
+            logger.warning(
+                "robots.txt of %s is unreachable (%s); using the copy stored %.1f h ago",
+                origin,
+                reason,
+                (time.time() - saved["fetched_at"]) / 3600,
+                extra={"spider": self.crawler.spider},
+            )
             return self._restore(origin, saved, "stale")
-        logger.warning("robots.txt of %s is unreachable (%s): %s", origin, reason,
-                       "its URLs are not fetched (respect mode)" if self.mode == "respect" else "recorded",
-                       extra={"spider": self.crawler.spider})
+        logger.warning(
+            "robots.txt of %s is unreachable (%s): %s",
+            origin,
+            reason,
+            "its URLs are not fetched (respect mode)" if self.mode == "respect" else "recorded",
+            extra={"spider": self.crawler.spider},
+        )
         return OriginRobots(origin, UNREACHABLE, time.time(), status, reason)
 
     def _save(self, result: OriginRobots, body: bytes) -> None:
-        self.store.set(NAMESPACE, result.origin, {
-            "outcome": result.outcome, "fetched_at": result.fetched_at, "status": result.status,
-            "reason": result.reason,
-            # Only what the parser reads (RFC 9309 §2.5: the first 500 KiB).
-            "body": base64.b64encode(body[:STORED_BODY_LIMIT]).decode("ascii"),
-        }, ttl=STALE_LIMIT)
+        self.store.set(
+            NAMESPACE,
+            result.origin,
+            {
+                "outcome": result.outcome,
+                "fetched_at": result.fetched_at,
+                "status": result.status,
+                "reason": result.reason,
+                # Only what the parser reads (RFC 9309 §2.5: the first 500 KiB).
+                "body": base64.b64encode(body[:STORED_BODY_LIMIT]).decode("ascii"),
+            },
+            ttl=STALE_LIMIT,
+        )

@@ -76,8 +76,9 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
     def spider_opened(self, spider: Spider) -> None:
         next_requests = getattr(spider, "next_requests", None)
         if callable(next_requests) and hasattr(spider, "redis_key"):  # scrapy-redis RedisMixin
-            spider.next_requests = lambda: (internal.declare(r) if isinstance(r, scrapy.Request) else r
-                                            for r in next_requests())
+            spider.next_requests = lambda: (
+                internal.declare(r) if isinstance(r, scrapy.Request) else r for r in next_requests()
+            )
 
     def _drop(self, request: Request, how: str) -> None:
         self.stats.inc_value("walsh/scope/followups_dropped")
@@ -87,7 +88,9 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
                 "R6: dropped %s, %s. scrapy_walsh fetches the declared targets (start requests) "
                 "only: no link following, no recursion. Further drops are counted in "
                 "walsh/scope/followups_dropped, not logged.",
-                request.url, how, extra={"spider": self.crawler.spider},
+                request.url,
+                how,
+                extra={"spider": self.crawler.spider},
             )
 
     def _structured_step(self, request: Request) -> bool:
@@ -116,8 +119,9 @@ class SubresourceMiddleware:
         if internal.internal_kind(request) is not None:
             return
         dest: Any = request.headers.get("Sec-Fetch-Dest")
-        kind = subresource_kind(request.url, request.meta.get("resource_type"),
-                                dest.decode("latin-1") if isinstance(dest, bytes) else None)
+        kind = subresource_kind(
+            request.url, request.meta.get("resource_type"), dest.decode("latin-1") if isinstance(dest, bytes) else None
+        )
         if kind is None:
             return
         exc = OutOfScope(SUBRESOURCE, f"{kind} sub-resources are never downloaded (R6)", request.url, kind=kind)

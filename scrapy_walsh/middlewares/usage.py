@@ -90,7 +90,10 @@ class UsageWarningsItemMiddleware(BaseSpiderMiddleware):
                     "seed 000: %s items can't carry the usage warnings of %s (%s); declare a "
                     "%r field to receive them. They remain in response.meta['walsh']; further "
                     "items are counted in walsh/usage/items_without_field.",
-                    type(item).__name__, response.url if response else "?", ", ".join(warnings), FIELD,
+                    type(item).__name__,
+                    response.url if response else "?",
+                    ", ".join(warnings),
+                    FIELD,
                 )
         return item
 

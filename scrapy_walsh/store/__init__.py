@@ -50,11 +50,8 @@ def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
     if scheme == "sqlite":
         prefix = "sqlite:///"
         if not uri.lower().startswith(prefix) or len(uri) == len(prefix):
-            raise ValueError(
-                f"{uri!r}: use sqlite:///relative/path.sqlite3 or "
-                "sqlite:////absolute/path.sqlite3"
-            )
-        raw = uri[len(prefix):]
+            raise ValueError(f"{uri!r}: use sqlite:///relative/path.sqlite3 or sqlite:////absolute/path.sqlite3")
+        raw = uri[len(prefix) :]
         if raw == ":memory:":
             raise ValueError(
                 f"{uri!r}: an in-memory database loses the last-known blocklist and "

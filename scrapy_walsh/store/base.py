@@ -89,15 +89,28 @@ class StateStore(ABC):
         return found
 
     @abstractmethod
-    def reserve(self, namespace: str, key: str, interval: float, margin: float = 0.0,
-                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+    def reserve(
+        self,
+        namespace: str,
+        key: str,
+        interval: float,
+        margin: float = 0.0,
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> Slot:
         """Atomically: if the entry's :func:`ready_at` is not after now, set its
         ``last_start`` to now (and the fields of ``assign``) and return ``wait=0``;
         otherwise change nothing and return the wait. The expiry is never shortened."""
 
     @abstractmethod
-    def advance(self, namespace: str, key: str, offsets: dict[str, float],
-                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+    def advance(
+        self,
+        namespace: str,
+        key: str,
+        offsets: dict[str, float],
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> Slot:
         """Atomically raise each field of ``offsets`` to ``now + offset`` (a field already
         later stays: a pause never shortens) and set the fields of ``assign``."""
 

@@ -57,7 +57,9 @@ end
 
 # KEYS[1] the ledger entry; ARGV: interval, margin, assign (JSON object), ttl in ms ('' = none).
 # The same formula as pacing.ready_time; the value is re-encoded with every other field kept.
-RESERVE = _PRELUDE + """
+RESERVE = (
+    _PRELUDE
+    + """
 local nb = tonumber(v['not_before']) or 0
 local last = tonumber(v['last_start'])
 local ready = nb
@@ -72,9 +74,12 @@ local enc = cjson.encode(v)
 set_keeping_ttl(enc, ARGV[4])
 return {'0', enc, string.format('%.6f', now)}
 """
+)
 
 # KEYS[1] the entry; ARGV: offsets (JSON object field -> seconds from now), assign, ttl ms.
-ADVANCE = _PRELUDE + """
+ADVANCE = (
+    _PRELUDE
+    + """
 for f, off in pairs(cjson.decode(ARGV[1])) do
   local want = now + off
   local cur = tonumber(v[f])
@@ -85,6 +90,7 @@ local enc = cjson.encode(v)
 set_keeping_ttl(enc, ARGV[3])
 return {enc, string.format('%.6f', now)}
 """
+)
 
 
 def _ms(ttl: float | None) -> int | None:
@@ -106,11 +112,15 @@ class RedisStore(StateStore):
                 f"{url}: the Redis backend needs the redis package: pip install 'scrapy-walsh[redis]'"
             ) from exc
         super().__init__(url, identity)
-        self._errors: tuple[type[BaseException], ...] = (redis.ConnectionError, redis.TimeoutError,
-                                                        redis.exceptions.BusyLoadingError)
+        self._errors: tuple[type[BaseException], ...] = (
+            redis.ConnectionError,
+            redis.TimeoutError,
+            redis.exceptions.BusyLoadingError,
+        )
         try:
-            self._redis = redis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT,
-                                               socket_connect_timeout=SOCKET_TIMEOUT, decode_responses=True)
+            self._redis = redis.Redis.from_url(
+                url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT, decode_responses=True
+            )
         except ValueError as exc:
             raise StateStoreError(f"cannot open the state store {url}: {exc}") from exc
         self._reserve = self._redis.register_script(RESERVE)
@@ -140,11 +150,18 @@ class RedisStore(StateStore):
                 result = fn()
             except self._errors as exc:
                 started = started or time.monotonic()
-                delay = min(RETRY_MAX, RETRY_FIRST * 2 ** attempt)
+                delay = min(RETRY_MAX, RETRY_FIRST * 2**attempt)
                 attempt += 1
-                logger.error("Redis state store %s unreachable (%s: %s) during %s: no request is sent "
-                             "until it answers; attempt %d failed, retrying in %.2f s",
-                             self.uri, type(exc).__name__, exc, what, attempt, delay)
+                logger.error(
+                    "Redis state store %s unreachable (%s: %s) during %s: no request is sent "
+                    "until it answers; attempt %d failed, retrying in %.2f s",
+                    self.uri,
+                    type(exc).__name__,
+                    exc,
+                    what,
+                    attempt,
+                    delay,
+                )
                 time.sleep(delay)
                 continue
             except Exception as exc:  # a Redis error that retrying won't fix
@@ -152,8 +169,7 @@ class RedisStore(StateStore):
             if started is not None:
                 down = time.monotonic() - started
                 self.unreachable_seconds += down
-                logger.warning("Redis state store %s is reachable again after %.1f s; resuming",
-                               self.uri, down)
+                logger.warning("Redis state store %s is reachable again after %.1f s; resuming", self.uri, down)
             return result
 
     # -- the interface ---------------------------------------------------------------------
@@ -187,22 +203,34 @@ class RedisStore(StateStore):
         values = self._call("MGET", lambda: self._redis.mget(full_keys))
         return {k: json.loads(v) for k, v in zip(full_keys, values) if v is not None}
 
-    def reserve(self, namespace: str, key: str, interval: float, margin: float = 0.0,
-                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+    def reserve(
+        self,
+        namespace: str,
+        key: str,
+        interval: float,
+        margin: float = 0.0,
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> Slot:
         args = [repr(float(interval)), repr(float(margin)), json.dumps(assign or {}), _ms(ttl) or ""]
         wait, raw, now = self._call("reserve", lambda: self._reserve(keys=[self._key(namespace, key)], args=args))
         return Slot(float(wait), _decode_object(raw), float(now))
 
-    def advance(self, namespace: str, key: str, offsets: dict[str, float],
-                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+    def advance(
+        self,
+        namespace: str,
+        key: str,
+        offsets: dict[str, float],
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> Slot:
         args = [json.dumps(offsets), json.dumps(assign or {}), _ms(ttl) or ""]
         raw, now = self._call("advance", lambda: self._advance(keys=[self._key(namespace, key)], args=args))
         return Slot(0.0, _decode_object(raw), float(now))
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-        done = self._call("SET NX", lambda: self._redis.set(self._key(namespace, key), encoded, nx=True,
-                                                               px=_ms(ttl)))
+        done = self._call("SET NX", lambda: self._redis.set(self._key(namespace, key), encoded, nx=True, px=_ms(ttl)))
         return bool(done)
 
     def close(self) -> None:

@@ -35,8 +35,9 @@ BUSY_TIMEOUT_MS = 10_000
 
 
 class SqliteStore(StateStore):
-    def __init__(self, path: str | Path, identity: str, uri: str | None = None,
-                 clock: Callable[[], float] | None = None):
+    def __init__(
+        self, path: str | Path, identity: str, uri: str | None = None, clock: Callable[[], float] | None = None
+    ):
         self.path = Path(path)
         super().__init__(uri or f"sqlite:///{self.path}", identity, **({"clock": clock} if clock else {}))
         try:
@@ -49,8 +50,7 @@ class SqliteStore(StateStore):
                 raise StateStoreError(f"{self.uri}: sqlite refused WAL mode (got {mode!r})")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute(SCHEMA)
-            self._db.execute("DELETE FROM walsh_state WHERE expires IS NOT NULL AND expires <= ?",
-                             (self.clock(),))
+            self._db.execute("DELETE FROM walsh_state WHERE expires IS NOT NULL AND expires <= ?", (self.clock(),))
         except (sqlite3.Error, OSError) as exc:
             raise StateStoreError(f"cannot open the state store {self.uri}: {exc}") from exc
 
@@ -73,8 +73,9 @@ class SqliteStore(StateStore):
         )
 
     def delete(self, namespace: str, key: str) -> None:
-        self._write("DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?",
-                    (self.identity, namespace, key))
+        self._write(
+            "DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?", (self.identity, namespace, key)
+        )
 
     def items(self, namespace: str) -> Iterator[tuple[str, Any]]:
         rows = self._query(
@@ -89,7 +90,7 @@ class SqliteStore(StateStore):
         keys = list(keys)
         found: dict[str, Any] = {}
         for start in range(0, len(keys), 500):  # under sqlite's bound-parameter limit
-            chunk = keys[start:start + 500]
+            chunk = keys[start : start + 500]
             rows = self._query(
                 f"SELECT key, value FROM walsh_state WHERE identity=? AND namespace=? "
                 f"AND key IN ({','.join('?' * len(chunk))}) AND (expires IS NULL OR expires > ?)",
@@ -98,8 +99,15 @@ class SqliteStore(StateStore):
             found.update((key, json.loads(value)) for key, value in rows)
         return found
 
-    def reserve(self, namespace: str, key: str, interval: float, margin: float = 0.0,
-                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+    def reserve(
+        self,
+        namespace: str,
+        key: str,
+        interval: float,
+        margin: float = 0.0,
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> Slot:
         with self._transaction() as now:
             value, expires = self._read(namespace, key, now)
             ready = ready_at(value, interval, margin)
@@ -109,8 +117,14 @@ class SqliteStore(StateStore):
             self._upsert(namespace, key, value, now, ttl, expires)
             return Slot(0.0, value, now)
 
-    def advance(self, namespace: str, key: str, offsets: dict[str, float],
-                assign: dict[str, Any] | None = None, ttl: float | None = None) -> Slot:
+    def advance(
+        self,
+        namespace: str,
+        key: str,
+        offsets: dict[str, float],
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> Slot:
         with self._transaction() as now:
             value, expires = self._read(namespace, key, now)
             for field, offset in offsets.items():
@@ -147,11 +161,14 @@ class SqliteStore(StateStore):
         """``(value, expires)`` of a live entry, or ``({}, False)`` when there is none."""
         row = self._db.execute(
             "SELECT value, expires FROM walsh_state WHERE identity=? AND namespace=? AND key=? "
-            "AND (expires IS NULL OR expires > ?)", (self.identity, namespace, key, now)).fetchone()
+            "AND (expires IS NULL OR expires > ?)",
+            (self.identity, namespace, key, now),
+        ).fetchone()
         return ({}, False) if row is None else (json.loads(row[0]), row[1])
 
-    def _upsert(self, namespace: str, key: str, value: Any, now: float, ttl: float | None,
-                expires: float | None | bool) -> None:
+    def _upsert(
+        self, namespace: str, key: str, value: Any, now: float, ttl: float | None, expires: float | None | bool
+    ) -> None:
         """Write inside the open transaction; an existing expiry is never shortened."""
         new = None if ttl is None else now + ttl
         if expires is None or (new is not None and expires is not False and expires > new):
@@ -161,7 +178,8 @@ class SqliteStore(StateStore):
             "INSERT INTO walsh_state (identity, namespace, key, value, expires, updated) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity, namespace, key) DO UPDATE SET "
             "value=excluded.value, expires=excluded.expires, updated=excluded.updated",
-            (self.identity, namespace, key, encoded, new, now))
+            (self.identity, namespace, key, encoded, new, now),
+        )
 
     def _query(self, sql: str, params: tuple) -> sqlite3.Cursor:
         try:

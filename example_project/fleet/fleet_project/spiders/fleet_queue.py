@@ -27,5 +27,4 @@ class FleetQueueSpider(RedisSpider):
     }
 
     def parse(self, response):
-        yield {"url": response.url, "status": response.status,
-               "title": response.css("title::text").get()}
+        yield {"url": response.url, "status": response.status, "title": response.css("title::text").get()}

@@ -16,5 +16,4 @@ class FleetTargetsSpider(scrapy.Spider):
             yield scrapy.Request(url)
 
     def parse(self, response):
-        yield {"url": response.url, "status": response.status,
-               "title": response.css("title::text").get()}
+        yield {"url": response.url, "status": response.status, "title": response.css("title::text").get()}
