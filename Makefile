@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean redis-server
+.PHONY: install demo lint types test test-fast test-suite bench clean redis-server
 
 $(STAMP): pyproject.toml setup.cfg
 	$(PYTHON) -m venv $(VENV)
@@ -17,11 +17,27 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python example_project/run_demo.py
 
+## ruff: the linter and the formatter (one line length, in pyproject.toml).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## mypy on Python 3.11 over the whole package.
+types: $(STAMP)
+	$(BIN)/mypy scrapy_walsh
+
+## The pure tests only (tests/unit: no crawl, no server): seconds, not minutes.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests/unit -q -n 2
+
 ## The whole test suite (fleet tests start their own redis-server, so it must be installed).
 # Two workers, one test file each at a time (module fixtures run once): most of the suite's
 # time is real 1 s-per-host pacing waits, so it halves the wall time on 2 cores.
-test: $(STAMP) redis-server
+test-suite: $(STAMP) redis-server
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+## What CI runs: lint, types, then every test.
+test: lint types test-suite
 
 ## The Debian redis-server package, installed when missing (CI runs as root; else sudo).
 redis-server:

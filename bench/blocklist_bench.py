@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jsonschema import Draft202012Validator  # noqa: E402
 
-from scrapy_walsh.blocklist import CONTRACT, MAX_DOCUMENT_BYTES, Blocklist, bundled_schema, normalise_host  # noqa: E402
+from scrapy_walsh.policy.blocklist import CONTRACT, MAX_DOCUMENT_BYTES, Blocklist, bundled_schema, normalise_host  # noqa: E402
 
 SIZES = (10, 1_000, 100_000)
 TLDS = ("com", "org", "net", "de", "io", "example", "co.uk")

@@ -32,7 +32,7 @@ from protego import Protego
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scrapy_walsh.robots import MAX_BYTES, RobotsTxt  # noqa: E402
+from scrapy_walsh.policy.robots import MAX_BYTES, RobotsTxt  # noqa: E402
 
 TOKEN = "Walsh-Research"
 BOTS = [

@@ -4,12 +4,41 @@ walsh-research-compliance/v1 and RFC 9309.
 Add one line to a project's ``settings.py``::
 
     ADDONS = {"scrapy_walsh.Addon": 500}
+
+The names below are loaded on first use (PEP 562), so ``import scrapy_walsh`` or
+``import scrapy_walsh.policy.pacing`` does not load Scrapy, Twisted or the adapters.
 """
 
-from .addon import Addon
-from .settings import SPEC_VERSION
-from .spiders import StructuredSourceSpider
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Addon", "SPEC_VERSION", "StructuredSourceSpider", "__version__"]
+#: public name -> the module that defines it
+_LAZY = {
+    "Addon": "scrapy_walsh.addon",
+    "SPEC_VERSION": "scrapy_walsh.settings",
+    "StructuredSourceSpider": "scrapy_walsh.spiders",
+}
+
+__all__ = ["Addon", "SPEC_VERSION", "StructuredSourceSpider", "__version__"]  # noqa: F822 - loaded lazily
+
+if TYPE_CHECKING:
+    from .addon import Addon
+    from .settings import SPEC_VERSION
+    from .spiders import StructuredSourceSpider
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scrapy_walsh' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

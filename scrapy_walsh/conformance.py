@@ -20,7 +20,7 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
-from .addresses import PrivateAddressAllowance
+from .policy.addresses import PrivateAddressAllowance
 from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, SETTINGS_BY_NAME, SPEC_VERSION
 from .store import parse_state_uri, state_location
 
@@ -328,7 +328,7 @@ def _blocklist_url(settings: BaseSettings) -> Iterator[Finding]:
 
 @rule
 def _blocklist_gate(settings: BaseSettings) -> Iterator[Finding]:
-    from .blocklist import Blocklist
+    from .policy.blocklist import Blocklist
 
     yield from _gate_removed(settings, "3", "R3", BLOCKLIST_MIDDLEWARE, "the blocklist")
     schema_url = settings.get("WALSH_BLOCKLIST_SCHEMA_URL")

@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .pacing import HostPace, Pacer
+from .policy.pacing import HostPace, Pacer
 from .settings import MIN_INTERVAL_FLOOR
 from .store import store_for
 

@@ -7,7 +7,7 @@ For each declared target the spider tries, in order:
     answer is 2xx with a markdown ``Content-Type`` (``source: "markdown"``);
 (b) otherwise ``/llms.txt`` at the root of the target's origin (fetched once per origin
     per crawl, through every gate). If it lists a twin of the target (the twin rule in
-    :mod:`scrapy_walsh.llmstxt`), the twin is fetched instead (``"llms_txt_twin"``),
+    :mod:`scrapy_walsh.policy.llmstxt`), the twin is fetched instead (``"llms_txt_twin"``),
     through every gate again: blocklist, robots.txt of the twin's own origin, the address
     guard, pacing. If it lists no twin, the llms.txt itself is the structured
     representation (``"llms_txt"``: name, summary, sections, optional links);
@@ -18,7 +18,7 @@ For each declared target the spider tries, in order:
 A target refused by a gate, or failing at the network, is left out with that gate's
 verdict and nothing else is tried for it. HTML bodies are never parsed, not even for
 ``<title>``. Declared sitemaps (``sitemap_targets``) yield their entries as items and are
-never followed (:mod:`scrapy_walsh.sitemaps`).
+never followed (:mod:`scrapy_walsh.policy.sitemaps`).
 
 R6: the llms.txt and twin requests are part of reading a declared target, not link
 following. ``DeclaredTargetsMiddleware`` lets a request yielded from a callback through
@@ -39,13 +39,14 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from . import internal, llmstxt
-from .addresses import PrivateAddressAllowance
-from .markdown import outline
-from .sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
-from .sitemaps import MAX_URLS as SITEMAP_MAX_URLS
-from .sitemaps import SITEMAPINDEX, read_sitemap
-from .verdicts import NO_STRUCTURED_REPRESENTATION, PRIVATE_ADDRESS, SITEMAP_TRUNCATED, SITEMAP_UNREADABLE
+from . import internal
+from .policy import llmstxt
+from .policy.addresses import PrivateAddressAllowance
+from .policy.markdown import outline
+from .policy.sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
+from .policy.sitemaps import MAX_URLS as SITEMAP_MAX_URLS
+from .policy.sitemaps import SITEMAPINDEX, read_sitemap
+from .policy.vocabulary import NO_STRUCTURED_REPRESENTATION, PRIVATE_ADDRESS, SITEMAP_TRUNCATED, SITEMAP_UNREADABLE
 
 logger = logging.getLogger(__name__)
 

@@ -47,12 +47,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from ..addresses import PrivateAddressAllowance, refusal
-from ..blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
-from ..pacing import HostPace
-from ..robots import MAX_BYTES, RobotsTxt
+from ..policy.addresses import PrivateAddressAllowance, refusal
+from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
+from ..policy.pacing import HostPace
+from ..policy.robots import MAX_BYTES, RobotsTxt
+from ..policy.vocabulary import (
+    BLOCKED_BY_OPERATOR,
+    BLOCKING_VERDICTS,
+    NOT_BLOCKED,
+    PRIVATE_ADDRESS,
+    Verdict,
+    recommendation,
+)
 from ..settings import MIN_INTERVAL_FLOOR
-from ..verdicts import BLOCKED_BY_OPERATOR, BLOCKING_VERDICTS, NOT_BLOCKED, PRIVATE_ADDRESS, Verdict, recommendation
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings
@@ -175,7 +182,7 @@ def resolve(host: str, ctx: Context) -> str:
 
 
 def check_address(address: str, ctx: Context) -> None:
-    """The crawl's own rule (:func:`scrapy_walsh.addresses.refusal`, the address guard's)."""
+    """The crawl's own rule (:func:`scrapy_walsh.policy.addresses.refusal`, the address guard's)."""
     reason = refusal(address, ctx.allowance)
     if reason is not None:
         allowed = (
@@ -312,7 +319,7 @@ def _robots_from_store(ctx: Context, origin: str, max_age: float) -> tuple[dict[
 
 
 def robots_source(
-    args: argparse.Namespace, ctx: Context, url: str, blocklist: Blocklist
+    args: argparse.Namespace, ctx: Context, url: str, blocklist: Blocklist | None
 ) -> tuple[dict[str, Any], RobotsTxt | None, Verdict | None]:
     """(the report section, the parsed file, a verdict that needs no file) for robots.txt."""
     origin = _origin(url)

@@ -50,6 +50,7 @@ def spider_attributes(name: str) -> dict[str, Any]:
 
     spidercls = get_spider_loader(get_project_settings()).load(name)
     attrs: dict[str, Any] = {"custom_settings": dict(spidercls.custom_settings or {})}
-    if getattr(spidercls, "user_agent", None):
-        attrs["user_agent"] = spidercls.user_agent
+    user_agent = getattr(spidercls, "user_agent", None)
+    if user_agent:
+        attrs["user_agent"] = user_agent
     return attrs

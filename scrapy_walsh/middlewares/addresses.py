@@ -37,8 +37,8 @@ try:  # Scrapy >= 2.14 wraps Twisted's DNSLookupError
 except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
     _SCRAPY_DNS_ERRORS = ()
 
-from ..addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..exceptions import WalshIgnoreRequest, record_denial
+from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..summary import SENT, SENT_HOST
 
 if TYPE_CHECKING:
@@ -101,7 +101,8 @@ class _Collect:
 class _Withhold:
     """Passes a resolution on only if none of its addresses is refused."""
 
-    def __init__(self, guard: GuardedNameResolver, receiver: IResolutionReceiver, host: str):
+    def __init__(self, guard: GuardedNameResolver, receiver: Any, host: str):
+        # ``Any``: zope interfaces are not typed as protocols (mypy reads them as plain classes)
         self.guard, self.receiver, self.host = guard, receiver, host
         self.addresses: list[IAddress] = []
 
@@ -133,7 +134,7 @@ class GuardedNameResolver:
     """
 
     def __init__(self, inner: IHostnameResolver, allowance: PrivateAddressAllowance):
-        self.inner = inner
+        self.inner: Any = inner  # see _Withhold: zope interfaces are not protocols to mypy
         self.allowances: list[PrivateAddressAllowance] = [allowance]
         #: host -> (address, class) of the last refusal, read by ConnectRefusalMiddleware
         self.refused: dict[str, tuple[str, str]] = {}

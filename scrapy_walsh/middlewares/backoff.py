@@ -1,6 +1,6 @@
 """R5: 429/503 pause the whole host, then the request is retried; Retry-After always wins.
 
-The delay comes from :class:`scrapy_walsh.backoff.Backoff`. It is not slept here: it
+The delay comes from :class:`scrapy_walsh.policy.backoff.Backoff`. It is not slept here: it
 becomes the host's "not before" time in the shared pacer, and the retry goes back to
 the scheduler. The pacing middleware and the politeness queue then hold *every*
 request to that host until the pause ends, while other hosts keep their own pace.
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import internal
-from ..backoff import Backoff
+from ..policy.backoff import Backoff
 from ..politeness import politeness_for
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class BackoffMiddleware:
         # The whole host rests, whatever happens to this request (the pacing gate refuses
         # requests whose host is paused beyond WALSH_BACKOFF_MAX_DELAY).
         self.politeness.pause(host, now + decision.delay)
-        self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))
+        self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat
         if not decision.retry:
             over = decision.delay > self.policy.max_delay
             self.stats.inc_value("walsh/backoff/gave_up_retry_after" if over else "walsh/backoff/gave_up")

@@ -26,7 +26,8 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from .. import internal
-from ..blocklist import (
+from ..exceptions import WalshIgnoreRequest, record_denial
+from ..policy.blocklist import (
     MAX_DOCUMENT_BYTES,
     Blocklist,
     InvalidBlocklist,
@@ -34,8 +35,7 @@ from ..blocklist import (
     bundled_schema,
     load_schema,
 )
-from ..exceptions import WalshIgnoreRequest, record_denial
-from ..verdicts import BLOCKED_BY_OPERATOR, NOT_BLOCKED
+from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -112,7 +112,8 @@ class BlocklistMiddleware(StatefulGate):
         if self._refreshing is not None:
             await maybe_deferred_to_future(self._refreshing)
             return
-        self._refreshing = waiting = Deferred()
+        waiting: Deferred[None] = Deferred()
+        self._refreshing = waiting
         try:
             await self._refresh()
         finally:

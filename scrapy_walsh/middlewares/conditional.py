@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import internal
-from ..canonical import canonical_url
 from ..exceptions import WalshIgnoreRequest
+from ..policy.canonical import canonical_url
 from .base import StatefulGate
 
 if TYPE_CHECKING:

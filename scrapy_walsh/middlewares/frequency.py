@@ -22,8 +22,8 @@ import time
 from typing import TYPE_CHECKING
 
 from .. import internal
-from ..canonical import canonical_url
 from ..exceptions import WalshIgnoreRequest, record_denial
+from ..policy.canonical import canonical_url
 from .base import StatefulGate
 
 if TYPE_CHECKING:

@@ -105,7 +105,7 @@ class PacingMiddleware:
                 request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
                 return request.replace(dont_filter=True)
             # then ask again: another process may take the slot first, or a pause arrive
-            self.stats.inc_value("walsh/pacing/wait_seconds", wait)
+            self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             await _sleep(wait)
         pace = self.pacer.pace(host)
         self.stats.set_value(f"walsh/pacing/interval/{host}", round(pace.interval(self.pacer.floor), 3))

@@ -37,9 +37,9 @@ from w3lib.url import safe_url_string
 
 from .. import internal
 from ..exceptions import WalshIgnoreRequest, record_denial
+from ..policy.robots import RobotsTxt
+from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
 from ..politeness import politeness_for
-from ..robots import RobotsTxt
-from ..verdicts import BLOCKING_VERDICTS, Verdict, recommendation
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -197,7 +197,8 @@ class RobotsMiddleware(StatefulGate):
             return known
         if isinstance(known, Deferred):
             return await maybe_deferred_to_future(known)
-        self.origins[origin] = waiting = Deferred()
+        waiting: Deferred[OriginRobots] = Deferred()
+        self.origins[origin] = waiting
         try:
             result = self._from_store(origin)
             if result is None:
@@ -246,7 +247,7 @@ class RobotsMiddleware(StatefulGate):
             if 300 <= status < 400 and b"Location" in response.headers:
                 if hop == MAX_REDIRECTS:
                     break
-                location = response.headers[b"Location"].decode("latin-1")
+                location = (response.headers[b"Location"] or b"").decode("latin-1")
                 url = safe_url_string(response.urljoin(location))
                 self.stats.inc_value("walsh/robots/redirects")
                 continue

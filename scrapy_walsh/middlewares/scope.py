@@ -31,7 +31,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .. import internal
 from ..exceptions import WalshIgnoreRequest, record_denial
-from ..scope import subresource_kind
+from ..policy.scope import subresource_kind
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -76,7 +76,7 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
     def spider_opened(self, spider: Spider) -> None:
         next_requests = getattr(spider, "next_requests", None)
         if callable(next_requests) and hasattr(spider, "redis_key"):  # scrapy-redis RedisMixin
-            spider.next_requests = lambda: (
+            spider.next_requests = lambda: (  # type: ignore[attr-defined]
                 internal.declare(r) if isinstance(r, scrapy.Request) else r for r in next_requests()
             )
 

@@ -22,7 +22,7 @@ from itemadapter import ItemAdapter
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .. import internal
-from ..usage import directive_name, usage_warnings
+from ..policy.usage import directive_name, usage_warnings
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

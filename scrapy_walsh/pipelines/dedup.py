@@ -19,7 +19,7 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
-from ..canonical import canonical_url
+from ..policy.canonical import canonical_url
 from ..store import store_for
 
 if TYPE_CHECKING:

@@ -111,8 +111,8 @@ def store_for(crawler: Crawler) -> StateStore:
 
             def record(spider: object = None) -> None:
                 assert stats is not None
-                stats.set_value("walsh/store/round_trips", store.round_trips)
-                stats.set_value("walsh/store/unreachable_seconds", round(store.unreachable_seconds, 3))
+                stats.set_value("walsh/store/round_trips", getattr(store, "round_trips", 0))
+                stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
 
             crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
     return store

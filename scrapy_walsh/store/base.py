@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..pacing import ready_time
+from ..policy.pacing import ready_time
 
 
 class StateStoreError(RuntimeError):
@@ -46,7 +46,7 @@ class Slot:
 
 def ready_at(value: dict[str, Any], interval: float, margin: float) -> float:
     """When the ledger entry ``value`` (``last_start``, ``not_before``) lets the next request
-    start (:func:`scrapy_walsh.pacing.ready_time`); the Redis Lua script repeats the formula."""
+    start (:func:`scrapy_walsh.policy.pacing.ready_time`); the Redis Lua script repeats the formula."""
     return ready_time(value.get("last_start"), value.get("not_before") or 0.0, interval, margin)
 
 

@@ -1,0 +1,421 @@
+"""robots.txt per RFC 9309: pure, no Scrapy, no I/O.
+
+Group selection is ours, path matching is Protego's. Protego picks a group by
+finding the ``User-agent`` value inside the full User-Agent header, with no
+precedence of a named group over ``*``; RFC 9309 §2.2.1 wants the product token
+compared for equality and every group naming it merged. Protego's rule matching
+(§2.2.2 wildcards, longest match, Allow on a tie, percent-encoding
+normalisation) is right, so the selected group's rules go through its
+``_RuleSet``; the private names used are pinned in ``tests/test_robots.py``.
+
+Parsing only splits lines into groups; the matchers of a group are built the
+first time a token asks for it, so parsing costs less than ``Protego.parse``.
+
+Choices the RFC leaves open:
+
+* Only Allow/Disallow end a group's User-agent lines (§2.2.4: other records must
+  not interfere), so ``User-agent: *`` / ``Crawl-delay: 5`` / ``User-agent: b`` is
+  one group, as in Google's parser.
+* Crawl-delay and Request-rate come from the selected groups only; when several
+  are merged, the slowest pace wins.
+* Only the first 500 KiB are parsed, and a line cut by that limit is dropped.
+* Octets that are not UTF-8 are read as ``%XX``; nothing raises.
+* ``parse_error``: a body with content but not one record line, or with NUL bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from protego import Protego
+from protego._ruleset import _RuleSet
+from protego._utils import _quote_path
+
+from scrapy_walsh.policy.vocabulary import Verdict
+
+__all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict"]
+
+#: RFC 9309 §2.5: parse at least 500 KiB; we parse exactly that much.
+MAX_BYTES = 512_000
+
+_BOM = b"\xef\xbb\xbf"
+_UA, _ALLOW, _DISALLOW, _SITEMAP, _DELAY, _RATE = range(6)
+#: Record names, lowercased. The misspellings are those Google's parser accepts
+#: (and Protego): a site that wrote one meant the record.
+_KEYS: dict[str, int] = {
+    "user-agent": _UA, "useragent": _UA, "user agent": _UA,
+    "allow": _ALLOW,
+    "disallow": _DISALLOW, "dissallow": _DISALLOW, "dissalow": _DISALLOW,
+    "disalow": _DISALLOW, "diasllow": _DISALLOW, "disallaw": _DISALLOW,
+    "sitemap": _SITEMAP, "site-map": _SITEMAP,
+    "crawl-delay": _DELAY, "crawl delay": _DELAY,
+    "request-rate": _RATE, "request rate": _RATE,
+}  # fmt: skip
+_PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_REQUEST_RATE = re.compile(r"(\d+)\s*/\s*(\d+)\s*([smhd]?)(?:\s.*)?", re.IGNORECASE | re.DOTALL).fullmatch
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+_Rules = list[tuple[Callable[[str], bool], Verdict]]  # (pattern.match, verdict if it matches), best first
+_Matcher = tuple[tuple[str, ...], _Rules, _Rules]  # plain prefixes, all rules, rules a prefix miss can't rule out
+
+
+@dataclass(slots=True)
+class _Group:
+    """One group as written: its user-agent values and its records, unparsed, with the
+    1-based line numbers ``explain`` reports (the matchers never read them)."""
+
+    agents: list[str] = field(default_factory=list)
+    rules: list[tuple[bool, str, int]] = field(default_factory=list)  # (is_allow, pattern, line)
+    delays: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
+    rates: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
+    first_line: int = 0
+    agents_end: int = 0  # the line of the last User-agent record
+
+    @property
+    def last_line(self) -> int:
+        """The group's last record that says something (blank rules and comments excluded)."""
+        return max(
+            [self.agents_end]
+            + [r[2] for r in self.rules[-1:]]
+            + [d[1] for d in self.delays[-1:]]
+            + [r[1] for r in self.rates[-1:]]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpan:
+    """A selected group, as :meth:`RobotsTxt.explain` reports it."""
+
+    first_line: int
+    last_line: int
+    agents: tuple[str, ...]
+
+    def describe(self) -> str:
+        lines = (
+            f"line {self.first_line}"
+            if self.first_line == self.last_line
+            else (f"lines {self.first_line}-{self.last_line}")
+        )
+        return f"group at {lines} ({', '.join('User-agent: ' + a for a in self.agents)})"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleLine:
+    """One rule as written, with its line number."""
+
+    line: int
+    allow: bool
+    pattern: str
+
+    def describe(self) -> str:
+        return f"line {self.line}: {'Allow' if self.allow else 'Disallow'}: {self.pattern}"
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsExplanation:
+    """Why :meth:`RobotsTxt.verdict` says what it says about one URL."""
+
+    verdict: Verdict
+    token: str
+    #: True when groups naming the token were selected; False for ``*`` (or nothing).
+    named: bool
+    groups: tuple[GroupSpan, ...]
+    #: The rule that decided, or None (no rule matched, or /robots.txt itself).
+    rule: RuleLine | None
+    #: The ``*`` groups a named group overrode (empty when ``*`` itself was selected).
+    overridden: tuple[GroupSpan, ...]
+    crawl_delay: float | None
+    crawl_delay_line: int | None
+    request_rate: float | None
+    request_rate_line: int | None
+    parse_error: str | None
+
+
+def _to_text(body: bytes | str) -> str:
+    """The first 500 KiB as text, BOM skipped, never raising.
+
+    Octets that are not UTF-8 become ``%XX``: RFC 9309 §2.2.2 compares paths as
+    percent-encoded octets, so a path written in Latin-1 still matches the URL
+    that has those octets percent-encoded.
+    """
+    if isinstance(body, str):
+        text = body
+        if text.isascii():
+            return text[:MAX_BYTES] if len(text) <= MAX_BYTES else _cut(text.encode("ascii")).decode("ascii")
+        try:
+            body = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            body = text.encode("utf-8", "surrogatepass")
+    if body[:1] == b"\xef":  # a BOM, or what is left of one, is skipped (RFC 9309 §2.2)
+        body = body[3:] if body[:3] == _BOM else body[2:] if body[:2] == _BOM[:2] else body[1:]
+    if len(body) > MAX_BYTES:
+        body = _cut(body)
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = body.decode("utf-8", "surrogateescape")
+        return _SURROGATE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", text)
+
+
+def _cut(body: bytes) -> bytes:
+    """The first MAX_BYTES, without the line cut in two: a half rule (``Disallow: /``
+    from ``Disallow: /private``) would say something the site did not."""
+    head = body[:MAX_BYTES]
+    if body[MAX_BYTES : MAX_BYTES + 1] in (b"\n", b"\r"):
+        return head
+    end = max(head.rfind(b"\n"), head.rfind(b"\r"))
+    return head[: end + 1]
+
+
+def _group_token(value: str) -> str:
+    """A User-agent value reduced to its product token (RFC 9309 §2.2.1), lowercased;
+    ``*`` followed by a space or nothing is the global group."""
+    if value[:1] == "*":
+        return "*" if len(value) == 1 or value[1].isspace() else ""
+    match = _PRODUCT_TOKEN(value)
+    return match.group().lower() if match else ""
+
+
+def _seconds_per_request(value: str) -> float | None:
+    """``Request-rate: n/M[smhd]`` as seconds per request; a time window after it is ignored."""
+    m = _REQUEST_RATE(value)
+    if not m:
+        return None
+    requests, period = int(m[1]), int(m[2]) * _UNIT_SECONDS[m[3].lower()]
+    return period / requests if requests > 0 and period > 0 else None
+
+
+def _crawl_delay(value: str) -> float | None:
+    try:
+        delay = float(value)
+    except ValueError:
+        return None
+    return delay if math.isfinite(delay) and delay >= 0 else None
+
+
+def _largest(values: list[float | None]) -> float | None:
+    """Merged groups keep the slowest pace any of them asks for."""
+    known = [v for v in values if v is not None]
+    return max(known) if known else None
+
+
+class RobotsTxt:
+    """A parsed robots.txt, queried per URL and product token."""
+
+    def __init__(self, groups: list[_Group], sitemaps: list[str], parse_error: str | None = None) -> None:
+        self._groups = groups
+        #: ``Sitemap:`` URLs, wherever they appear (they belong to no group).
+        self.sitemaps = sitemaps
+        #: Why a body is not a robots.txt at all, or None. Its rules still evaluate.
+        self.parse_error = parse_error
+        self._selected: dict[str, list[_Group]] = {}
+        self._matchers: dict[str, _Matcher] = {}
+        self._group_tokens: list[set[str]] | None = None
+
+    @classmethod
+    def parse(cls, body: bytes | str) -> RobotsTxt:
+        """Split ``body`` (bytes as received, or text) into groups; rules are compiled later, per token."""
+        text = _to_text(body)
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        keys = _KEYS
+        groups: list[_Group] = []
+        sitemaps: list[str] = []
+        group: _Group | None = None
+        in_agents = False  # the current group still takes User-agent lines
+        recognised = False
+        for number, line in enumerate(text.split("\n"), 1):
+            if "#" in line:
+                line = line[: line.index("#")]
+            name, colon, value = line.partition(":")
+            if colon:
+                kind = keys.get(name.strip().lower())
+                if kind is None:
+                    continue
+                value = value.strip()
+            else:
+                # Google's "disallow /": a missing colon between exactly two words.
+                words = line.split()
+                if len(words) != 2 or (kind := keys.get(words[0].lower())) is None:
+                    continue
+                value = words[1]
+            recognised = True
+            if kind == _DISALLOW or kind == _ALLOW:
+                if group is not None:
+                    in_agents = False  # RFC 9309 §2.1: only a rule ends the user-agent lines
+                    if value:  # an empty rule matches nothing (§2.2.2)
+                        group.rules.append((kind == _ALLOW, value, number))
+            elif kind == _UA:
+                if group is None or not in_agents:
+                    group = _Group(first_line=number)
+                    groups.append(group)
+                    in_agents = True
+                group.agents.append(value)
+                group.agents_end = number
+            elif kind == _SITEMAP:
+                if value:
+                    sitemaps.append(value)
+            elif group is not None:
+                (group.delays if kind == _DELAY else group.rates).append((value, number))
+        error = None
+        if "\x00" in text:
+            error = "binary content (NUL bytes), not a robots.txt"
+        elif not recognised:
+            content = [s for s in (ln.partition("#")[0].strip() for ln in text.split("\n")) if s]
+            if content:
+                html = " (HTML?)" if content[0].startswith("<") else ""
+                lines = f"{len(content)} line" + ("s" if len(content) > 1 else "")
+                error = f"no robots.txt record in {lines} of content{html}"
+        return cls(groups, sitemaps, error)
+
+    def _select(self, token: str) -> list[_Group]:
+        """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
+        token), else every ``*`` group, else none."""
+        if self._group_tokens is None:
+            self._group_tokens = [{_group_token(a) for a in g.agents} for g in self._groups]
+        wanted = token.strip().lower()
+        named = [g for g, tokens in zip(self._groups, self._group_tokens) if wanted and wanted in tokens]
+        chosen = self._selected[token] = named or [
+            g for g, tokens in zip(self._groups, self._group_tokens) if "*" in tokens
+        ]
+        return chosen
+
+    def _matcher(self, token: str) -> _Matcher:
+        """The selected groups' rules compiled by Protego: longest pattern first, Allow first
+        on a tie, plus its index of plain prefixes that lets most URLs skip most rules."""
+        groups = self._selected.get(token)
+        if groups is None:
+            groups = self._select(token)
+        rule_set = _RuleSet(Protego())
+        allow, disallow = rule_set.allow, rule_set.disallow
+        for is_allow, pattern in dict.fromkeys((a, p) for g in groups for a, p, _ in g.rules):
+            (allow if is_allow else disallow)(pattern)
+        rule_set.finalize_rules()
+        # One pass instead of Protego's _build_index plus two: a plain pattern can only
+        # match as a prefix, so a URL that starts with none of them needs only the rest.
+        rules: _Rules = []
+        special: _Rules = []
+        prefixes: list[str] = []
+        for rule in rule_set._rules:
+            compiled: Any = rule.value  # Protego's private _URLPattern
+            pair = (compiled.match, Verdict.ALLOWED_EXPLICIT if rule.field == "allow" else Verdict.DISALLOWED_EXPLICIT)
+            rules.append(pair)
+            if compiled._contains_asterisk or compiled._contains_dollar:
+                special.append(pair)
+            else:
+                prefixes.append(compiled._pattern)
+        matcher = self._matchers[token] = (tuple(prefixes), rules, special)
+        return matcher
+
+    def verdict(self, url: str, token: str) -> Verdict:
+        """Which rule of ``token``'s group decides ``url``: an Allow, a Disallow, or none."""
+        matcher = self._matchers.get(token)
+        if matcher is None:
+            matcher = self._matcher(token)
+        prefixes, rules, special = matcher
+        if not rules:
+            return Verdict.ALLOWED_IMPLICIT
+        path = _quote_path(url)
+        if path == "/robots.txt":
+            return Verdict.ALLOWED_IMPLICIT  # RFC 9309 §2.2.2
+        for match, verdict in rules if path.startswith(prefixes) else special:
+            if match(path):
+                return verdict
+        return Verdict.ALLOWED_IMPLICIT
+
+    def allowed(self, url: str, token: str) -> bool:
+        return self.verdict(url, token) is not Verdict.DISALLOWED_EXPLICIT
+
+    def crawl_delay(self, token: str) -> float | None:
+        """Seconds between requests asked of ``token``'s group; the largest when groups merge."""
+        groups = self._selected.get(token)
+        if groups is None:
+            groups = self._select(token)
+        return _largest([_crawl_delay(v) for g in groups for v, _ in g.delays])
+
+    def request_rate(self, token: str) -> float | None:
+        """Seconds per request from ``token``'s group's Request-rate; the largest when groups merge."""
+        groups = self._selected.get(token)
+        if groups is None:
+            groups = self._select(token)
+        return _largest([_seconds_per_request(v) for g in groups for v, _ in g.rates])
+
+    # ------------------------------------------------------------------ explain
+
+    def explain(self, url: str, token: str) -> RobotsExplanation:
+        """:meth:`verdict` with its reasons: the selected groups and their lines, the rule
+        that decided (line and pattern as written), and the pace the groups ask for.
+
+        The deciding rule is found with the very rule list :meth:`verdict` uses (Protego's
+        order: longest pattern first, Allow on a tie), then traced back to the first line
+        that wrote it; a test checks that both always agree.
+        """
+        groups = self._selected.get(token)
+        if groups is None:
+            groups = self._select(token)
+        assert self._group_tokens is not None
+        chosen = {id(g) for g in groups}  # identity: two groups may be written alike
+        wanted = token.strip().lower()
+        named = bool(wanted) and any(
+            wanted in tokens for g, tokens in zip(self._groups, self._group_tokens) if id(g) in chosen
+        )
+        overridden = [
+            g for g, tokens in zip(self._groups, self._group_tokens) if named and "*" in tokens and id(g) not in chosen
+        ]
+        verdict = self.verdict(url, token)
+        rule = None
+        path = _quote_path(url)
+        if path != "/robots.txt":
+            rule = self._deciding_rule(groups, path)
+        delay, delay_line = _slowest([d for g in groups for d in g.delays], _crawl_delay)
+        rate, rate_line = _slowest([r for g in groups for r in g.rates], _seconds_per_request)
+        return RobotsExplanation(
+            verdict=verdict,
+            token=token,
+            named=named,
+            groups=tuple(_span(g) for g in groups),
+            rule=rule,
+            overridden=tuple(_span(g) for g in overridden),
+            crawl_delay=delay,
+            crawl_delay_line=delay_line,
+            request_rate=rate,
+            request_rate_line=rate_line,
+            parse_error=self.parse_error,
+        )
+
+    @staticmethod
+    def _deciding_rule(groups: list[_Group], path: str) -> RuleLine | None:
+        written: dict[tuple[str, str], RuleLine] = {}  # (field, compiled pattern) -> first line writing it
+        rule_set = _RuleSet(Protego())
+        for g in groups:
+            for is_allow, pattern, line in g.rules:
+                one = _RuleSet(rule_set._parser_instance)
+                (one.allow if is_allow else one.disallow)(pattern)
+                for rule in one._rules:
+                    written.setdefault((rule.field, rule.value._pattern), RuleLine(line, is_allow, pattern))
+                (rule_set.allow if is_allow else rule_set.disallow)(pattern)
+        rule_set.finalize_rules()
+        for rule in rule_set._rules:
+            if rule.value.match(path):
+                return written[(rule.field, rule.value._pattern)]
+        return None
+
+
+def _slowest(values: list[tuple[str, int]], parse: Callable[[str], float | None]) -> tuple[float | None, int | None]:
+    """The largest parsed value (what :meth:`RobotsTxt.crawl_delay` and
+    :meth:`RobotsTxt.request_rate` return) and the line that wrote it."""
+    best: tuple[float | None, int | None] = (None, None)
+    for value, line in values:
+        seconds = parse(value)
+        if seconds is not None and (best[0] is None or seconds > best[0]):
+            best = (seconds, line)
+    return best
+
+
+def _span(group: _Group) -> GroupSpan:
+    return GroupSpan(group.first_line, group.last_line, tuple(group.agents))

@@ -1,0 +1,74 @@
+"""``make demo``'s script, end to end: the example project crawls the demo site."""
+
+import json
+import os
+import subprocess
+import sys
+from urllib.parse import urlsplit
+
+from scrapy_walsh.settings import USER_AGENT
+
+from ..helpers import CLOCK_TOLERANCE, REPO, gaps_by_host, summary_value
+
+#: Fields read from a structured representation (markdown or llms.txt), never from HTML.
+STRUCTURED_FIELDS = {"title", "headings", "links", "name", "summary", "sections", "optional"}
+
+
+def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
+    env = dict(os.environ, WALSH_DEMO_PORT="0", WALSH_DEMO_OUTPUT=str(tmp_path))
+    result = subprocess.run(
+        [sys.executable, "example_project/run_demo.py"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = result.stderr
+    assert "scrapy_walsh compliance summary (walsh-research-compliance/v1)" in log
+    assert summary_value(log, "identity") == USER_AGENT
+    assert "at most 1 in flight" in summary_value(log, "requests sent")
+    assert "What the demo server saw:" in result.stdout
+
+    records = [json.loads(line) for line in (tmp_path / "server-requests.jsonl").read_text().splitlines()]
+    assert records, "the crawl reached the demo site"
+    assert {r["headers"].get("User-Agent") for r in records} == {USER_AGENT}
+    assert max(r["in_flight"] for r in records) == 1
+    for host, gaps in gaps_by_host(records).items():
+        assert all(g >= 1.0 - CLOCK_TOLERANCE for g in gaps), (host, gaps)
+    # names, not IP literals: the demo resolver mapped every *.walsh-demo.test host
+    assert all(r["host"].endswith(".walsh-demo.test") for r in records)
+
+    # the gates: blocked hosts never contacted, robots.txt obeyed, a 503 robots blocks its host
+    assert not any(r["host"].endswith("blocked.walsh-demo.test") for r in records)
+    seen = {(r["host"].split(".walsh-demo.test")[0], r["path"]) for r in records}
+    assert ("named", "/research-off/notes") not in seen and ("named", "/members/join") in seen
+    assert ("down", "/page/1") not in seen and ("gone", "/page/1") in seen
+    assert ("open", "/private/secret") not in seen
+
+    # R9: sitemap entries are never fetched; hostile twins never requested (loopback, named)
+    assert ("open", "/page/2") not in seen and ("open", "/page/3") not in seen
+    assert ("named", "/research-off/notes.md") not in seen and ("docs", "/guide/faq.md") in seen
+    assert all(r["ip"] != "127.0.0.1" and r["ip"] != "::1" for r in records)
+
+    items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
+    assert items
+    for item in items:
+        assert all(len(json.dumps(value)) < 2000 for value in item.values()), item
+        assert "target" in item or "sitemap" in item, item
+        if "verdicts" in item:
+            assert item["verdicts"]["blocklist"] == "not_blocked", item
+        if item.get("source") not in ("markdown", "llms_txt_twin", "llms_txt"):
+            assert not STRUCTURED_FIELDS & set(item), item  # nothing read from HTML
+    sources = {
+        item["target"].split("//")[1].split(".")[0] + urlsplit(item["target"]).path: item.get("source")
+        or item.get("verdict")
+        for item in items
+        if "target" in item
+    }
+    assert sources["docs/guide/intro"] == "markdown" and sources["docs/guide/faq"] == "llms_txt_twin"
+    assert sources["llmsonly/page/alpha"] == "llms_txt"
+    assert sources["htmlonly/page/1"] == sources["hostile/research-off/notes"] == "no_structured_representation"
+    assert sources["blocked/page/1"] == "blocked_by_operator"
+    assert sum("loc" in item for item in items) == 6 and sum("child_sitemap" in item for item in items) == 2

@@ -1,0 +1,191 @@
+"""Fleet mode end to end: three real crawler processes sharing one real redis-server,
+all with the same 30 targets on three demo hosts, judged by the demo server's clock."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from scrapy_walsh.demo import DemoSite
+
+from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, gaps_by_host, new_project, stat
+from ..redis_server import RedisServer
+
+HOSTS = ("open", "gone", "busy")
+WORKERS = 3
+
+FLEET_SETTINGS = """
+import os as _os
+WALSH_STATE_URI = {uri!r}
+# which worker sent a request, for the test only (the server records headers)
+DEFAULT_REQUEST_HEADERS = {{"Accept": "text/html", "X-Fleet-Worker": _os.environ.get("FLEET_WORKER", "")}}
+"""
+
+
+def targets(site) -> list[str]:
+    urls = []
+    for key in HOSTS:
+        paths = (
+            ["/limited", *(f"/page/{i}" for i in range(1, 10))]
+            if key == "busy"
+            else [f"/page/{i}" for i in range(1, 11)]
+        )
+        urls += [site.url(key, p) for p in paths]
+    return urls
+
+
+def start_worker(project, urls, worker: int, out) -> subprocess.Popen:
+    env = dict(os.environ, FLEET_WORKER=str(worker))
+    env.pop("SCRAPY_SETTINGS_MODULE", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls), "-O", str(out)],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def fleet_project(root, site, uri):
+    project = new_project(root)
+    add_addon_line(project, FLEET_SETTINGS.format(uri=uri), site=site)
+    (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
+    return project
+
+
+@pytest.fixture(scope="module")
+def fleet_crawl(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fleet")
+    with RedisServer(root / "redis") as redis_server, DemoSite() as site:
+        project = fleet_project(root, site, redis_server.url)
+        urls = targets(site)
+        workers = []
+        for k in range(WORKERS):  # each has every target, in a different order
+            rotated = urls[10 * k :] + urls[: 10 * k]
+            workers.append(start_worker(project, rotated, k, root / f"items-{k}.jsonl"))
+        logs = [w.communicate(timeout=240)[1] for w in workers]
+        seen = site.requests
+    for worker, log in zip(workers, logs):
+        assert worker.returncode == 0, log[-3000:]
+    items = [json.loads(line) for k in range(WORKERS) for line in (root / f"items-{k}.jsonl").read_text().splitlines()]
+    return logs, seen, items
+
+
+def test_no_same_host_gap_under_one_second_fleet_wide(fleet_crawl):
+    logs, seen, _ = fleet_crawl
+    gaps = gaps_by_host([r for r in seen if r["host_key"] != "sentinel"])
+    print("fleet: requests", len(seen), "min gap per host", {h: round(min(g), 3) for h, g in gaps.items()})
+    for host, host_gaps in gaps.items():
+        assert min(host_gaps) >= 1.0 - CLOCK_TOLERANCE, (host, sorted(host_gaps)[:3])
+    # the three processes really did share the work: each sent requests to the demo hosts
+    workers = Counter(r["headers"].get("X-Fleet-Worker") for r in seen if r["path"].startswith("/page/"))
+    print("fleet: pages per worker", dict(workers))
+    assert set(workers) == {"0", "1", "2"}, workers
+
+
+def test_each_target_is_fetched_once_fleet_wide(fleet_crawl):
+    logs, seen, items = fleet_crawl
+    fetched = Counter((r["host_key"], r["path"]) for r in seen if r["host_key"] in HOSTS and r["path"] != "/robots.txt")
+    assert len(fetched) == 30, sorted(fetched)
+    assert fetched.pop(("busy", "/limited")) == 2  # the 429, then its retry
+    assert set(fetched.values()) == {1}, [k for k, n in fetched.items() if n > 1]
+    skipped = sum(stat(log, "walsh/denied/frequency/skipped_recently_fetched", 0) for log in logs)
+    assert skipped == 2 * 30, skipped  # every process holds all 30; two of three skip each
+    emitted = Counter(item["url"] for item in items if "url" in item)
+    assert len(emitted) == 30 and set(emitted.values()) == {1}, emitted
+
+
+def test_a_429_seen_by_one_process_pauses_the_host_for_all(fleet_crawl):
+    _, seen, _ = fleet_crawl
+    busy = [r for r in seen if r["host_key"] == "busy"]
+    limited = next(r for r in busy if r["path"] == "/limited" and r["status"] == 429)
+    after = [r for r in busy if r["mono"] > limited["mono"]]
+    assert after, "nothing was sent to busy after its 429"
+    assert after[0]["mono"] - limited["mono"] >= 3.0 - CLOCK_TOLERANCE, "Retry-After: 3 was cut short"
+    print(
+        "fleet: 429 at",
+        round(limited["mono"], 3),
+        "next busy request after",
+        round(after[0]["mono"] - limited["mono"], 3),
+        "s, workers after:",
+        [r["headers"].get("X-Fleet-Worker") for r in after],
+        "429 worker",
+        limited["headers"].get("X-Fleet-Worker"),
+    )
+    others = {r["headers"].get("X-Fleet-Worker") for r in after} - {limited["headers"].get("X-Fleet-Worker")}
+    assert others, "only the process that saw the 429 went back to busy: the pause proves nothing"
+
+
+def test_every_process_reports_its_redis_round_trips(fleet_crawl):
+    logs, _, _ = fleet_crawl
+    for log in logs:
+        print(
+            "fleet: round trips",
+            stat(log, "walsh/store/round_trips"),
+            "responses",
+            stat(log, "downloader/response_count"),
+        )
+        assert stat(log, "walsh/store/round_trips", 0) > 0
+        assert stat(log, "walsh/store/unreachable_seconds") == 0
+
+
+@pytest.fixture(scope="module")
+def outage_crawl(tmp_path_factory):
+    """One process; Redis is SIGKILLed after the third page, restarted 3 s later."""
+    root = tmp_path_factory.mktemp("outage")
+    with DemoSite(hosts=["open", "gone", "ops"]) as site:
+        redis_server = RedisServer(root / "redis").start()
+        try:
+            project = fleet_project(root, site, redis_server.url)
+            urls = [site.url(k, f"/page/{i}") for k in ("open", "gone") for i in range(1, 5)]
+            worker = start_worker(project, urls, 0, root / "items.jsonl")
+            deadline = time.monotonic() + 120
+            while len([r for r in site.requests if r["path"].startswith("/page/")]) < 3:
+                assert time.monotonic() < deadline and worker.poll() is None, "the crawl did not start"
+                time.sleep(0.02)
+            killed = time.monotonic()
+            redis_server.kill()
+            time.sleep(3.0)
+            restarted = time.monotonic()
+            redis_server.start()
+            log = worker.communicate(timeout=120)[1]
+        finally:
+            redis_server.stop()
+        seen = site.requests
+    assert worker.returncode == 0, log[-3000:]
+    return log, seen, killed, restarted
+
+
+def test_nothing_is_sent_while_redis_is_down(outage_crawl):
+    log, seen, killed, restarted = outage_crawl
+    # a request whose slot was reserved before the kill may still be on its way (< 0.2 s)
+    during = [
+        (r["host_key"], r["path"], round(r["mono"] - killed, 3)) for r in seen if killed + 0.2 < r["mono"] < restarted
+    ]
+    print(
+        "outage: requests between kill and restart",
+        during,
+        "down for",
+        round(restarted - killed, 3),
+        "unreachable_seconds",
+        stat(log, "walsh/store/unreachable_seconds"),
+    )
+    assert during == []
+    assert "no request is sent until it answers" in log
+    assert stat(log, "walsh/store/unreachable_seconds") >= 2.5
+
+
+def test_the_crawl_resumes_and_keeps_its_spacing_after_redis_returns(outage_crawl):
+    log, seen, killed, restarted = outage_crawl
+    pages = [r for r in seen if r["path"].startswith("/page/")]
+    assert len(pages) == 8 and any(r["mono"] > restarted for r in pages)
+    for host, gaps in gaps_by_host([r for r in seen if r["host_key"] != "sentinel"]).items():
+        assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, (host, gaps)
+    assert "reachable again" in log

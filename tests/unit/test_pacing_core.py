@@ -1,0 +1,175 @@
+"""R4/R5 arithmetic of :mod:`scrapy_walsh.policy.pacing`, driven by an injected clock (no Scrapy, no sleeping)."""
+
+import pytest
+
+from scrapy_walsh.policy.pacing import ADAPTIVE_MAX, HostPace, Pacer
+
+T0 = 1_700_000_000.0  # a realistic wall-clock time: never 0
+
+
+class Clock:
+    def __init__(self, now: float = T0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def pacer(clock, floor=1.0, margin=0.0):
+    return Pacer(floor=floor, margin=margin, clock=clock)
+
+
+def test_a_never_seen_host_is_ready_at_once(clock):
+    p = pacer(clock, floor=5.0, margin=0.25)
+    assert p.ready_at("new.test") == 0.0
+    assert p.wait("new.test") == 0.0
+    assert not p.seen("new.test")
+    assert HostPace().ready_at(5.0) == 0.0
+    p.set_robots("robots-only.test", crawl_delay=30.0, request_rate=None)  # known, never requested
+    assert (p.ready_at("robots-only.test"), p.wait("robots-only.test")) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "fields, expected",
+    [
+        ({}, 1.0),
+        ({"crawl_delay": 7.0}, 7.0),
+        ({"request_rate": 6.0}, 6.0),
+        ({"adaptive": 5.0}, 5.0),
+        ({"crawl_delay": 2.0, "request_rate": 9.0, "adaptive": 3.0}, 9.0),
+        ({"crawl_delay": 0.2, "request_rate": 0.5, "adaptive": 0.9}, 1.0),  # under the floor: adds nothing
+        ({"crawl_delay": 0.0, "request_rate": 0.0}, 1.0),
+    ],
+)
+def test_interval_is_the_largest_term_and_no_term_lowers_it(fields, expected):
+    assert HostPace(**fields).interval(1.0) == expected
+
+
+def test_after_a_stamp_the_wait_is_the_interval_plus_the_margin(clock):
+    p = pacer(clock, floor=1.0, margin=0.25)
+    p.set_robots("a.test", crawl_delay=3.0, request_rate=None)
+    p.stamp("a.test")
+    assert p.seen("a.test")
+    assert p.pace("a.test").last_start == T0
+    assert p.ready_at("a.test") == T0 + 3.25
+    assert p.wait("a.test") == pytest.approx(3.25)
+    clock.now += 1.0
+    assert p.wait("a.test") == pytest.approx(2.25)
+    clock.now += 10.0
+    assert p.wait("a.test") == 0.0
+
+
+def test_a_pause_dominates_and_a_later_shorter_pause_never_shortens_it(clock):
+    p = pacer(clock, floor=1.0)
+    p.stamp("a.test")
+    p.pause("a.test", T0 + 30)
+    assert p.wait("a.test") == pytest.approx(30.0)
+    p.pause("a.test", T0 + 5)
+    assert p.pace("a.test").not_before == T0 + 30
+    assert p.wait("a.test") == pytest.approx(30.0)
+    p.pause("a.test", T0 + 40)
+    assert p.wait("a.test") == pytest.approx(40.0)
+
+
+def test_a_pause_in_the_past_does_not_shorten_the_interval(clock):
+    p = pacer(clock, floor=1.0)
+    p.set_robots("a.test", crawl_delay=10.0, request_rate=None)
+    p.stamp("a.test")
+    p.pause("a.test", T0 - 100)
+    assert p.wait("a.test") == pytest.approx(10.0)
+
+
+def test_a_paused_host_never_requested_waits_for_the_pause(clock):
+    p = pacer(clock, floor=1.0, margin=0.5)
+    p.pause("a.test", T0 + 20)
+    assert p.seen("a.test")
+    assert p.wait("a.test") == pytest.approx(20.5)
+
+
+def test_ok_answers_smooth_the_latency_by_halves_and_the_floor_still_holds(clock):
+    p = pacer(clock, floor=1.0)
+    p.observe("a.test", 4.0, ok=True)
+    assert p.pace("a.test").adaptive == 2.0
+    p.observe("a.test", 4.0, ok=True)
+    assert p.pace("a.test").adaptive == 3.0
+    assert p.interval("a.test") == 3.0
+    p.observe("a.test", 0.0, ok=True)
+    assert p.pace("a.test").adaptive == 1.5
+    for _ in range(10):
+        p.observe("a.test", 0.01, ok=True)
+    assert p.pace("a.test").adaptive < 1.0
+    assert p.interval("a.test") == 1.0
+    p.observe("a.test", 1000.0, ok=True)
+    assert p.pace("a.test").adaptive == ADAPTIVE_MAX
+
+
+def test_errors_double_the_adaptive_delay_from_at_least_the_floor_up_to_the_cap(clock):
+    p = pacer(clock, floor=1.0)
+    p.observe("a.test", 0.1, ok=False)
+    assert p.pace("a.test").adaptive == 1.0
+    seen = []
+    for _ in range(8):
+        p.observe("a.test", 0.1, ok=False)
+        seen.append(p.pace("a.test").adaptive)
+    assert seen == [2.0, 4.0, 8.0, 16.0, 32.0, ADAPTIVE_MAX, ADAPTIVE_MAX, ADAPTIVE_MAX]
+    p.observe("b.test", 9.0, ok=False)  # a slow error: at least its latency
+    assert p.pace("b.test").adaptive == 9.0
+    p.observe("b.test", 0.1, ok=False)
+    assert p.pace("b.test").adaptive == 18.0
+
+
+def test_soonest_picks_the_earliest_host(clock):
+    p = pacer(clock, floor=1.0)
+    p.set_robots("slow.test", crawl_delay=10.0, request_rate=None)
+    p.stamp("slow.test")
+    p.stamp("fast.test")
+    p.pause("paused.test", T0 + 100)
+    assert p.soonest(["slow.test", "fast.test", "paused.test"]) == (T0 + 1.0, "fast.test")
+    assert p.soonest(["slow.test", "paused.test"]) == (T0 + 10.0, "slow.test")
+    assert p.soonest(["slow.test", "never.test"]) == (0.0, "never.test")
+    assert p.soonest([]) is None
+
+
+def test_keep_for_covers_the_interval_and_a_pause(clock):
+    p = pacer(clock, floor=1.0, margin=0.5)
+    p.set_robots("a.test", crawl_delay=120.0, request_rate=None)
+    p.stamp("a.test")
+    assert p.keep_for("a.test") >= p.wait("a.test") > 120.0
+    p.pause("a.test", T0 + 600)
+    assert p.keep_for("a.test") >= p.wait("a.test") > 600.0
+    p.pause("b.test", T0 + 300)
+    assert p.keep_for("b.test") >= p.wait("b.test") > 300.0
+
+
+def test_host_pace_json_round_trip_ignores_unknown_keys():
+    pace = HostPace(last_start=T0, crawl_delay=2.5, request_rate=4.0, adaptive=1.25, not_before=T0 + 9)
+    assert HostPace.from_json(pace.to_json()) == pace
+    assert HostPace.from_json({**pace.to_json(), "future_field": 1, "version": "v2"}) == pace
+    assert HostPace.from_json({"crawl_delay": 3.0}) == HostPace(crawl_delay=3.0)
+
+
+def test_the_ledger_never_forgets_a_host_idle_past_scrapys_60_s(clock):
+    """Scrapy drops idle download slots after 60 s; a Crawl-delay: 120 host must still wait."""
+    p = pacer(clock, floor=1.0)
+    p.set_robots("slow.test", crawl_delay=120.0, request_rate=None)
+    p.stamp("slow.test")
+    clock.now = T0 + 61
+    for i in range(1000):  # plenty of other traffic meanwhile
+        p.stamp(f"h{i}.test")
+    assert p.wait("slow.test") == pytest.approx(59.0)
+
+
+def test_settle_counts_the_interval_from_the_answer_not_the_send(clock):
+    p = pacer(clock, floor=2.0)
+    p.stamp("a.example")
+    clock.now += 0.3  # a stall, or a slow answer: the server may have seen it only now
+    p.settle("a.example")
+    assert p.wait("a.example") == pytest.approx(2.0)
+    clock.now -= 0.3  # a clock that went back never moves the start earlier
+    p.settle("a.example")
+    assert p.wait("a.example") == pytest.approx(2.3)
