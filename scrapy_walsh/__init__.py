@@ -17,16 +17,53 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it
+_EXCEPTIONS = (
+    "WalshIgnoreRequest",
+    "OutOfScope",
+    "PrivateAddressRefused",
+    "BlockedByOperator",
+    "RobotsDenied",
+    "NotModified",
+    "RecentlyFetched",
+    "CrawlDelayExceedsCap",
+    "HostPaused",
+)
 _LAZY = {
     "Addon": "scrapy_walsh.addon",
     "SPEC_VERSION": "scrapy_walsh.settings",
     "StructuredSourceSpider": "scrapy_walsh.spiders",
+    **dict.fromkeys(_EXCEPTIONS, "scrapy_walsh.exceptions"),
 }
 
-__all__ = ["Addon", "SPEC_VERSION", "StructuredSourceSpider", "__version__"]  # noqa: F822 - loaded lazily
+__all__ = [  # noqa: F822 - loaded lazily by __getattr__
+    "Addon",
+    "SPEC_VERSION",
+    "StructuredSourceSpider",
+    "WalshIgnoreRequest",
+    "OutOfScope",
+    "PrivateAddressRefused",
+    "BlockedByOperator",
+    "RobotsDenied",
+    "NotModified",
+    "RecentlyFetched",
+    "CrawlDelayExceedsCap",
+    "HostPaused",
+    "__version__",
+]
 
 if TYPE_CHECKING:
     from .addon import Addon
+    from .exceptions import (
+        BlockedByOperator,
+        CrawlDelayExceedsCap,
+        HostPaused,
+        NotModified,
+        OutOfScope,
+        PrivateAddressRefused,
+        RecentlyFetched,
+        RobotsDenied,
+        WalshIgnoreRequest,
+    )
     from .settings import SPEC_VERSION
     from .spiders import StructuredSourceSpider
 

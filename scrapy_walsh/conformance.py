@@ -21,6 +21,7 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
 from .policy.addresses import PrivateAddressAllowance
+from .policy.vocabulary import Namespace
 from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, SETTINGS_BY_NAME, SPEC_VERSION
 from .store import parse_state_uri, state_location
 
@@ -1061,9 +1062,9 @@ def probe_state_store(settings: BaseSettings) -> Finding:
     try:
         store = open_store(location, settings.get("WALSH_ROBOTS_TOKEN") or "Walsh-Research")
         try:
-            store.set("walsh-check", key, True, ttl=60)
-            ok = store.get("walsh-check", key) is True
-            store.delete("walsh-check", key)
+            store.set(Namespace.CHECK, key, True, ttl=60)
+            ok = store.get(Namespace.CHECK, key) is True
+            store.delete(Namespace.CHECK, key)
         finally:
             store.close()
     except (StateStoreError, OSError) as exc:

@@ -1,4 +1,12 @@
-"""Exceptions every gate raises, so a denial always carries its gate and verdict."""
+"""Every exception a gate raises, in one module, so an errback needs one import.
+
+Each denial is an :class:`~scrapy.exceptions.IgnoreRequest` subclass that carries its
+``gate`` and ``verdict`` (names from :mod:`scrapy_walsh.policy.vocabulary`), so errbacks
+can tell a robots.txt refusal from a blocklist one, and the compliance summary counts
+them per gate and verdict. All are importable from ``scrapy_walsh`` too::
+
+    from scrapy_walsh import RobotsDenied, WalshIgnoreRequest
+"""
 
 from __future__ import annotations
 
@@ -6,17 +14,18 @@ from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
 
+from .policy.vocabulary import Gate
+
 
 class WalshIgnoreRequest(IgnoreRequest):
     """A request a scrapy_walsh gate refused.
 
-    Subclasses set ``gate`` (``blocklist``, ``robots``, ``scope`` ...). ``verdict`` is
-    one of the seed-000 names (``disallowed_explicit``, ``unknown_unreachable`` ...)
-    or a gate's own (``blocked_by_operator``). Errbacks can read both from the
-    exception, and the compliance summary counts them per gate and verdict.
+    ``gate`` is a :class:`~scrapy_walsh.policy.vocabulary.Gate`. ``verdict`` is one of
+    the seed-000 names (``disallowed_explicit``, ``unknown_unreachable`` ...) or a
+    gate's own (``blocked_by_operator``). ``details`` holds what the gate knew.
     """
 
-    gate = "walsh"
+    gate: str = "walsh"
 
     def __init__(self, verdict: str, reason: str, url: str = "", **details: Any):
         self.verdict = verdict
@@ -24,6 +33,68 @@ class WalshIgnoreRequest(IgnoreRequest):
         self.url = url
         self.details = details
         super().__init__(f"{self.gate}: {verdict}: {reason}" + (f" <{url}>" if url else ""))
+
+
+class OutOfScope(WalshIgnoreRequest):
+    """R6: not a declared target (``not_declared``) or a sub-resource (``subresource``)."""
+
+    gate = Gate.SCOPE
+
+
+class PrivateAddressRefused(WalshIgnoreRequest):
+    """Seed 000: the request's host is, or resolves to, an address that is not public."""
+
+    gate = Gate.ADDRESS
+
+
+class BlockedByOperator(WalshIgnoreRequest):
+    """R3: the host is the apex or a subdomain of an operator-blocklist entry."""
+
+    gate = Gate.BLOCKLIST
+
+
+class RobotsDenied(WalshIgnoreRequest):
+    """R2: robots.txt refused this URL (``disallowed_explicit``) or could not be read
+    (``unknown_unreachable``); ``details["recommendation"]`` says what seed 000 recommends."""
+
+    gate = Gate.ROBOTS
+
+
+class NotModified(WalshIgnoreRequest):
+    """R7: the server answered 304 to our validators: nothing new since the last fetch."""
+
+    gate = Gate.CONDITIONAL
+
+
+class RecentlyFetched(WalshIgnoreRequest):
+    """R8: the target was fetched within ``WALSH_REFETCH_INTERVAL``."""
+
+    gate = Gate.FREQUENCY
+
+
+class CrawlDelayExceedsCap(WalshIgnoreRequest):
+    """R4: the host's Crawl-delay is over ``WALSH_MAX_CRAWL_DELAY`` (never clamped)."""
+
+    gate = Gate.PACING
+
+
+class HostPaused(WalshIgnoreRequest):
+    """R5: the host asked us (Retry-After) to stay away longer than ``WALSH_BACKOFF_MAX_DELAY``."""
+
+    gate = Gate.PACING
+
+
+#: Every denial, for the reference docs and ``scrapy_walsh.__all__``.
+DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
+    OutOfScope,
+    PrivateAddressRefused,
+    BlockedByOperator,
+    RobotsDenied,
+    NotModified,
+    RecentlyFetched,
+    CrawlDelayExceedsCap,
+    HostPaused,
+)
 
 
 def record_denial(stats: Any, exc: WalshIgnoreRequest) -> None:

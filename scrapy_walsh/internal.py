@@ -13,23 +13,25 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
+from .policy.vocabulary import Meta
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 #: ``meta`` key naming what an internal request is for.
-INTERNAL = "walsh_internal"
+INTERNAL = Meta.INTERNAL
 ROBOTS = "robots"
 BLOCKLIST = "blocklist"
 BLOCKLIST_SCHEMA = "blocklist_schema"
 #: ``meta`` key counting how often pacing sent a request back to the scheduler; the
 #: gates evaluate such a request again but count its verdicts once.
-REQUEUED = "walsh_requeued"
+REQUEUED = Meta.REQUEUED
 #: ``meta`` key on every request R6 admits: a declared target (a start request), or a step a
 #: StructuredSourceSpider planned for one. Redirects, retries and requeues copy ``meta``, so
 #: they keep it; a request scheduled without it (an errback's output, which Scrapy never
 #: passes through spider middlewares) is dropped by ``DeclaredTargetsMiddleware``.
-DECLARED = "walsh_declared"
+DECLARED = Meta.DECLARED
 #: Internal requests go before spider requests waiting in the same downloader slot.
 PRIORITY = 1000
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .policy.pacing import HostPace, Pacer
+from .policy.vocabulary import Namespace
 from .settings import MIN_INTERVAL_FLOOR
 from .store import store_for
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 PACING_MARGIN = 0.010
 #: A ledger entry outlives the host's interval or pause by this long (its store TTL).
 KEEP = 60.0
-NAMESPACE = "pacing"
+NAMESPACE = Namespace.PACING
 #: Fields every process shares through the store; the robots terms and the adaptive delay
 #: are also written (a restart starts from them) but each process keeps its own.
 SHARED = ("last_start", "not_before")

@@ -46,12 +46,21 @@ from .policy.markdown import outline
 from .policy.sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
 from .policy.sitemaps import MAX_URLS as SITEMAP_MAX_URLS
 from .policy.sitemaps import SITEMAPINDEX, read_sitemap
-from .policy.vocabulary import NO_STRUCTURED_REPRESENTATION, PRIVATE_ADDRESS, SITEMAP_TRUNCATED, SITEMAP_UNREADABLE
+from .policy.vocabulary import (
+    NO_STRUCTURED_REPRESENTATION,
+    NOT_MODIFIED,
+    PRIVATE_ADDRESS,
+    SITEMAP_TRUNCATED,
+    SITEMAP_UNREADABLE,
+    SKIPPED_RECENTLY_FETCHED,
+    Meta,
+    Namespace,
+)
 
 logger = logging.getLogger(__name__)
 
 #: ``meta`` key naming the declared target and step of a structured-flow request.
-MARKER = "walsh_structured"
+MARKER = Meta.STRUCTURED
 TARGET, LLMS_TXT, TWIN, SITEMAP = "target", "llms_txt", "twin", "sitemap"
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 LLMS_TXT_TYPES = MARKDOWN_TYPES | {"text/plain"}
@@ -62,10 +71,10 @@ MAX_STRUCTURED_BYTES = 1_048_576
 #: Non-2xx answers reach the callbacks (redirects are still followed: no 3xx here).
 ANY_ERROR_STATUS = list(range(400, 600))
 #: Gate verdicts that mean "nothing new", not "refused" (R8 frequency, R7 304).
-UNCHANGED = frozenset({"skipped_recently_fetched", "not_modified"})
+UNCHANGED = frozenset({SKIPPED_RECENTLY_FETCHED, NOT_MODIFIED})
 #: Parsed llms.txt files are kept in the state store this long, so a later run whose
 #: llms.txt request is skipped (R8) or answered 304 (R7) still knows the file.
-LLMS_TXT_STORE = "llms_txt"
+LLMS_TXT_STORE = Namespace.LLMS_TXT
 LLMS_TXT_KEEP_SECONDS = 30 * 86400.0
 
 

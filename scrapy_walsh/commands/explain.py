@@ -54,8 +54,11 @@ from ..policy.robots import MAX_BYTES, RobotsTxt
 from ..policy.vocabulary import (
     BLOCKED_BY_OPERATOR,
     BLOCKING_VERDICTS,
+    CRAWL_DELAY_EXCEEDS_CAP,
     NOT_BLOCKED,
     PRIVATE_ADDRESS,
+    Gate,
+    Namespace,
     Verdict,
     recommendation,
 )
@@ -74,7 +77,7 @@ MAX_REDIRECTS = 5
 TIMEOUT = 10.0
 DEMO_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
 # The robots gate's store layout (scrapy_walsh/middlewares/robots.py _save/_restore).
-ROBOTS_NAMESPACE, BLOCKLIST_NAMESPACE, PACING_NAMESPACE = "robots", "blocklist", "pacing"
+ROBOTS_NAMESPACE, BLOCKLIST_NAMESPACE, PACING_NAMESPACE = Namespace.ROBOTS, Namespace.BLOCKLIST, Namespace.PACING
 STALE_LIMIT = 30 * 86400.0
 
 
@@ -380,7 +383,7 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
     report: dict[str, Any] = {"url": url, "token": ctx.token, "user_agent": ctx.user_agent}
     gate, blocklist = blocklist_gate(args, ctx, url)
     report["blocklist"] = gate
-    decision = None
+    decision: tuple[str, str, str] | None = None
     if gate["verdict"] == BLOCKED_BY_OPERATOR:
         decision = ("refused", "blocklist", BLOCKED_BY_OPERATOR)
     host = urlsplit(url).hostname or ""
@@ -443,7 +446,7 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
     }
     if delay is not None and delay > ctx.max_crawl_delay:
         pacing["cap"] = f"Crawl-delay {delay:g} s > WALSH_MAX_CRAWL_DELAY {ctx.max_crawl_delay:g} s"
-        decision = decision or ("refused", "pacing", "crawl_delay_exceeds_cap")
+        decision = decision or ("refused", Gate.PACING, CRAWL_DELAY_EXCEEDS_CAP)
     report["pacing"] = pacing
     report["cached"] = {"blocklist": gate["cached"], "robots": robots.get("cached", False)}
     report["decision"] = {

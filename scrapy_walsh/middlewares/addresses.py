@@ -37,8 +37,9 @@ try:  # Scrapy >= 2.14 wraps Twisted's DNSLookupError
 except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
     _SCRAPY_DNS_ERRORS = ()
 
-from ..exceptions import WalshIgnoreRequest, record_denial
+from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
 from ..summary import SENT, SENT_HOST
 
 if TYPE_CHECKING:
@@ -54,15 +55,8 @@ logger = logging.getLogger(__name__)
 PRIORITY = 85
 #: Above RetryMiddleware (550): process_exception runs from the highest number down.
 CONNECT_PRIORITY = 560
-GATE = "address"
-PRIVATE_ADDRESS = "private_address"
+GATE = Gate.ADDRESS
 SETTING = "WALSH_ALLOW_PRIVATE_ADDRESSES"
-
-
-class PrivateAddressRefused(WalshIgnoreRequest):
-    """The request's host is, or resolves to, an address seed 000 forbids."""
-
-    gate = GATE
 
 
 def refused(host: str, address: str, reason: str, url: str = "", stage: str = "request") -> PrivateAddressRefused:

@@ -20,6 +20,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from .. import internal
 from ..policy.backoff import Backoff
+from ..policy.vocabulary import Meta
 from ..politeness import politeness_for
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 #: Just under Scrapy's RetryMiddleware (550): responses reach us first.
 PRIORITY = 540
-ATTEMPT = "walsh_backoff_attempt"
+ATTEMPT = Meta.BACKOFF_ATTEMPT
 
 
 class BackoffMiddleware:

@@ -26,7 +26,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from .. import internal
-from ..exceptions import WalshIgnoreRequest, record_denial
+from ..exceptions import BlockedByOperator, record_denial
 from ..policy.blocklist import (
     MAX_DOCUMENT_BYTES,
     Blocklist,
@@ -35,7 +35,7 @@ from ..policy.blocklist import (
     bundled_schema,
     load_schema,
 )
-from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED
+from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -51,13 +51,7 @@ PRIORITY = 90  # before robots (100): R3 runs first
 RETRY_AFTER_FAILURE = 300.0
 #: A published schema is kept this long in the store, for runs that can't fetch it.
 SCHEMA_TTL = 7 * 86400
-NAMESPACE = "blocklist"
-
-
-class BlockedByOperator(WalshIgnoreRequest):
-    """The host is the apex or a subdomain of an operator-blocklist entry (R3)."""
-
-    gate = "blocklist"
+NAMESPACE = Namespace.BLOCKLIST
 
 
 class BlocklistMiddleware(StatefulGate):

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import internal
-from ..exceptions import WalshIgnoreRequest
+from ..exceptions import NotModified
 from ..policy.canonical import canonical_url
+from ..policy.vocabulary import NOT_MODIFIED, Meta, Namespace
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -22,15 +23,9 @@ if TYPE_CHECKING:
 
 #: After robots (100), before the frequency guard (120) on the way out.
 PRIORITY = 110
-NAMESPACE = "validators"
+NAMESPACE = Namespace.VALIDATORS
 VALIDATOR_TTL = 30 * 86400.0
-SENT = "walsh_conditional"
-
-
-class NotModified(WalshIgnoreRequest):
-    """The server answered 304 to our validators: nothing new since the last run."""
-
-    gate = "conditional"
+SENT = Meta.CONDITIONAL
 
 
 class ConditionalMiddleware(StatefulGate):
@@ -57,8 +52,8 @@ class ConditionalMiddleware(StatefulGate):
             return response
         if response.status == 304 and request.meta.get(SENT):
             self.stats.inc_value("walsh/conditional/not_modified")
-            internal.record_verdict(request, "conditional", "not_modified")
-            raise NotModified("not_modified", "304 Not Modified: no new data since the last fetch", request.url)
+            internal.record_verdict(request, "conditional", NOT_MODIFIED)
+            raise NotModified(NOT_MODIFIED, "304 Not Modified: no new data since the last fetch", request.url)
         if 200 <= response.status < 300:
             etag = response.headers.get(b"ETag")
             modified = response.headers.get(b"Last-Modified")

@@ -22,8 +22,9 @@ import time
 from typing import TYPE_CHECKING
 
 from .. import internal
-from ..exceptions import WalshIgnoreRequest, record_denial
+from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
+from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -37,14 +38,10 @@ logger = logging.getLogger(__name__)
 
 #: On the way out after conditional (110); on the way back it sees a 304 first.
 PRIORITY = 120
-NAMESPACE = "fetched"
-SKIPPED = "skipped_recently_fetched"
+NAMESPACE = Namespace.FETCHED
+SKIPPED = SKIPPED_RECENTLY_FETCHED
 #: ``request.meta`` key: the canonical target this fetch holds the claim for.
-CLAIMED = "walsh_fetch_claim"
-
-
-class RecentlyFetched(WalshIgnoreRequest):
-    gate = "frequency"
+CLAIMED = Meta.FETCH_CLAIM
 
 
 def target_of(request: Request) -> str:
@@ -63,7 +60,7 @@ class FrequencyMiddleware(StatefulGate):
         if (
             request.meta.get("redirect_urls")
             or request.meta.get("retry_times")
-            or request.meta.get("walsh_backoff_attempt")
+            or request.meta.get(Meta.BACKOFF_ATTEMPT)
         ):
             return  # a target being fetched right now
         target = target_of(request)

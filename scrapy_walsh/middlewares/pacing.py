@@ -31,7 +31,8 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.task import deferLater
 
 from .. import internal
-from ..exceptions import WalshIgnoreRequest, record_denial
+from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
+from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..politeness import politeness_for
 
 if TYPE_CHECKING:
@@ -45,23 +46,14 @@ logger = logging.getLogger(__name__)
 
 #: After Scrapy's own middlewares (redirect 600, retry 550, cookies 700 ...), before identity.
 PRIORITY = 9000
-CRAWL_DELAY_EXCEEDS_CAP = "crawl_delay_exceeds_cap"
 #: R5: the host's Retry-After pause ends beyond WALSH_BACKOFF_MAX_DELAY.
-HOST_PAUSED = "host_paused_beyond_max_delay"
+HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY
 
 
 async def _sleep(seconds: float) -> None:
     from twisted.internet import reactor  # the installed one; importing earlier would install the default
 
     await maybe_deferred_to_future(deferLater(reactor, seconds))
-
-
-class CrawlDelayExceedsCap(WalshIgnoreRequest):
-    gate = "pacing"
-
-
-class HostPaused(WalshIgnoreRequest):
-    gate = "pacing"
 
 
 class PacingMiddleware:

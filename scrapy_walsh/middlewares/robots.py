@@ -36,9 +36,9 @@ from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from .. import internal
-from ..exceptions import WalshIgnoreRequest, record_denial
+from ..exceptions import RobotsDenied, record_denial
 from ..policy.robots import RobotsTxt
-from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
+from ..policy.vocabulary import BLOCKING_VERDICTS, Namespace, Verdict, recommendation
 from ..politeness import politeness_for
 from .base import StatefulGate
 
@@ -59,20 +59,13 @@ STALE_LIMIT = 30 * 86400.0
 MAX_REDIRECTS = 5
 #: An unreachable robots.txt is asked again after this long (not persisted).
 UNREACHABLE_RECHECK = 600.0
-NAMESPACE = "robots"
+NAMESPACE = Namespace.ROBOTS
 STORED_BODY_LIMIT = 512_000
 
 # What a fetch concluded, independent of any URL.
 AVAILABLE = "available"  # 2xx, parsed
 UNAVAILABLE = "unavailable"  # 4xx: allow all
 UNREACHABLE = "unreachable"  # 5xx, 429, network: disallow all
-
-
-class RobotsDenied(WalshIgnoreRequest):
-    """robots.txt refused this URL (``disallowed_explicit``) or could not be read
-    (``unknown_unreachable``); ``recommendation`` says what seed 000 recommends."""
-
-    gate = "robots"
 
 
 @dataclass

@@ -30,8 +30,9 @@ from scrapy import signals
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .. import internal
-from ..exceptions import WalshIgnoreRequest, record_denial
+from ..exceptions import OutOfScope, record_denial
 from ..policy.scope import subresource_kind
+from ..policy.vocabulary import NOT_DECLARED, SUBRESOURCE
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -44,8 +45,6 @@ logger = logging.getLogger(__name__)
 SPIDER_PRIORITY = 990
 #: The first downloader gate (scope), before the blocklist (90).
 SUBRESOURCE_PRIORITY = 80
-SUBRESOURCE = "subresource"
-NOT_DECLARED = "not_declared"
 
 
 class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
@@ -99,10 +98,6 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
 
         spider = self.crawler.spider
         return isinstance(spider, StructuredSourceSpider) and spider.planned_followup(request)
-
-
-class OutOfScope(WalshIgnoreRequest):
-    gate = "scope"
 
 
 class SubresourceMiddleware:

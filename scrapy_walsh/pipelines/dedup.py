@@ -20,6 +20,7 @@ from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from ..policy.canonical import canonical_url
+from ..policy.vocabulary import Namespace
 from ..store import store_for
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class DedupPipeline:
         self.stats = crawler.stats
         self.store = store
         self.reset = crawler.settings.getbool("WALSH_DEDUP_RESET")
-        self.namespace = "seen"
+        self.namespace: str = Namespace.SEEN
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
@@ -54,7 +55,7 @@ class DedupPipeline:
         return pipeline
 
     def spider_opened(self, spider: Spider) -> None:
-        self.namespace = f"seen:{spider.name}"
+        self.namespace = f"{Namespace.SEEN}:{spider.name}"
         if self.reset:
             keys = [key for key, _ in self.store.items(self.namespace)]
             for key in keys:

@@ -1,14 +1,30 @@
-"""The verdict and fetch-recommendation names of seed 000, shared by every gate.
+"""The package's one vocabulary: gates, verdicts, meta keys and store namespaces.
 
-A boolean allowed/denied is too coarse to audit: the robots gate answers with one of
-the seed-000 verdicts, and each verdict maps to a fetch recommendation. The other
-gates add their own verdict names (``blocked_by_operator`` ...) as plain constants
-here, so stats keys and ``response.meta["walsh"]`` use one vocabulary.
+Stats keys (``walsh/denied/<gate>/<verdict>``), ``response.meta["walsh"]``, the store's
+keys, the summary and ``scrapy walsh explain`` all spell these names, so they are
+defined once, here. Every value is a :class:`~enum.StrEnum`, so it compares and
+formats as the plain string users see in stats and logs. The reference pages for meta
+keys and store namespaces are generated from :data:`META_KEYS` and :data:`NAMESPACES`.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+
+class Gate(StrEnum):
+    """Where a decision was taken, in request order (docs/architecture)."""
+
+    SCOPE = "scope"
+    ADDRESS = "address"
+    BLOCKLIST = "blocklist"
+    ROBOTS = "robots"
+    CONDITIONAL = "conditional"
+    FREQUENCY = "frequency"
+    BACKOFF = "backoff"
+    PACING = "pacing"
+    IDENTITY = "identity"
+    STRUCTURED = "structured"
 
 
 class Verdict(StrEnum):
@@ -53,21 +69,104 @@ def recommendation(verdict: Verdict | str) -> Recommendation:
     return RECOMMENDATION[Verdict(verdict)]
 
 
-# Verdicts of the other gates (not robots.txt, so not in the seed-000 table).
-#: R3: the host is the apex or a subdomain of an operator-blocklist entry.
-BLOCKED_BY_OPERATOR = "blocked_by_operator"
-#: R3: no blocklist entry matches.
-NOT_BLOCKED = "not_blocked"
+class GateVerdict(StrEnum):
+    """The verdicts of every gate but robots.txt (not in seed 000's table)."""
 
-# R9, structured sources (scrapy_walsh.spiders).
-#: Neither markdown by content negotiation nor an llms.txt representation: the source is
-#: left out, never read as HTML.
-NO_STRUCTURED_REPRESENTATION = "no_structured_representation"
-#: A twin candidate whose URL visibly points at a private or local address: never chosen.
-PRIVATE_ADDRESS = "private_address"
-#: Sitemaps: more than 50,000 URLs; the first 50,000 were yielded, the rest not read.
-SITEMAP_TRUNCATED = "sitemap_truncated_at_url_limit"
-#: Sitemaps: over 50 MB uncompressed; nothing was read.
-SITEMAP_OVER_SIZE_LIMIT = "sitemap_over_size_limit"
-#: Sitemaps: not a urlset or sitemapindex (not XML, another root, bad gzip, non-2xx).
-SITEMAP_UNREADABLE = "sitemap_unreadable"
+    #: R3: the host is the apex or a subdomain of an operator-blocklist entry.
+    BLOCKED_BY_OPERATOR = "blocked_by_operator"
+    #: R3: no blocklist entry matches.
+    NOT_BLOCKED = "not_blocked"
+    #: Seed 000: the host is, or resolves to, a loopback, private or otherwise local address
+    #: (also a twin candidate whose URL visibly points at one).
+    PRIVATE_ADDRESS = "private_address"
+    #: R6: not a declared target (a follow-up the spider found).
+    NOT_DECLARED = "not_declared"
+    #: R6: an image, style sheet, script, font or media file.
+    SUBRESOURCE = "subresource"
+    #: R7: the server answered 304 to our validators.
+    NOT_MODIFIED = "not_modified"
+    #: R8: fetched within ``WALSH_REFETCH_INTERVAL``.
+    SKIPPED_RECENTLY_FETCHED = "skipped_recently_fetched"
+    #: R4: the selected group's Crawl-delay is over ``WALSH_MAX_CRAWL_DELAY``.
+    CRAWL_DELAY_EXCEEDS_CAP = "crawl_delay_exceeds_cap"
+    #: R5: the host asked us to stay away longer than ``WALSH_BACKOFF_MAX_DELAY``.
+    HOST_PAUSED_BEYOND_MAX_DELAY = "host_paused_beyond_max_delay"
+    #: R9: neither markdown by content negotiation nor an llms.txt representation: the source
+    #: is left out, never read as HTML.
+    NO_STRUCTURED_REPRESENTATION = "no_structured_representation"
+    #: Sitemaps: more than 50,000 URLs; the first 50,000 were yielded, the rest not read.
+    SITEMAP_TRUNCATED = "sitemap_truncated_at_url_limit"
+    #: Sitemaps: over 50 MB uncompressed; nothing was read.
+    SITEMAP_OVER_SIZE_LIMIT = "sitemap_over_size_limit"
+    #: Sitemaps: not a urlset or sitemapindex (not XML, another root, bad gzip, non-2xx).
+    SITEMAP_UNREADABLE = "sitemap_unreadable"
+
+
+# Plain names for the verdicts above, as the gates spell them.
+BLOCKED_BY_OPERATOR = GateVerdict.BLOCKED_BY_OPERATOR
+NOT_BLOCKED = GateVerdict.NOT_BLOCKED
+PRIVATE_ADDRESS = GateVerdict.PRIVATE_ADDRESS
+NOT_DECLARED = GateVerdict.NOT_DECLARED
+SUBRESOURCE = GateVerdict.SUBRESOURCE
+NOT_MODIFIED = GateVerdict.NOT_MODIFIED
+SKIPPED_RECENTLY_FETCHED = GateVerdict.SKIPPED_RECENTLY_FETCHED
+CRAWL_DELAY_EXCEEDS_CAP = GateVerdict.CRAWL_DELAY_EXCEEDS_CAP
+HOST_PAUSED_BEYOND_MAX_DELAY = GateVerdict.HOST_PAUSED_BEYOND_MAX_DELAY
+NO_STRUCTURED_REPRESENTATION = GateVerdict.NO_STRUCTURED_REPRESENTATION
+SITEMAP_TRUNCATED = GateVerdict.SITEMAP_TRUNCATED
+SITEMAP_OVER_SIZE_LIMIT = GateVerdict.SITEMAP_OVER_SIZE_LIMIT
+SITEMAP_UNREADABLE = GateVerdict.SITEMAP_UNREADABLE
+
+
+class Meta(StrEnum):
+    """``Request.meta`` keys the package reads or writes (reference: :data:`META_KEYS`)."""
+
+    WALSH = "walsh"
+    INTERNAL = "walsh_internal"
+    DECLARED = "walsh_declared"
+    REQUEUED = "walsh_requeued"
+    BACKOFF_ATTEMPT = "walsh_backoff_attempt"
+    FETCH_CLAIM = "walsh_fetch_claim"
+    CONDITIONAL = "walsh_conditional"
+    STRUCTURED = "walsh_structured"
+
+
+#: What each meta key means, for the reference docs.
+META_KEYS: dict[Meta, str] = {
+    Meta.WALSH: 'Written by the gates, read by callbacks: `{"verdicts": {gate: verdict}, <gate>: {...}}` '
+    "on `response.meta`, plus the fetch recommendation and usage warnings.",
+    Meta.INTERNAL: "Marks a request the package sends for itself (robots.txt, the blocklist and its schema): "
+    "its value says which.",
+    Meta.DECLARED: "Marks a request R6 admitted: a start request, or a step a StructuredSourceSpider planned.",
+    Meta.REQUEUED: "How often pacing sent the request back to the scheduler; its verdicts are counted once.",
+    Meta.BACKOFF_ATTEMPT: "R5: the retry number of a request the backoff gate rescheduled after 429/503.",
+    Meta.FETCH_CLAIM: "R8: the request holds the fetch claim of its target (released if it fails).",
+    Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
+    Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
+}
+
+
+class Namespace(StrEnum):
+    """State-store namespaces (keys: ``walsh:<identity>:<namespace>:<key>`` in Redis)."""
+
+    PACING = "pacing"
+    ROBOTS = "robots"
+    BLOCKLIST = "blocklist"
+    FETCHED = "fetched"
+    VALIDATORS = "validators"
+    SEEN = "seen"
+    LLMS_TXT = "llms_txt"
+    CHECK = "walsh-check"
+
+
+#: What each namespace holds and for how long, for the reference docs.
+NAMESPACES: dict[Namespace, str] = {
+    Namespace.PACING: "R4/R5: the per-host ledger (last start, Crawl-delay, adaptive delay, backoff pause).",
+    Namespace.ROBOTS: "R2: each origin's robots.txt outcome and body, kept 30 days for the stale-copy rule.",
+    Namespace.BLOCKLIST: "R3: the last adopted operator blocklist, and the published schema it was checked with.",
+    Namespace.FETCHED: "R8: when each target was last fetched (expires after WALSH_REFETCH_INTERVAL).",
+    Namespace.VALIDATORS: "R7: each target's ETag and Last-Modified.",
+    Namespace.SEEN: "R7: item URLs already emitted, per spider (`seen:<spider>`).",
+    Namespace.LLMS_TXT: "R9: parsed llms.txt indexes, reused across runs.",
+    Namespace.CHECK: "`scrapy walsh check`: a short-lived probe key that proves the store is writable.",
+}

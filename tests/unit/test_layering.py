@@ -55,3 +55,55 @@ def test_lazy_names_resolve():
     assert scrapy_walsh.SPEC_VERSION.startswith("walsh-research-compliance/")
     with pytest.raises(AttributeError):
         scrapy_walsh.NoSuchName  # noqa: B018
+
+
+def test_every_denial_is_exported_from_the_package():
+    """An errback imports every denial from ``scrapy_walsh``, never from a middleware module."""
+    import scrapy_walsh
+    from scrapy_walsh.exceptions import DENIALS, WalshIgnoreRequest
+
+    assert {cls.__name__ for cls in DENIALS} | {"WalshIgnoreRequest"} <= set(scrapy_walsh.__all__)
+    for cls in DENIALS:
+        assert getattr(scrapy_walsh, cls.__name__) is cls
+        assert issubclass(cls, WalshIgnoreRequest)
+    subclasses = set()
+    pending = [WalshIgnoreRequest]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            subclasses.add(sub)
+            pending.append(sub)
+    import scrapy_walsh.addon  # noqa: F401 - loads every middleware, so every subclass is defined
+
+    assert {c for c in subclasses if c.__module__.startswith("scrapy_walsh")} <= set(DENIALS)
+
+
+def test_vocabulary_is_defined_once():
+    """No module re-types a meta key as a literal string, nor a store namespace in a store call."""
+    import ast
+    from pathlib import Path
+
+    from scrapy_walsh.policy.vocabulary import Meta
+
+    root = Path(scrapy_walsh.__file__).parent
+    meta_keys = {m.value for m in Meta if m is not Meta.WALSH}
+    store_ops = {"get", "set", "delete", "items", "get_many", "claim", "reserve", "advance"}
+    offenders = []
+    for path in root.rglob("*.py"):
+        if path.name == "vocabulary.py":
+            continue
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in meta_keys and id(node) not in docstrings:
+                offenders.append(f"{path.relative_to(root)}:{node.lineno}: {node.value!r}")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in store_ops
+                and isinstance(node.func.value, ast.Attribute | ast.Name)
+                and "store" in ast.unparse(node.func.value)
+                and node.args
+                and isinstance(node.args[0], ast.Constant | ast.JoinedStr)
+            ):
+                offenders.append(f"{path.relative_to(root)}:{node.lineno}: a namespace typed as a string")
+    assert not offenders, offenders
