@@ -35,13 +35,14 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections import Counter, defaultdict
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _loopback import BenchServer, resolver_source, violations  # noqa: E402
 
 from scrapy_walsh.demo import DemoSite  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
@@ -50,64 +51,7 @@ from tests.redis_server import RedisServer  # noqa: E402
 BENCH_IP = "127.0.1.1"
 DOMAIN = "fleet-bench.test"
 LATENCY = 0.100
-TOLERANCE = 0.02
 AIM = 0.35
-
-RESOLVER = f'''
-from twisted.internet import defer
-from scrapy_walsh.demo.resolver import DemoResolver
-
-
-class BenchResolver(DemoResolver):
-    """*.{DOMAIN} -> {BENCH_IP}; the demo names as the demo resolver has them."""
-
-    def getHostByName(self, name, timeout=()):
-        if name.lower().rstrip(".").endswith(".{DOMAIN}"):
-            return defer.succeed("{BENCH_IP}")
-        return super().getHostByName(name, timeout)
-'''
-
-
-class BenchServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__((BENCH_IP, 0), Handler)
-        self.log: list[tuple[str, str, float]] = []
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def port(self) -> int:
-        return self.server_address[1]
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: BenchServer
-
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        arrived = time.monotonic()
-        with self.server.lock:
-            self.server.log.append(((self.headers.get("Host") or "").split(":")[0], self.path, arrived))
-        time.sleep(LATENCY)
-        if self.path == "/robots.txt":
-            body, ctype = b"User-agent: *\nAllow: /\n", "text/plain"
-        else:
-            body, ctype = f"<html><head><title>{self.path}</title></head><body>ok</body></html>".encode(), "text/html"
-        self.send_response(200)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
@@ -116,7 +60,7 @@ def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
     (package / "spiders").mkdir(parents=True, exist_ok=True)
     (project / "scrapy.cfg").write_text("[settings]\ndefault = benchproj.settings\n")
     (package / "__init__.py").write_text("")
-    (package / "resolver.py").write_text(RESOLVER)
+    (package / "resolver.py").write_text(resolver_source(DOMAIN, BENCH_IP))
     (package / "spiders" / "__init__.py").write_text("")
     (package / "spiders" / "gates.py").write_text(GATES_SPIDER)
     (package / "settings.py").write_text(
@@ -133,7 +77,7 @@ def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
 def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
     work = root / f"run_{n}"
     work.mkdir(parents=True, exist_ok=True)
-    server = BenchServer()
+    server = BenchServer(BENCH_IP, LATENCY)
     try:
         with RedisServer(work / "redis") as redis, DemoSite(hosts=["ops"]) as site:
             project = make_project(work, site, redis.url)
@@ -171,13 +115,6 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
     for k, log in enumerate(logs):
         (work / f"crawl_{k}.log").write_text(log)
     log = list(server.log)
-    by_host: dict[str, list[float]] = defaultdict(list)
-    for host, _, t in log:
-        by_host[host].append(t)
-    violations = []
-    for host, times in by_host.items():
-        times.sort()
-        violations += [(host, round(b - a, 3)) for a, b in zip(times, times[1:]) if b - a < 1.0 - TOLERANCE]
     trips = 0
     for text in logs:
         match = re.search(r"'walsh/store/round_trips': (\d+)", text)
@@ -192,7 +129,7 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
         "robots": sum(1 for _, p, _ in log if p == "/robots.txt"),
         "pages": sum(pages_seen.values()),
         "dup_pages": sum(c - 1 for c in fetched.values() if c > 1),
-        "violations": violations,
+        "violations": violations(log),
         "trips": trips,
         "exit": [p.returncode for p in procs],
     }

@@ -1,0 +1,104 @@
+"""What the many-host benches share: a loopback server for any number of host names.
+
+Every ``*.<domain>`` name resolves to one loopback address (a Scrapy resolver written
+into the bench project), so 50,000 names are 50,000 hosts to the crawler while one
+stdlib server answers them all: robots.txt (allow all) and any page, after a fixed
+latency. The server logs each request's Host, path and arrival (monotonic clock), and
+the figures are read from that log, never from the crawler's own account.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+#: Server-side clock tolerance for spacing, as in the test suite.
+TOLERANCE = 0.02
+
+RESOLVER = '''
+from twisted.internet import defer
+from scrapy_walsh.demo.resolver import DemoResolver
+
+
+class BenchResolver(DemoResolver):
+    """*.{domain} -> {ip}; the demo names as the demo resolver has them."""
+
+    def getHostByName(self, name, timeout=()):
+        if name.lower().rstrip(".").endswith(".{domain}"):
+            return defer.succeed("{ip}")
+        return super().getHostByName(name, timeout)
+'''
+
+
+def resolver_source(domain: str, ip: str) -> str:
+    """The bench project's ``resolver.py``: ``benchproj.resolver.BenchResolver``."""
+    return RESOLVER.replace("{domain}", domain).replace("{ip}", ip)
+
+
+class BenchServer(ThreadingHTTPServer):
+    """Answers every host name after ``latency`` seconds; ``log`` is what it saw."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, ip: str, latency: float) -> None:
+        super().__init__((ip, 0), _Handler)
+        self.latency = latency
+        self.log: list[tuple[str, str, float]] = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: BenchServer
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        arrived = time.monotonic()
+        with self.server.lock:
+            self.server.log.append(((self.headers.get("Host") or "").split(":")[0], self.path, arrived))
+        time.sleep(self.server.latency)
+        if self.path == "/robots.txt":
+            body, ctype = b"User-agent: *\nAllow: /\n", "text/plain"
+        else:
+            body, ctype = f"<html><head><title>{self.path}</title></head><body>ok</body></html>".encode(), "text/html"
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def violations(log: Iterable[tuple[str, str, float]], interval: float = 1.0) -> list[tuple[str, float]]:
+    """Same-host start-to-start gaps under ``interval`` minus the clock tolerance."""
+    by_host: dict[str, list[float]] = defaultdict(list)
+    for host, _, arrived in log:
+        by_host[host].append(arrived)
+    found = []
+    for host, times in by_host.items():
+        times.sort()
+        found += [(host, round(b - a, 3)) for a, b in zip(times, times[1:]) if b - a < interval - TOLERANCE]
+    return found
+
+
+def wait_rss(process) -> tuple[int, int]:
+    """Wait for ``process`` (a Popen); return (exit status, its peak RSS in KiB)."""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_maxrss

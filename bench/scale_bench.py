@@ -1,0 +1,226 @@
+"""Scale: requests per second at 100 to 50,000 hosts, against the serial engine ceiling.
+
+    .venv/bin/python bench/scale_bench.py [--hosts 100,1000,10000,50000] [--seconds 60]
+                                          [--fleet-hosts 10000] [--no-fleet] [--workdir DIR]
+
+N hosts x 2 pages, every answer after 2 ms, one process, three crawls per N in one run:
+
+  (a) the add-on line (with the settings that keep it on loopback);
+  (b) the serial engine ceiling: stock Scrapy, one request at a time, no delay, no
+      robots.txt: what one serial Scrapy process can send on this machine;
+  (c) stock Scrapy as compliant as it gets: CONCURRENT_REQUESTS=1, DOWNLOAD_DELAY=1
+      without jitter, ROBOTSTXT_OBEY, our User-Agent.
+
+Every host name (``h00000.scale-bench.test`` ...) resolves to 127.0.2.1, where one
+stdlib server (bench/_loopback.py) answers robots.txt and the pages and logs what it
+saw. Each crawl stops when done or after ``--seconds`` (``CLOSESPIDER_TIMEOUT``):
+a time box, because (c) sends a few requests per second and 100,000 pages would take
+hours. req/s is the server's count over its own first-to-last span, robots.txt
+included (the add-on's cost of compliance). Printed per N: req/s of (a), (b), (c),
+(a)/(b) and (a)/(c), peak RSS of each crawl process and the add-on's extra RSS per
+host over the ceiling's, and spacing violations (same-host gaps under 1 s - 20 ms,
+server clock) of (a) and (c). Aim (issue 17): (a)/(b) >= 0.9 at every N, 0 violations.
+
+The fleet row: 4 processes of the add-on sharing one Redis (a fresh redis-server),
+``--fleet-hosts`` hosts sharded between them, with Redis round trips per request
+(``walsh/store/round_trips`` summed over the processes / requests the server saw).
+Figures, not a test (bench/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _loopback import BenchServer, resolver_source, violations, wait_rss  # noqa: E402
+
+from scrapy_walsh.demo import DemoSite  # noqa: E402
+from scrapy_walsh.settings import USER_AGENT  # noqa: E402
+from tests.helpers import demo_settings  # noqa: E402
+
+BENCH_IP = "127.0.2.1"
+DOMAIN = "scale-bench.test"
+LATENCY = 0.002
+PAGES = 2
+AIM = 0.9
+
+SPIDER = """
+import scrapy
+
+
+class ScaleSpider(scrapy.Spider):
+    name = "scale"
+
+    async def start(self):
+        hosts, port, shard, of = int(self.hosts), int(self.port), int(self.shard), int(self.of)
+        index = 0
+        for page in range(1, int(self.pages) + 1):
+            for h in range(shard, hosts, of):
+                index += 1
+                # earlier targets first (Scrapy's queues are LIFO among equal priorities)
+                yield scrapy.Request(
+                    f"http://h{h:05d}.DOMAIN:{port}/page/{page}", dont_filter=True, priority=-index
+                )
+
+    def parse(self, response):
+        return None
+""".replace("DOMAIN", DOMAIN)
+
+COMMON = """
+BOT_NAME = "benchproj"
+SPIDER_MODULES = ["benchproj.spiders"]
+LOG_LEVEL = "INFO"
+TELNETCONSOLE_ENABLED = False
+"""
+RESOLVE = 'TWISTED_DNS_RESOLVER = DNS_RESOLVER = "benchproj.resolver.BenchResolver"\n'
+VARIANTS = {
+    "a": "the add-on",
+    "b": "serial engine ceiling",
+    "c": "stock Scrapy, compliant",
+}
+
+
+def settings_for(variant: str, site: DemoSite, state_uri: str | None = None) -> str:
+    if variant == "a":
+        text = COMMON + 'ADDONS = {"scrapy_walsh.Addon": 500}\n' + demo_settings(site) + RESOLVE
+        text += f"WALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + [{BENCH_IP + '/32'!r}]\n"
+        return text + (f"WALSH_STATE_URI = {state_uri!r}\n" if state_uri else "")
+    common = COMMON + RESOLVE + f"USER_AGENT = {USER_AGENT!r}\nCONCURRENT_REQUESTS = 1\n"
+    if variant == "b":
+        return common + "DOWNLOAD_DELAY = 0\nROBOTSTXT_OBEY = False\n"
+    return common + (
+        "CONCURRENT_REQUESTS_PER_DOMAIN = 1\nDOWNLOAD_DELAY = 1\nDOWNLOAD_DELAY_JITTER = 0\n"
+        "RANDOMIZE_DOWNLOAD_DELAY = False\nROBOTSTXT_OBEY = True\n"
+    )
+
+
+def make_project(root: Path, settings: str) -> Path:
+    package = root / "benchproj"
+    (package / "spiders").mkdir(parents=True, exist_ok=True)
+    (root / "scrapy.cfg").write_text("[settings]\ndefault = benchproj.settings\n")
+    (package / "__init__.py").write_text("")
+    (package / "resolver.py").write_text(resolver_source(DOMAIN, BENCH_IP))
+    (package / "spiders" / "__init__.py").write_text("")
+    (package / "spiders" / "scale.py").write_text(SPIDER)
+    (package / "settings.py").write_text(settings)
+    return root
+
+
+def crawl(project: Path, hosts: int, port: int, seconds: float, shard: int = 0, of: int = 1) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+    args = [f"hosts={hosts}", f"port={port}", f"pages={PAGES}", f"shard={shard}", f"of={of}"]
+    command = [sys.executable, "-m", "scrapy", "crawl", "scale", "-s", f"CLOSESPIDER_TIMEOUT={seconds}"]
+    for arg in args:
+        command += ["-a", arg]
+    with open(project / f"crawl_{shard}.log", "w") as log:  # the child keeps its own descriptor
+        return subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=log)
+
+
+def rate(log: list[tuple[str, str, float]]) -> float:
+    if len(log) < 2:
+        return 0.0
+    times = [t for *_, t in log]
+    return (len(log) - 1) / (max(times) - min(times))
+
+
+def run_one(variant: str, hosts: int, seconds: float, root: Path) -> dict:
+    work = root / f"{variant}_{hosts}"
+    server = BenchServer(BENCH_IP, LATENCY)
+    try:
+        with DemoSite(hosts=["ops"]) as site:
+            project = make_project(work, settings_for(variant, site))
+            code, rss = wait_rss(crawl(project, hosts, server.port, seconds))
+    finally:
+        server.stop()
+    log = list(server.log)
+    return {
+        "rate": rate(log),
+        "requests": len(log),
+        "rss": rss,
+        "violations": len(violations(log)),
+        "exit": code,
+    }
+
+
+def run_fleet(hosts: int, processes: int, seconds: float, root: Path) -> dict:
+    from tests.redis_server import RedisServer
+
+    work = root / f"fleet_{hosts}"
+    server = BenchServer(BENCH_IP, LATENCY)
+    try:
+        with RedisServer(work / "redis") as redis, DemoSite(hosts=["ops"]) as site:
+            project = make_project(work, settings_for("a", site, redis.url))
+            procs = [crawl(project, hosts, server.port, seconds, k, processes) for k in range(processes)]
+            exits = [wait_rss(p)[0] for p in procs]
+    finally:
+        server.stop()
+    log = list(server.log)
+    trips = 0
+    for k in range(processes):
+        match = re.search(r"'walsh/store/round_trips': (\d+)", (project / f"crawl_{k}.log").read_text())
+        trips += int(match.group(1)) if match else 0
+    return {
+        "rate": rate(log),
+        "requests": len(log),
+        "violations": len(violations(log)),
+        "trips": trips / max(1, len(log)),
+        "exit": exits,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hosts", default="100,1000,10000,50000")
+    parser.add_argument("--seconds", type=float, default=60.0, help="time box of each crawl")
+    parser.add_argument("--fleet-hosts", type=int, default=10000)
+    parser.add_argument("--no-fleet", action="store_true")
+    parser.add_argument("--workdir", help="keep projects and crawl logs here (default: a temp dir)")
+    args = parser.parse_args()
+    sizes = [int(n) for n in args.hosts.split(",")]
+    print(
+        f"N hosts x {PAGES} pages, {LATENCY * 1000:.0f} ms loopback server, one process, "
+        f"each crawl time-boxed at {args.seconds:.0f} s; req/s as the server counted them (robots.txt included)"
+    )
+    header = (
+        f"{'hosts':>7} | {'(a) req/s':>9} | {'(b) req/s':>9} | {'(c) req/s':>9} | {'a/b':>5} | {'a/c':>6} | "
+        f"{'RSS a/b/c MiB':>15} | {'KiB/host':>8} | {'viol a/c':>8}"
+    )
+    with tempfile.TemporaryDirectory(prefix="scale_bench_") as tmp:
+        root = Path(args.workdir or tmp)
+        print(header)
+        print("-" * len(header))
+        for hosts in sizes:
+            runs = {v: run_one(v, hosts, args.seconds, root) for v in VARIANTS}
+            a, b, c = runs["a"], runs["b"], runs["c"]
+            extra = (a["rss"] - b["rss"]) / hosts
+            flag = "" if all(r["exit"] == 0 for r in runs.values()) else f"  exit {[r['exit'] for r in runs.values()]}"
+            print(
+                f"{hosts:>7} | {a['rate']:>9.1f} | {b['rate']:>9.1f} | {c['rate']:>9.1f} | "
+                f"{a['rate'] / b['rate']:>5.2f} | {a['rate'] / max(c['rate'], 1e-9):>6.1f} | "
+                f"{a['rss'] / 1024:>4.0f} {b['rss'] / 1024:>4.0f} {c['rss'] / 1024:>4.0f} | {extra:>8.2f} | "
+                f"{a['violations']:>3} {c['violations']:>3}{flag}",
+                flush=True,
+            )
+        if not args.no_fleet:
+            fleet = run_fleet(args.fleet_hosts, 4, args.seconds, root)
+            print(
+                f"fleet: 4 processes on Redis, {args.fleet_hosts} hosts: {fleet['rate']:.1f} req/s, "
+                f"{fleet['trips']:.1f} Redis round trips per request, {fleet['violations']} violations, "
+                f"exits {fleet['exit']}"
+            )
+    print(f"aim: (a)/(b) >= {AIM} at every N with 0 violations")
+
+
+if __name__ == "__main__":
+    started = time.monotonic()
+    main()
+    print(f"bench time {time.monotonic() - started:.0f} s")
