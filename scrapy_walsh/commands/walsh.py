@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "explain": "scrapy_walsh.commands.explain",
     "blocklist": "scrapy_walsh.commands.blocklist",
     "genspider": "scrapy_walsh.commands.genspider",
+    "state": "scrapy_walsh.commands.state",
 }
 
 
@@ -78,7 +79,7 @@ class Command(ScrapyCommand):
         return "SUBCOMMAND [options]"
 
     def short_desc(self) -> str:
-        return "scrapy-walsh tools: check, explain, blocklist, genspider"
+        return "scrapy-walsh tools: " + ", ".join(SUBCOMMANDS)
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)

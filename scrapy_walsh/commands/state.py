@@ -1,0 +1,215 @@
+"""``scrapy walsh state``: what the state store remembers about a target, and how to forget it.
+
+``show [URL|HOST]`` lists what the crawl's store holds and why a target would be
+skipped: when it was last fetched (R8) and when it may be fetched again, its stored
+validators (R7), which spiders already emitted it as an item (R7), the cached
+robots.txt of its origin (R2), and the host's pacing ledger (R4/R5). Without an
+argument it counts the records of each kind.
+
+``forget URL...`` and ``forget --host HOST`` drop the R8 fetch records and the R7
+validators, so the next crawl fetches those targets again (unconditionally);
+``--items`` also forgets which spiders emitted them, so their items are emitted again.
+``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
+crawl reads it afresh.
+
+Decisions where the issue is silent: the pacing ledger and the adopted blocklist are
+safety state and are never changed here (shown, read only). The store is the crawl's
+own (``WALSH_STATE_URI``, the project's settings with the add-on applied); a store that
+does not exist yet is reported, never created. Output is sorted, so it is the same for
+the same store; ``--json`` prints one JSON object. Exit status: 0, or 1 when the store
+can't be opened or an argument is not a URL or host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ..policy.canonical import canonical_url
+from ..policy.vocabulary import Namespace
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+
+    from ..store import StateStore
+
+HELP = "show or forget what the state store remembers: R8 fetch times, R7 validators and items, cached robots.txt"
+SYNTAX = "show [URL|HOST] [--json] | forget URL... [--items] | forget --host HOST [--items] | forget --robots HOST"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{show,forget}")
+    show = actions.add_parser("show", help="what is stored, and why a target would be skipped")
+    show.add_argument("target", nargs="?", metavar="URL|HOST", help="one target URL, or every record of one host")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    forget = actions.add_parser("forget", help="drop R7/R8 records (or the cached robots.txt) so it is fetched again")
+    forget.add_argument("urls", nargs="*", metavar="URL", help="targets to fetch again")
+    forget.add_argument("--host", metavar="HOST", help="every target of this host")
+    forget.add_argument("--robots", metavar="HOST", help="drop the cached robots.txt of this host's origins")
+    forget.add_argument("--items", action="store_true", help="also forget which spiders emitted these URLs")
+    forget.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _host(value: str) -> str:
+    host = urlsplit(value).hostname if "://" in value else value
+    return (host or "").lower().rstrip(".")
+
+
+def _url_host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower().rstrip(".")
+
+
+def _spiders(settings: Settings) -> list[str]:
+    """The project's spider names (emitted items are recorded per spider)."""
+    from scrapy.spiderloader import get_spider_loader
+
+    try:
+        return sorted(get_spider_loader(settings).list())
+    except Exception:  # noqa: BLE001 - outside a project there are no spiders to list
+        return []
+
+
+def _seen_namespaces(settings: Settings) -> list[str]:
+    return [f"{Namespace.SEEN}:{name}" for name in _spiders(settings)]
+
+
+def _matching(store: StateStore, namespace: str, urls: set[str] | None, host: str | None) -> list[tuple[str, Any]]:
+    """The records of ``namespace`` for ``urls`` (canonical) or for every URL of ``host``."""
+    if urls is not None:
+        return sorted((url, value) for url in urls if (value := store.get(namespace, url)) is not None)
+    return sorted((key, value) for key, value in store.items(namespace) if _url_host(key) == host)
+
+
+def _stamp(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def show(store: StateStore, settings: Settings, target: str | None, refetch: float) -> dict[str, Any]:
+    seen = _seen_namespaces(settings)
+    if target is None:
+        counts = {ns: sum(1 for _ in store.items(ns)) for ns in (Namespace.FETCHED, Namespace.VALIDATORS)}
+        counts[Namespace.SEEN] = sum(sum(1 for _ in store.items(ns)) for ns in seen)
+        counts[Namespace.ROBOTS] = sum(1 for _ in store.items(Namespace.ROBOTS))
+        counts[Namespace.PACING] = sum(1 for _ in store.items(Namespace.PACING))
+        return {"store": store.uri, "counts": {str(k): v for k, v in sorted(counts.items())}}
+    is_url = "://" in target
+    urls = {canonical_url(target)} if is_url else None
+    host = _host(target)
+    now = time.time()
+    targets: dict[str, dict[str, Any]] = {}
+    for url, fetched_at in _matching(store, Namespace.FETCHED, urls, host):
+        again = fetched_at + refetch
+        targets.setdefault(url, {})["fetched"] = {
+            "at": _stamp(fetched_at),
+            "fetch_again_after": _stamp(again),
+            "skipped_now": refetch > 0 and again > now,
+        }
+    for url, validators in _matching(store, Namespace.VALIDATORS, urls, host):
+        targets.setdefault(url, {})["validators"] = validators
+    for namespace in seen:
+        for url, emitted_at in _matching(store, namespace, urls, host):
+            spider = namespace.partition(":")[2]
+            targets.setdefault(url, {}).setdefault("emitted_by", {})[spider] = _stamp(emitted_at)
+    robots = {
+        origin: {
+            "outcome": saved.get("outcome"),
+            "status": saved.get("status"),
+            "fetched": _stamp(saved.get("fetched_at")),
+        }
+        for origin, saved in sorted(store.items(Namespace.ROBOTS))
+        if _url_host(origin) == host
+    }
+    ledger = store.get(Namespace.PACING, host)
+    return {"store": store.uri, "target": target, "targets": targets, "robots": robots, "pacing": ledger}
+
+
+def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+    dropped: dict[str, list[str]] = {}
+
+    def drop(namespace: str, keys: Iterable[str]) -> None:
+        for key in sorted(set(keys)):
+            if store.get(namespace, key) is not None:
+                store.delete(namespace, key)
+                dropped.setdefault(str(namespace), []).append(key)
+
+    if args.robots:
+        host = _host(args.robots)
+        drop(Namespace.ROBOTS, [origin for origin, _ in store.items(Namespace.ROBOTS) if _url_host(origin) == host])
+    namespaces = [Namespace.FETCHED, Namespace.VALIDATORS, *(_seen_namespaces(settings) if args.items else [])]
+    urls = {canonical_url(url) for url in args.urls}
+    for namespace in namespaces:
+        if urls:
+            drop(namespace, urls)
+        if args.host:
+            drop(namespace, [key for key, _ in _matching(store, namespace, None, _host(args.host))])
+    return {"store": store.uri, "dropped": dropped}
+
+
+def render(report: dict[str, Any]) -> str:
+    out = [f"store        {report['store']}"]
+    if "counts" in report:
+        out += [f"{name:<12} {count} record(s)" for name, count in report["counts"].items()]
+    elif "dropped" in report:
+        if not report["dropped"]:
+            out.append("nothing to forget: no matching record")
+        for namespace, keys in report["dropped"].items():
+            out += [f"forgot       {namespace}: {key}" for key in keys]
+    else:
+        if not report["targets"]:
+            out.append(f"targets      none stored for {report['target']}")
+        for url, record in report["targets"].items():
+            out.append(f"target       {url}")
+            fetched = record.get("fetched")
+            if fetched:
+                why = " (skipped now: R8, WALSH_REFETCH_INTERVAL)" if fetched["skipped_now"] else ""
+                out.append(f"  fetched    {fetched['at']}; again after {fetched['fetch_again_after']}{why}")
+            if record.get("validators"):
+                v = record["validators"]
+                out.append(f"  validators ETag {v.get('etag')}, Last-Modified {v.get('last_modified')} (R7)")
+            for spider, at in record.get("emitted_by", {}).items():
+                out.append(f"  emitted    by spider {spider!r} at {at} (R7: its items are not emitted again)")
+        for origin, robots in report["robots"].items():
+            out.append(
+                f"robots.txt   {origin}: {robots['outcome']} (HTTP {robots['status']}), read {robots['fetched']}"
+            )
+        if report["pacing"]:
+            out.append(f"pacing       {json.dumps(report['pacing'], sort_keys=True)} (read only)")
+        if any(r.get("fetched", {}).get("skipped_now") for r in report["targets"].values()):
+            out.append("hint         scrapy walsh state forget URL  (fetch it again in the next crawl)")
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..addon import Addon
+    from ..store import StateStoreError, open_store, state_location
+
+    if args.action == "forget" and not (args.urls or args.host or args.robots):
+        print("error: name targets: forget URL..., forget --host HOST or forget --robots HOST", file=sys.stderr)
+        return 1
+    effective = settings.copy()
+    Addon().update_settings(effective)
+    location = state_location(effective)
+    if location.scheme == "sqlite" and not location.path.exists():
+        print(f"no state store at {location.uri}: nothing is remembered yet", file=sys.stderr)
+        return 0
+    try:
+        store = open_store(location, effective["WALSH_ROBOTS_TOKEN"])
+    except StateStoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.action == "show":
+            report = show(store, effective, args.target, effective.getfloat("WALSH_REFETCH_INTERVAL"))
+        else:
+            report = forget(store, effective, args)
+    finally:
+        store.close()
+    print(json.dumps(report, indent=2, sort_keys=True) if args.json else render(report))
+    return 0
