@@ -1,0 +1,303 @@
+"""Every stat the package writes, with its meaning: the registry of ``walsh/...`` stats keys.
+
+Stats are the machine-readable account of a crawl (``crawler.stats``; Scrapy dumps them at
+the end). Keys are documented here, once: the reference page (docs/reference/stats) is
+generated from :data:`STATS`, and a test checks that every key the code writes is listed.
+``<name>`` in a key stands for one path segment (a host, a gate, a verdict ...).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class Stat(NamedTuple):
+    key: str
+    meaning: str
+
+
+STATS: tuple[Stat, ...] = (
+    Stat(
+        "walsh/spec_version",
+        "`walsh-research-compliance/v1`, so stats dumps are comparable.",
+    ),
+    Stat(
+        "walsh/identity/user_agent",
+        "The User-Agent every request carried.",
+    ),
+    Stat(
+        "walsh/identity/ua_overridden",
+        "Requests that arrived at the identity middleware with another User-Agent (spider attribute, "
+        "request header, `USER_AGENT`) and were corrected.",
+    ),
+    Stat(
+        "walsh/requests/sent",
+        "Requests that left the downloader (response or network error), every kind included; a connection"
+        " the address guard refused at connect time sent nothing and is not counted.",
+    ),
+    Stat(
+        "walsh/requests/host/<host>",
+        "The same, per host name.",
+    ),
+    Stat(
+        "walsh/requests/max_in_flight",
+        "The most requests in the downloader at once (R4 requires 1).",
+    ),
+    Stat(
+        "walsh/denied",
+        "Requests a gate refused, in total.",
+    ),
+    Stat(
+        "walsh/denied/<gate>",
+        "… per gate (`blocklist`, `robots`, `scope`, …).",
+    ),
+    Stat(
+        "walsh/denied/<gate>/<verdict>",
+        "… per gate and verdict.",
+    ),
+    Stat(
+        "walsh/blocklist/source",
+        "Where the list in force came from: `fetched`, `stored` (the last adopted list, from the state "
+        "store) or `empty` (first-ever failure).",
+    ),
+    Stat(
+        "walsh/blocklist/entries",
+        "Entries in force, `WALSH_BLOCKLIST_EXTRA` included.",
+    ),
+    Stat(
+        "walsh/blocklist/adopted/<source>",
+        "Lists adopted, per source (`fetched`, `stored`).",
+    ),
+    Stat(
+        "walsh/blocklist/fetch_failed",
+        "Fetches that failed (network, non-200, invalid); the previous list was kept.",
+    ),
+    Stat(
+        "walsh/blocklist/rejected",
+        "Fetched lists that failed validation and were not adopted.",
+    ),
+    Stat(
+        "walsh/blocklist/stored_rejected",
+        "A stored list that no longer validates (ignored, with a warning).",
+    ),
+    Stat(
+        "walsh/blocklist/empty_first_failure",
+        "1 when no list was ever adopted and the first fetch failed: crawling with an empty operator list.",
+    ),
+    Stat(
+        "walsh/blocklist/schema",
+        "Which schema validated the list: `published`, `stored` or `bundled`.",
+    ),
+    Stat(
+        "walsh/blocklist/blocked",
+        "Requests refused by the blocklist (also under `walsh/denied/blocklist/...`).",
+    ),
+    Stat(
+        "walsh/blocklist/redirect_blocked",
+        "… of which redirect hops into a blocked domain.",
+    ),
+    Stat(
+        "walsh/blocklist/robots_blocked",
+        "… of which robots.txt fetches (a robots.txt redirecting into a blocked domain).",
+    ),
+    Stat(
+        "walsh/robots/mode",
+        '`WALSH_ROBOTS_MODE` of the run; the summary flags anything but `respect` as "R2 NOT ENFORCED".',
+    ),
+    Stat(
+        "walsh/robots/verdict/<verdict>",
+        "Requests evaluated by the robots gate, per seed-000 verdict, in every mode.",
+    ),
+    Stat(
+        "walsh/robots/fetched",
+        "Origins whose robots.txt was fetched.",
+    ),
+    Stat(
+        "walsh/robots/status/<code>",
+        "… per final HTTP status.",
+    ),
+    Stat(
+        "walsh/robots/redirects",
+        "robots.txt redirect hops followed (at most 5 per origin).",
+    ),
+    Stat(
+        "walsh/robots/cache_hit",
+        "Origins whose robots.txt came from the state store (fetched by an earlier run within "
+        "`WALSH_ROBOTS_CACHE_SECONDS`).",
+    ),
+    Stat(
+        "walsh/robots/unreachable",
+        "robots.txt fetches that answered 5xx/429 or failed at the network.",
+    ),
+    Stat(
+        "walsh/robots/stale_used",
+        "… where a stored copy under 30 days old stood in.",
+    ),
+    Stat(
+        "walsh/robots/report_only_fetched",
+        "Requests fetched although robots.txt refused them (`report_only`).",
+    ),
+    Stat(
+        "walsh/scope/followups_dropped",
+        "Requests yielded from callbacks or errbacks (or scheduled any other way around the spider "
+        "middlewares) and dropped: only declared targets are fetched (R6).",
+    ),
+    Stat(
+        "walsh/items/content_rejected",
+        "Items dropped for carrying content (a string over `WALSH_MAX_FIELD_CHARS`, or bytes).",
+    ),
+    Stat(
+        "walsh/conditional/sent",
+        "Requests sent with `If-None-Match` / `If-Modified-Since` from stored validators.",
+    ),
+    Stat(
+        "walsh/conditional/not_modified",
+        "304 answers to them: no new data, callback not called.",
+    ),
+    Stat(
+        "walsh/conditional/validators_stored",
+        "Responses whose `ETag` / `Last-Modified` were stored.",
+    ),
+    Stat(
+        "walsh/dedup/first_seen",
+        "Items emitted for a URL this spider never emitted before.",
+    ),
+    Stat(
+        "walsh/dedup/dropped",
+        "Items dropped because their URL was already emitted (this run or an earlier one).",
+    ),
+    Stat(
+        "walsh/dedup/no_url",
+        "Items without a `url` field, passed unchanged.",
+    ),
+    Stat(
+        "walsh/pacing/wait_seconds",
+        "Time a request waited in the pacing middleware because no other host was ready sooner.",
+    ),
+    Stat(
+        "walsh/pacing/requeued",
+        "Requests sent back to the scheduler because another host was ready sooner (their gate verdicts "
+        "are counted once).",
+    ),
+    Stat(
+        "walsh/pacing/interval/<host>",
+        "The host's effective interval at its last request: max(`WALSH_MIN_INTERVAL`, Crawl-delay, "
+        "Request-rate, adaptive delay).",
+    ),
+    Stat(
+        "walsh/pacing/capped_hosts",
+        "Hosts not crawled because their Crawl-delay exceeds `WALSH_MAX_CRAWL_DELAY` (requests under "
+        "`walsh/denied/pacing/crawl_delay_exceeds_cap`).",
+    ),
+    Stat(
+        "walsh/backoff/count",
+        "429/503 answers handled by backoff (robots.txt included).",
+    ),
+    Stat(
+        "walsh/backoff/status/<code>",
+        "… per status.",
+    ),
+    Stat(
+        "walsh/backoff/retries",
+        "Retries scheduled.",
+    ),
+    Stat(
+        "walsh/backoff/paused_seconds",
+        "Total pause imposed on hosts.",
+    ),
+    Stat(
+        "walsh/backoff/bad_retry_after",
+        "Unusable `Retry-After` values (logged; the computed delay was used, never under what they could have meant).",
+    ),
+    Stat(
+        "walsh/backoff/gave_up",
+        "Requests whose retries ran out; the last response went on down the chain.",
+    ),
+    Stat(
+        "walsh/backoff/gave_up_retry_after",
+        "Requests given up because `Retry-After` exceeded `WALSH_BACKOFF_MAX_DELAY` (the host's other "
+        "requests are refused while the pause lasts: `walsh/denied/pacing/host_paused_beyond_max_delay`).",
+    ),
+    Stat(
+        "walsh/scope/structured_followups",
+        "llms.txt and twin requests a `StructuredSourceSpider` planned for a declared target, let through"
+        " by `DeclaredTargetsMiddleware` (R9).",
+    ),
+    Stat(
+        "walsh/structured/<outcome>",
+        "Structured-source outcomes per target: `markdown`, `llms_txt_twin`, `llms_txt`, "
+        "`no_structured_representation`, `target_failed` (a gate refused the target or the network "
+        "failed); and `llms_txt_requested` (origins whose llms.txt was asked for).",
+    ),
+    Stat(
+        "walsh/structured/llms_txt_from_store",
+        "llms.txt files not fetched (R8 skip or 304) and read from the state store's copy instead.",
+    ),
+    Stat(
+        "walsh/structured/twin_refused/<gate>",
+        "Twin candidates not fetched, per refusing gate (`structured`: a visibly private address, never "
+        "requested; `robots`, `blocklist` ...: refused at the gate).",
+    ),
+    Stat(
+        "walsh/sitemaps/urls",
+        "`loc` entries yielded from declared sitemaps (never fetched).",
+    ),
+    Stat(
+        "walsh/sitemaps/child_sitemaps",
+        "Child sitemaps yielded from declared sitemap indexes (never fetched).",
+    ),
+    Stat(
+        "walsh/sitemaps/skipped_entries",
+        "Sitemap entries without a usable `loc` (not http(s), or over 2,000 characters).",
+    ),
+    Stat(
+        "walsh/sitemaps/<verdict>",
+        "Sitemaps that stopped or said nothing: `sitemap_truncated_at_url_limit` (over 50,000 URLs), "
+        "`sitemap_over_size_limit` (over 50 MB uncompressed), `sitemap_unreadable`.",
+    ),
+    Stat(
+        "walsh/address/refused",
+        "Requests refused because their host is, or resolves to, a non-public address (also under "
+        "`walsh/denied/address/private_address`).",
+    ),
+    Stat(
+        "walsh/address/refused/<class>",
+        "… per address class (`loopback`, `private`, `link_local`, `cloud_metadata`, …).",
+    ),
+    Stat(
+        "walsh/address/refused_at/<stage>",
+        "… per check: `request` (the URL or its name, before anything is sent) or `connect` (the name's "
+        "answer at connect time, e.g. DNS rebinding).",
+    ),
+    Stat(
+        "walsh/usage/responses",
+        "Responses whose `X-Robots-Tag` carries directives that apply to us (usage warnings; never blocking).",
+    ),
+    Stat(
+        "walsh/usage/directive/<directive>",
+        "… per directive (`noindex`, `noai`, `unavailable_after`, …; names that aren't plain tokens count as `other`).",
+    ),
+    Stat(
+        "walsh/usage/items_without_field",
+        "Items yielded for such a response whose class has no `usage_warnings` field (the class is named "
+        "once in a WARNING).",
+    ),
+    Stat(
+        "walsh/store/round_trips",
+        "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",
+    ),
+    Stat(
+        "walsh/store/unreachable_seconds",
+        "Fleet mode: time spent waiting for an unreachable Redis (nothing was sent meanwhile).",
+    ),
+)
+
+
+def documented(key: str) -> bool:
+    """True when ``key`` (a literal key, or a prefix the code completes) matches a listed pattern."""
+    for stat in STATS:
+        pattern = re.sub(r"<[^>]+>", "[^/]+", re.escape(stat.key).replace(r"\<", "<").replace(r"\>", ">"))
+        if re.fullmatch(pattern, key) or re.fullmatch(pattern, key + "x") or re.fullmatch(pattern, key + "/x"):
+            return True
+    return False

@@ -1,0 +1,81 @@
+"""The reference pages are generated from the code's registries, and the registries are complete.
+
+docs/_ext/walsh_reference.py writes docs/reference/*.md at build time; these tests check
+the generator covers every registry entry, that every stat key the code writes is in the
+stats registry, and that the README stays the short front page it is meant to be.
+"""
+
+import importlib.util
+import re
+
+from scrapy.settings import Settings
+
+from scrapy_walsh.demo.hosts import HOSTS
+from scrapy_walsh.exceptions import DENIALS
+from scrapy_walsh.policy.vocabulary import META_KEYS, NAMESPACES, Meta, Namespace
+from scrapy_walsh.settings import WALSH_SETTINGS, preset
+from scrapy_walsh.stats import STATS, documented
+
+from ..helpers import REPO
+
+_spec = importlib.util.spec_from_file_location("walsh_reference", REPO / "docs" / "_ext" / "walsh_reference.py")
+reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(reference)
+
+
+def test_settings_page_lists_every_setting_with_its_default():
+    page = reference.settings_page()
+    for setting in WALSH_SETTINGS:
+        assert f"| `{setting.name}` | `{setting.default!r}` | {setting.requirement} |" in page
+
+
+def test_preset_page_lists_the_preset_and_every_component():
+    from scrapy_walsh.addon import COMPONENTS
+
+    page = reference.preset_page()
+    for entry in preset(Settings()):
+        assert f"| `{entry.name}` |" in page
+    for _, cls, _ in COMPONENTS:
+        assert f"`{cls.__module__}.{cls.__qualname__}`" in page
+
+
+def test_every_stat_key_in_the_code_is_in_the_registry():
+    used = set()
+    for path in (REPO / "scrapy_walsh").rglob("*.py"):
+        used |= set(re.findall(r"""["'](walsh/[a-z0-9_/]+)""", path.read_text()))
+    used -= {s.key for s in STATS}
+    assert used or STATS, "no stat keys found: the scan is broken"
+    for key in used:
+        assert documented(key.rstrip("/")), f"{key} is not in scrapy_walsh.stats.STATS"
+    page = reference.stats_page()
+    assert all(f"`{s.key}`" in page for s in STATS)
+
+
+def test_meta_keys_namespaces_and_exceptions_are_all_documented():
+    assert set(META_KEYS) == set(Meta)
+    assert set(NAMESPACES) == set(Namespace)
+    meta = reference.meta_keys_page()
+    assert all(f"`{key.value}`" in meta for key in Meta) and all(f"`{ns.value}`" in meta for ns in Namespace)
+    exceptions = reference.exceptions_page()
+    assert all(f"`{cls.__name__}`" in exceptions for cls in DENIALS)
+
+
+def test_hosts_page_matches_the_demo_site():
+    page = reference.hosts_page()
+    assert all(f"| `{h.name}` | `{h.ip}` |" in page for h in HOSTS.values())
+
+
+def test_write_pages_writes_each_page_once(tmp_path):
+    written = reference.write_pages(tmp_path)
+    assert sorted(p.name for p in written) == sorted(reference.PAGES)
+    stamps = {p: p.stat().st_mtime_ns for p in written}
+    reference.write_pages(tmp_path)
+    assert {p: p.stat().st_mtime_ns for p in written} == stamps, "unchanged pages are not rewritten"
+
+
+def test_readme_is_a_short_front_page_with_live_links():
+    text = (REPO / "README.md").read_text()
+    assert len(text.splitlines()) <= 200
+    assert 'ADDONS = {"scrapy_walsh.Addon": 500}' in text
+    for target in re.findall(r"\]\(([^)#]+\.md)\)", text):
+        assert (REPO / target).exists() or target == "docs/index.md", target
