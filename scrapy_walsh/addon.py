@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
+from . import refusal
 from .conformance import ConformanceGuard, enforce, user_set
 from .middlewares import addresses, conditional, frequency, scope, usage
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
@@ -69,6 +70,7 @@ class Addon:
         return cls(crawler)
 
     def update_settings(self, settings: BaseSettings) -> None:
+        refusal.install()  # a refusal below is reported as its reasons, never as a traceback
         for setting in WALSH_SETTINGS:
             settings.set(setting.name, setting.default, priority="default")
         for entry in preset(settings):
