@@ -24,6 +24,7 @@ from urllib.parse import urljoin, urlsplit
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from w3lib.url import safe_url_string
 
 MAX_TEXT = 300
 MAX_URL = 2000
@@ -56,11 +57,20 @@ def inline_text(children: Iterable[Token] | None) -> str:
 
 
 def http_url(href: Any, base_url: str | None) -> str | None:
-    """``href`` made absolute against ``base_url``; None unless http(s) and not too long."""
+    """``href`` made absolute against ``base_url``; None unless an http(s) URL, not too long,
+    that a request can be made of (w3lib's ``safe_url_string``, which Scrapy's ``Request``
+    uses, refuses a port out of range or a broken IPv6 literal: remote input must not make
+    the spider fail)."""
     if not isinstance(href, str) or not href:
         return None
-    url = urljoin(base_url, href) if base_url else href
-    if urlsplit(url).scheme not in ("http", "https") or len(url) > MAX_URL:
+    try:
+        url = urljoin(base_url, href) if base_url else href
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_URL:
+            return None
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+        safe_url_string(url)
+    except ValueError:
         return None
     return url
 
