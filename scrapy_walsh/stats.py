@@ -144,6 +144,10 @@ STATS: tuple[Stat, ...] = (
         "middlewares) and dropped: only declared targets are fetched (R6).",
     ),
     Stat(
+        "walsh/scope/shell_declared",
+        "Requests `scrapy shell` scheduled for a URL typed at the prompt (or on its command line): declared targets.",
+    ),
+    Stat(
         "walsh/items/content_rejected",
         "Items dropped for carrying content (a string over `WALSH_MAX_FIELD_CHARS`, or bytes).",
     ),

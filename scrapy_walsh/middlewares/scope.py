@@ -23,6 +23,7 @@ scripts, stylesheets, fonts, audio and video, by URL extension or explicit type.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import TYPE_CHECKING, Any
 
 import scrapy
@@ -69,6 +70,11 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
         """The scheduler's door: what reached it around the spider middlewares is dropped."""
         if internal.declared(request):
             return
+        if _typed_at_the_shell():
+            # `scrapy shell URL` and fetch() inside it: the person at the prompt declared it
+            self.stats.inc_value("walsh/scope/shell_declared")
+            internal.declare(request)
+            return
         self._drop(request, "scheduled without passing the spider middlewares (e.g. yielded from an errback)")
         raise OutOfScope(NOT_DECLARED, "not a declared target (R6)", request.url)
 
@@ -98,6 +104,34 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
 
         spider = self.crawler.spider
         return isinstance(spider, StructuredSourceSpider) and spider.planned_followup(request)
+
+
+def _typed_at_the_shell() -> bool:
+    """True when the request being scheduled comes from ``scrapy shell``'s own fetch.
+
+    The shell schedules with ``engine.crawl()`` from ``Shell._schedule`` (no spider middleware
+    sees it), so its requests are recognised by that frame on the stack: the code object of
+    Scrapy's shell, which spider code cannot stand in for. This is the one private name the
+    check relies on (docs/architecture); tests/e2e/test_shell.py fails loudly if Scrapy moves it.
+    Walked only for requests that are not declared otherwise.
+    """
+    shell_code = _shell_schedule_code()
+    if shell_code is None:
+        return False
+    frame = sys._getframe(1)
+    for _ in range(30):
+        if frame is None:
+            return False
+        if frame.f_code is shell_code:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _shell_schedule_code() -> Any:
+    shell = sys.modules.get("scrapy.shell")  # imported only by the shell command
+    schedule = getattr(getattr(shell, "Shell", None), "_schedule", None)
+    return getattr(schedule, "__code__", None)
 
 
 class SubresourceMiddleware:

@@ -43,7 +43,12 @@ class SqliteStore(StateStore):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, one per write.
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+            # check_same_thread=False: components open the store in the main thread, and
+            # `scrapy shell` then runs the reactor, which uses it, in another; one thread
+            # uses it at a time (the reactor's), so sqlite's own serialisation suffices.
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+            )
             self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode.lower() != "wal":
