@@ -118,7 +118,7 @@ def _typed_at_the_shell() -> bool:
     shell_code = _shell_schedule_code()
     if shell_code is None:
         return False
-    frame = sys._getframe(1)
+    frame: Any = sys._getframe(1)
     for _ in range(30):
         if frame is None:
             return False
