@@ -148,6 +148,10 @@ STATS: tuple[Stat, ...] = (
         "Requests `scrapy shell` scheduled for a URL typed at the prompt (or on its command line): declared targets.",
     ),
     Stat(
+        "walsh/scope/followups_already_declared",
+        "Follow-ups dropped because their URL is a declared target of its own (fetched as that target).",
+    ),
+    Stat(
         "walsh/items/content_rejected",
         "Items dropped for carrying content (a string over `WALSH_MAX_FIELD_CHARS`, or bytes).",
     ),

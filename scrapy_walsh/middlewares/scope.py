@@ -54,15 +54,22 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
         assert crawler.stats is not None
         self.stats = crawler.stats
         self._explained = False
+        #: URLs of the declared targets: a follow-up to one of them is fetched anyway, as itself
+        self._declared: set[str] = set()
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:
+            self._declared.add(request.url)
             return internal.declare(request)  # a start request: a declared target
         if self._structured_step(request):
             self.stats.inc_value("walsh/scope/structured_followups")
             return internal.declare(request)
+        if request.url in self._declared:
+            # declared on its own: fetched (once) as a target, so nothing is lost here
+            self.stats.inc_value("walsh/scope/followups_already_declared")
+            return None
         self._drop(request, f"yielded from the callback for {response.url}")
         return None
 
@@ -90,9 +97,10 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
         if not self._explained:
             self._explained = True
             logger.warning(
-                "R6: dropped %s, %s. scrapy_walsh fetches the declared targets (start requests) "
-                "only: no link following, no recursion. Further drops are counted in "
-                "walsh/scope/followups_dropped, not logged.",
+                "R6: dropped %s, %s. scrapy_walsh fetches the declared targets only (no link "
+                "following, no recursion). To fetch such pages, declare them: list them in "
+                "start_urls, yield them from start(), or give them as a StructuredSourceSpider's "
+                "targets. Further drops are counted in walsh/scope/followups_dropped, not logged.",
                 request.url,
                 how,
                 extra={"spider": self.crawler.spider},
