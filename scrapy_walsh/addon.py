@@ -30,7 +30,7 @@ from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
 from .middlewares.robots import RobotsMiddleware
 from .pipelines import dedup, metadata
 from .settings import WALSH_SETTINGS, preset
-from .summary import ComplianceSummary
+from .summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -58,6 +58,7 @@ COMPONENTS = (
     ("ITEM_PIPELINES", dedup.DedupPipeline, dedup.PRIORITY),
     ("EXTENSIONS", ConformanceGuard, 0),
     ("EXTENSIONS", ComplianceSummary, 0),
+    ("DOWNLOADER_MIDDLEWARES", NetworkOutcomeMiddleware, OUTCOME_PRIORITY),
 )
 
 

@@ -10,6 +10,7 @@ them per gate and verdict. All are importable from ``scrapy_walsh`` too::
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
@@ -97,8 +98,45 @@ DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
 )
 
 
-def record_denial(stats: Any, exc: WalshIgnoreRequest) -> None:
-    """Count a denial under ``walsh/denied``, per gate and per gate+verdict."""
+logger = logging.getLogger("scrapy_walsh.denials")
+
+#: ``gate/verdict`` -> what the user can do about it, said with the first denial of its kind.
+HINTS: dict[str, str] = {
+    "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
+    "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
+    "address/private_address": "a private or local address (seed 000); WALSH_ALLOW_PRIVATE_ADDRESSES is for "
+    "local tests only",
+    "blocklist/blocked_by_operator": "the operator blocklist lists the host: an opt-out, never contacted (R3)",
+    "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows the line",
+    "robots/unknown_unreachable": "robots.txt could not be read, so nothing is fetched from that origin (R2, "
+    "RFC 9309 §2.3.1.4); try later, `scrapy walsh explain URL`",
+    "frequency/skipped_recently_fetched": "fetched within WALSH_REFETCH_INTERVAL (R8); "
+    "`scrapy walsh state forget URL` to fetch it again",
+    "pacing/crawl_delay_exceeds_cap": "the site's Crawl-delay is over WALSH_MAX_CRAWL_DELAY (R4)",
+    "pacing/host_paused_beyond_max_delay": "the site asked us (Retry-After) to stay away longer than "
+    "WALSH_BACKOFF_MAX_DELAY (R5)",
+}
+
+
+def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> None:
+    """Count a denial under ``walsh/denied``, per gate and per gate+verdict, and log it.
+
+    The first denial of each gate and verdict in a crawl is logged at WARNING with what the
+    user can do about it, so it survives ``-L WARNING``; later ones at INFO.
+    """
+    kind = f"{exc.gate}/{exc.verdict}"
     stats.inc_value("walsh/denied")
     stats.inc_value(f"walsh/denied/{exc.gate}")
-    stats.inc_value(f"walsh/denied/{exc.gate}/{exc.verdict}")
+    stats.inc_value(f"walsh/denied/{kind}")
+    if stats.get_value(f"walsh/denied/{kind}") == 1:
+        hint = HINTS.get(kind)
+        logger.warning(
+            "%s%s (the first %s refusal of this crawl; later ones are logged at INFO and counted in walsh/denied/%s)",
+            exc,
+            f". {hint[0].upper()}{hint[1:]}" if hint else "",
+            kind,
+            kind,
+            extra={"spider": spider},
+        )
+    else:
+        logger.info("%s", exc, extra={"spider": spider})

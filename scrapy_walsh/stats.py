@@ -33,8 +33,19 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/requests/sent",
-        "Requests that left the downloader (response or network error), every kind included; a connection"
-        " the address guard refused at connect time sent nothing and is not counted.",
+        "Requests that reached a server, every kind included (robots.txt, the blocklist, retries): a"
+        " response came back, or the download failed after connecting. A name that did not resolve, a"
+        " refused connection and the address guard's connect-time refusal sent nothing and are not counted.",
+    ),
+    Stat(
+        "walsh/requests/not_connected/<why>",
+        "Downloads that failed before anything was sent: `dns` (the name did not resolve) or `refused` "
+        "(the connection was refused or could not be made). Not counted as sent.",
+    ),
+    Stat(
+        "walsh/requests/failed/<exception>",
+        "Downloads that failed after connecting (a timeout, a reset, data loss), per exception class; "
+        "counted as sent, since the server may have seen them.",
     ),
     Stat(
         "walsh/requests/host/<host>",

@@ -2,8 +2,13 @@
 
 Counting happens on Scrapy's downloader signals, which fire for every request that
 passed the whole middleware chain, so robots.txt, blocklist and retried requests are
-counted like spider requests. A request is counted as sent when it leaves the
-downloader (response or network error), so requests dropped at shutdown are not.
+counted like spider requests. A request is counted as sent when it reached a socket: a
+response came back, or the download failed after connecting (a timeout, a reset). A name
+that never resolved, or a connection that was refused, sent nothing: it is counted under
+``walsh/requests/not_connected/<why>`` by :class:`NetworkOutcomeMiddleware`.
+
+The summary accounts for every request the spider made, each category with what the user
+can do about it, and is logged at WARNING so it survives ``-L WARNING``.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
 from .settings import SPEC_VERSION
@@ -35,6 +41,11 @@ BACKOFF_PREFIX = BACKOFF_COUNT[: -len("count")]
 ROBOTS_VERDICT = "walsh/robots/verdict/"
 INTERVAL = "walsh/pacing/interval/"
 ROBOTS_MODE = "walsh/robots/mode"
+NOT_CONNECTED = "walsh/requests/not_connected/"
+FAILED = "walsh/requests/failed/"
+#: Between ConnectRefusalMiddleware (560), which turns the address guard's connect-time refusal
+#: into a denial, and Scrapy's RetryMiddleware (550), which would retry a failure first.
+OUTCOME_PRIORITY = 555
 
 
 class ComplianceSummary:
@@ -50,6 +61,7 @@ class ComplianceSummary:
         ext = cls(crawler)
         crawler.signals.connect(ext.request_reached, signal=signals.request_reached_downloader)
         crawler.signals.connect(ext.request_left, signal=signals.request_left_downloader)
+        crawler.signals.connect(ext.response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
         return ext
 
@@ -59,16 +71,100 @@ class ComplianceSummary:
 
     def request_left(self, request: Request, spider: Spider) -> None:
         self.in_flight -= 1
-        host = urlparse_cached(request).hostname or "(none)"
-        self.stats.inc_value(SENT)
-        self.stats.inc_value(SENT_HOST + host)
+
+    def response_downloaded(self, response: Any, request: Request, spider: Spider) -> None:
+        count_sent(self.stats, request)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("walsh/spec_version", SPEC_VERSION)
         self.stats.set_value(MAX_IN_FLIGHT, self.max_in_flight)
         self.stats.set_value("walsh/identity/user_agent", self.crawler.settings["WALSH_USER_AGENT"])
         self.stats.set_value(ROBOTS_MODE, self.crawler.settings["WALSH_ROBOTS_MODE"])
-        logger.info("%s", render_summary(self.stats.get_stats()))
+        logger.warning("%s", render_summary(self.stats.get_stats()))
+
+
+#: (stat, label, what it means and what the user can do), for requests that were not fetched
+#: or items that were not emitted although no gate "denied" them in the robots/blocklist sense.
+OUTCOMES: tuple[tuple[str, str, str], ...] = (
+    (
+        "walsh/scope/followups_dropped",
+        "follow-ups",
+        "dropped (R6: declared targets only); to fetch such pages, declare them: start_urls, start(), "
+        "or a StructuredSourceSpider's targets",
+    ),
+    (
+        "walsh/conditional/not_modified",
+        "not modified",
+        "304 (R7: nothing new since the last fetch; no callback ran); "
+        "`scrapy walsh state forget URL` fetches it unconditionally",
+    ),
+    (
+        "walsh/denied/frequency/skipped_recently_fetched",
+        "recently fetched",
+        "skipped (R8: WALSH_REFETCH_INTERVAL); `scrapy walsh state show URL`, `scrapy walsh state forget URL`",
+    ),
+    (
+        "walsh/dedup/dropped",
+        "items dropped",
+        "already emitted by this spider (R7); `scrapy walsh state forget URL --items` to emit again",
+    ),
+)
+
+
+def _what_you_can_do(stats: Mapping[str, Any]) -> list[str]:
+    return [f"  {label:<17} {stats[key]} {hint}" for key, label, hint in OUTCOMES if stats.get(key)]
+
+
+def count_sent(stats: Any, request: Request) -> None:
+    stats.inc_value(SENT)
+    stats.inc_value(SENT_HOST + (urlparse_cached(request).hostname or "(none)"))
+
+
+#: A download that failed before any byte left: nothing reached the server.
+NOT_CONNECTED_ERRORS: tuple[tuple[str, tuple[type[BaseException], ...]], ...] = (
+    ("dns", (CannotResolveHostError,)),
+    ("refused", (DownloadConnectionRefusedError,)),
+)
+
+
+def _not_connected(exception: BaseException) -> str | None:
+    """``dns`` / ``refused`` for a failure before connecting (Scrapy's exception or its cause)."""
+    from twisted.internet import error
+
+    seen: BaseException | None = exception
+    for _ in range(5):
+        if seen is None:
+            return None
+        for kind, types in NOT_CONNECTED_ERRORS:
+            if isinstance(seen, types):
+                return kind
+        if isinstance(seen, error.DNSLookupError):
+            return "dns"
+        if isinstance(seen, error.ConnectError):  # refused, no route, connect timeout
+            return "refused"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+class NetworkOutcomeMiddleware:
+    """Counts a failed download: not connected (nothing sent) or failed after connecting (sent)."""
+
+    def __init__(self, crawler: Crawler):
+        assert crawler.stats is not None
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> NetworkOutcomeMiddleware:
+        return cls(crawler)
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        kind = _not_connected(exception)
+        if kind is not None:
+            self.stats.inc_value(NOT_CONNECTED + kind)
+            return
+        if isinstance(exception, Exception) and not isinstance(exception, IgnoreRequest):
+            count_sent(self.stats, request)  # it reached a socket: a timeout, a reset, data loss
+            self.stats.inc_value(FAILED + type(exception).__name__)
 
 
 def render_summary(stats: Mapping[str, Any]) -> str:
@@ -93,6 +189,18 @@ def render_summary(stats: Mapping[str, Any]) -> str:
         f"      {n:>5}  {host}" + (f" (every {stats[INTERVAL + host]:g} s or more)" if INTERVAL + host in stats else "")
         for host, n in hosts
     ]
+    not_connected = sorted((k[len(NOT_CONNECTED) :], n) for k, n in stats.items() if k.startswith(NOT_CONNECTED))
+    if not_connected:
+        lines.append(
+            f"  not connected     {sum(n for _, n in not_connected)}: nothing was sent "
+            f"({', '.join(f'{kind}: {n}' for kind, n in not_connected)})"
+        )
+    failed = sorted((k[len(FAILED) :], n) for k, n in stats.items() if k.startswith(FAILED))
+    if failed:
+        lines.append(
+            f"  failed            {sum(n for _, n in failed)} after connecting (counted as sent): "
+            + ", ".join(f"{kind}: {n}" for kind, n in failed)
+        )
     lines.append(
         f"  blocklist         {stats.get('walsh/blocklist/source', 'not consulted')}, "
         f"{stats.get('walsh/blocklist/entries', 0)} entries "
@@ -114,6 +222,7 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     ]
     lines.append(f"  denied            {stats.get(DENIED, 0)}")
     lines += [f"      {n:>5}  {what}" for what, n in denials]
+    lines += _what_you_can_do(stats)
     lines.append(
         "  politeness wait   " + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
         "to the queue for a host ready sooner)"

@@ -40,7 +40,6 @@ except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
-from ..summary import SENT, SENT_HOST
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -178,8 +177,8 @@ def install_guard(reactor: Any, allowance: PrivateAddressAllowance) -> GuardedNa
     return guard
 
 
-def _count(stats: Any, exc: PrivateAddressRefused) -> None:
-    record_denial(stats, exc)
+def _count(stats: Any, exc: PrivateAddressRefused, spider: Any = None) -> None:
+    record_denial(stats, exc, spider)
     stats.inc_value("walsh/address/refused")
     stats.inc_value(f"walsh/address/refused/{exc.details['address_class']}")
     stats.inc_value(f"walsh/address/refused_at/{exc.details['stage']}")
@@ -242,8 +241,7 @@ class AddressGuardMiddleware:
                 reason = "not_an_address"
             if reason is not None:
                 exc = refused(host, address, reason, request.url)
-                _count(self.stats, exc)
-                logger.info("%s", exc, extra={"spider": self.crawler.spider})
+                _count(self.stats, exc, self.crawler.spider)
                 raise exc
 
 
@@ -276,11 +274,7 @@ class ConnectRefusalMiddleware:
             return
         address, reason = guard.refused.pop(host)
         exc = refused(host, address, reason, request.url, stage="connect")
-        _count(self.stats, exc)
-        # The downloader counted it in walsh/requests/sent when it left; no packet did.
-        self.stats.inc_value(SENT, -1)
-        self.stats.inc_value(SENT_HOST + host, -1)
-        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        _count(self.stats, exc, self.crawler.spider)  # never counted as sent: no response came (summary.py)
         raise exc
 
 

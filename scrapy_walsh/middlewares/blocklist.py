@@ -95,8 +95,7 @@ class BlocklistMiddleware(StatefulGate):
             added=entry.added.isoformat() if entry.added else None,
             entry_reason=entry.reason,
         )
-        record_denial(self.stats, exc)
-        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        record_denial(self.stats, exc, self.crawler.spider)
         raise exc
 
     # ------------------------------------------------------------------ refresh

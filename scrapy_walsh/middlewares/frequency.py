@@ -76,8 +76,7 @@ class FrequencyMiddleware(StatefulGate):
             request.url,
             fetched_at=last,
         )
-        record_denial(self.stats, exc)
-        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        record_denial(self.stats, exc, self.crawler.spider)
         raise exc
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:

@@ -85,8 +85,7 @@ class PacingMiddleware:
                     f"over WALSH_BACKOFF_MAX_DELAY {self.max_pause:.0f} s",
                     request.url,
                 )
-                record_denial(self.stats, exc)
-                logger.info("%s", exc)
+                record_denial(self.stats, exc, self.crawler.spider)
                 raise exc
             sooner = self.politeness.sooner_elsewhere(host)
             requeue = (
@@ -139,5 +138,5 @@ class PacingMiddleware:
             request.url,
             crawl_delay=delay,
         )
-        record_denial(self.stats, exc)
+        record_denial(self.stats, exc, self.crawler.spider)
         raise exc

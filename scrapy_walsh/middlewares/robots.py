@@ -162,8 +162,7 @@ class RobotsMiddleware(StatefulGate):
             exc = RobotsDenied(
                 verdict.value, reason, request.url, recommendation=recommendation(verdict).value, origin=robots.origin
             )
-            record_denial(self.stats, exc)
-            logger.info("%s", exc, extra={"spider": self.crawler.spider})
+            record_denial(self.stats, exc, self.crawler.spider)
             raise exc
 
     def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None, **pace: Any) -> None:

@@ -162,6 +162,5 @@ class SubresourceMiddleware:
         if kind is None:
             return
         exc = OutOfScope(SUBRESOURCE, f"{kind} sub-resources are never downloaded (R6)", request.url, kind=kind)
-        record_denial(self.stats, exc)
-        logger.info("%s", exc, extra={"spider": self.crawler.spider})
+        record_denial(self.stats, exc, self.crawler.spider)
         raise exc

@@ -53,3 +53,32 @@ def test_summary_of_an_empty_crawl_says_so():
     text = render_summary({})
     assert "requests sent     0 to 0 host(s)" in text
     assert "denied            0" in text
+
+
+def test_summary_accounts_for_what_was_not_fetched_with_what_to_do():
+    stats = {
+        "walsh/requests/sent": 2,
+        "walsh/requests/host/a.example": 2,
+        "walsh/requests/not_connected/dns": 1,
+        "walsh/requests/failed/DownloadTimeoutError": 1,
+        "walsh/scope/followups_dropped": 4,
+        "walsh/conditional/not_modified": 2,
+        "walsh/denied": 1,
+        "walsh/denied/frequency/skipped_recently_fetched": 1,
+        "walsh/dedup/dropped": 3,
+    }
+    lines = render_summary(stats).splitlines()
+    assert "  not connected     1: nothing was sent (dns: 1)" in lines
+    assert "  failed            1 after connecting (counted as sent): DownloadTimeoutError: 1" in lines
+    follow = next(line for line in lines if line.startswith("  follow-ups"))
+    assert follow.startswith("  follow-ups        4 dropped (R6") and "declare them: start_urls, start()" in follow
+    assert any(line.startswith("  not modified      2 304 (R7") for line in lines)
+    assert any(line.startswith("  recently fetched  1 skipped (R8") and "state forget URL" in line for line in lines)
+    assert any(line.startswith("  items dropped     3 already emitted") for line in lines)
+
+
+def test_quiet_summary_has_no_empty_categories():
+    lines = render_summary({"walsh/requests/sent": 1}).splitlines()
+    assert not any(
+        line.startswith(("  not connected", "  failed", "  follow-ups", "  items dropped")) for line in lines
+    )
