@@ -1,7 +1,9 @@
 """Validating a parsed document against a plan, and the one-line reason for a refusal.
 
 The compiled fast path answers "valid" for a good list; anything else goes to
-jsonschema (format assertions on), whose first error names the rule, e.g.
+jsonschema, with format assertions on (date-time, date, uri, duration, hostname,
+idn-hostname, ipv4 and ipv6, by the ``jsonschema[format-nongpl]`` checkers), whose
+first error names the rule, e.g.
 ``blocked[3].domain: 'http://x.com' is not a 'hostname' (nor an 'idn-hostname', an
 'ipv4' or an 'ipv6')``.
 """
