@@ -1,6 +1,6 @@
 """``scrapy walsh blocklist add|remove|validate``: the operator edits the blocklist file.
 
-The edits themselves are pure (:mod:`scrapy_walsh.policy.blocklist_edit`); this module reads
+The edits themselves are pure (:mod:`scrapy_walsh.policy.blocklist.edit`); this module reads
 the file, writes it atomically (a temporary file in the same directory, fsync, then
 ``os.replace``, so a crash leaves the old file or the new one, never half of one) and
 reports. Nothing is written when the edit changes nothing, or when the input or the
@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 from jsonschema_specifications import REGISTRY
 
 from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema
-from ..policy.blocklist_edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
+from ..policy.blocklist.edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings

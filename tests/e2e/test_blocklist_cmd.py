@@ -1,6 +1,6 @@
 """``scrapy walsh blocklist add|remove|validate``: deterministic, validated, atomic edits.
 
-The pure edits (``scrapy_walsh.policy.blocklist_edit``) are tested directly; the command runs as
+The pure edits (``scrapy_walsh.policy.blocklist.edit``) are tested directly; the command runs as
 a user runs it, ``python -m scrapy walsh blocklist ...`` in a copy of ``example_project/``.
 """
 
@@ -17,7 +17,7 @@ from scrapy_walsh.commands import blocklist as command
 from scrapy_walsh.commands.blocklist import json_path, problems
 from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.policy.blocklist import InvalidBlocklist
-from scrapy_walsh.policy.blocklist_edit import add, new_document, remove, serialise
+from scrapy_walsh.policy.blocklist.edit import add, new_document, remove, serialise
 
 from ..helpers import REPO, run_scrapy
 

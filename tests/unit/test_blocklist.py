@@ -10,7 +10,6 @@ from datetime import UTC, date, datetime
 import pytest
 from jsonschema import Draft202012Validator
 
-from scrapy_walsh.policy import blocklist as bl_module
 from scrapy_walsh.policy.blocklist import (
     CONTRACT,
     DEFAULT_REFRESH_SECONDS,
@@ -27,6 +26,7 @@ from scrapy_walsh.policy.blocklist import (
     normalise_host,
     parse_duration,
 )
+from scrapy_walsh.policy.blocklist.schema import plan_for
 
 #: The example of seed 001 §5.2, verbatim.
 SPEC_EXAMPLE = """{
@@ -736,7 +736,7 @@ ENTRY_CORPUS = [
 
 @pytest.mark.parametrize("schema", [None, ORIGINAL_SCHEMA], ids=["bundled", "original"])
 def test_compiled_entry_check_agrees_with_jsonschema(schema):
-    plan = bl_module._plan(schema)
+    plan = plan_for(schema)
     assert plan.skeleton is not None and plan.entry_ok is not None  # the fast path is on
     reference = Draft202012Validator(schema or bundled_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
     for item in ENTRY_CORPUS:
@@ -757,6 +757,6 @@ def test_schemas_outside_the_subset_use_jsonschema_alone(items):
     schema = copy.deepcopy(ORIGINAL_SCHEMA)
     schema["properties"]["blocked"]["items"] = items
     schema["properties"]["other"] = {"type": "object", "required": ["domain"]}
-    plan = bl_module._plan(schema)
+    plan = plan_for(schema)
     assert plan.skeleton is None and plan.entry_ok is None
     assert rejected(make_doc(blocked=[entry("y.com"), {"reason": ""}]), schema=schema).startswith("blocked[")

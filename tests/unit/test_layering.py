@@ -1,11 +1,13 @@
 """The layering rule: the policy core imports no Scrapy, Twisted or redis, and loads fast.
 
 Each module is imported in a fresh interpreter, so nothing imported earlier by the test
-process can hide a dependency.
+process can hide a dependency. Loading fast means no jsonschema at import time: its
+format checkers alone cost about 2 s, so the blocklist loads it on the first validation.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import pkgutil
 import subprocess
@@ -16,8 +18,10 @@ import pytest
 import scrapy_walsh.policy
 
 FORBIDDEN = ("scrapy", "twisted", "redis")
+#: Loaded on first use only, never by an import of the core.
+LAZY = ("jsonschema", "jsonschema_specifications", "referencing")
 POLICY_MODULES = sorted(
-    f"scrapy_walsh.policy.{info.name}" for info in pkgutil.walk_packages(scrapy_walsh.policy.__path__)
+    info.name for info in pkgutil.walk_packages(scrapy_walsh.policy.__path__, prefix="scrapy_walsh.policy.")
 ) + ["scrapy_walsh.policy"]
 
 PROBE = """
@@ -29,6 +33,7 @@ print(json.dumps({{"loaded": sorted({{m.split(".")[0] for m in sys.modules}}), "
 """
 
 
+@functools.cache  # one fresh interpreter per module, shared by the checks below
 def _import_in_fresh_interpreter(module: str) -> dict:
     result = subprocess.run(
         [sys.executable, "-c", PROBE.format(module=module)], capture_output=True, text=True, check=True
@@ -40,6 +45,41 @@ def _import_in_fresh_interpreter(module: str) -> dict:
 def test_policy_module_imports_no_framework(module):
     loaded = set(_import_in_fresh_interpreter(module)["loaded"])
     assert not loaded & set(FORBIDDEN), f"{module} loads {sorted(loaded & set(FORBIDDEN))}"
+
+
+def test_subpackages_are_walked():
+    """The modules of a subpackage (the blocklist's) are checked too, not just its name."""
+    assert {"scrapy_walsh.policy.blocklist", "scrapy_walsh.policy.blocklist.compile"} <= set(POLICY_MODULES)
+
+
+@pytest.mark.parametrize("module", POLICY_MODULES)
+def test_policy_module_imports_no_jsonschema(module):
+    loaded = set(_import_in_fresh_interpreter(module)["loaded"])
+    assert not loaded & set(LAZY), f"{module} loads {sorted(loaded & set(LAZY))} at import time"
+
+
+def test_blocklist_loads_jsonschema_on_first_validation():
+    """In a fresh interpreter, the first adoption loads jsonschema and still refuses a bad entry."""
+    probe = """
+import json, sys
+from scrapy_walsh.policy.blocklist import CONTRACT, Blocklist, InvalidBlocklist
+before = "jsonschema" in sys.modules
+doc = {"contract": CONTRACT, "updated": "2026-05-23T00:00:00Z", "operator": "o", "contact": "c@x.org",
+       "policy": "https://x.org/", "blocked": [{"domain": "x.com", "added": "2026-05-23", "reason": "r"}]}
+adopted = len(Blocklist.from_document(doc))
+doc["blocked"].append({"domain": "http://y.com", "added": "2026-05-23", "reason": "r"})
+try:
+    Blocklist.from_document(doc)
+    refused = None
+except InvalidBlocklist as exc:
+    refused = str(exc)
+print(json.dumps({"before": before, "after": "jsonschema" in sys.modules, "adopted": adopted, "refused": refused}))
+"""
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    seen = json.loads(result.stdout)
+    assert seen["before"] is False and seen["after"] is True
+    assert seen["adopted"] == 1
+    assert seen["refused"].startswith("blocked[1].domain: 'http://y.com' is not a 'hostname'")
 
 
 def test_package_import_is_lazy():

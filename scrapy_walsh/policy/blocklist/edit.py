@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .blocklist import CONTRACT, Blocklist, InvalidBlocklist, canonical_domain
+from .document import CONTRACT, Blocklist
+from .errors import InvalidBlocklist
+from .hosts import canonical_domain
 
 __all__ = [
     "EditResult",

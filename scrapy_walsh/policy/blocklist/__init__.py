@@ -1,0 +1,50 @@
+"""The operator blocklist, walsh-research-blocklist/v1 (seed 001 §5.2, R3). Pure.
+
+No Scrapy, no network, no I/O except reading the bundled schema from the package: the
+middleware fetches, persists and times; this package decides whether a document may be
+adopted and whether a host is covered by it. One module per concern:
+
+- :mod:`.document`: :class:`Blocklist`, adopting a document and matching a host;
+- :mod:`.schema`: the bundled or published schema and its validation plan;
+- :mod:`.compile`: the entries' schema compiled to a fast predicate;
+- :mod:`.validate`: running a plan, and the one-line reason for a refusal;
+- :mod:`.jsontext`: the size cap, UTF-8 and strict JSON;
+- :mod:`.dates`: dates, date-times and durations;
+- :mod:`.hosts`: the one canonical form of hosts and listed domains;
+- :mod:`.edit`: deterministic edits of the operator's file.
+
+Importing it does not import jsonschema; the first validation does.
+"""
+
+from .dates import parse_duration
+from .document import (
+    CONTRACT,
+    DEFAULT_REFRESH_SECONDS,
+    EXTRA_REASON,
+    MAX_REFRESH_SECONDS,
+    MIN_REFRESH_SECONDS,
+    Blocklist,
+    BlocklistEntry,
+)
+from .errors import InvalidBlocklist, InvalidSchema
+from .hosts import canonical_domain, normalise_host
+from .jsontext import MAX_DOCUMENT_BYTES
+from .schema import bundled_schema, load_schema
+
+__all__ = [
+    "CONTRACT",
+    "DEFAULT_REFRESH_SECONDS",
+    "EXTRA_REASON",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_REFRESH_SECONDS",
+    "MIN_REFRESH_SECONDS",
+    "Blocklist",
+    "BlocklistEntry",
+    "InvalidBlocklist",
+    "InvalidSchema",
+    "bundled_schema",
+    "canonical_domain",
+    "load_schema",
+    "normalise_host",
+    "parse_duration",
+]
