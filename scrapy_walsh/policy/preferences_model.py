@@ -8,7 +8,7 @@ per declared purpose, ``allowed``, ``reserved`` or ``unknown``, and names the st
 decided it. Revision -08 (13 September 2026) is listed by the IETF, but its text could not
 be found; -07 is the newest text read.
 
-Combination is vocab-07 §7.1 ("Combining Preferences"): any statement that disallows a
+Combination is vocab-07 §5.1 ("Combining Preferences"): any statement that disallows a
 purpose wins; otherwise any that allows it; otherwise unknown. So the most restrictive
 statement wins across signals, and adding a reservation never turns ``reserved`` into
 ``allowed``. Precedence *inside* one signal (the longest Content-Usage path, TDMRep's header
@@ -142,7 +142,7 @@ def validate_purposes(purposes: Iterable[str]) -> tuple[str, ...]:
 
 
 def combine(statements: Iterable[Statement], purposes: Iterable[str]) -> UsageDecision:
-    """vocab-07 §7.1 per purpose: reserved if any statement reserves it, else allowed if any
+    """vocab-07 §5.1 per purpose: reserved if any statement reserves it, else allowed if any
     allows it, else unknown. The first statement (in the order given) that decided is named."""
     declared = validate_purposes(purposes)
     statements = tuple(statements)

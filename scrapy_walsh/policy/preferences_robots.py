@@ -8,7 +8,7 @@ group is its job, not ours. Three records are read:
   value runs to the first ``#``; if it starts with ``/`` the path runs to the first SP or
   HTAB and the rest is an aipref statement, else the whole value is. For a URL path the
   rules with the longest matching path apply, matched as Allow/Disallow are; rules with
-  identical paths all apply and combine (most restrictive wins, vocab-07 §7.1). A rule
+  identical paths all apply and combine (most restrictive wins, vocab-07 §5.1). A rule
   without a path covers every path with length 0. attach-05 also says a path robots.txt
   disallows has no preferences: that is the robots gate's answer, not ours.
 * ``Content-Signal: search=yes, ai-train=no`` (contentsignals.org): group-wide, no path.

@@ -12,12 +12,12 @@ the IETF, but its text could not be found, so -10 is the newest text read):
 Only request quotas become intervals: a ``content-bytes`` or ``concurrent-requests`` policy
 (and a ``RateLimit`` item naming one) is not a request rate. Partition keys (``pk``) are not
 used: we make one kind of request per host. A field that is not a valid Structured Field
-List, or an item without the parameters above, is ignored (§6: "Malformed RateLimit header
+List, or an item without the parameters above, is ignored (§7: "Malformed RateLimit header
 fields MUST be ignored"); the identifier may be a String (-10) or a Token (earlier drafts).
 
 The answer is the slowest pace any item asks for, capped at :data:`MAX_INTERVAL`. It is a
 pacing term: the caller takes the max with its own floor and Crawl-delay, so it can only
-lower our rate. ``Retry-After`` takes precedence (§6) and stays the backoff gate's business.
+lower our rate. ``Retry-After`` takes precedence (§7) and stays the backoff gate's business.
 Nothing here raises on any input.
 """
 
