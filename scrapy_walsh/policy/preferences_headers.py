@@ -1,0 +1,89 @@
+"""Usage preferences in response headers -> statements (pure).
+
+Input is the response's ``(name, value)`` header lines, names in any case, values ``str`` or
+``bytes`` (read as Latin-1, as HTTP field values are octets). Read here:
+
+* ``Content-Usage`` (draft-ietf-aipref-attach-05 §2): an aipref Structured Field Dictionary;
+  several field lines are one value joined by ``", "`` (RFC 9110 §5.3).
+* ``Content-Signal``: the Content Signals syntax, as some servers also send it as a header.
+* ``tdm-reservation`` / ``tdm-policy`` (TDMRep, W3C Community Group final report, 10 May
+  2024, §"TDM Header Field"): ``1`` reserves TDM, ``0`` does not, anything else is a protocol
+  error and leaves the value unset. ``tdm-policy`` is kept only when TDM is reserved (the
+  report: agents SHOULD NOT process it otherwise). The header supersedes ``tdmrep.json``;
+  :func:`scrapy_walsh.policy.preferences.usage_decision` applies that precedence.
+* ``X-Robots-Tag``, scoped to our token by :func:`scrapy_walsh.policy.usage.usage_warnings`:
+  ``noai`` reserves ``train-ai`` and ``ai-input``; ``noimageai`` does too, for an image
+  (``Content-Type: image/...``) only; ``noindex`` and ``none`` reserve ``search``.
+
+Nothing here raises on any input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from scrapy_walsh.policy.preferences_model import AI_INPUT, SEARCH, TRAIN_AI, Preference, Signal, Statement
+from scrapy_walsh.policy.preferences_syntax import parse_aipref, parse_content_signal
+from scrapy_walsh.policy.usage import usage_warnings
+
+HeaderLines = Iterable[tuple[str | bytes, str | bytes]]
+MAX_SOURCE_CHARS = 200
+_AI = (TRAIN_AI, AI_INPUT)
+#: X-Robots-Tag directive -> the purposes it reserves (``noimageai`` only for images).
+X_ROBOTS_RESERVES: dict[str, tuple[str, ...]] = {
+    "noai": _AI,
+    "noimageai": _AI,
+    "noindex": (SEARCH,),
+    "none": (SEARCH,),
+}
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+
+
+def _source(name: str, value: str) -> str:
+    text = f"header {name}: {value}"
+    return text if len(text) <= MAX_SOURCE_CHARS else text[: MAX_SOURCE_CHARS - 3] + "..."
+
+
+def _by_name(headers: HeaderLines) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for name, value in headers:
+        fields.setdefault(_text(name).strip().lower(), []).append(_text(value).strip())
+    return fields
+
+
+def tdm_header_statement(fields: dict[str, list[str]]) -> Statement | None:
+    """TDMRep's header pair, or None when ``tdm-reservation`` is absent or invalid (unset)."""
+    values = fields.get("tdm-reservation", [])
+    if "1" in values:
+        policy = next((p for p in fields.get("tdm-policy", []) if p), None)
+        said = dict.fromkeys(_AI, Preference.RESERVED)
+        return Statement(Signal.TDMREP_HEADER, _source("tdm-reservation", "1"), said, reference=policy)
+    if "0" in values:
+        return Statement(Signal.TDMREP_HEADER, _source("tdm-reservation", "0"), dict.fromkeys(_AI, Preference.ALLOWED))
+    return None
+
+
+def header_statements(headers: HeaderLines, *, token: str = "") -> list[Statement]:
+    """Every statement the response's headers make, for the agent ``token``."""
+    fields = _by_name(headers)
+    statements: list[Statement] = []
+    if "content-usage" in fields:
+        value = ", ".join(fields["content-usage"])
+        statements.append(Statement(Signal.CONTENT_USAGE_HEADER, _source("Content-Usage", value), parse_aipref(value)))
+    if "content-signal" in fields:
+        value = ", ".join(fields["content-signal"])
+        said = parse_content_signal(value)
+        statements.append(Statement(Signal.CONTENT_SIGNAL_HEADER, _source("Content-Signal", value), said))
+    tdm = tdm_header_statement(fields)
+    if tdm is not None:
+        statements.append(tdm)
+    is_image = any(v.lower().startswith("image/") for v in fields.get("content-type", []))
+    for directive in usage_warnings(fields.get("x-robots-tag", []), token):
+        purposes = X_ROBOTS_RESERVES.get(directive, ())
+        if purposes and (directive != "noimageai" or is_image):
+            said = dict.fromkeys(purposes, Preference.RESERVED)
+            statements.append(Statement(Signal.X_ROBOTS_TAG, _source("X-Robots-Tag", directive), said))
+    return statements

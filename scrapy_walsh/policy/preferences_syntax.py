@@ -1,0 +1,69 @@
+"""The two value syntaxes of usage preferences, read into our purposes (pure).
+
+* aipref (draft-ietf-aipref-vocab-07 §6, §6.5): a Structured Field Dictionary (RFC 9651)
+  such as ``train-ai=n, search=y``. Parsed with ``http-sfv`` (the reference parser of RFC
+  9651's author, tested against the SF test suite): only a Token ``y`` or ``n`` is an
+  answer; any other value, an unknown label or parameters are ignored, a duplicated key
+  keeps its last value, and a value that does not parse says nothing (every purpose
+  unknown), as §6.5 requires. Labels are case-sensitive, so ``Train-AI=n`` is a parse error.
+* Content Signals (contentsignals.org, CC0; the text also published as
+  draft-romm-aipref-contentsignals-00): ``search=yes, ai-input=no, ai-train=no``. It is not
+  defined as a Structured Field, and real files write ``Search=Yes``, so this is a lenient
+  split on ``,`` and ``=``, case-insensitive; ``use=`` (Cloudflare's 2026 addition, a level of
+  use, not a purpose) and any other key are ignored. A key written twice with ``yes`` and
+  ``no`` counts as ``no``.
+"""
+
+from __future__ import annotations
+
+from http_sfv import Dictionary, Item, Token
+
+from scrapy_walsh.policy.preferences_model import AI_INPUT, SEARCH, TRAIN_AI, Preference
+
+#: vocab-07 Table 1; the labels are ours already.
+AIPREF_LABELS: dict[str, str] = {"search": SEARCH, "train-ai": TRAIN_AI}
+#: Content Signals label -> our purpose.
+CONTENT_SIGNAL_LABELS: dict[str, str] = {"search": SEARCH, "ai-train": TRAIN_AI, "ai-input": AI_INPUT}
+_AIPREF_VALUES = {"y": Preference.ALLOWED, "n": Preference.RESERVED}
+_SIGNAL_VALUES = {"yes": Preference.ALLOWED, "no": Preference.RESERVED}
+#: A statement longer than this says nothing: parsing it would cost more than it can mean.
+MAX_VALUE_BYTES = 8192
+
+
+def _as_bytes(value: str | bytes) -> bytes:
+    return value if isinstance(value, bytes) else value.encode("utf-8", "surrogatepass")
+
+
+def parse_aipref(value: str | bytes) -> dict[str, Preference]:
+    """The explicit answers of one aipref statement (vocab-07 §6.5); ``{}`` if it does not parse."""
+    data = _as_bytes(value).strip(b" \t")
+    if not data or len(data) > MAX_VALUE_BYTES:
+        return {}
+    parsed = Dictionary()
+    try:
+        parsed.parse(data)
+    except ValueError:
+        return {}
+    answers: dict[str, Preference] = {}
+    for label, purpose in AIPREF_LABELS.items():
+        member = parsed.get(label)
+        if isinstance(member, Item) and isinstance(member.value, Token) and member.value in _AIPREF_VALUES:
+            answers[purpose] = _AIPREF_VALUES[str(member.value)]
+    return answers
+
+
+def parse_content_signal(value: str | bytes) -> dict[str, Preference]:
+    """The explicit answers of one ``Content-Signal`` value; unknown keys and values ignored."""
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    if len(text) > MAX_VALUE_BYTES:
+        return {}
+    answers: dict[str, Preference] = {}
+    for part in text.split(","):
+        key, equals, raw = part.partition("=")
+        purpose = CONTENT_SIGNAL_LABELS.get(key.strip().lower())
+        said = _SIGNAL_VALUES.get(raw.strip().lower())
+        if not equals or purpose is None or said is None:
+            continue
+        if answers.get(purpose) is not Preference.RESERVED:
+            answers[purpose] = said
+    return answers
