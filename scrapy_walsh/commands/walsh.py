@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, str] = {
     "blocklist": "scrapy_walsh.commands.blocklist",
     "genspider": "scrapy_walsh.commands.genspider",
     "state": "scrapy_walsh.commands.state",
+    "keys": "scrapy_walsh.commands.keys",
 }
 
 

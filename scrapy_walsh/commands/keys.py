@@ -1,0 +1,145 @@
+"""``scrapy walsh keys``: the operator's key tooling for Web Bot Auth (issue 21).
+
+``generate PATH`` writes a new Ed25519 private key (PEM, PKCS#8) with mode 0600 and its public
+key beside it as ``PATH.pub``; it never overwrites either without ``--force``. ``directory``
+prints the key directory document (``application/http-message-signatures-directory+json``) to
+publish at ``/.well-known/http-message-signatures-directory``. ``verify URL`` fetches a
+published directory, once, with our exact User-Agent and without following redirects (as a
+site's verifier does), and checks that it holds our key under its thumbprint.
+
+The key is ``--key PATH`` or the ``WALSH_SIGNING_KEY`` setting, read as a plain string (the
+setting is not registered yet). Exit status: 0, or 1 with the reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from .. import signing
+from ..settings import USER_AGENT
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+
+HELP = "Web Bot Auth keys: generate a key pair, print the key directory, verify a published directory"
+SYNTAX = "generate PATH [--force] | directory [--key PATH] | verify URL [--key PATH]"
+#: A directory is a few hundred bytes; anything far larger is not ours.
+MAX_DIRECTORY_BYTES = 1 << 20
+TIMEOUT = 30
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{generate,directory,verify}")
+    generate = actions.add_parser("generate", help="write a new Ed25519 key (0600) and PATH.pub")
+    generate.add_argument("path", metavar="PATH", help="where to write the private key")
+    generate.add_argument("--force", action="store_true", help="replace an existing key pair")
+    directory = actions.add_parser("directory", help="print the key directory JSON for our key")
+    directory.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
+    verify = actions.add_parser("verify", help="fetch a published directory and check it holds our key")
+    verify.add_argument("url", metavar="URL", help="the directory URL (http or https)")
+    verify.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        if args.action == "generate":
+            return generate(Path(args.path), force=args.force)
+        key = signing.load_private_key(_key_path(args, settings))
+        if args.action == "directory":
+            print(json.dumps(signing.directory([key]), indent=2))
+            return 0
+        return verify(args.url, key)
+    except signing.SigningError as exc:
+        return _fail(str(exc))
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _key_path(args: argparse.Namespace, settings: Settings) -> str:
+    path = args.key or settings.get("WALSH_SIGNING_KEY")
+    if not path:
+        raise signing.SigningError("no signing key: give --key PATH or set WALSH_SIGNING_KEY")
+    return str(path)
+
+
+def generate(path: Path, *, force: bool) -> int:
+    public_path = path.with_name(path.name + ".pub")
+    existing = [str(p) for p in (path, public_path) if p.exists()]
+    if existing and not force:
+        return _fail(f"{', '.join(existing)} already exists; pass --force to replace the key pair")
+    key = signing.generate_key()
+    _write(path, signing.private_pem(key), 0o600)
+    _write(public_path, signing.public_pem(key), 0o644)
+    print(f"private key: {path} (mode 0600)")
+    print(f"public key:  {public_path}")
+    print(f"keyid:       {signing.keyid(key)}")
+    print(f"next: scrapy walsh keys directory --key {path} > http-message-signatures-directory")
+    return 0
+
+
+def _write(path: Path, data: bytes, mode: int) -> None:
+    """Create ``path`` with ``mode`` from the start (a private key is never readable by others)."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        os.fchmod(fd, mode)  # whatever the umask
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A verifier must not follow redirects to a directory, so neither do we."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def verify(url: str, key: Ed25519PrivateKey) -> int:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return _fail(f"{url!r} is not an http(s) URL")
+    request = urllib.request.Request(
+        url, headers={"User-Agent": USER_AGENT, "Accept": signing.DIRECTORY_MEDIA_TYPE}, method="GET"
+    )
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=TIMEOUT) as response:
+            status, content_type = response.status, response.headers.get_content_type()
+            body = response.read(MAX_DIRECTORY_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        return _fail(f"{url}: HTTP {exc.code} (a directory must be served with 200, without redirects)")
+    except (urllib.error.URLError, OSError) as exc:
+        return _fail(f"{url}: cannot fetch: {getattr(exc, 'reason', exc)}")
+    if status != 200:
+        return _fail(f"{url}: HTTP {status} (a directory must be served with 200)")
+    if len(body) > MAX_DIRECTORY_BYTES:
+        return _fail(f"{url}: larger than {MAX_DIRECTORY_BYTES} bytes; not a key directory")
+    if parts.path == signing.WELL_KNOWN_PATH and content_type != signing.DIRECTORY_MEDIA_TYPE:
+        return _fail(
+            f"{url}: served as {content_type}; the well-known directory must be {signing.DIRECTORY_MEDIA_TYPE}"
+        )
+    try:
+        keys = signing.directory_keys(json.loads(body))
+    except ValueError as exc:  # SigningError is a ValueError, and so is a JSON syntax error
+        return _fail(f"{url}: {exc}")
+    ours = signing.keyid(key)
+    if ours not in keys:
+        return _fail(f"{url}: our key {ours} is not in the directory ({len(keys)} Ed25519 keys: {', '.join(keys)})")
+    if parts.scheme != "https":
+        print(f"note: {url} is not https; sites fetch directories over https only", file=sys.stderr)
+    print(f"{url}: OK, holds our key {ours} ({len(keys)} Ed25519 key{'s' if len(keys) != 1 else ''})")
+    return 0

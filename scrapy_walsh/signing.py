@@ -1,0 +1,411 @@
+"""Verifiable identity (issue 21): Web Bot Auth request signatures, the key directory, signed records.
+
+Implements draft-ietf-webbotauth-httpsig-protocol-01 (29 October 2026, the working-group draft
+that absorbed the key directory of draft-meunier-webbotauth-httpsig-directory-00) over
+RFC 9421 (HTTP Message Signatures), with Ed25519 keys and RFC 7638 / RFC 8037 A.3 thumbprints:
+
+- a signed request carries ``Signature-Agent: sig1="URL"`` (a Structured Field Dictionary whose
+  member names our key directory), and a signature labelled ``sig1`` covering ``@authority``
+  and that member (``"signature-agent";key="sig1"``), plus ``@method`` and ``@path``, which the
+  draft recommends to narrow a signature to one request; its parameters are ``created``,
+  ``expires`` (a short lifetime: a signature is replayable until then), ``keyid`` (the key's
+  JWK thumbprint), ``alg="ed25519"`` and ``tag="web-bot-auth"``;
+- the directory is a JWKS served as ``application/http-message-signatures-directory+json``
+  at ``/.well-known/http-message-signatures-directory``; each key's ``kid`` is its thumbprint.
+
+Libraries: ``cryptography`` for Ed25519 and PEM; ``http-message-signatures`` builds and checks
+the RFC 9421 signature base (it resolves dictionary-member components, ``tag``, ``expires``),
+so no signature base is written by hand here; ``http-sf`` (its dependency) writes and reads the
+``Signature-Agent`` dictionary. tests/unit/test_signing.py checks the result against a base
+built independently from the RFC text and against RFC 9421's own ed25519 example.
+
+Attestation records are signed detached: Ed25519 over :func:`canonical_json` of the record.
+
+Everything here is pure (no Scrapy, no network); ``scrapy walsh keys`` and, later, the request
+checkpoint and ``check --sign`` do the I/O.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+import http_sf
+from cryptography.exceptions import InvalidSignature as _CryptoInvalidSignature
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTPSignatureKeyResolver, algorithms
+from http_message_signatures.exceptions import HTTPMessageSignaturesException
+
+#: The revision of the Web Bot Auth protocol draft implemented here.
+DRAFT = "draft-ietf-webbotauth-httpsig-protocol-01"
+TAG = "web-bot-auth"
+ALG = "ed25519"
+LABEL = "sig1"
+DIRECTORY_MEDIA_TYPE = "application/http-message-signatures-directory+json"
+WELL_KNOWN_PATH = "/.well-known/http-message-signatures-directory"
+#: Covered components: the draft's required pair first, then the recommended narrowing.
+COMPONENTS = ("@method", "@authority", "@path", f'"signature-agent";key="{LABEL}"')
+#: How long a request signature stays valid: it is sent at once, and replayable until it expires.
+LIFETIME = datetime.timedelta(minutes=5)
+#: The canonicalisation that attestation signatures are computed over (see canonical_json).
+CANONICALIZATION = "json-sorted-compact-utf8 (RFC 8785 subset)"
+
+
+class SigningError(ValueError):
+    """A key, a directory or a signature that can't be used; the message says which and why."""
+
+
+class SignatureInvalid(SigningError):
+    """A signature that does not verify (missing, malformed, expired, wrong key or tampered)."""
+
+
+# -- keys ---------------------------------------------------------------------------------
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def load_private_key(path: str | Path) -> Ed25519PrivateKey:
+    """The Ed25519 private key in the PEM (PKCS#8) file ``path``; errors name the file."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SigningError(f"cannot read the signing key {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except TypeError:
+        raise SigningError(f"the signing key {str(path)!r} is encrypted; give an unencrypted PKCS#8 key") from None
+    except (ValueError, UnsupportedAlgorithm) as exc:
+        raise SigningError(f"the signing key {str(path)!r} is not a PEM private key ({exc})") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningError(f"the signing key {str(path)!r} is a {type(key).__name__}, not an Ed25519 key")
+    return key
+
+
+def generate_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def private_pem(key: Ed25519PrivateKey) -> bytes:
+    """PKCS#8 PEM, unencrypted (the file's 0600 mode protects it)."""
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+
+
+def public_pem(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def public_jwk(key: Ed25519PrivateKey | Ed25519PublicKey) -> dict[str, str]:
+    """The public key as an RFC 8037 OKP JWK (no private member)."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return {"kty": "OKP", "crv": "Ed25519", "x": _b64url(raw)}
+
+
+#: RFC 7638 section 3.2: the required members of each key type, the only ones hashed.
+_THUMBPRINT_MEMBERS = {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y"), "RSA": ("e", "kty", "n")}
+
+
+def jwk_thumbprint(jwk: Mapping[str, Any]) -> str:
+    """The RFC 7638 SHA-256 thumbprint of a JWK, base64url without padding."""
+    try:
+        members = {name: jwk[name] for name in _THUMBPRINT_MEMBERS[jwk["kty"]]}
+    except KeyError as exc:
+        raise SigningError(f"JWK lacks a member its thumbprint needs: {exc}") from None
+    digest = hashlib.sha256(json.dumps(members, sort_keys=True, separators=(",", ":")).encode("utf-8")).digest()
+    return _b64url(digest)
+
+
+def keyid(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
+    """The ``keyid`` of a key: its JWK thumbprint (the draft requires exactly this)."""
+    return jwk_thumbprint(public_jwk(key))
+
+
+def jwk_public_key(jwk: Mapping[str, Any]) -> Ed25519PublicKey:
+    """The Ed25519 public key of an OKP JWK; anything else is a SigningError."""
+    if jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519" or not isinstance(jwk.get("x"), str):
+        raise SigningError(f"not an Ed25519 OKP JWK: kty={jwk.get('kty')!r} crv={jwk.get('crv')!r}")
+    try:
+        raw = _unb64url(jwk["x"])
+        return Ed25519PublicKey.from_public_bytes(raw)
+    except ValueError as exc:
+        raise SigningError(f"JWK x is not a 32-byte base64url Ed25519 key ({exc})") from None
+
+
+def directory(keys: Iterable[Ed25519PrivateKey | Ed25519PublicKey]) -> dict[str, Any]:
+    """The key directory document (a JWKS): each key with ``kid`` = its thumbprint and ``use`` = sig."""
+    entries = []
+    for key in keys:
+        jwk: dict[str, Any] = public_jwk(key)
+        entries.append({**jwk, "kid": jwk_thumbprint(jwk), "use": "sig"})
+    return {"keys": entries}
+
+
+def directory_keys(document: Any) -> dict[str, Ed25519PublicKey]:
+    """keyid -> public key for each Ed25519 key of a directory document (a site's side).
+
+    The ``kid`` of a key, when present, must equal its thumbprint (the draft requires it at the
+    well-known URI; a verifier checks the labelling rather than trusting it). Keys of other
+    types are skipped; a document that is not a JWKS is a SigningError.
+    """
+    if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
+        raise SigningError('not a key directory: expected a JSON object with a "keys" array (a JWKS)')
+    found: dict[str, Ed25519PublicKey] = {}
+    for jwk in document["keys"]:
+        if not isinstance(jwk, dict) or jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519":
+            continue
+        public = jwk_public_key(jwk)
+        thumbprint = jwk_thumbprint(jwk)
+        if "kid" in jwk and jwk["kid"] != thumbprint:
+            raise SigningError(f"directory key kid {jwk['kid']!r} is not its thumbprint {thumbprint!r}")
+        found[thumbprint] = public
+    return found
+
+
+# -- request signatures ---------------------------------------------------------------------
+
+
+class SignatureHeaders(NamedTuple):
+    """The three header values a signed request carries."""
+
+    signature_input: str
+    signature: str
+    signature_agent: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "Signature-Input": self.signature_input,
+            "Signature": self.signature,
+            "Signature-Agent": self.signature_agent,
+        }
+
+
+@dataclass
+class _Message:
+    """The request as http-message-signatures reads it (method, URL, header lines)."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+
+
+class _Keys(HTTPSignatureKeyResolver):
+    """http-message-signatures' key resolver over our keys, by keyid."""
+
+    def __init__(self, public: Mapping[str, Ed25519PublicKey], private: Ed25519PrivateKey | None = None):
+        self.public = public
+        self.private = private
+
+    def resolve_public_key(self, key_id: str) -> Ed25519PublicKey | None:
+        return self.public.get(key_id)
+
+    def resolve_private_key(self, key_id: str) -> Ed25519PrivateKey:
+        assert self.private is not None
+        return self.private
+
+
+def signature_agent_header(directory_url: str, label: str = LABEL) -> str:
+    """``Signature-Agent``: a dictionary whose member ``label`` is the directory URL (a String)."""
+    parts = urlsplit(directory_url)
+    if parts.scheme not in ("https", "http") or not parts.netloc:
+        raise SigningError(f"the signature agent {directory_url!r} is not an absolute http(s) URL")
+    return http_sf.ser({label: (directory_url, {})})
+
+
+def sign_request(
+    key: Ed25519PrivateKey,
+    method: str,
+    url: str,
+    headers: Mapping[str, str],
+    signature_agent: str,
+    *,
+    created: datetime.datetime | None = None,
+    lifetime: datetime.timedelta = LIFETIME,
+    components: Iterable[str] = COMPONENTS,
+) -> SignatureHeaders:
+    """Sign a request for Web Bot Auth; ``headers`` are its other headers, left unchanged.
+
+    ``signature_agent`` is the URL of our key directory. ``created`` defaults to now (UTC).
+    The https-only rule for that URL is the start-up audit's, so loopback tests can sign.
+    """
+    created = created or datetime.datetime.now(datetime.UTC)
+    message = _Message(method.upper(), url, dict(headers))
+    for name in [n for n in message.headers if n.lower() in ("signature", "signature-input", "signature-agent")]:
+        del message.headers[name]
+    message.headers["Signature-Agent"] = signature_agent_header(signature_agent)
+    kid = keyid(key)
+    signer = HTTPMessageSigner(signature_algorithm=algorithms.ED25519, key_resolver=_Keys({}, key))
+    try:
+        signer.sign(
+            message,
+            key_id=kid,
+            created=created,
+            expires=created + lifetime,
+            label=LABEL,
+            tag=TAG,
+            include_alg=True,
+            covered_component_ids=tuple(components),
+        )
+    except HTTPMessageSignaturesException as exc:
+        raise SigningError(f"cannot sign {method} {url}: {exc}") from None
+    return SignatureHeaders(
+        message.headers["Signature-Input"], message.headers["Signature"], message.headers["Signature-Agent"]
+    )
+
+
+def signature_agents(headers: Mapping[str, str]) -> dict[str, str]:
+    """label -> directory URL from a request's ``Signature-Agent`` (a site's side).
+
+    Members with parameters are ignored (the draft says so); the legacy bare-String form is
+    read as the member of the only signature label. A malformed header is a SignatureInvalid.
+    """
+    value = _header(headers, "signature-agent")
+    if value is None:
+        return {}
+    if value.lstrip().startswith('"'):
+        url = _parse(value, "item")[0]
+        labels = list(_parse(_header(headers, "signature-input", ""), "dictionary"))
+        return {labels[0]: url} if len(labels) == 1 and isinstance(url, str) else {}
+    members = _parse(value, "dictionary")
+    return {label: member[0] for label, member in members.items() if isinstance(member[0], str) and not member[1]}
+
+
+def _parse(value: str, kind: str) -> Any:
+    """An http-sf parse of a Signature-Agent or Signature-Input value; malformed is SignatureInvalid."""
+    try:
+        return http_sf.parse(value.encode(), tltype=kind)
+    except Exception as exc:  # noqa: BLE001 - http-sf raises several exception types
+        raise SignatureInvalid(f"malformed Signature-Agent header: {exc}") from None
+
+
+def _header(headers: Mapping[str, str], name: str, default: Any = None) -> Any:
+    for key, value in headers.items():
+        if key.lower() == name:
+            return value
+    return default
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What a valid Web Bot Auth signature tells a site: which key signed, naming which directory."""
+
+    label: str
+    keyid: str
+    signature_agent: str
+    created: int
+    expires: int
+    covered: tuple[str, ...]
+
+
+def verify_request(
+    method: str,
+    url: str,
+    headers: Mapping[str, str],
+    keys: Mapping[str, Ed25519PublicKey],
+    *,
+    max_age: datetime.timedelta = datetime.timedelta(days=1),
+) -> Verified:
+    """Verify a request's Web Bot Auth signature as a site would; SignatureInvalid says why not.
+
+    ``keys`` are keyid -> public key of the directory the caller resolved for the request's
+    ``Signature-Agent`` (see :func:`signature_agents` and :func:`directory_keys`): a site keys
+    its lookup on the (directory URL, key) pair. The signature must carry the tag
+    ``web-bot-auth``, ``created``, ``expires`` and ``keyid``, cover ``@authority`` (or
+    ``@target-uri``) and the ``Signature-Agent`` member of its own label, be unexpired, and
+    verify under one of ``keys``.
+    """
+    agents = signature_agents(headers)
+    verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519, key_resolver=_Keys(keys))
+    message = _Message(method.upper(), url, dict(headers))
+    try:
+        results = verifier.verify(message, max_age=max_age, expect_tag=TAG)
+    except HTTPMessageSignaturesException as exc:
+        reason = str(exc) or "it does not verify: the request differs from what was signed, or another key signed it"
+        raise SignatureInvalid(f"bad Web Bot Auth signature: {reason}") from None
+    result = results[0]
+    params = result.parameters
+    covered = tuple(result.covered_components)
+    for name in ("created", "expires", "keyid"):
+        if name not in params:
+            raise SignatureInvalid(f"the signature lacks the {name!r} parameter the draft requires")
+    if '"@authority"' not in covered and '"@target-uri"' not in covered:
+        raise SignatureInvalid("the signature covers neither @authority nor @target-uri")
+    if f'"signature-agent";key="{result.label}"' not in covered or result.label not in agents:
+        raise SignatureInvalid(f"the signature does not cover a Signature-Agent member of its label {result.label!r}")
+    return Verified(
+        label=result.label,
+        keyid=str(params["keyid"]),
+        signature_agent=agents[result.label],
+        created=int(params["created"]),
+        expires=int(params["expires"]),
+        covered=covered,
+    )
+
+
+# -- attestation records ----------------------------------------------------------------------
+
+
+def canonical_json(record: Any) -> bytes:
+    """The bytes an attestation signature covers: RFC 8785 (JCS) for the values records hold.
+
+    Object keys sorted, no whitespace, UTF-8 with non-ASCII characters unescaped, no NaN or
+    infinity. It equals JCS for strings, integers, booleans, null, arrays and objects whose
+    keys are in the Basic Multilingual Plane, and for floats that are not integral and lie
+    in [1e-4, 1e16) (Python and ECMAScript write those the same shortest way); integral floats
+    are written as integers, as JCS does. Signer and verifier both use this function.
+    """
+    return json.dumps(_jcs_numbers(record), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _jcs_numbers(value: Any) -> Any:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SigningError(f"a signed record can't hold {value!r}")
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if isinstance(value, dict):
+        return {str(k): _jcs_numbers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jcs_numbers(v) for v in value]
+    return value
+
+
+def sign_record(key: Ed25519PrivateKey, record: Any) -> dict[str, str]:
+    """A detached signature of ``record``: Ed25519 over :func:`canonical_json`, with its keyid."""
+    return {
+        "alg": ALG,
+        "keyid": keyid(key),
+        "canonicalization": CANONICALIZATION,
+        "signature": _b64url(key.sign(canonical_json(record))),
+    }
+
+
+def verify_record(record: Any, signature: Mapping[str, Any], keys: Mapping[str, Ed25519PublicKey]) -> str:
+    """Check a detached record signature against ``keys`` (keyid -> public key); return the keyid."""
+    if signature.get("alg") != ALG or signature.get("canonicalization") != CANONICALIZATION:
+        raise SignatureInvalid(f"unsupported record signature: alg={signature.get('alg')!r}")
+    kid = signature.get("keyid")
+    if not isinstance(kid, str) or kid not in keys:
+        raise SignatureInvalid(f"the record is signed by an unknown key {kid!r}")
+    try:
+        keys[kid].verify(_unb64url(str(signature.get("signature", ""))), canonical_json(record))
+    except (_CryptoInvalidSignature, ValueError):
+        raise SignatureInvalid("the record's signature does not verify: it was altered or signed otherwise") from None
+    return kid
