@@ -1,8 +1,8 @@
 """The two value syntaxes of usage preferences, read into our purposes (pure).
 
 * aipref (draft-ietf-aipref-vocab-07 §6, §6.5): a Structured Field Dictionary (RFC 9651)
-  such as ``train-ai=n, search=y``. Parsed with ``http-sfv`` (the reference parser of RFC
-  9651's author, tested against the SF test suite): only a Token ``y`` or ``n`` is an
+  such as ``train-ai=n, search=y``. Parsed with ``http-sf`` (RFC 9651's author's parser, tested
+  against the SF test suite; the one ``http-message-signatures`` already brings in): only a Token ``y`` or ``n`` is an
   answer; any other value, an unknown label or parameters are ignored, a duplicated key
   keeps its last value, and a value that does not parse says nothing (every purpose
   unknown), as §6.5 requires. Labels are case-sensitive, so ``Train-AI=n`` is a parse error.
@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from http_sfv import Dictionary, Item, Token
+import http_sf
 
 from scrapy_walsh.policy.preferences_model import AI_INPUT, SEARCH, TRAIN_AI, Preference
 
@@ -39,16 +39,15 @@ def parse_aipref(value: str | bytes) -> dict[str, Preference]:
     data = _as_bytes(value).strip(b" \t")
     if not data or len(data) > MAX_VALUE_BYTES:
         return {}
-    parsed = Dictionary()
     try:
-        parsed.parse(data)
-    except ValueError:
+        parsed = http_sf.parse(data, tltype="dictionary")
+    except ValueError:  # http_sf.StructuredFieldError
         return {}
     answers: dict[str, Preference] = {}
     for label, purpose in AIPREF_LABELS.items():
-        member = parsed.get(label)
-        if isinstance(member, Item) and isinstance(member.value, Token) and member.value in _AIPREF_VALUES:
-            answers[purpose] = _AIPREF_VALUES[str(member.value)]
+        value = parsed.get(label, (None, {}))[0]  # an inner list's value is a list: ignored
+        if isinstance(value, http_sf.Token) and str(value) in _AIPREF_VALUES:
+            answers[purpose] = _AIPREF_VALUES[str(value)]
     return answers
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from http_sfv import InnerList, List
+import http_sf
 
 HeaderLines = Iterable[tuple[str | bytes, str | bytes]]
 #: A host asking for more than a day between requests is answered with a day: the term
@@ -54,16 +54,15 @@ def _items(values: list[str]) -> list[tuple[str, dict]]:
     joined = ", ".join(values).encode("latin-1", "replace")
     if not joined.strip() or len(joined) > MAX_FIELD_BYTES:
         return []
-    parsed = List()
     try:
-        parsed.parse(joined)
-    except ValueError:
+        parsed = http_sf.parse(joined, tltype="list")
+    except ValueError:  # http_sf.StructuredFieldError
         return []
     found = []
-    for member in parsed:
-        if isinstance(member, InnerList) or not isinstance(member.value, str):
+    for value, params in parsed:
+        if not isinstance(value, str | http_sf.Token):  # an inner list, a number, bytes ...
             continue
-        found.append((str(member.value), dict(member.params)))
+        found.append((str(value), dict(params)))
     return found
 
 
