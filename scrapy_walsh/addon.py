@@ -32,7 +32,6 @@ from .settings import WALSH_SETTINGS, preset
 from .summary import ComplianceSummary
 
 if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
 logger = logging.getLogger(__name__)
@@ -61,13 +60,6 @@ COMPONENTS = (
 
 
 class Addon:
-    def __init__(self, crawler: Crawler | None = None):
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Addon:
-        return cls(crawler)
-
     def update_settings(self, settings: BaseSettings) -> None:
         for setting in WALSH_SETTINGS:
             settings.set(setting.name, setting.default, priority="default")
