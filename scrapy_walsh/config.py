@@ -119,7 +119,7 @@ def blocklist_extra(value: Any) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"expected a list of domains, got {value!r}")
     Blocklist.empty().with_extra(list(value))  # raises ValueError naming the first bad domain
-    return tuple(value)
+    return tuple(d.strip() for d in value if d.strip())
 
 
 def document_field(value: Any) -> str | None:
@@ -295,11 +295,23 @@ class Readings:
             except ValueError as exc:
                 self.errors[name] = exc
 
-    def __getitem__(self, name: str) -> Any:
-        """The parsed value of ``name``; raises the ``ValueError`` that refused it."""
+    def value(self, name: str, *default: Any) -> Any:
+        """The parsed value of ``name``; when it was refused, ``default`` if given, else the
+        ``ValueError`` that refused it is raised."""
         if name in self.errors:
+            if default:
+                return default[0]
             raise self.errors[name]
         return self.values[name]
+
+    def refused(self, name: str) -> str | None:
+        """Why the value of ``name`` is refused (the audit's message), or None."""
+        error = self.errors.get(name)
+        return None if error is None else str(error)
+
+    def given(self, name: str) -> Any:
+        """The value of ``name`` as set (for messages about it)."""
+        return self.raw[name]
 
 
 def parse(settings: BaseSettings, name: str) -> Any:
@@ -366,7 +378,7 @@ class WalshConfig:
         findings = audit_settings(settings, readings)
         if any(f.status == Status.FAIL for f in findings):
             raise ConformanceError(findings)
-        return cls(**{attribute(name): readings[name] for name in readings.raw})
+        return cls(**{attribute(name): readings.value(name) for name in readings.raw})
 
     def state_location(self) -> StateLocation:
         return self.state_uri or default_state()

@@ -20,12 +20,10 @@ REACTOR_RESOLVED_HANDLERS = (
 
 def private_addresses(subject: Subject) -> Iterator[Finding]:
     walsh = subject.walsh
-    if "WALSH_ALLOW_PRIVATE_ADDRESSES" in walsh.errors:
-        yield Finding(
-            "9", "seed 000", FAIL, "WALSH_ALLOW_PRIVATE_ADDRESSES", str(walsh.errors["WALSH_ALLOW_PRIVATE_ADDRESSES"])
-        )
+    if why := walsh.refused("WALSH_ALLOW_PRIVATE_ADDRESSES"):
+        yield Finding("9", "seed 000", FAIL, "WALSH_ALLOW_PRIVATE_ADDRESSES", why)
         return
-    allowance = walsh["WALSH_ALLOW_PRIVATE_ADDRESSES"]
+    allowance = walsh.value("WALSH_ALLOW_PRIVATE_ADDRESSES")
     if allowance.allow_all or allowance.networks:
         yield Finding(
             "9",
@@ -41,7 +39,7 @@ def address_guard(subject: Subject) -> Iterator[Finding]:
     yield from gate_removed(
         subject, "9", "seed 000", ConnectRefusalMiddleware, "connect-time address refusals (they would be retried)"
     )
-    if subject.walsh["WALSH_ALLOW_PRIVATE_ADDRESSES"].allow_all:  # a refused value: cannot audit
+    if subject.walsh.value("WALSH_ALLOW_PRIVATE_ADDRESSES").allow_all:  # a refused value: cannot audit
         return
     handlers = subject.settings.getwithbase("DOWNLOAD_HANDLERS")
     for scheme in ("http", "https"):

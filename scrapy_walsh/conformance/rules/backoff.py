@@ -17,13 +17,13 @@ def backoff(subject: Subject) -> Iterator[Finding]:
     settings, walsh = subject.settings, subject.walsh
     yield from gate_removed(subject, "5", "R5", BackoffMiddleware, "429/503 backoff")
     for name in _SETTINGS:
-        if name in walsh.errors:
-            yield Finding("5", "R5", FAIL, name, str(walsh.errors[name]))
+        if why := walsh.refused(name):
+            yield Finding("5", "R5", FAIL, name, why)
     if component_enabled(settings, RetryMiddleware, "DOWNLOADER_MIDDLEWARES") and settings.getbool("RETRY_ENABLED"):
-        codes = walsh.values.get("WALSH_BACKOFF_HTTP_CODES")
+        codes = walsh.value("WALSH_BACKOFF_HTTP_CODES", None)
         if codes is None:  # refused above; still name the codes Scrapy would retry at once
             try:
-                codes = http_codes(walsh.raw["WALSH_BACKOFF_HTTP_CODES"])
+                codes = http_codes(walsh.given("WALSH_BACKOFF_HTTP_CODES"))
             except ValueError:
                 codes = ()
         both = sorted(set(codes) & {int(c) for c in settings.getlist("RETRY_HTTP_CODES")})
@@ -41,12 +41,12 @@ def backoff(subject: Subject) -> Iterator[Finding]:
 def backoff_holds(subject: Subject) -> Iterator[Finding]:
     if holds(subject, backoff):
         walsh = subject.walsh
-        codes = ", ".join(str(c) for c in walsh["WALSH_BACKOFF_HTTP_CODES"])
+        codes = ", ".join(str(c) for c in walsh.value("WALSH_BACKOFF_HTTP_CODES"))
         yield Finding(
             "5",
             "R5",
             PASS,
             "WALSH_BACKOFF_HTTP_CODES",
             f"{codes} pause the host: Retry-After wins, else exponential backoff with "
-            f"jitter, at most {walsh['WALSH_BACKOFF_MAX_RETRIES']} retries",
+            f"jitter, at most {walsh.value('WALSH_BACKOFF_MAX_RETRIES')} retries",
         )

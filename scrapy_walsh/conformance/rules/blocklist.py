@@ -13,31 +13,31 @@ _REFUSED = ("WALSH_BLOCKLIST_SCHEMA_URL", "WALSH_BLOCKLIST_EXTRA")
 
 def blocklist_url(subject: Subject) -> Iterator[Finding]:
     walsh = subject.walsh
-    if "WALSH_BLOCKLIST_URL" in walsh.errors:
-        yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_URL", str(walsh.errors["WALSH_BLOCKLIST_URL"]))
+    if why := walsh.refused("WALSH_BLOCKLIST_URL"):
+        yield Finding("3", "R3", FAIL, "WALSH_BLOCKLIST_URL", why)
     else:
-        yield Finding("3", "R3", PASS, "WALSH_BLOCKLIST_URL", walsh["WALSH_BLOCKLIST_URL"])
+        yield Finding("3", "R3", PASS, "WALSH_BLOCKLIST_URL", walsh.value("WALSH_BLOCKLIST_URL"))
 
 
 def blocklist_gate(subject: Subject) -> Iterator[Finding]:
     yield from gate_removed(subject, "3", "R3", BlocklistMiddleware, "the blocklist")
     for name in _REFUSED:
-        if name in subject.walsh.errors:
-            yield Finding("3", "R3", FAIL, name, str(subject.walsh.errors[name]))
+        if why := subject.walsh.refused(name):
+            yield Finding("3", "R3", FAIL, name, why)
 
 
 def state_uri(subject: Subject) -> Iterator[Finding]:
     walsh = subject.walsh
-    if "WALSH_STATE_URI" in walsh.errors:
+    if walsh.refused("WALSH_STATE_URI"):
         yield Finding(
             "3b",
             "R3",
             FAIL,
             "WALSH_STATE_URI",
-            f"{walsh.errors['WALSH_STATE_URI']} (the last-known blocklist must survive restarts)",
+            f"{walsh.refused('WALSH_STATE_URI')} (the last-known blocklist must survive restarts)",
         )
         return
-    location = walsh["WALSH_STATE_URI"]
+    location = walsh.value("WALSH_STATE_URI")
     yield Finding(
         "3b",
         "R3",
@@ -84,7 +84,7 @@ def blocklist_matching(subject: Subject) -> Iterator[Finding]:
         ):
             yield Finding(row, "R3", FAIL, "DOWNLOADER_MIDDLEWARES", f"{gate} is disabled; {what}")
         return
-    extra = walsh.values.get("WALSH_BLOCKLIST_EXTRA", ())
+    extra = walsh.value("WALSH_BLOCKLIST_EXTRA", ())
     yield Finding(
         "3a",
         "R3",
@@ -99,8 +99,8 @@ def blocklist_matching(subject: Subject) -> Iterator[Finding]:
         "DOWNLOADER_MIDDLEWARES",
         "a failed fetch keeps the list in force; the last adopted list is stored",
     )
-    if "WALSH_BLOCKLIST_SCHEMA_URL" not in walsh.errors:
-        schema = walsh["WALSH_BLOCKLIST_SCHEMA_URL"]
+    if not walsh.refused("WALSH_BLOCKLIST_SCHEMA_URL"):
+        schema = walsh.value("WALSH_BLOCKLIST_SCHEMA_URL")
         where = schema if schema else "the bundled schema only"
         yield Finding(
             "3c",

@@ -12,10 +12,10 @@ from ..engine import FAIL, PASS, WARN, Finding, Subject, component_enabled, path
 def identity(subject: Subject) -> Iterator[Finding]:
     settings, walsh = subject.settings, subject.walsh
     for name in ("WALSH_USER_AGENT", "WALSH_ROBOTS_TOKEN"):
-        if name in walsh.errors:
-            yield Finding("1", "R1", FAIL, name, str(walsh.errors[name]))
+        if why := walsh.refused(name):
+            yield Finding("1", "R1", FAIL, name, why)
             return
-    ua, token = walsh["WALSH_USER_AGENT"], walsh["WALSH_ROBOTS_TOKEN"]
+    ua, token = walsh.value("WALSH_USER_AGENT"), walsh.value("WALSH_ROBOTS_TOKEN")
     if token.lower() not in ua.lower():
         yield Finding(
             "1",
@@ -52,7 +52,7 @@ def identity(subject: Subject) -> Iterator[Finding]:
 
 
 def spec_identity(subject: Subject) -> Iterator[Finding]:
-    ua = subject.walsh.values.get("WALSH_USER_AGENT")
+    ua = subject.walsh.value("WALSH_USER_AGENT", None)
     if ua is not None and ua != USER_AGENT:
         yield Finding(
             "1",

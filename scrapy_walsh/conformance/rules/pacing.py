@@ -33,8 +33,8 @@ def serial(subject: Subject) -> Iterator[Finding]:
 
 def delay_floor(subject: Subject) -> Iterator[Finding]:
     settings, walsh = subject.settings, subject.walsh
-    if "WALSH_MIN_INTERVAL" in walsh.errors:
-        yield Finding("4", "R4", FAIL, "WALSH_MIN_INTERVAL", str(walsh.errors["WALSH_MIN_INTERVAL"]))
+    if why := walsh.refused("WALSH_MIN_INTERVAL"):
+        yield Finding("4", "R4", FAIL, "WALSH_MIN_INTERVAL", why)
         return
     floor = walsh.floor
     delay = number(settings, "DOWNLOAD_DELAY")
@@ -103,8 +103,8 @@ def effective_jitter(settings: BaseSettings) -> float:
 def pacing_gate(subject: Subject) -> Iterator[Finding]:
     settings, walsh = subject.settings, subject.walsh
     yield from gate_removed(subject, "4", "R4", PacingMiddleware, "the per-host ledger")
-    if "WALSH_MAX_CRAWL_DELAY" in walsh.errors:
-        yield Finding("4", "R4", FAIL, "WALSH_MAX_CRAWL_DELAY", str(walsh.errors["WALSH_MAX_CRAWL_DELAY"]))
+    if why := walsh.refused("WALSH_MAX_CRAWL_DELAY"):
+        yield Finding("4", "R4", FAIL, "WALSH_MAX_CRAWL_DELAY", why)
     queue = settings.get("SCHEDULER_PRIORITY_QUEUE")
     try:
         ours = load_object(queue) is PolitenessAwarePriorityQueue

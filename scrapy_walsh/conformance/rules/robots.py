@@ -28,9 +28,9 @@ def scrapy_robots(subject: Subject) -> Iterator[Finding]:
 def robots_gate(subject: Subject) -> Iterator[Finding]:
     walsh = subject.walsh
     yield from gate_removed(subject, "2", "R2", RobotsMiddleware, "robots.txt")
-    mode = walsh.values.get("WALSH_ROBOTS_MODE")
-    if mode is None:
-        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_MODE", str(walsh.errors["WALSH_ROBOTS_MODE"]))
+    mode = walsh.value("WALSH_ROBOTS_MODE", None)
+    if why := walsh.refused("WALSH_ROBOTS_MODE"):
+        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_MODE", why)
     elif mode != "respect":
         yield Finding(
             "2",
@@ -42,8 +42,8 @@ def robots_gate(subject: Subject) -> Iterator[Finding]:
         )
     elif component_enabled(subject.settings, RobotsMiddleware):
         yield Finding("2", "R2", PASS, "WALSH_ROBOTS_MODE", "respect: disallowed and unreachable block")
-    if "WALSH_ROBOTS_CACHE_SECONDS" in walsh.errors:
-        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_CACHE_SECONDS", str(walsh.errors["WALSH_ROBOTS_CACHE_SECONDS"]))
+    if why := walsh.refused("WALSH_ROBOTS_CACHE_SECONDS"):
+        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_CACHE_SECONDS", why)
 
 
 def named_group(subject: Subject) -> Iterator[Finding]:
@@ -56,17 +56,17 @@ def named_group(subject: Subject) -> Iterator[Finding]:
             placed_in(RobotsMiddleware),
             f"{path_of(RobotsMiddleware)} is disabled; no robots.txt group is selected at all",
         )
-    elif "WALSH_ROBOTS_TOKEN" in walsh.errors:
-        token = walsh.raw["WALSH_ROBOTS_TOKEN"]
+    elif walsh.refused("WALSH_ROBOTS_TOKEN"):
+        token = walsh.given("WALSH_ROBOTS_TOKEN")
         yield Finding(
             "2a", "R2", FAIL, "WALSH_ROBOTS_TOKEN", f"{token!r} is not a product token; no named group can match it"
         )
-    elif walsh.values.get("WALSH_ROBOTS_MODE") == "respect":
+    elif walsh.value("WALSH_ROBOTS_MODE", None) == "respect":
         yield Finding(
             "2a",
             "R2",
             PASS,
             "WALSH_ROBOTS_TOKEN",
-            f"groups are selected by the token {walsh['WALSH_ROBOTS_TOKEN']!r}: a group naming it "
+            f"groups are selected by the token {walsh.value('WALSH_ROBOTS_TOKEN')!r}: a group naming it "
             "overrides * both ways (RFC 9309 §2.2.1)",
         )

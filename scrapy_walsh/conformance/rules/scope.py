@@ -54,8 +54,8 @@ def scope(subject: Subject) -> Iterator[Finding]:
                 f"{getattr(component, '__name__', path)} downloads images or files: "
                 "R6 forbids sub-resources and stored content",
             )
-    if "WALSH_MAX_FIELD_CHARS" in walsh.errors:
-        yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", str(walsh.errors["WALSH_MAX_FIELD_CHARS"]))
+    if why := walsh.refused("WALSH_MAX_FIELD_CHARS"):
+        yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", why)
 
 
 def freshness(subject: Subject) -> Iterator[Finding]:
@@ -63,9 +63,9 @@ def freshness(subject: Subject) -> Iterator[Finding]:
     yield from gate_removed(subject, "7", "R7", ConditionalMiddleware, "stored validators")
     yield from gate_removed(subject, "7", "R7", DedupPipeline, "items already emitted")
     yield from gate_removed(subject, "8", "R8", FrequencyMiddleware, "the last fetch times")
-    interval = walsh.values.get("WALSH_REFETCH_INTERVAL")
-    if interval is None:
-        yield Finding("8", "R8", FAIL, "WALSH_REFETCH_INTERVAL", str(walsh.errors["WALSH_REFETCH_INTERVAL"]))
+    interval = walsh.value("WALSH_REFETCH_INTERVAL", None)
+    if why := walsh.refused("WALSH_REFETCH_INTERVAL"):
+        yield Finding("8", "R8", FAIL, "WALSH_REFETCH_INTERVAL", why)
     elif interval == 0:
         yield Finding(
             "8",
@@ -80,8 +80,8 @@ def freshness(subject: Subject) -> Iterator[Finding]:
 
 
 def dedup_reset(subject: Subject) -> Iterator[Finding]:
-    if "WALSH_DEDUP_RESET" in subject.walsh.errors:
-        yield Finding("7", "R7", FAIL, "WALSH_DEDUP_RESET", str(subject.walsh.errors["WALSH_DEDUP_RESET"]))
+    if why := subject.walsh.refused("WALSH_DEDUP_RESET"):
+        yield Finding("7", "R7", FAIL, "WALSH_DEDUP_RESET", why)
 
 
 def scope_holds(subject: Subject) -> Iterator[Finding]:
@@ -92,7 +92,7 @@ def scope_holds(subject: Subject) -> Iterator[Finding]:
             PASS,
             "SPIDER_MIDDLEWARES",
             "declared targets only, no sub-resources, items metadata-only "
-            f"(strings up to {subject.walsh['WALSH_MAX_FIELD_CHARS']} characters)",
+            f"(strings up to {subject.walsh.value('WALSH_MAX_FIELD_CHARS')} characters)",
         )
 
 
