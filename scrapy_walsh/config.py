@@ -58,15 +58,13 @@ def whole_number(value: Any) -> int | None:
 
 
 def as_list(value: Any) -> list[Any]:
-    """A list setting as Scrapy's ``getlist`` reads it: a comma-separated string or an iterable."""
+    """A list setting as Scrapy's ``getlist`` reads it: a comma-separated string or an
+    iterable (``TypeError`` otherwise, as there)."""
     if not value:
         return []
     if isinstance(value, str):
         return value.split(",")
-    try:
-        return list(value)
-    except TypeError:
-        raise ValueError(f"expected a list, got {value!r}") from None
+    return list(value)
 
 
 def is_http_url(value: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...config import as_list
 from ...middlewares.blocklist import BlocklistMiddleware
 from ...middlewares.robots import RobotsMiddleware
 from ..engine import FAIL, PASS, Finding, Subject, component_enabled, enabled_components, gate_removed, index, path_of
@@ -84,7 +85,7 @@ def blocklist_matching(subject: Subject) -> Iterator[Finding]:
         ):
             yield Finding(row, "R3", FAIL, "DOWNLOADER_MIDDLEWARES", f"{gate} is disabled; {what}")
         return
-    extra = walsh.value("WALSH_BLOCKLIST_EXTRA", ())
+    extra = as_list(walsh.given("WALSH_BLOCKLIST_EXTRA"))  # as given: the gate rule refuses a bad one
     yield Finding(
         "3a",
         "R3",

@@ -52,8 +52,8 @@ def identity(subject: Subject) -> Iterator[Finding]:
 
 
 def spec_identity(subject: Subject) -> Iterator[Finding]:
-    ua = subject.walsh.value("WALSH_USER_AGENT", None)
-    if ua is not None and ua != USER_AGENT:
+    ua = subject.walsh.given("WALSH_USER_AGENT")  # one its own rule refuses is another identity too
+    if isinstance(ua, str) and ua.strip() and ua != USER_AGENT:
         yield Finding(
             "1",
             "R1",
