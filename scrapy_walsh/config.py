@@ -292,6 +292,8 @@ class Readings:
                 self.values[name] = parse(value, self.floor) if parse else PARSERS[name](value)
             except ValueError as exc:
                 self.errors[name] = exc
+            except Exception as exc:  # noqa: BLE001 - an unreadable value is refused, never a crash
+                self.errors[name] = ValueError(f"cannot read {value!r}: {exc!r}")
 
     def value(self, name: str, *default: Any) -> Any:
         """The parsed value of ``name``; when it was refused, ``default`` if given, else the
