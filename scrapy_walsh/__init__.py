@@ -27,6 +27,7 @@ _EXCEPTIONS = (
     "RecentlyFetched",
     "CrawlDelayExceedsCap",
     "HostPaused",
+    "ConformanceError",
 )
 _LAZY = {
     "Addon": "scrapy_walsh.addon",
@@ -48,6 +49,7 @@ __all__ = [  # noqa: F822 - loaded lazily by __getattr__
     "RecentlyFetched",
     "CrawlDelayExceedsCap",
     "HostPaused",
+    "ConformanceError",
     "__version__",
 ]
 
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from .addon import Addon
     from .exceptions import (
         BlockedByOperator,
+        ConformanceError,
         CrawlDelayExceedsCap,
         HostPaused,
         NotModified,

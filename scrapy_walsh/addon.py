@@ -33,7 +33,6 @@ from .settings import WALSH_SETTINGS, preset
 from .summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
 
 if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
 logger = logging.getLogger(__name__)
@@ -63,13 +62,6 @@ COMPONENTS = (
 
 
 class Addon:
-    def __init__(self, crawler: Crawler | None = None):
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Addon:
-        return cls(crawler)
-
     def update_settings(self, settings: BaseSettings) -> None:
         refusal.install()  # a refusal below is reported as its reasons, never as a traceback
         for setting in WALSH_SETTINGS:

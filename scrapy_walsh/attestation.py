@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .conformance import FAIL, PASS, Finding
+from .conformance.engine import FAIL, PASS, Finding
 from .demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 
 #: (host key, path, what the server must see). The probe declares them all as start

@@ -11,11 +11,15 @@ them per gate and verdict. All are importable from ``scrapy_walsh`` too::
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
 
 from .policy.vocabulary import Gate
+
+if TYPE_CHECKING:
+    from .conformance.engine import Finding
 
 
 class WalshIgnoreRequest(IgnoreRequest):
@@ -96,6 +100,22 @@ DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
     CrawlDelayExceedsCap,
     HostPaused,
 )
+
+
+class ConformanceError(ValueError):
+    """Raised at start-up when a setting would break a MUST; names setting and requirement."""
+
+    def __init__(self, findings: Iterable[Finding]):
+        from .conformance.engine import Status
+
+        self.findings = [f for f in findings if f.status == Status.FAIL]
+        lines = "\n".join(
+            f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"
+            for f in self.findings
+        )
+        super().__init__(
+            f"scrapy_walsh refuses to start this crawl; it would break walsh-research-compliance/v1:\n{lines}"
+        )
 
 
 logger = logging.getLogger("scrapy_walsh.denials")

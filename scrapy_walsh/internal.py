@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
+from .config import config_for
 from .policy.vocabulary import Meta
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
         priority=PRIORITY,
         dont_filter=True,
         # our identity from the start (the identity middleware would correct it anyway)
-        headers={"User-Agent": crawler.settings["WALSH_USER_AGENT"]},
+        headers={"User-Agent": config_for(crawler).user_agent},
         meta={
             INTERNAL: kind,
             "dont_redirect": True,

@@ -21,9 +21,9 @@ import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .config import config_for
 from .policy.pacing import HostPace, Pacer
 from .policy.vocabulary import Namespace
-from .settings import MIN_INTERVAL_FLOOR
 from .store import store_for
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 class Politeness:
     def __init__(self, crawler: Crawler):
-        floor = max(MIN_INTERVAL_FLOOR, crawler.settings.getfloat("WALSH_MIN_INTERVAL"))
+        floor = config_for(crawler).min_interval
         #: The store's clock minus ours, from the last answer (0 for sqlite).
         self.skew = 0.0
         self.pacer = Pacer(floor, margin=PACING_MARGIN, clock=self.now)

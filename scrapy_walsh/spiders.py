@@ -39,7 +39,7 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from . import internal
+from . import config, internal
 from .policy import llmstxt
 from .policy.addresses import PrivateAddressAllowance
 from .policy.markdown import outline
@@ -288,7 +288,7 @@ class StructuredSourceSpider(scrapy.Spider):
 
     def _store(self) -> Any:
         """The add-on's state store (None when the add-on's settings are absent)."""
-        if not self.settings.get("WALSH_ROBOTS_TOKEN"):
+        if not config.applied(self.settings):
             return None
         from .store import store_for
 
@@ -324,7 +324,11 @@ class StructuredSourceSpider(scrapy.Spider):
         target = ctx["target"]
         ctx.setdefault("llms_txt", llmstxt.llms_txt_url(target))
         if self._allowance is None:
-            self._allowance = PrivateAddressAllowance.parse(self.settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES"))
+            self._allowance = (
+                config.config_for(self.crawler).allow_private_addresses
+                if config.applied(self.settings)
+                else config.parse(self.settings, "WALSH_ALLOW_PRIVATE_ADDRESSES")  # no add-on: as set
+            )
         choice = llmstxt.choose_twin(target, index, self._allowance)
         if choice.refused:
             ctx["twin_refused"] = [

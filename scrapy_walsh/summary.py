@@ -21,6 +21,7 @@ from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
+from .config import config_for
 from .settings import SPEC_VERSION
 
 if TYPE_CHECKING:
@@ -78,8 +79,9 @@ class ComplianceSummary:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("walsh/spec_version", SPEC_VERSION)
         self.stats.set_value(MAX_IN_FLIGHT, self.max_in_flight)
-        self.stats.set_value("walsh/identity/user_agent", self.crawler.settings["WALSH_USER_AGENT"])
-        self.stats.set_value(ROBOTS_MODE, self.crawler.settings["WALSH_ROBOTS_MODE"])
+        config = config_for(self.crawler)
+        self.stats.set_value("walsh/identity/user_agent", config.user_agent)
+        self.stats.set_value(ROBOTS_MODE, config.robots_mode)
         logger.warning("%s", render_summary(self.stats.get_stats()))
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import Draft202012Validator
 from jsonschema_specifications import REGISTRY
 
+from .. import config
 from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema
 from ..policy.blocklist.edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
 
@@ -82,7 +83,9 @@ def edit(args: argparse.Namespace, settings: Settings) -> int:
         if path.exists():
             document = parse_document(path.read_bytes())
         elif args.action == "add":
-            fields = {name: getattr(args, name) or settings.get(FIELD_SETTINGS[name]) for name in OPERATOR_FIELDS}
+            fields = {
+                name: getattr(args, name) or config.parse(settings, FIELD_SETTINGS[name]) for name in OPERATOR_FIELDS
+            }
             try:
                 document = new_document(fields, now())
             except ValueError as exc:

@@ -4,8 +4,8 @@ Static (the default) audits the *effective* settings, as a crawl of SPIDER would
 them: the project's settings, the spider's ``custom_settings``, then every add-on in
 ``ADDONS`` applied the way Scrapy applies them when it creates a crawler. The same
 rules the add-on enforces at start (:mod:`scrapy_walsh.conformance`) give each row its
-findings, plus what only a self-audit looks at: the spider's own code and a write
-probe of the state store. ``--live`` runs a real crawl instead (:mod:`.live`).
+findings, plus what only a self-audit looks at (:mod:`.self_audit`): the spider's own
+code and a write probe of the state store. ``--live`` runs a real crawl instead (:mod:`.live`).
 
 Exit status: 1 when any row fails (a MUST breaks, or the add-on would refuse to
 start), 0 otherwise (warnings included); 2 for a usage error (unknown spider).
@@ -28,20 +28,10 @@ from scrapy.utils.misc import build_from_crawler, load_object
 
 from .. import __version__
 from ..addon import Addon
-from ..conformance import (
-    FAIL,
-    PASS,
-    WARN,
-    ConformanceError,
-    Finding,
-    RowResult,
-    audit_settings,
-    audit_spider,
-    checklist,
-    overall,
-    probe_state_store,
-)
+from ..conformance import FAIL, PASS, WARN, Finding, RowResult, audit_settings, checklist, overall
+from ..exceptions import ConformanceError
 from ..settings import SPEC_VERSION, WALSH_SETTINGS
+from .self_audit import audit_spider, probe_state_store
 
 HELP = (
     "audit the effective settings and spider against every row of the §8 checklist "

@@ -62,7 +62,6 @@ from ..policy.vocabulary import (
     Verdict,
     recommendation,
 )
-from ..settings import MIN_INTERVAL_FLOOR
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings
@@ -124,23 +123,25 @@ class Context:
         """The project's settings as a crawl sees them: add-on defaults, preset and audit
         (``ConformanceError``, a ``ValueError``, when they would not start a crawl)."""
         from ..addon import Addon
+        from ..config import WalshConfig
 
         settings = project.copy()
         Addon().update_settings(settings)
+        config = WalshConfig.from_settings(settings)
         resolver = settings.get("TWISTED_DNS_RESOLVER") or settings.get("DNS_RESOLVER")
         resolver_path = resolver if isinstance(resolver, str) else f"{resolver.__module__}.{resolver.__qualname__}"
         return cls(
             settings=settings,
-            token=settings["WALSH_ROBOTS_TOKEN"],
-            user_agent=settings["WALSH_USER_AGENT"],
-            floor=max(MIN_INTERVAL_FLOOR, settings.getfloat("WALSH_MIN_INTERVAL")),  # as politeness.py
-            max_crawl_delay=settings.getfloat("WALSH_MAX_CRAWL_DELAY"),
-            mode=settings["WALSH_ROBOTS_MODE"],
-            cache_seconds=min(86400.0, settings.getfloat("WALSH_ROBOTS_CACHE_SECONDS")),
-            allowance=PrivateAddressAllowance.parse(settings.get("WALSH_ALLOW_PRIVATE_ADDRESSES")),
+            token=config.robots_token,
+            user_agent=config.user_agent,
+            floor=config.min_interval,
+            max_crawl_delay=config.max_crawl_delay,
+            mode=config.robots_mode,
+            cache_seconds=config.robots_cache_seconds,
+            allowance=config.allow_private_addresses,
             demo_names=resolver_path == DEMO_RESOLVER,
-            blocklist_url=settings["WALSH_BLOCKLIST_URL"],
-            extra=list(settings.getlist("WALSH_BLOCKLIST_EXTRA")),
+            blocklist_url=config.blocklist_url,
+            extra=list(config.blocklist_extra),
             offline=offline,
         )
 

@@ -69,7 +69,9 @@ def _fail(message: str) -> int:
 
 
 def _key_path(args: argparse.Namespace, settings: Settings) -> str:
-    path = args.key or settings.get("WALSH_SIGNING_KEY")
+    from ..config import parse
+
+    path = args.key or parse(settings, "WALSH_SIGNING_KEY")
     if not path:
         raise signing.SigningError("no signing key: give --key PATH or set WALSH_SIGNING_KEY")
     return str(path)

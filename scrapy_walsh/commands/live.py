@@ -28,6 +28,7 @@ from ..attestation import NOT_OBSERVED_LIVE, judge
 from ..conformance import FAIL, Finding, checklist, overall
 from ..demo import DemoSite
 from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
+from ..exceptions import ConformanceError
 from ..settings import USER_AGENT
 from .check import envelope, rows_json, spider_classes
 
@@ -65,7 +66,8 @@ def cmdline_settings(settings: Settings) -> dict[str, str]:
 def refusal(output: str) -> str:
     """Why the crawl refused to start, from its log: the ConformanceError, else the last line."""
     lines = [line for line in output.splitlines() if line.strip()]
-    starts = [i for i, line in enumerate(lines) if line.startswith("scrapy_walsh.conformance.ConformanceError:")]
+    error = f"{ConformanceError.__module__}.{ConformanceError.__qualname__}:"
+    starts = [i for i, line in enumerate(lines) if line.startswith(error)]
     if starts:
         reasons = []
         for line in lines[starts[-1] + 1 :]:

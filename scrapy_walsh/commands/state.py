@@ -188,25 +188,27 @@ def render(report: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..addon import Addon
-    from ..store import StateStoreError, open_store, state_location
+    from ..config import WalshConfig
+    from ..store import StateStoreError, open_store
 
     if args.action == "forget" and not (args.urls or args.host or args.robots):
         print("error: name targets: forget URL..., forget --host HOST or forget --robots HOST", file=sys.stderr)
         return 1
     effective = settings.copy()
     Addon().update_settings(effective)
-    location = state_location(effective)
+    config = WalshConfig.from_settings(effective)
+    location = config.state_location()
     if location.scheme == "sqlite" and not location.path.exists():
         print(f"no state store at {location.uri}: nothing is remembered yet", file=sys.stderr)
         return 0
     try:
-        store = open_store(location, effective["WALSH_ROBOTS_TOKEN"])
+        store = open_store(location, config.robots_token)
     except StateStoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     try:
         if args.action == "show":
-            report = show(store, effective, args.target, effective.getfloat("WALSH_REFETCH_INTERVAL"))
+            report = show(store, effective, args.target, config.refetch_interval)
         else:
             report = forget(store, effective, args)
     finally:

@@ -37,6 +37,7 @@ try:  # Scrapy >= 2.14 wraps Twisted's DNSLookupError
 except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
     _SCRAPY_DNS_ERRORS = ()
 
+from ..config import config_for
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
@@ -189,7 +190,7 @@ class AddressGuardMiddleware:
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
-        self.allowance = PrivateAddressAllowance.parse(crawler.settings.get(SETTING))
+        self.allowance = config_for(crawler).allow_private_addresses
         self._injected = guard  # tests pass a guard over a stub resolver
         self._guard: GuardedNameResolver | None = None
         #: Scrapy >= 2.19 can run without a Twisted reactor (aiohttp/httpx handlers): no

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import internal
+from ..config import config_for
 from ..policy.backoff import Backoff
 from ..policy.vocabulary import Meta
 from ..politeness import politeness_for
@@ -40,15 +41,15 @@ ATTEMPT = Meta.BACKOFF_ATTEMPT
 class BackoffMiddleware:
     def __init__(self, crawler: Crawler, politeness: Politeness):
         assert crawler.stats is not None
-        settings = crawler.settings
+        config = config_for(crawler)
         self.crawler = crawler
         self.stats = crawler.stats
         self.politeness = politeness
-        self.codes = {int(c) for c in settings.getlist("WALSH_BACKOFF_HTTP_CODES")}
+        self.codes = set(config.backoff_http_codes)
         self.policy = Backoff(
-            base=settings.getfloat("WALSH_BACKOFF_BASE"),
-            max_delay=settings.getfloat("WALSH_BACKOFF_MAX_DELAY"),
-            max_retries=settings.getint("WALSH_BACKOFF_MAX_RETRIES"),
+            base=config.backoff_base,
+            max_delay=config.backoff_max_delay,
+            max_retries=config.backoff_max_retries,
         )
 
     @classmethod

@@ -26,6 +26,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from .. import internal
+from ..config import config_for
 from ..exceptions import BlockedByOperator, record_denial
 from ..policy.blocklist import (
     MAX_DOCUMENT_BYTES,
@@ -57,10 +58,10 @@ NAMESPACE = Namespace.BLOCKLIST
 class BlocklistMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        settings = crawler.settings
-        self.url: str = settings["WALSH_BLOCKLIST_URL"]
-        self.schema_url: str | None = settings.get("WALSH_BLOCKLIST_SCHEMA_URL") or None
-        self.extra: list[str] = list(settings.getlist("WALSH_BLOCKLIST_EXTRA"))
+        config = config_for(crawler)
+        self.url: str = config.blocklist_url
+        self.schema_url: str | None = config.blocklist_schema_url or None
+        self.extra: list[str] = list(config.blocklist_extra)
         self.blocklist = Blocklist.empty().with_extra(self.extra)
         self.source = "none"
         self.next_refresh = 0.0  # fetch before the first request

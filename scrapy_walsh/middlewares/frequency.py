@@ -22,6 +22,7 @@ import time
 from typing import TYPE_CHECKING
 
 from .. import internal
+from ..config import config_for
 from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
@@ -52,7 +53,7 @@ def target_of(request: Request) -> str:
 class FrequencyMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        self.interval = crawler.settings.getfloat("WALSH_REFETCH_INTERVAL")
+        self.interval = config_for(crawler).refetch_interval
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if self.interval <= 0 or internal.internal_kind(request) is not None or request.meta.get(CLAIMED):

@@ -33,7 +33,9 @@ class IdentityMiddleware:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> IdentityMiddleware:
         assert crawler.stats is not None
-        return cls(crawler.settings["WALSH_USER_AGENT"], crawler.stats)
+        from ..config import config_for
+
+        return cls(config_for(crawler).user_agent, crawler.stats)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         sent = request.headers.getlist(b"User-Agent")

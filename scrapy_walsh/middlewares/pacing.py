@@ -31,6 +31,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.task import deferLater
 
 from .. import internal
+from ..config import config_for
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..politeness import politeness_for
@@ -63,8 +64,9 @@ class PacingMiddleware:
         self.stats = crawler.stats
         self.politeness = politeness
         self.pacer = politeness.pacer
-        self.cap = crawler.settings.getfloat("WALSH_MAX_CRAWL_DELAY")
-        self.max_pause = crawler.settings.getfloat("WALSH_BACKOFF_MAX_DELAY")
+        config = config_for(crawler)
+        self.cap = config.max_crawl_delay
+        self.max_pause = config.backoff_max_delay
         self._capped: set[str] = set()
 
     @classmethod

@@ -36,6 +36,7 @@ from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from .. import internal
+from ..config import config_for
 from ..exceptions import RobotsDenied, record_denial
 from ..policy.robots import RobotsTxt
 from ..policy.vocabulary import BLOCKING_VERDICTS, Namespace, Verdict, recommendation
@@ -114,10 +115,10 @@ def origin_of(request: Request) -> str:
 class RobotsMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        settings = crawler.settings
-        self.mode: str = settings["WALSH_ROBOTS_MODE"]
-        self.token: str = settings["WALSH_ROBOTS_TOKEN"]
-        self.cache_seconds = min(MAX_CACHE_SECONDS, settings.getfloat("WALSH_ROBOTS_CACHE_SECONDS"))
+        config = config_for(crawler)
+        self.mode: str = config.robots_mode
+        self.token: str = config.robots_token
+        self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
         self.origins: dict[str, OriginRobots | Deferred[OriginRobots]] = {}
         self.pacer = politeness_for(crawler).pacer
         self._warned_parse: set[str] = set()

@@ -22,6 +22,7 @@ from itemadapter import ItemAdapter
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .. import internal
+from ..config import config_for
 from ..policy.usage import directive_name, usage_warnings
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class UsageWarningsMiddleware:
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.stats = crawler.stats
-        self.token: str = crawler.settings["WALSH_ROBOTS_TOKEN"]
+        self.token: str = config_for(crawler).robots_token
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> UsageWarningsMiddleware:

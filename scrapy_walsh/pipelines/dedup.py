@@ -19,6 +19,7 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
+from ..config import config_for
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import Namespace
 from ..store import store_for
@@ -45,7 +46,7 @@ class DedupPipeline:
         self.crawler = crawler
         self.stats = crawler.stats
         self.store = store
-        self.reset = crawler.settings.getbool("WALSH_DEDUP_RESET")
+        self.reset = config_for(crawler).dedup_reset
         self.namespace: str = Namespace.SEEN
 
     @classmethod

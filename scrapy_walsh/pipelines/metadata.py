@@ -48,7 +48,9 @@ class MetadataOnlyPipeline:
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.stats = crawler.stats
-        self.limit = crawler.settings.getint("WALSH_MAX_FIELD_CHARS")
+        from ..config import config_for
+
+        self.limit = config_for(crawler).max_field_chars
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> MetadataOnlyPipeline:

@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import http_sf
 
 from scrapy_walsh.policy.preferences_model import AI_INPUT, SEARCH, TRAIN_AI, Preference
@@ -40,14 +42,14 @@ def parse_aipref(value: str | bytes) -> dict[str, Preference]:
     if not data or len(data) > MAX_VALUE_BYTES:
         return {}
     try:
-        parsed = http_sf.parse(data, tltype="dictionary")
+        parsed: Any = http_sf.parse(data, tltype="dictionary")
     except ValueError:  # http_sf.StructuredFieldError
         return {}
     answers: dict[str, Preference] = {}
     for label, purpose in AIPREF_LABELS.items():
-        value = parsed.get(label, (None, {}))[0]  # an inner list's value is a list: ignored
-        if isinstance(value, http_sf.Token) and str(value) in _AIPREF_VALUES:
-            answers[purpose] = _AIPREF_VALUES[str(value)]
+        answer = parsed.get(label, (None, {}))[0]  # an inner list's value is a list: ignored
+        if isinstance(answer, http_sf.Token) and str(answer) in _AIPREF_VALUES:
+            answers[purpose] = _AIPREF_VALUES[str(answer)]
     return answers
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import http_sf
 
@@ -55,7 +56,7 @@ def _items(values: list[str]) -> list[tuple[str, dict]]:
     if not joined.strip() or len(joined) > MAX_FIELD_BYTES:
         return []
     try:
-        parsed = http_sf.parse(joined, tltype="list")
+        parsed: Any = http_sf.parse(joined, tltype="list")
     except ValueError:  # http_sf.StructuredFieldError
         return []
     found = []

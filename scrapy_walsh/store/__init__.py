@@ -75,9 +75,9 @@ def state_location(settings: BaseSettings) -> StateLocation:
     ``data_path``, where Scrapy also keeps ``HTTPCACHE_DIR``); outside one, it is
     ``.scrapy/walsh-state.sqlite3`` under the working directory.
     """
-    from scrapy.utils.project import data_path
+    from ..config import state_location as configured
 
-    return parse_state_uri(settings.get("WALSH_STATE_URI"), data_path(DEFAULT_STATE_FILE))
+    return configured(settings)
 
 
 def open_store(location: StateLocation, identity: str) -> StateStore:
@@ -103,7 +103,10 @@ def store_for(crawler: Crawler) -> StateStore:
     if store is None:
         from scrapy import signals
 
-        store = open_store(state_location(crawler.settings), crawler.settings["WALSH_ROBOTS_TOKEN"])
+        from ..config import config_for
+
+        config = config_for(crawler)
+        store = open_store(config.state_location(), config.robots_token)
         _STORES[crawler] = store
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
         if hasattr(store, "round_trips"):

@@ -1,0 +1,400 @@
+"""``WalshConfig``: every ``WALSH_*`` setting, parsed once, typed and frozen.
+
+Each setting has one parser here. The start-up audit (:mod:`scrapy_walsh.conformance`)
+calls the same parsers, so a value the audit refuses is the value the config refuses:
+:meth:`WalshConfig.from_settings` raises the audit's :class:`~scrapy_walsh.exceptions.ConformanceError`.
+Components read :func:`config_for` (built once per crawler), never a ``WALSH_*`` setting;
+a unit test holds every other module to that.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from .policy.addresses import PrivateAddressAllowance
+from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, SETTINGS_BY_NAME, WALSH_SETTINGS
+from .store import DEFAULT_STATE_FILE, StateLocation, parse_state_uri
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+
+#: RFC 9309 §2.2.1: a product token is letters, "_" and "-" only.
+PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
+ROBOTS_MODES = ("respect", "report_only", "ignore")
+#: The statuses R5 names; ``WALSH_BACKOFF_HTTP_CODES`` must include both.
+REQUIRED_BACKOFF_CODES = frozenset({429, 503})
+
+
+# --- the building blocks --------------------------------------------------------------
+
+
+def number(value: Any) -> float:
+    """A number as Scrapy's ``getfloat`` reads it (``2``, ``2.5``, ``"2.5"``), else ``ValueError``.
+
+    Every float setting is read here, so refusing NaN or infinity is one check more.
+    """
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"not a number: {value!r}") from None
+
+
+def _number_or_none(value: Any) -> float | None:
+    try:
+        return number(value)
+    except ValueError:
+        return None
+
+
+def whole_number(value: Any) -> int | None:
+    """A non-negative whole number as a setting may hold it (``5`` or ``"5"``), else None."""
+    return None if isinstance(value, bool) or not str(value).isdigit() else int(value)
+
+
+def as_list(value: Any) -> list[Any]:
+    """A list setting as Scrapy's ``getlist`` reads it: a comma-separated string or an
+    iterable (``TypeError`` otherwise, as there)."""
+    if not value:
+        return []
+    if isinstance(value, str):
+        return value.split(",")
+    return list(value)
+
+
+def is_http_url(value: Any) -> bool:
+    parts = urlsplit(value) if isinstance(value, str) else None
+    return bool(parts and parts.scheme in {"http", "https"} and parts.hostname)
+
+
+def http_codes(value: Any) -> tuple[int, ...]:
+    """The statuses of a list setting, as integers in its order; ``ValueError`` when one is not."""
+    try:
+        return tuple(int(c) for c in as_list(value))
+    except (TypeError, ValueError):
+        raise ValueError(f"expected HTTP status codes, got {value!r}") from None
+
+
+# --- one parser per setting: the value, or ValueError with the audit's message -----------
+
+
+def user_agent(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or not (value.isascii() and value.isprintable()):
+        raise ValueError(f"must be one non-empty line of printable ASCII, got {value!r}")
+    return value
+
+
+def robots_token(value: Any) -> str:
+    if not isinstance(value, str) or not PRODUCT_TOKEN.fullmatch(value):
+        raise ValueError(f"{value!r} is not an RFC 9309 product token (letters, '_' and '-')")
+    return value
+
+
+def blocklist_url(value: Any) -> str:
+    if not is_http_url(value):
+        raise ValueError(
+            f"must be an absolute http(s) URL, got {value!r}; every tool MUST consult the operator blocklist"
+        )
+    return str(value)
+
+
+def blocklist_schema_url(value: Any) -> str | None:
+    if value is not None and not is_http_url(value):
+        raise ValueError(f"must be an absolute http(s) URL or None, got {value!r}")
+    return value
+
+
+def blocklist_extra(value: Any) -> tuple[str, ...]:
+    from .policy.blocklist import Blocklist
+
+    if isinstance(value, str):
+        value = [d for d in value.split(",") if d.strip()]
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"expected a list of domains, got {value!r}")
+    Blocklist.empty().with_extra(list(value))  # raises ValueError naming the first bad domain
+    return tuple(d.strip() for d in value if d.strip())
+
+
+def document_field(value: Any) -> str | None:
+    """A field of a new blocklist file (not read by crawls; ``blocklist add`` validates the document)."""
+    return value
+
+
+def robots_mode(value: Any) -> str:
+    if value not in ROBOTS_MODES:
+        raise ValueError(f"{value!r} is not one of {', '.join(ROBOTS_MODES)}")
+    return str(value)
+
+
+def robots_cache_seconds(value: Any) -> float:
+    seconds = _number_or_none(value)
+    if seconds is None or not 0 < seconds <= ROBOTS_CACHE_SECONDS:
+        raise ValueError(
+            f"must be a number of seconds in (0, {ROBOTS_CACHE_SECONDS}], got {value!r} (RFC 9309 §2.4: at most 24 h)"
+        )
+    return seconds
+
+
+def min_interval(value: Any) -> float:
+    interval = _number_or_none(value)
+    if interval is None or interval < MIN_INTERVAL_FLOOR:
+        raise ValueError(
+            f"{value!r} is under the R4 floor of {MIN_INTERVAL_FLOOR} s between requests to a "
+            "host (it may be raised, never lowered)"
+        )
+    return max(MIN_INTERVAL_FLOOR, interval)  # NaN passes the check above: it reads as the floor
+
+
+def max_crawl_delay(value: Any, floor: float) -> float:
+    cap = _number_or_none(value)
+    if cap is None or cap < floor:
+        raise ValueError(f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got {value!r}")
+    return cap
+
+
+def backoff_http_codes(value: Any) -> tuple[int, ...]:
+    try:
+        codes = http_codes(value)
+    except ValueError:
+        codes = ()
+    if not REQUIRED_BACKOFF_CODES <= set(codes):
+        raise ValueError(f"must include 429 and 503, got {value!r}")
+    return codes
+
+
+def backoff_base(value: Any) -> float:
+    base = _number_or_none(value)
+    if base is None or base <= 0:
+        raise ValueError(f"must be a positive number of seconds, got {value!r}")
+    return base
+
+
+def backoff_max_delay(value: Any, floor: float) -> float:
+    cap = _number_or_none(value)
+    if cap is None or cap < floor:
+        raise ValueError(f"must be seconds >= WALSH_MIN_INTERVAL, got {value!r}")
+    return cap
+
+
+def backoff_max_retries(value: Any) -> int:
+    retries = whole_number(value)
+    if retries is None:
+        raise ValueError(f"must be a whole number >= 0, got {value!r}")
+    return retries
+
+
+def max_field_chars(value: Any) -> int:
+    limit = whole_number(value)
+    if not limit:
+        raise ValueError(f"must be a positive whole number, got {value!r}")
+    return limit
+
+
+def refetch_interval(value: Any) -> float:
+    interval = _number_or_none(value)
+    if interval is None or interval < 0:
+        raise ValueError(f"must be seconds >= 0, got {value!r}")
+    return interval
+
+
+def flag(value: Any) -> bool:
+    """A boolean as Scrapy's ``getbool`` reads it (``True``, ``1``, ``"true"``, ``"0"``...)."""
+    if value is None:
+        return False
+    try:
+        return bool(int(value))
+    except (TypeError, ValueError):
+        if value in ("True", "true"):
+            return True
+        if value in ("False", "false"):
+            return False
+    raise ValueError(f"must be True or False, got {value!r}")
+
+
+def allow_private_addresses(value: Any) -> PrivateAddressAllowance:
+    return PrivateAddressAllowance.parse(value)
+
+
+def state_uri(value: Any) -> StateLocation | None:
+    """Where the state lives; None for the default (the project's data directory)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return parse_state_uri(value, "")
+
+
+#: setting -> its parser. The two limits checked against ``WALSH_MIN_INTERVAL`` are in RELATIVE.
+PARSERS: dict[str, Callable[[Any], Any]] = {
+    "WALSH_USER_AGENT": user_agent,
+    "WALSH_ROBOTS_TOKEN": robots_token,
+    "WALSH_BLOCKLIST_URL": blocklist_url,
+    "WALSH_BLOCKLIST_SCHEMA_URL": blocklist_schema_url,
+    "WALSH_BLOCKLIST_EXTRA": blocklist_extra,
+    "WALSH_BLOCKLIST_OPERATOR": document_field,
+    "WALSH_BLOCKLIST_CONTACT": document_field,
+    "WALSH_BLOCKLIST_POLICY": document_field,
+    "WALSH_BLOCKLIST_REFRESH": document_field,
+    "WALSH_ROBOTS_MODE": robots_mode,
+    "WALSH_ROBOTS_CACHE_SECONDS": robots_cache_seconds,
+    "WALSH_MIN_INTERVAL": min_interval,
+    "WALSH_BACKOFF_HTTP_CODES": backoff_http_codes,
+    "WALSH_BACKOFF_BASE": backoff_base,
+    "WALSH_BACKOFF_MAX_RETRIES": backoff_max_retries,
+    "WALSH_MAX_FIELD_CHARS": max_field_chars,
+    "WALSH_REFETCH_INTERVAL": refetch_interval,
+    "WALSH_DEDUP_RESET": flag,
+    "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
+    "WALSH_SIGNING_KEY": document_field,
+    "WALSH_SIGNATURE_AGENT": document_field,
+    "WALSH_STATE_URI": state_uri,
+}
+RELATIVE: dict[str, Callable[[Any, float], Any]] = {
+    "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
+    "WALSH_BACKOFF_MAX_DELAY": backoff_max_delay,
+}
+
+
+def attribute(name: str) -> str:
+    """The config field of a setting: ``WALSH_MIN_INTERVAL`` -> ``min_interval``."""
+    return name.removeprefix("WALSH_").lower()
+
+
+def raw(settings: BaseSettings, name: str) -> Any:
+    """A setting's value as set (``None`` included), or its registered default when unset."""
+    return settings[name] if name in settings else SETTINGS_BY_NAME[name].default
+
+
+def interval_floor(value: Any) -> float:
+    """What the relative limits are checked against: ``WALSH_MIN_INTERVAL`` when it reads as
+    a number (even one its own rule refuses), else the R4 floor."""
+    return _number_or_none(value) or MIN_INTERVAL_FLOOR
+
+
+class Readings:
+    """Every ``WALSH_*`` value of one settings object, each parsed once: its value, or why not.
+
+    The audit's rules read these (a refused value becomes a finding); the config is built
+    from them once the audit passes.
+    """
+
+    def __init__(self, settings: BaseSettings):
+        self.raw = {s.name: raw(settings, s.name) for s in WALSH_SETTINGS}
+        #: ``WALSH_*`` names that are not settings of the package (a typo would silently not apply).
+        self.unknown = tuple(n for n in settings if str(n).startswith("WALSH_") and n not in SETTINGS_BY_NAME)
+        self.floor = interval_floor(self.raw["WALSH_MIN_INTERVAL"])
+        self.values: dict[str, Any] = {}
+        self.errors: dict[str, ValueError] = {}
+        for name, value in self.raw.items():
+            try:
+                parse = RELATIVE.get(name)
+                self.values[name] = parse(value, self.floor) if parse else PARSERS[name](value)
+            except ValueError as exc:
+                self.errors[name] = exc
+            except Exception as exc:  # noqa: BLE001 - an unreadable value is refused, never a crash
+                self.errors[name] = ValueError(f"cannot read {value!r}: {exc!r}")
+
+    def value(self, name: str, *default: Any) -> Any:
+        """The parsed value of ``name``; when it was refused, ``default`` if given, else the
+        ``ValueError`` that refused it is raised."""
+        if name in self.errors:
+            if default:
+                return default[0]
+            raise self.errors[name]
+        return self.values[name]
+
+    def refused(self, name: str) -> str | None:
+        """Why the value of ``name`` is refused (the audit's message), or None."""
+        error = self.errors.get(name)
+        return None if error is None else str(error)
+
+    def given(self, name: str) -> Any:
+        """The value of ``name`` as set (for messages about it)."""
+        return self.raw[name]
+
+
+def parse(settings: BaseSettings, name: str) -> Any:
+    """One setting, parsed (for callers that need only it); ``ValueError`` saying why not."""
+    value = raw(settings, name)
+    if name in RELATIVE:
+        return RELATIVE[name](value, interval_floor(raw(settings, "WALSH_MIN_INTERVAL")))
+    return PARSERS[name](value)
+
+
+def default_state() -> StateLocation:
+    """The default store: Scrapy's project data dir (``<project>/.scrapy/``, where Scrapy also
+    keeps ``HTTPCACHE_DIR``); outside a project, ``.scrapy/`` under the working directory."""
+    from scrapy.utils.project import data_path
+
+    return parse_state_uri(None, data_path(DEFAULT_STATE_FILE))
+
+
+def state_location(settings: BaseSettings) -> StateLocation:
+    """``WALSH_STATE_URI`` resolved; ``ValueError`` saying why a URI is refused."""
+    return parse(settings, "WALSH_STATE_URI") or default_state()
+
+
+def applied(settings: BaseSettings) -> bool:
+    """True when the add-on's settings are present (a spider may run without the add-on)."""
+    return bool(settings.get("WALSH_ROBOTS_TOKEN"))
+
+
+@dataclass(frozen=True)
+class WalshConfig:
+    """The ``WALSH_*`` settings of one crawl, typed; see :data:`scrapy_walsh.settings.WALSH_SETTINGS`."""
+
+    user_agent: str
+    robots_token: str
+    blocklist_url: str
+    blocklist_schema_url: str | None
+    blocklist_extra: tuple[str, ...]
+    blocklist_operator: str | None
+    blocklist_contact: str | None
+    blocklist_policy: str | None
+    blocklist_refresh: str | None
+    robots_mode: str
+    robots_cache_seconds: float
+    min_interval: float
+    max_crawl_delay: float
+    backoff_http_codes: tuple[int, ...]
+    backoff_base: float
+    backoff_max_delay: float
+    backoff_max_retries: int
+    max_field_chars: int
+    refetch_interval: float
+    dedup_reset: bool
+    allow_private_addresses: PrivateAddressAllowance
+    #: Web Bot Auth (issue 21): the key's path and the key directory's URL, or None.
+    signing_key: str | None
+    signature_agent: str | None
+    #: None: the default location, resolved by :meth:`state_location`.
+    state_uri: StateLocation | None
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> WalshConfig:
+        """The config of these settings; raises ``ConformanceError`` when the audit refuses them."""
+        from .conformance.engine import Status, audit_settings
+        from .exceptions import ConformanceError
+
+        readings = Readings(settings)
+        findings = audit_settings(settings, readings)
+        if any(f.status == Status.FAIL for f in findings):
+            raise ConformanceError(findings)
+        return cls(**{attribute(name): readings.value(name) for name in readings.raw})
+
+    def state_location(self) -> StateLocation:
+        return self.state_uri or default_state()
+
+
+_CONFIGS: weakref.WeakKeyDictionary[Crawler, WalshConfig] = weakref.WeakKeyDictionary()
+
+
+def config_for(crawler: Crawler) -> WalshConfig:
+    """The crawl's one config, built and validated on first use."""
+    config = _CONFIGS.get(crawler)
+    if config is None:
+        config = _CONFIGS[crawler] = WalshConfig.from_settings(crawler.settings)
+    return config

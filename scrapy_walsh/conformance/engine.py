@@ -1,0 +1,157 @@
+"""The rule engine: a finding, its status, and running every rule over one set of settings.
+
+One set of rules serves two callers: the add-on, which refuses to start a crawl when
+any rule fails (fail closed on the MUSTs), and the ``scrapy walsh check`` command, which
+prints every row. A rule reports ``fail`` only where a MUST would break; ``warn`` is
+for choices that are legal but surprising (a ``USER_AGENT`` that will be overridden).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import load_object
+
+from ..config import Readings
+from ..exceptions import ConformanceError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+logger = logging.getLogger(__name__)
+
+
+class Status(StrEnum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+
+
+PASS, WARN, FAIL = Status.PASS, Status.WARN, Status.FAIL
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One audited fact: which checklist row, which requirement, and what was found."""
+
+    row: str
+    requirement: str
+    status: Status
+    setting: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.setting}: " if self.setting else ""
+        return f"[{self.status}] #{self.row} {self.requirement} {where}{self.message}"
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a rule audits: the effective settings, and their ``WALSH_*`` values parsed once."""
+
+    settings: BaseSettings
+    walsh: Readings
+
+
+Rule = Callable[[Subject], Iterator[Finding]]
+
+
+def audit_settings(settings: BaseSettings, readings: Readings | None = None) -> list[Finding]:
+    """Run every rule against effective settings; never raises on bad input.
+
+    A rule that cannot read a malformed value fails closed: its row becomes a
+    ``fail`` naming the error, instead of a crash or a silent pass.
+    """
+    from .rules import RULES
+
+    subject = Subject(settings, readings or Readings(settings))
+    findings: list[Finding] = []
+    for check in RULES:
+        try:
+            findings.extend(check(subject))
+        except Exception as exc:  # noqa: BLE001 - any unreadable value must refuse the crawl
+            findings.append(
+                Finding("-", "configuration", FAIL, None, f"{check.__name__.strip('_')}: cannot audit: {exc!r}")
+            )
+    return findings
+
+
+def enforce(settings: BaseSettings, log_warnings: bool = True) -> list[Finding]:
+    """Audit, log the warnings, and raise :class:`ConformanceError` on any failure."""
+    findings = audit_settings(settings)
+    if any(f.status == FAIL for f in findings):
+        raise ConformanceError(findings)
+    if log_warnings:
+        for f in findings:
+            if f.status == WARN:
+                logger.warning("scrapy_walsh: %s", f)
+    return findings
+
+
+def holds(subject: Subject, *failure_rules: Rule) -> bool:
+    """True when none of ``failure_rules`` reports a failure on these settings."""
+    return not any(f.status == FAIL for check in failure_rules for f in check(subject))
+
+
+# --- settings and components ---------------------------------------------------------
+
+
+def user_set(settings: BaseSettings, name: str) -> bool:
+    """True when ``name`` was set above Scrapy's defaults (project, spider, cmdline)."""
+    return (settings.getpriority(name) or 0) > SETTINGS_PRIORITIES["default"]
+
+
+def number(settings: BaseSettings, name: str) -> float | None:
+    """A Scrapy (not ``WALSH_*``) number setting, or None when it is not a number."""
+    try:
+        return settings.getfloat(name)
+    except (TypeError, ValueError):
+        return None
+
+
+def path_of(component: Any) -> str:
+    """A component's dotted path, the one way the audit names a component."""
+    return f"{component.__module__}.{component.__qualname__}"
+
+
+def placed_in(component: type) -> str:
+    """The setting the add-on places ``component`` in (from its component table)."""
+    from ..addon import COMPONENTS
+
+    return next(setting for setting, cls, _ in COMPONENTS if cls is component)
+
+
+def enabled_components(settings: BaseSettings, setting: str) -> list[Any]:
+    """The component list exactly as Scrapy's middleware managers build it."""
+    with_base = getattr(settings, "get_component_priority_dict_with_base", None)
+    compdict = with_base(setting) if with_base else settings.getwithbase(setting)
+    return build_component_list(compdict)
+
+
+def index(components: Iterable[Any], component: type) -> int | None:
+    """Where ``component`` stands in an ordered component list (paths or classes), or None."""
+    for i, entry in enumerate(components):
+        try:
+            if load_object(entry) is component:
+                return i
+        except (ImportError, NameError, ValueError):
+            continue
+    return None
+
+
+def component_enabled(settings: BaseSettings, component: type, setting: str | None = None) -> bool:
+    """True when ``component`` is enabled in its ``*_MIDDLEWARES``-style setting (with its base)."""
+    return index(enabled_components(settings, setting or placed_in(component)), component) is not None
+
+
+def gate_removed(subject: Subject, row: str, requirement: str, component: type, what: str) -> Iterator[Finding]:
+    """A failure when one of the add-on's components is disabled."""
+    setting = placed_in(component)
+    if not component_enabled(subject.settings, component, setting):
+        yield Finding(row, requirement, FAIL, setting, f"{path_of(component)} is disabled; nothing consults {what}")

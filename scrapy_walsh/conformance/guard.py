@@ -1,0 +1,39 @@
+"""``ConformanceGuard``: the extension that audits the final settings before the engine starts."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..config import config_for
+from ..settings import SPEC_VERSION
+from .engine import PASS, WARN, Finding, enforce
+
+logger = logging.getLogger(__name__)
+
+
+class ConformanceGuard:
+    """Extension that re-audits the final, frozen settings before the engine starts.
+
+    The add-on audits when it runs, but add-ons listed after it may still change
+    settings; this guard sees the frozen, final values, and builds the crawl's config.
+    Raising from ``from_crawler`` stops the crawl before any request is sent.
+    """
+
+    def __init__(self, findings: list[Finding]):
+        self.findings = findings
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> ConformanceGuard:
+        findings = enforce(crawler.settings)
+        config = config_for(crawler)
+        counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
+        logger.info(
+            "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",
+            SPEC_VERSION,
+            config.robots_token,
+            counts[PASS],
+            counts[WARN],
+            config.state_location().uri,
+        )
+        return cls(findings)

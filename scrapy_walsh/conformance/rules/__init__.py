@@ -1,0 +1,47 @@
+"""The audit's rules, grouped by requirement; :data:`RULES` runs them in checklist order.
+
+Each rule reads the effective settings and their parsed ``WALSH_*`` values
+(:class:`~scrapy_walsh.conformance.engine.Subject`) and yields findings. The rules that
+fail report what breaks; the ``*_holds`` rules report, for rows whose failure rules found
+nothing, what holds, so a self-audit shows each row as pass, warn or fail with its reason.
+"""
+
+from __future__ import annotations
+
+from ..engine import Rule
+from .addresses import address_guard, private_addresses
+from .backoff import backoff, backoff_holds
+from .blocklist import blocklist_first, blocklist_gate, blocklist_matching, blocklist_url, state_uri
+from .configuration import unknown_walsh_settings
+from .identity import identity, spec_identity
+from .pacing import autothrottle, delay_floor, pacing_gate, serial
+from .robots import named_group, robots_gate, scrapy_robots
+from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
+
+#: The order findings are listed in, within a row.
+RULES: tuple[Rule, ...] = (
+    unknown_walsh_settings,
+    identity,
+    scrapy_robots,
+    robots_gate,
+    blocklist_url,
+    blocklist_gate,
+    state_uri,
+    serial,
+    delay_floor,
+    pacing_gate,
+    backoff,
+    scope,
+    freshness,
+    private_addresses,
+    address_guard,
+    named_group,
+    blocklist_first,
+    blocklist_matching,
+    autothrottle,
+    spec_identity,
+    backoff_holds,
+    scope_holds,
+    conditional_holds,
+    dedup_reset,
+)

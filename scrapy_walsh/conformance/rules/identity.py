@@ -1,0 +1,63 @@
+"""R1 (row 1): the exact User-Agent on every request, and a token that names it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...middlewares.identity import IdentityMiddleware
+from ...settings import SPEC_VERSION, USER_AGENT
+from ..engine import FAIL, PASS, WARN, Finding, Subject, component_enabled, path_of, placed_in, user_set
+
+
+def identity(subject: Subject) -> Iterator[Finding]:
+    settings, walsh = subject.settings, subject.walsh
+    for name in ("WALSH_USER_AGENT", "WALSH_ROBOTS_TOKEN"):
+        if why := walsh.refused(name):
+            yield Finding("1", "R1", FAIL, name, why)
+            return
+    ua, token = walsh.value("WALSH_USER_AGENT"), walsh.value("WALSH_ROBOTS_TOKEN")
+    if token.lower() not in ua.lower():
+        yield Finding(
+            "1",
+            "R1",
+            WARN,
+            "WALSH_ROBOTS_TOKEN",
+            f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
+            "cannot tell which robots.txt group applies to this crawler",
+        )
+    enforced = component_enabled(settings, IdentityMiddleware)
+    if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
+        if enforced:
+            yield Finding(
+                "1",
+                "R1",
+                WARN,
+                "USER_AGENT",
+                f"{settings.get('USER_AGENT')!r} is overridden on every request by WALSH_USER_AGENT {ua!r}",
+            )
+        else:
+            yield Finding(
+                "1", "R1", FAIL, "USER_AGENT", f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}"
+            )
+    if not enforced:
+        yield Finding(
+            "1",
+            "R1",
+            FAIL,
+            placed_in(IdentityMiddleware),
+            f"{path_of(IdentityMiddleware)} is disabled; nothing enforces the exact UA",
+        )
+    else:
+        yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
+
+
+def spec_identity(subject: Subject) -> Iterator[Finding]:
+    ua = subject.walsh.given("WALSH_USER_AGENT")  # one its own rule refuses is another identity too
+    if isinstance(ua, str) and ua.strip() and ua != USER_AGENT:
+        yield Finding(
+            "1",
+            "R1",
+            WARN,
+            "WALSH_USER_AGENT",
+            f"{ua!r} is not the {SPEC_VERSION} identity {USER_AGENT!r}: this crawl speaks for another operator",
+        )

@@ -1,0 +1,72 @@
+"""R2 (rows 2, 2a): robots.txt fetched and obeyed by our gate, groups selected by our token."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+
+from ...middlewares.robots import RobotsMiddleware
+from ..engine import FAIL, PASS, WARN, Finding, Subject, component_enabled, gate_removed, path_of, placed_in
+
+
+def scrapy_robots(subject: Subject) -> Iterator[Finding]:
+    setting = placed_in(RobotsTxtMiddleware)
+    if component_enabled(subject.settings, RobotsTxtMiddleware):
+        yield Finding(
+            "2",
+            "R2",
+            FAIL,
+            setting,
+            "Scrapy's RobotsTxtMiddleware is enabled: it matches groups against "
+            "the full User-Agent header and treats a network error as allow-all",
+        )
+    else:
+        yield Finding("2", "R2", PASS, setting, "Scrapy's RobotsTxtMiddleware is disabled")
+
+
+def robots_gate(subject: Subject) -> Iterator[Finding]:
+    walsh = subject.walsh
+    yield from gate_removed(subject, "2", "R2", RobotsMiddleware, "robots.txt")
+    mode = walsh.value("WALSH_ROBOTS_MODE", None)
+    if why := walsh.refused("WALSH_ROBOTS_MODE"):
+        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_MODE", why)
+    elif mode != "respect":
+        yield Finding(
+            "2",
+            "R2",
+            WARN,
+            "WALSH_ROBOTS_MODE",
+            f"{mode!r}: robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
+            "this crawl does NOT meet R2. Use it only on sites you run.",
+        )
+    elif component_enabled(subject.settings, RobotsMiddleware):
+        yield Finding("2", "R2", PASS, "WALSH_ROBOTS_MODE", "respect: disallowed and unreachable block")
+    if why := walsh.refused("WALSH_ROBOTS_CACHE_SECONDS"):
+        yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_CACHE_SECONDS", why)
+
+
+def named_group(subject: Subject) -> Iterator[Finding]:
+    walsh = subject.walsh
+    if not component_enabled(subject.settings, RobotsMiddleware):
+        yield Finding(
+            "2a",
+            "R2",
+            FAIL,
+            placed_in(RobotsMiddleware),
+            f"{path_of(RobotsMiddleware)} is disabled; no robots.txt group is selected at all",
+        )
+    elif walsh.refused("WALSH_ROBOTS_TOKEN"):
+        token = walsh.given("WALSH_ROBOTS_TOKEN")
+        yield Finding(
+            "2a", "R2", FAIL, "WALSH_ROBOTS_TOKEN", f"{token!r} is not a product token; no named group can match it"
+        )
+    elif walsh.value("WALSH_ROBOTS_MODE", None) == "respect":
+        yield Finding(
+            "2a",
+            "R2",
+            PASS,
+            "WALSH_ROBOTS_TOKEN",
+            f"groups are selected by the token {walsh.value('WALSH_ROBOTS_TOKEN')!r}: a group naming it "
+            "overrides * both ways (RFC 9309 §2.2.1)",
+        )

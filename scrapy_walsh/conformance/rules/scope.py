@@ -1,0 +1,109 @@
+"""R6-R8 (rows 6-8): declared targets only, metadata only, conditional fetches, infrequent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from scrapy.pipelines.media import MediaPipeline
+from scrapy.utils.misc import load_object
+
+from ...middlewares.conditional import ConditionalMiddleware
+from ...middlewares.frequency import FrequencyMiddleware
+from ...middlewares.scope import DeclaredTargetsMiddleware, SubresourceMiddleware
+from ...pipelines.dedup import DedupPipeline
+from ...pipelines.metadata import MetadataOnlyPipeline
+from ..engine import (
+    FAIL,
+    PASS,
+    WARN,
+    Finding,
+    Subject,
+    component_enabled,
+    enabled_components,
+    gate_removed,
+    holds,
+    index,
+)
+
+
+def scope(subject: Subject) -> Iterator[Finding]:
+    settings, walsh = subject.settings, subject.walsh
+    yield from gate_removed(subject, "6", "R6", DeclaredTargetsMiddleware, "the declared targets")
+    yield from gate_removed(subject, "6", "R6", SubresourceMiddleware, "sub-resources")
+    yield from gate_removed(subject, "6", "R6", MetadataOnlyPipeline, "item contents")
+    if settings.getbool("HTTPCACHE_ENABLED"):
+        yield Finding(
+            "6",
+            "R6",
+            FAIL,
+            "HTTPCACHE_ENABLED",
+            "Scrapy's HTTP cache stores every page body on disk (R6: store no content); "
+            "conditional requests (R7) replace it",
+        )
+    for path in enabled_components(settings, "ITEM_PIPELINES"):
+        try:
+            component = load_object(path)
+        except (ImportError, NameError, ValueError):
+            continue
+        if isinstance(component, type) and issubclass(component, MediaPipeline):
+            yield Finding(
+                "6",
+                "R6",
+                FAIL,
+                "ITEM_PIPELINES",
+                f"{getattr(component, '__name__', path)} downloads images or files: "
+                "R6 forbids sub-resources and stored content",
+            )
+    if why := walsh.refused("WALSH_MAX_FIELD_CHARS"):
+        yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", why)
+
+
+def freshness(subject: Subject) -> Iterator[Finding]:
+    walsh = subject.walsh
+    yield from gate_removed(subject, "7", "R7", ConditionalMiddleware, "stored validators")
+    yield from gate_removed(subject, "7", "R7", DedupPipeline, "items already emitted")
+    yield from gate_removed(subject, "8", "R8", FrequencyMiddleware, "the last fetch times")
+    interval = walsh.value("WALSH_REFETCH_INTERVAL", None)
+    if why := walsh.refused("WALSH_REFETCH_INTERVAL"):
+        yield Finding("8", "R8", FAIL, "WALSH_REFETCH_INTERVAL", why)
+    elif interval == 0:
+        yield Finding(
+            "8",
+            "R8",
+            WARN,
+            "WALSH_REFETCH_INTERVAL",
+            "0 disables the frequency guard: R8 (do not hit a source more than once a "
+            "day) is not enforced in this crawl",
+        )
+    elif component_enabled(subject.settings, FrequencyMiddleware):
+        yield Finding("8", "R8", PASS, "WALSH_REFETCH_INTERVAL", f"{interval:g} s between fetches of a target")
+
+
+def dedup_reset(subject: Subject) -> Iterator[Finding]:
+    if why := subject.walsh.refused("WALSH_DEDUP_RESET"):
+        yield Finding("7", "R7", FAIL, "WALSH_DEDUP_RESET", why)
+
+
+def scope_holds(subject: Subject) -> Iterator[Finding]:
+    if holds(subject, scope):
+        yield Finding(
+            "6",
+            "R6",
+            PASS,
+            "SPIDER_MIDDLEWARES",
+            "declared targets only, no sub-resources, items metadata-only "
+            f"(strings up to {subject.walsh.value('WALSH_MAX_FIELD_CHARS')} characters)",
+        )
+
+
+def conditional_holds(subject: Subject) -> Iterator[Finding]:
+    chain = enabled_components(subject.settings, "DOWNLOADER_MIDDLEWARES")
+    pipelines = enabled_components(subject.settings, "ITEM_PIPELINES")
+    if index(chain, ConditionalMiddleware) is not None and index(pipelines, DedupPipeline) is not None:
+        yield Finding(
+            "7",
+            "R7",
+            PASS,
+            "DOWNLOADER_MIDDLEWARES",
+            "stored validators sent (304 = no new data); items deduped by canonical URL",
+        )
