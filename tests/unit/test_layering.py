@@ -218,3 +218,52 @@ def test_the_import_rule_allows_the_core_its_own_package_and_the_stdlib():
     assert _import_rule_offences(source, "scrapy_walsh.policy.example") == []
     assert _import_rule_offences("from .robots import parse", "scrapy_walsh.policy", is_package=True) == []
     assert _import_rule_offences("from .. import robots", "scrapy_walsh.policy.sub.mod") == []
+
+
+#: Private names of other libraries the package still imports, each listed with the test that
+#: pins it in docs/architecture.md ("Private APIs still in use"). Removing one is always fine.
+KNOWN_PRIVATE_IMPORTS = frozenset(
+    {
+        "protego._ruleset._RuleSet",
+        "protego._utils._quote_path",
+        "scrapy.pqueues._path_safe",
+    }
+)
+
+
+def _private_imports(source: str) -> set[str]:
+    """``module.name`` for each imported name of another library with a private part."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.split(".")[0] in ("scrapy_walsh", "__future__"):
+                continue
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                if any(part.startswith("_") and not part.startswith("__") for part in dotted.split(".")):
+                    found.add(dotted)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if any(p.startswith("_") for p in a.name.split(".")[1:])}
+    return found
+
+
+def test_every_private_import_of_another_library_is_known_and_documented():
+    from pathlib import Path
+
+    root = Path(scrapy_walsh.__file__).parent
+    found = {name for path in root.rglob("*.py") for name in _private_imports(path.read_text())}
+    assert found <= KNOWN_PRIVATE_IMPORTS, f"new private imports: {sorted(found - KNOWN_PRIVATE_IMPORTS)}"
+    page = (root.parent / "docs" / "architecture.md").read_text()
+    undocumented = [name for name in found if f"`{name.rsplit('.', 1)[1]}`" not in page]
+    assert not undocumented, f"not listed in docs/architecture.md: {undocumented}"
+
+
+def test_the_private_import_scan_sees_each_form():
+    assert _private_imports("from scrapy.pqueues import _path_safe, DownloaderAwarePriorityQueue") == {
+        "scrapy.pqueues._path_safe"
+    }
+    assert _private_imports("from protego._ruleset import RuleSet") == {"protego._ruleset.RuleSet"}
+    assert _private_imports("import scrapy.utils._compression") == {"scrapy.utils._compression"}
+    assert _private_imports("from scrapy import __version__\nfrom .policy import _x\nimport _thread") == set()
