@@ -15,12 +15,11 @@ import json
 
 import pytest
 from scrapy.utils.test import get_crawler
+from scrapy_redis import spiders as scrapy_redis_spiders
 
 from scrapy_walsh import Addon, internal
 from scrapy_walsh.exceptions import OutOfScope
 from scrapy_walsh.middlewares.scope import DeclaredTargetsMiddleware
-
-scrapy_redis_spiders = pytest.importorskip("scrapy_redis.spiders")
 
 TARGETS = ["https://a.example/one", "https://b.example/two"]
 
