@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint types test test-fast test-suite bench clean redis-server
+.PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server
 
 $(STAMP): pyproject.toml setup.cfg
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ lint: $(STAMP)
 types: $(STAMP)
 	$(BIN)/mypy scrapy_walsh
 
+## The Sphinx site (MyST Markdown in docs/), warnings as errors: a broken link or an orphan page fails.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+
 ## The pure tests only (tests/unit: no crawl, no server): seconds, not minutes.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests/unit -q -n 2
@@ -36,8 +40,8 @@ test-fast: $(STAMP)
 test-suite: $(STAMP) redis-server
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
-## What CI runs: lint, types, then every test.
-test: lint types test-suite
+## What CI runs: lint, types, the docs, then every test.
+test: lint types docs test-suite
 
 ## The Debian redis-server package, installed when missing (CI runs as root; else sudo).
 redis-server:
@@ -46,4 +50,4 @@ redis-server:
 		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends redis-server; }
 
 clean:
-	rm -rf $(VENV) build *.egg-info example_project/.scrapy example_project/output
+	rm -rf $(VENV) build *.egg-info example_project/.scrapy example_project/output docs/_build

@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PRIORITY = 100  # where Scrapy had its RobotsTxtMiddleware
-MODES = ("respect", "report_only", "ignore")
 MAX_CACHE_SECONDS = 86400.0
 #: RFC 9309 §2.3.1.4: a cached copy may stand in for an unreachable robots.txt this long.
 STALE_LIMIT = 30 * 86400.0

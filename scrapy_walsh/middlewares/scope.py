@@ -36,6 +36,8 @@ from ..policy.scope import subresource_kind
 from ..policy.vocabulary import NOT_DECLARED, SUBRESOURCE
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
@@ -86,11 +88,29 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
         raise OutOfScope(NOT_DECLARED, "not a declared target (R6)", request.url)
 
     def spider_opened(self, spider: Spider) -> None:
+        """A scrapy-redis spider's Redis list holds its declared targets: mark what ``next_requests()`` pops.
+
+        scrapy-redis has no hook between its list and ``engine.crawl()`` (its idle handler schedules
+        straight into the engine), so the method is wrapped on this spider instance: our one reach
+        into scrapy-redis, pinned by tests/unit/test_scrapy_redis_pin.py.
+        """
+        if not hasattr(spider, "redis_key"):  # scrapy-redis's RedisMixin
+            return
         next_requests = getattr(spider, "next_requests", None)
-        if callable(next_requests) and hasattr(spider, "redis_key"):  # scrapy-redis RedisMixin
-            spider.next_requests = lambda: (  # type: ignore[attr-defined]
-                internal.declare(r) if isinstance(r, scrapy.Request) else r for r in next_requests()
+        if not callable(next_requests):
+            logger.warning(
+                "R6: %s has redis_key but no next_requests(): the URLs it pops from Redis when idle "
+                "will be dropped as undeclared (is scrapy-redis newer than scrapy_walsh supports?)",
+                type(spider).__name__,
+                extra={"spider": spider},
             )
+            return
+
+        def declared_next_requests() -> Iterator[Any]:
+            for request in next_requests():
+                yield internal.declare(request) if isinstance(request, scrapy.Request) else request
+
+        spider.next_requests = declared_next_requests  # type: ignore[attr-defined]
 
     def _drop(self, request: Request, how: str) -> None:
         self.stats.inc_value("walsh/scope/followups_dropped")

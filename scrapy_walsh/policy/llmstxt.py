@@ -203,10 +203,6 @@ class TwinChoice:
     url: str | None
     refused: tuple[tuple[str, str], ...] = ()
 
-    @property
-    def candidates(self) -> int:
-        return (1 if self.url else 0) + len(self.refused)
-
 
 def choose_twin(target_url: str, index: LlmsTxt, allowance: PrivateAddressAllowance) -> TwinChoice:
     """Apply the twin rule (module docstring) to one target."""

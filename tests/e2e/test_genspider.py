@@ -64,6 +64,16 @@ def test_an_existing_spider_is_not_overwritten(project):
     assert path.read_text() == "# mine\n"
 
 
+def test_the_file_it_would_write_is_not_overwritten_either(project):
+    """``my-keep`` is written to ``my_keep.py``: Scrapy's check looks only for ``my-keep.py``."""
+    path = spider_file(project, "my_keep")
+    path.write_text("# mine\n")
+    again = run_scrapy(["walsh", "genspider", "my-keep", "x.example"], cwd=project)
+    assert again.returncode == 1, again.stdout
+    assert f"{path} already exists" in again.stdout
+    assert path.read_text() == "# mine\n"
+
+
 def test_a_spider_named_like_the_project_is_refused(capsys):
     import argparse
 

@@ -147,3 +147,163 @@ def test_vocabulary_is_defined_once():
             ):
                 offenders.append(f"{path.relative_to(root)}:{node.lineno}: a namespace typed as a string")
     assert not offenders, offenders
+
+
+# What may import what, read from the source with ``ast`` (every import, also inside functions and
+# ``TYPE_CHECKING`` blocks, which the fresh-interpreter probe above can't see): the policy core imports
+# the standard library, its own package, and these third-party libraries only. Never an adapter.
+POLICY_THIRD_PARTY = frozenset(
+    {
+        "w3lib",
+        "idna",
+        "markdown_it",
+        "lxml",
+        "jsonschema",
+        "jsonschema_specifications",  # jsonschema's bundled meta-schemas
+        "referencing",  # jsonschema's $ref resolution
+        "protego",
+    }
+)
+POLICY_PACKAGE = "scrapy_walsh.policy"
+
+
+def _imported_modules(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """Every module ``source`` imports, as absolute dotted names, with its line number."""
+    import ast
+
+    found = []
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if not node.level:
+                found.append((node.lineno, node.module or ""))
+                continue
+            base = package.split(".")
+            base = base[: len(base) - (node.level - 1)]
+            if node.module:
+                found.append((node.lineno, ".".join([*base, node.module])))
+            else:  # ``from .. import name``: each name may be a module of its own
+                found += [(node.lineno, ".".join([*base, alias.name])) for alias in node.names]
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) in ("importlib.import_module", "import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append((node.lineno, node.args[0].value))
+    return found
+
+
+def _import_rule_offences(source: str, module: str, is_package: bool = False) -> list[str]:
+    offences = []
+    for lineno, target in _imported_modules(source, module, is_package):
+        top = target.split(".")[0]
+        if target == POLICY_PACKAGE or target.startswith(POLICY_PACKAGE + "."):
+            continue
+        if top == "scrapy_walsh":
+            offences.append(f"{module}:{lineno}: imports {target}, outside the policy core (an adapter)")
+        elif top not in sys.stdlib_module_names and top not in POLICY_THIRD_PARTY and top != "__future__":
+            offences.append(f"{module}:{lineno}: imports {target}, a third-party library not allowed in the core")
+    return offences
+
+
+def _policy_sources():
+    from pathlib import Path
+
+    root = Path(scrapy_walsh.policy.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        module = ".".join((POLICY_PACKAGE, *(parts[:-1] if is_package else parts)))
+        yield path, module, is_package
+
+
+def test_policy_core_imports_only_stdlib_itself_and_the_allowed_libraries():
+    sources = list(_policy_sources())
+    assert len(sources) >= len(POLICY_MODULES), "the walk missed policy modules"
+    offences = [o for path, module, pkg in sources for o in _import_rule_offences(path.read_text(), module, pkg)]
+    assert not offences, "\n".join(offences)
+
+
+@pytest.mark.parametrize(
+    ("source", "offending"),
+    [
+        ("import scrapy", "scrapy"),
+        ("from twisted.internet import reactor", "twisted"),
+        ("def f():\n    import redis", "redis"),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from scrapy import Request", "scrapy"),
+        ("from ..middlewares.robots import RobotsMiddleware", "scrapy_walsh.middlewares"),
+        ("from .. import internal", "scrapy_walsh.internal"),
+        ("from ...scrapy_walsh import store", "scrapy_walsh"),
+        ("from scrapy_walsh.store import StateStore", "scrapy_walsh.store"),
+        ("import importlib\nimportlib.import_module('scrapy_walsh.addon')", "scrapy_walsh.addon"),
+        ("import requests", "requests"),
+    ],
+)
+def test_the_import_rule_catches_each_kind_of_offence(source, offending):
+    """The checker itself: each way a core module could reach outside is reported."""
+    offences = _import_rule_offences(source, "scrapy_walsh.policy.example")
+    assert len(offences) == 1 and f"imports {offending}" in offences[0], offences
+
+
+def test_the_import_rule_allows_the_core_its_own_package_and_the_stdlib():
+    source = (
+        "from __future__ import annotations\nimport json, re\nfrom urllib.parse import urlsplit\n"
+        "from .vocabulary import Verdict\nfrom . import pacing\nfrom scrapy_walsh.policy.addresses import refusal\n"
+        "import idna\nfrom protego import Protego\nfrom lxml import etree\n"
+    )
+    assert _import_rule_offences(source, "scrapy_walsh.policy.example") == []
+    assert _import_rule_offences("from .robots import parse", "scrapy_walsh.policy", is_package=True) == []
+    assert _import_rule_offences("from .. import robots", "scrapy_walsh.policy.sub.mod") == []
+
+
+#: Private names of other libraries the package still imports, each listed with the test that
+#: pins it in docs/architecture.md ("Private APIs still in use"). Removing one is always fine.
+KNOWN_PRIVATE_IMPORTS = frozenset(
+    {
+        "protego._ruleset._RuleSet",
+        "protego._utils._quote_path",
+        "scrapy.pqueues._path_safe",
+    }
+)
+
+
+def _private_imports(source: str) -> set[str]:
+    """``module.name`` for each imported name of another library with a private part."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.split(".")[0] in ("scrapy_walsh", "__future__"):
+                continue
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                if any(part.startswith("_") and not part.startswith("__") for part in dotted.split(".")):
+                    found.add(dotted)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if any(p.startswith("_") for p in a.name.split(".")[1:])}
+    return found
+
+
+def test_every_private_import_of_another_library_is_known_and_documented():
+    from pathlib import Path
+
+    root = Path(scrapy_walsh.__file__).parent
+    found = {name for path in root.rglob("*.py") for name in _private_imports(path.read_text())}
+    assert found <= KNOWN_PRIVATE_IMPORTS, f"new private imports: {sorted(found - KNOWN_PRIVATE_IMPORTS)}"
+    page = (root.parent / "docs" / "architecture.md").read_text()
+    undocumented = [name for name in found if f"`{name.rsplit('.', 1)[1]}`" not in page]
+    assert not undocumented, f"not listed in docs/architecture.md: {undocumented}"
+
+
+def test_the_private_import_scan_sees_each_form():
+    assert _private_imports("from scrapy.pqueues import _path_safe, DownloaderAwarePriorityQueue") == {
+        "scrapy.pqueues._path_safe"
+    }
+    assert _private_imports("from protego._ruleset import RuleSet") == {"protego._ruleset.RuleSet"}
+    assert _private_imports("import scrapy.utils._compression") == {"scrapy.utils._compression"}
+    assert _private_imports("from scrapy import __version__\nfrom .policy import _x\nimport _thread") == set()
