@@ -215,7 +215,8 @@ def resolve(host: str, ctx: Context) -> list[str]:
 
 def check_address(host: str, ctx: Context) -> AddressDecision:
     """The crawl's address rule (:func:`scrapy_walsh.policy.gates.address_decision`) on
-    ``host``'s addresses; ``Unresolved`` for a DNS failure, ``Offline`` under ``--offline``."""
+    ``host``'s addresses: allowed, ``private_address`` or ``dns_failure`` (``Offline``
+    is raised under ``--offline``)."""
     try:
         addresses = resolve(host, ctx)
     except Unresolved:
@@ -264,9 +265,7 @@ def fetch_once(url: str, ctx: Context, limit: int, blocklist: Blocklist | None) 
         host = parts.hostname
         if blocklist is not None and (entry := blocklist.match(host)) is not None:
             raise Refused(f"{host} is covered by blocklist entry {entry.domain!r}: never contacted (R3)")
-        decision = check_address(host, ctx)
-        if decision.verdict == DNS_FAILURE:
-            raise Unresolved(f"{host}: DNS lookup failed")
+        decision = address_decision(resolve(host, ctx), ctx.allowance)  # Unresolved: a DNS failure
         if decision.verdict != ADDRESS_ALLOWED:
             raise Refused(refusal_text(decision, ctx))
         address = decision.address or ""
@@ -447,7 +446,7 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
                 address.update(address_class=checked.address_class, reason=refusal_text(checked, ctx))
                 decision = ("refused", Gate.ADDRESS, PRIVATE_ADDRESS)
             elif checked.verdict == DNS_FAILURE:
-                address["reason"] = f"{host} does not resolve: not refused here; the crawl's connections to it fail"
+                address["reason"] = "does not resolve (DNS failure): not refused by this gate; connections to it fail"
     report["address"] = address
     robots: dict[str, Any]
     outcome: OriginRobots | None

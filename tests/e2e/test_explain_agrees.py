@@ -116,3 +116,8 @@ def test_nothing_reached_the_sentinel_or_the_blocked_host(runs, site):
     assert "sentinel" not in hosts
     assert "blocked" not in hosts
     assert set(HOSTS) >= hosts
+
+
+def test_the_redirect_row_met_six_answers_each_time(runs, site):
+    """The first robots.txt request and 5 followed redirects, for explain and for the crawl."""
+    assert len(site.requests_for("open", "/robots.txt")) == 2 * 6
