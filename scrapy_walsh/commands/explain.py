@@ -3,8 +3,10 @@
 It answers "why was this (not) fetched?" the way the crawl decides it, in the crawl's
 order: the operator blocklist (R3), the address rule (seed 000: no private or loopback
 targets unless ``WALSH_ALLOW_PRIVATE_ADDRESSES`` permits them), robots.txt (R2: the
-selected groups and their lines, the deciding rule, verdict and recommendation), then
-the pace (R4). Decisions where the issue is silent:
+selected groups and their lines, the deciding rule, verdict and recommendation), R8
+(a target fetched within ``WALSH_REFETCH_INTERVAL``, from the store), then the pace (R4).
+Every decision is the crawl's own function (:mod:`scrapy_walsh.policy.gates`); this
+module is only the transport. Decisions where the issue is silent:
 
 * Settings are the project's with the add-on applied (its defaults and its audit), so
   a settings module that would not start a crawl is refused here too, with the audit's
@@ -13,7 +15,10 @@ the pace (R4). Decisions where the issue is silent:
   this process (no Scrapy engine): the blocklist from ``WALSH_BLOCKLIST_URL`` and the
   origin's robots.txt, each following at most 5 redirects, every hop checked against
   the blocklist and the address rule first. No retries. A host the blocklist covers
-  is never contacted, not even for robots.txt, exactly as in a crawl.
+  is never contacted, not even for robots.txt, exactly as in a crawl. More than 5
+  robots.txt redirects mean "unavailable" (RFC 9309 §2.3.1.2), as in a crawl.
+* A name that does not resolve is not a private address: the address gate lets it
+  through (its connections fail), so robots.txt is unreachable, as in a crawl.
 * Cached copies come from the crawl's state store (read only; explain never writes it):
   a robots.txt outcome younger than ``WALSH_ROBOTS_CACHE_SECONDS`` is used instead of
   a fetch (the crawl would use it too); a stored copy under 30 days old stands in for
@@ -34,9 +39,7 @@ file is unreadable or invalid, 2 when the settings are refused.
 from __future__ import annotations
 
 import argparse
-import base64
 import http.client
-import ipaddress
 import json
 import socket
 import sys
@@ -47,8 +50,34 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from ..policy.addresses import PrivateAddressAllowance, refusal
+from ..policy.addresses import PrivateAddressAllowance, parse_ip
 from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
+from ..policy.canonical import canonical_url
+from ..policy.gates import (
+    ADDRESS_ALLOWED,
+    ADDRESS_REFUSED,
+    AVAILABLE,
+    DNS_FAILURE,
+    FETCHED_NAMESPACE,
+    MAX_REDIRECTS,
+    ROBOTS_NAMESPACE,
+    STALE_LIMIT,
+    UNAVAILABLE,
+    AddressDecision,
+    OriginRobots,
+    RobotsFetch,
+    address_decision,
+    crawl_delay_over_cap,
+    follow_redirect,
+    is_redirect,
+    origin_of,
+    recently_fetched,
+    recently_fetched_reason,
+    restore,
+    robots_outcome,
+    usable_copy,
+    with_stale_copy,
+)
 from ..policy.pacing import HostPace
 from ..policy.robots import MAX_BYTES, RobotsTxt
 from ..policy.vocabulary import (
@@ -57,6 +86,7 @@ from ..policy.vocabulary import (
     CRAWL_DELAY_EXCEEDS_CAP,
     NOT_BLOCKED,
     PRIVATE_ADDRESS,
+    SKIPPED_RECENTLY_FETCHED,
     Gate,
     Namespace,
     Verdict,
@@ -71,13 +101,9 @@ if TYPE_CHECKING:
 HELP = "show the gate-by-gate decision for one URL: blocklist, robots.txt group and line, pace"
 SYNTAX = "URL [--robots-file F] [--blocklist-file F] [--offline] [--json]"
 
-#: RFC 9309 §2.3.1.2: follow at least five redirects (and we follow no more).
-MAX_REDIRECTS = 5
 TIMEOUT = 10.0
 DEMO_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
-# The robots gate's store layout (scrapy_walsh/middlewares/robots.py _save/_restore).
-ROBOTS_NAMESPACE, BLOCKLIST_NAMESPACE, PACING_NAMESPACE = Namespace.ROBOTS, Namespace.BLOCKLIST, Namespace.PACING
-STALE_LIMIT = 30 * 86400.0
+BLOCKLIST_NAMESPACE, PACING_NAMESPACE = Namespace.BLOCKLIST, Namespace.PACING
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -98,6 +124,10 @@ class Offline(Exception):
     """``--offline`` and the answer needs the network (a DNS lookup)."""
 
 
+class Unresolved(Exception):
+    """The name has no address: the DNS lookup failed (the crawl's connection would fail too)."""
+
+
 # --------------------------------------------------------------------- settings
 
 
@@ -115,6 +145,7 @@ class Context:
     blocklist_url: str
     extra: list[str]
     offline: bool
+    refetch_interval: float = 0.0
     store: StateStore | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -142,6 +173,7 @@ class Context:
             demo_names=resolver_path == DEMO_RESOLVER,
             blocklist_url=config.blocklist_url,
             extra=list(config.blocklist_extra),
+            refetch_interval=config.refetch_interval,
             offline=offline,
         )
 
@@ -162,42 +194,47 @@ class Context:
 # --------------------------------------------------------------------- network
 
 
-def resolve(host: str, ctx: Context) -> str:
-    """The address a crawl would connect to for ``host``."""
-    try:
-        return str(ipaddress.ip_address(host))
-    except ValueError:
-        pass
+def resolve(host: str, ctx: Context) -> list[str]:
+    """Every address a crawl's resolver gives ``host`` (the first is connected to)."""
+    ip = parse_ip(host)
+    if ip is not None:
+        return [str(ip)]
     if ctx.demo_names:
         from ..demo.hosts import DEMO_DOMAIN, lookup
 
         if host == DEMO_DOMAIN or host.endswith("." + DEMO_DOMAIN):
             demo = lookup(host)
             if demo is None:
-                raise Refused(f"{host}: no such demo host")
-            return demo.ip
+                raise Unresolved(f"{host}: no such demo host")
+            return [demo.ip]
     if ctx.offline:
         raise Offline(host)
     try:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except OSError as exc:
-        raise Refused(f"{host}: DNS lookup failed: {exc}") from None
-    return str(infos[0][4][0])
+        raise Unresolved(f"{host}: DNS lookup failed: {exc}") from None
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
-def check_address(address: str, ctx: Context) -> None:
-    """The crawl's own rule (:func:`scrapy_walsh.policy.addresses.refusal`, the address guard's)."""
-    reason = refusal(address, ctx.allowance)
-    if reason is not None:
-        allowed = (
-            ctx.allowance.describe()
-            if len(ctx.allowance.networks) <= 3
-            else (f"{len(ctx.allowance.networks)} networks")
-        )
-        raise Refused(
-            f"{address} is a {reason.replace('_', ' ')} address and WALSH_ALLOW_PRIVATE_ADDRESSES "
-            f"({allowed}) does not permit it (seed 000)"
-        )
+def check_address(host: str, ctx: Context) -> AddressDecision:
+    """The crawl's address rule (:func:`scrapy_walsh.policy.gates.address_decision`) on
+    ``host``'s addresses: allowed, ``private_address`` or ``dns_failure`` (``Offline``
+    is raised under ``--offline``)."""
+    try:
+        addresses = resolve(host, ctx)
+    except Unresolved:
+        return AddressDecision(DNS_FAILURE)
+    return address_decision(addresses, ctx.allowance)
+
+
+def refusal_text(decision: AddressDecision, ctx: Context) -> str:
+    allowed = (
+        ctx.allowance.describe() if len(ctx.allowance.networks) <= 3 else (f"{len(ctx.allowance.networks)} networks")
+    )
+    return (
+        f"{decision.address} is a {(decision.address_class or '').replace('_', ' ')} address and "
+        f"WALSH_ALLOW_PRIVATE_ADDRESSES ({allowed}) does not permit it (seed 000)"
+    )
 
 
 def _pinned(address: str, port: int) -> Any:
@@ -215,20 +252,26 @@ class Fetched:
     status: int
     body: bytes
     address: str
+    #: The answer is a redirect left unfollowed: more than MAX_REDIRECTS in a row.
+    has_location: bool = False
 
 
 def fetch_once(url: str, ctx: Context, limit: int, blocklist: Blocklist | None) -> Fetched:
     """GET ``url`` once per hop with our exact User-Agent, following at most
-    :data:`MAX_REDIRECTS` redirects; every hop meets the blocklist and the address rule."""
-    for _hop in range(MAX_REDIRECTS + 1):
+    :data:`~scrapy_walsh.policy.gates.MAX_REDIRECTS` redirects (the last answer is returned
+    as it is); every hop meets the blocklist and the address rule first."""
+    hops = 0
+    while True:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise Refused(f"{url}: not an http(s) URL")
         host = parts.hostname
         if blocklist is not None and (entry := blocklist.match(host)) is not None:
             raise Refused(f"{host} is covered by blocklist entry {entry.domain!r}: never contacted (R3)")
-        address = resolve(host, ctx)
-        check_address(address, ctx)
+        decision = address_decision(resolve(host, ctx), ctx.allowance)  # Unresolved: a DNS failure
+        if decision.verdict != ADDRESS_ALLOWED:
+            raise Refused(refusal_text(decision, ctx))
+        address = decision.address or ""
         port = parts.port or (443 if parts.scheme == "https" else 80)
         conn_cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         conn = conn_cls(host, port, timeout=TIMEOUT)
@@ -245,11 +288,11 @@ def fetch_once(url: str, ctx: Context, limit: int, blocklist: Blocklist | None) 
             status = response.status
         finally:
             conn.close()
-        if 300 <= status < 400 and location:
-            url = urljoin(url, location)
+        if follow_redirect(status, bool(location), hops):
+            url = urljoin(url, location or "")
+            hops += 1
             continue
-        return Fetched(url, status, body[:limit], address)
-    raise Refused(f"more than {MAX_REDIRECTS} redirects")
+        return Fetched(url, status, body[:limit], address, is_redirect(status, bool(location)))
 
 
 # --------------------------------------------------------------------- the gates
@@ -275,13 +318,15 @@ def blocklist_gate(args: argparse.Namespace, ctx: Context, url: str) -> tuple[di
         if not ctx.offline:
             try:
                 got = fetch_once(ctx.blocklist_url, ctx, MAX_DOCUMENT_BYTES, None)
-                if got.status != 200:
+                if got.has_location:
+                    failure = f"more than {MAX_REDIRECTS} redirects"
+                elif got.status != 200:
                     failure = f"HTTP {got.status}"
                 else:
                     blocklist = Blocklist.from_document(got.body)
                     section["source"] = f"fetched {ctx.blocklist_url}"
-            except (Refused, OSError, http.client.HTTPException, InvalidBlocklist) as exc:
-                failure = f"{type(exc).__name__}: {exc}" if not isinstance(exc, Refused) else str(exc)
+            except (Refused, Unresolved, OSError, http.client.HTTPException, InvalidBlocklist) as exc:
+                failure = f"{type(exc).__name__}: {exc}" if not isinstance(exc, (Refused, Unresolved)) else str(exc)
         if blocklist is None:
             saved = ctx.store.get(BLOCKLIST_NAMESPACE, ctx.blocklist_url) if ctx.store else None
             if saved:
@@ -309,71 +354,73 @@ def blocklist_gate(args: argparse.Namespace, ctx: Context, url: str) -> tuple[di
     return section, listed
 
 
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
-    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
-
-
-def _robots_from_store(ctx: Context, origin: str, max_age: float) -> tuple[dict[str, Any], float] | None:
-    saved = ctx.store.get(ROBOTS_NAMESPACE, origin) if ctx.store else None
-    if saved and time.time() - saved["fetched_at"] < max_age:
-        return saved, time.time() - saved["fetched_at"]
-    return None
-
-
 def robots_source(
     args: argparse.Namespace, ctx: Context, url: str, blocklist: Blocklist | None
-) -> tuple[dict[str, Any], RobotsTxt | None, Verdict | None]:
-    """(the report section, the parsed file, a verdict that needs no file) for robots.txt."""
-    origin = _origin(url)
+) -> tuple[dict[str, Any], OriginRobots | None, Verdict | None]:
+    """(the report section, the origin's outcome, a verdict that needs no outcome) for
+    robots.txt, decided by the crawl's own rules (:mod:`scrapy_walsh.policy.gates`)."""
+    origin = origin_of(url)
     parts = urlsplit(url)
     robots_url = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/robots.txt"  # never a userinfo
     section: dict[str, Any] = {"mode": ctx.mode, "url": robots_url, "cached": False}
     if args.robots_file:
         section["source"] = f"file {args.robots_file}"
-        return section, RobotsTxt.parse(Path(args.robots_file).read_bytes()), None
+        parsed = RobotsTxt.parse(Path(args.robots_file).read_bytes())
+        return section, OriginRobots(origin, AVAILABLE, time.time(), robots=parsed, source="file"), None
     if ctx.mode == "ignore":
         section["source"] = "not consulted (WALSH_ROBOTS_MODE = 'ignore')"
         return section, None, Verdict.SKIPPED_BY_USER_POLICY
 
-    def from_saved(saved: dict[str, Any], age: float, why: str):
-        section.update(cached=True, source=f"stored copy fetched {_age(age)} ago ({why})", status=saved.get("status"))
-        if saved["outcome"] == "available":
-            return section, RobotsTxt.parse(base64.b64decode(saved["body"])), None
-        return section, None, Verdict.ALLOWED_IMPLICIT  # stored 4xx / too many redirects: nothing disallowed
+    def from_saved(result: OriginRobots, why: str) -> tuple[dict[str, Any], OriginRobots, None]:
+        age = time.time() - result.fetched_at
+        section.update(cached=True, source=f"stored copy fetched {_age(age)} ago ({why})", status=result.status)
+        return section, result, None
 
-    fresh = _robots_from_store(ctx, origin, ctx.cache_seconds)
-    if fresh is not None:
-        return from_saved(*fresh, f"state store, younger than WALSH_ROBOTS_CACHE_SECONDS = {ctx.cache_seconds:.0f}")
+    now = time.time()
+    saved = ctx.store.get(ROBOTS_NAMESPACE, origin) if ctx.store else None
+    if saved is not None and usable_copy(saved, now, ctx.cache_seconds):
+        why = f"state store, younger than WALSH_ROBOTS_CACHE_SECONDS = {ctx.cache_seconds:.0f}"
+        return from_saved(restore(origin, saved, "cache"), why)
     if ctx.offline:
-        stale = _robots_from_store(ctx, origin, STALE_LIMIT)
-        if stale is not None:
-            return from_saved(*stale, "state store, --offline")
+        if saved is not None and usable_copy(saved, now, STALE_LIMIT):
+            return from_saved(restore(origin, saved, "stale"), "state store, --offline")
         section["source"] = "not fetched (--offline) and nothing stored"
         return section, None, None
     try:
         got = fetch_once(robots_url, ctx, MAX_BYTES, blocklist)
-    except Refused as exc:
-        failure: str = str(exc)
-        status = None
+    except (Refused, Unresolved) as exc:
+        fetch = RobotsFetch(error=str(exc))
     except (OSError, http.client.HTTPException) as exc:
-        failure, status = f"{type(exc).__name__}: {exc}", None
+        fetch = RobotsFetch(error=f"{type(exc).__name__}: {exc}")
     else:
-        status = got.status
-        section.update(status=status, address=got.address)
-        if 200 <= status < 300:
-            section["source"] = f"fetched now ({got.url}: HTTP {status}, {len(got.body)} bytes)"
-            return section, RobotsTxt.parse(got.body), None
-        if status != 429 and status < 500:
-            section["source"] = f"fetched now (HTTP {status}: no robots.txt, nothing is disallowed)"
-            return section, None, Verdict.ALLOWED_IMPLICIT
-        failure = f"HTTP {status}"
-    stale = _robots_from_store(ctx, origin, STALE_LIMIT)
-    if stale is not None:
-        return from_saved(*stale, f"unreachable now: {failure}; RFC 9309 §2.3.1.4 allows a copy under 30 days")
-    section["source"] = f"unreachable ({failure}), nothing stored"
-    return section, None, Verdict.UNKNOWN_UNREACHABLE
+        fetch = RobotsFetch(got.status, got.body, got.has_location)
+        section.update(status=got.status, address=got.address)
+    result = robots_outcome(origin, fetch, now)
+    if result.outcome == AVAILABLE:
+        section["source"] = f"fetched now ({got.url}: HTTP {got.status}, {len(got.body)} bytes)"
+        return section, result, None
+    if result.outcome == UNAVAILABLE:
+        section["source"] = f"fetched now ({result.reason}: no robots.txt, nothing is disallowed)"
+        return section, result, None
+    stale = with_stale_copy(result, saved, now)
+    if stale.source == "stale":
+        return from_saved(stale, f"unreachable now: {result.reason}; RFC 9309 §2.3.1.4 allows a copy under 30 days")
+    section["source"] = f"unreachable ({result.reason}), nothing stored"
+    return section, result, None
+
+
+def recently_fetched_section(ctx: Context, url: str) -> dict[str, Any]:
+    """R8 as the crawl decides it: the target's time in the store's ``fetched`` namespace."""
+    interval = ctx.refetch_interval
+    target = canonical_url(url)
+    fetched_at = ctx.store.get(FETCHED_NAMESPACE, target) if ctx.store else None
+    now = time.time()
+    section: dict[str, Any] = {"target": target, "interval": interval, "fetched_at": fetched_at}
+    if recently_fetched(fetched_at, now, interval):
+        section.update(verdict=SKIPPED_RECENTLY_FETCHED, reason=recently_fetched_reason(fetched_at, now, interval))
+    else:
+        section["verdict"] = "not_recent" if interval > 0 else "disabled"
+    return section
 
 
 # --------------------------------------------------------------------- report
@@ -391,48 +438,59 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
     address: dict[str, Any] = {"host": host}
     if decision is None:
         try:
-            address["address"] = resolve(host, ctx)
-            check_address(address["address"], ctx)
-            address["verdict"] = "allowed"
+            checked = check_address(host, ctx)
         except Offline:
             address.update(verdict="unchecked", reason="not resolved (--offline)")
-        except Refused as exc:
-            address.update(verdict="refused", reason=str(exc))
-            decision = ("refused", "address", PRIVATE_ADDRESS)
+        else:
+            address["verdict"] = checked.verdict
+            if checked.address is not None:
+                address["address"] = checked.address
+            if checked.verdict == ADDRESS_REFUSED:
+                address.update(address_class=checked.address_class, reason=refusal_text(checked, ctx))
+                decision = ("refused", Gate.ADDRESS, PRIVATE_ADDRESS)
+            elif checked.verdict == DNS_FAILURE:
+                address["reason"] = "does not resolve (DNS failure): not refused by this gate; connections to it fail"
     report["address"] = address
     robots: dict[str, Any]
+    outcome: OriginRobots | None
     if decision is not None and not args.robots_file:
         robots = {"source": f"not fetched: refused by the {decision[1]} gate first"}
-        parsed, verdict = None, None
+        outcome, verdict = None, None
     else:
-        robots, parsed, verdict = robots_source(args, ctx, url, blocklist)
+        robots, outcome, verdict = robots_source(args, ctx, url, blocklist)
     delay = rate = None
-    if parsed is not None:
-        why = parsed.explain(url, ctx.token)
-        # as the gate reads it: a body that isn't a robots.txt is allowed, with a warning
-        verdict = Verdict.UNKNOWN_PARSE_ERROR if parsed.parse_error else why.verdict
-        robots.update(
-            groups=[g.describe() for g in why.groups] or ["no group for us and no * group"],
-            selected="named" if why.named else ("*" if why.groups else "none"),
-            overridden=[g.describe() for g in why.overridden],
-            rule=why.rule.describe() if why.rule else None,
-            crawl_delay=why.crawl_delay,
-            crawl_delay_line=why.crawl_delay_line,
-            request_rate=why.request_rate,
-            request_rate_line=why.request_rate_line,
-            parse_error=why.parse_error,
-            sitemaps=parsed.sitemaps,
-        )
-        delay, rate = why.crawl_delay, why.request_rate
+    if outcome is not None:
+        # the gate's own verdict (a body that isn't a robots.txt is allowed, with a warning)
+        verdict = outcome.verdict(url, ctx.token)
+        parsed = outcome.robots
+        if parsed is not None:
+            why = parsed.explain(url, ctx.token)
+            robots.update(
+                groups=[g.describe() for g in why.groups] or ["no group for us and no * group"],
+                selected="named" if why.named else ("*" if why.groups else "none"),
+                overridden=[g.describe() for g in why.overridden],
+                rule=why.rule.describe() if why.rule else None,
+                crawl_delay=why.crawl_delay,
+                crawl_delay_line=why.crawl_delay_line,
+                request_rate=why.request_rate,
+                request_rate_line=why.request_rate_line,
+                parse_error=why.parse_error,
+                sitemaps=parsed.sitemaps,
+            )
+            delay, rate = why.crawl_delay, why.request_rate
     if verdict is not None:
         robots.update(verdict=verdict.value, recommendation=recommendation(verdict).value)
         if decision is None and verdict in BLOCKING_VERDICTS:
             decision = (
                 ("fetched anyway (report_only)" if ctx.mode == "report_only" else "refused"),
-                "robots",
+                Gate.ROBOTS,
                 verdict.value,
             )
     report["robots"] = robots
+    frequency = recently_fetched_section(ctx, url)
+    if frequency["verdict"] == SKIPPED_RECENTLY_FETCHED:
+        decision = decision or ("refused", Gate.FREQUENCY, SKIPPED_RECENTLY_FETCHED)
+    report["frequency"] = frequency
     # the crawl's ledger entry for this host, when a crawl left one: its adaptive delay and any pause
     saved = ctx.store.get(PACING_NAMESPACE, host) if ctx.store else None
     pace = HostPace.from_json(saved) if saved else HostPace()
@@ -445,7 +503,7 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
         "adaptive": pace.adaptive or None,
         "paused_for": max(0.0, pace.not_before - time.time()) or None,
     }
-    if delay is not None and delay > ctx.max_crawl_delay:
+    if crawl_delay_over_cap(delay, ctx.max_crawl_delay):
         pacing["cap"] = f"Crawl-delay {delay:g} s > WALSH_MAX_CRAWL_DELAY {ctx.max_crawl_delay:g} s"
         decision = decision or ("refused", Gate.PACING, CRAWL_DELAY_EXCEEDS_CAP)
     report["pacing"] = pacing
@@ -496,6 +554,9 @@ def render(report: dict[str, Any]) -> str:
         )
     if "verdict" in r:
         out.append(f"             verdict: {r['verdict']} -> {r['recommendation']}")
+    f = report["frequency"]
+    if f["verdict"] == SKIPPED_RECENTLY_FETCHED:
+        out += ["", f"R8           {f['target']}: {f['reason']}"]
     terms = [
         f"WALSH_MIN_INTERVAL {p['floor']:g} s",
         f"Crawl-delay {p['crawl_delay']:g} s" if p["crawl_delay"] is not None else "Crawl-delay -",

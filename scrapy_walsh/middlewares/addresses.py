@@ -40,6 +40,7 @@ except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
 from ..config import config_for
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from ..policy.gates import ADDRESS_REFUSED, address_decision
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
 
 if TYPE_CHECKING:
@@ -235,15 +236,12 @@ class AddressGuardMiddleware:
 
     def check(self, request: Request, host: str, addresses: list[str]) -> None:
         """Refuse ``request`` when any of ``addresses`` (``host``'s) is refused."""
-        for address in addresses:
-            try:
-                reason = refusal(address, self.allowance)  # this crawler's own allowance
-            except ValueError:
-                reason = "not_an_address"
-            if reason is not None:
-                exc = refused(host, address, reason, request.url)
-                _count(self.stats, exc, self.crawler.spider)
-                raise exc
+        decision = address_decision(addresses, self.allowance)  # this crawler's own allowance
+        if decision.verdict == ADDRESS_REFUSED:
+            assert decision.address is not None and decision.address_class is not None
+            exc = refused(host, decision.address, decision.address_class, request.url)
+            _count(self.stats, exc, self.crawler.spider)
+            raise exc
 
 
 class ConnectRefusalMiddleware:

@@ -25,7 +25,8 @@ from .. import internal
 from ..config import config_for
 from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
-from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
+from ..policy.gates import FETCHED_NAMESPACE, recently_fetched_reason
+from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 #: On the way out after conditional (110); on the way back it sees a 304 first.
 PRIORITY = 120
-NAMESPACE = Namespace.FETCHED
+NAMESPACE = FETCHED_NAMESPACE
 SKIPPED = SKIPPED_RECENTLY_FETCHED
 #: ``request.meta`` key: the canonical target this fetch holds the claim for.
 CLAIMED = Meta.FETCH_CLAIM
@@ -69,14 +70,10 @@ class FrequencyMiddleware(StatefulGate):
         if self.store.claim(NAMESPACE, target, now, ttl=self.interval):
             request.meta[CLAIMED] = target
             return
+        # the claim is the atomic form of policy.gates.recently_fetched: it fails while a
+        # record younger than the interval (its TTL) exists
         last = self.store.get(NAMESPACE, target, now)
-        ago = max(0.0, now - last)
-        exc = RecentlyFetched(
-            SKIPPED,
-            f"fetched (or being fetched) {ago:.0f} s ago; WALSH_REFETCH_INTERVAL is {self.interval:.0f} s (R8)",
-            request.url,
-            fetched_at=last,
-        )
+        exc = RecentlyFetched(SKIPPED, recently_fetched_reason(last, now, self.interval), request.url, fetched_at=last)
         record_denial(self.stats, exc, self.crawler.spider)
         raise exc
 

@@ -33,6 +33,7 @@ from twisted.internet.task import deferLater
 from .. import internal
 from ..config import config_for
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
+from ..policy.gates import crawl_delay_over_cap
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..politeness import politeness_for
 
@@ -122,7 +123,7 @@ class PacingMiddleware:
 
     def _check_cap(self, request: Request, host: str) -> None:
         delay = self.pacer.pace(host).crawl_delay if host in self.pacer.hosts else None
-        if delay is None or delay <= self.cap:
+        if not crawl_delay_over_cap(delay, self.cap):
             return
         if host not in self._capped:
             self._capped.add(host)

@@ -23,10 +23,8 @@ to one origin wait only for that origin's robots.txt.
 
 from __future__ import annotations
 
-import base64
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
@@ -38,8 +36,22 @@ from w3lib.url import safe_url_string
 from .. import internal
 from ..config import config_for
 from ..exceptions import RobotsDenied, record_denial
-from ..policy.robots import RobotsTxt
-from ..policy.vocabulary import BLOCKING_VERDICTS, Namespace, Verdict, recommendation
+from ..policy.gates import (
+    ROBOTS_NAMESPACE,
+    STALE_LIMIT,
+    UNREACHABLE,
+    OriginRobots,
+    RobotsFetch,
+    follow_redirect,
+    is_redirect,
+    origin_key,
+    record,
+    restore,
+    robots_outcome,
+    usable_copy,
+    with_stale_copy,
+)
+from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
 from ..politeness import politeness_for
 from .base import StatefulGate
 
@@ -52,63 +64,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PRIORITY = 100  # where Scrapy had its RobotsTxtMiddleware
-MAX_CACHE_SECONDS = 86400.0
-#: RFC 9309 §2.3.1.4: a cached copy may stand in for an unreachable robots.txt this long.
-STALE_LIMIT = 30 * 86400.0
-#: RFC 9309 §2.3.1.2: follow at least five consecutive redirects.
-MAX_REDIRECTS = 5
 #: An unreachable robots.txt is asked again after this long (not persisted).
 UNREACHABLE_RECHECK = 600.0
-NAMESPACE = Namespace.ROBOTS
-STORED_BODY_LIMIT = 512_000
-
-# What a fetch concluded, independent of any URL.
-AVAILABLE = "available"  # 2xx, parsed
-UNAVAILABLE = "unavailable"  # 4xx: allow all
-UNREACHABLE = "unreachable"  # 5xx, 429, network: disallow all
-
-
-@dataclass
-class OriginRobots:
-    """One origin's robots.txt outcome."""
-
-    origin: str
-    outcome: str
-    fetched_at: float
-    status: int | None = None
-    reason: str = ""
-    robots: RobotsTxt | None = None
-    #: ``fetched``, ``cache`` (fresh stored copy) or ``stale`` (stored copy standing
-    #: in for an unreachable robots.txt).
-    source: str = "fetched"
-    #: When this process last asked the origin (``fetched_at`` is when the rules were read).
-    checked_at: float = field(default_factory=time.time)
-
-    @property
-    def sitemaps(self) -> list[str]:
-        """``Sitemap:`` lines, for discovery only (they grant no permission)."""
-        return [] if self.robots is None else self.robots.sitemaps
-
-    def verdict(self, url: str, token: str) -> Verdict:
-        if self.outcome == UNREACHABLE:
-            return Verdict.UNKNOWN_UNREACHABLE
-        if self.outcome == UNAVAILABLE or self.robots is None:
-            return Verdict.ALLOWED_IMPLICIT
-        if self.robots.parse_error:
-            return Verdict.UNKNOWN_PARSE_ERROR
-        return self.robots.verdict(url, token)
-
-    def crawl_delay(self, token: str) -> float | None:
-        return None if self.robots is None else self.robots.crawl_delay(token)
-
-    def request_rate(self, token: str) -> float | None:
-        return None if self.robots is None else self.robots.request_rate(token)
+NAMESPACE = ROBOTS_NAMESPACE
 
 
 def origin_of(request: Request) -> str:
     parts = urlparse_cached(request)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
-    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+    return origin_key(parts.scheme, parts.hostname, parts.port)
 
 
 class RobotsMiddleware(StatefulGate):
@@ -196,7 +159,7 @@ class RobotsMiddleware(StatefulGate):
             if result is None:
                 result = await self._fetch(origin, request)
         except Exception as exc:  # never leave waiters hanging
-            result = OriginRobots(origin, UNREACHABLE, time.time(), reason=f"{type(exc).__name__}: {exc}")
+            result = robots_outcome(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"), time.time())
         self.origins[origin] = result
         waiting.callback(result)
         return result
@@ -210,88 +173,65 @@ class RobotsMiddleware(StatefulGate):
 
     def _from_store(self, origin: str) -> OriginRobots | None:
         saved = self.store.get(NAMESPACE, origin)
-        if saved and time.time() - saved["fetched_at"] < self.cache_seconds:
+        if usable_copy(saved, time.time(), self.cache_seconds):
             self.stats.inc_value("walsh/robots/cache_hit")
-            return self._restore(origin, saved, "cache")
+            return restore(origin, saved, "cache")
         return None
-
-    def _restore(self, origin: str, saved: dict[str, Any], source: str) -> OriginRobots:
-        robots = None
-        if saved["outcome"] == AVAILABLE:
-            robots = RobotsTxt.parse(base64.b64decode(saved["body"]))
-        return OriginRobots(
-            origin, saved["outcome"], saved["fetched_at"], saved.get("status"), saved.get("reason", ""), robots, source
-        )
 
     async def _fetch(self, origin: str, request: Request) -> OriginRobots:
         parts = urlparse_cached(request)
         url = f"{parts.scheme}://{parts.netloc}/robots.txt"
         self.stats.inc_value("walsh/robots/fetched")
         now = time.time()
-        for hop in range(MAX_REDIRECTS + 1):
+        hops = 0
+        while True:
             try:
                 response = await internal.fetch(self.crawler, url, internal.ROBOTS)
             except IgnoreRequest as exc:
-                return self._unreachable(origin, None, f"{url} refused by a gate: {exc}")
+                return self._unreachable(origin, RobotsFetch(error=f"{url} refused by a gate: {exc}"))
             except Exception as exc:
-                return self._unreachable(origin, None, f"{type(exc).__name__}: {exc}")
-            status = response.status
-            if 300 <= status < 400 and b"Location" in response.headers:
-                if hop == MAX_REDIRECTS:
-                    break
+                return self._unreachable(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"))
+            status, has_location = response.status, b"Location" in response.headers
+            if follow_redirect(status, has_location, hops):
                 location = (response.headers[b"Location"] or b"").decode("latin-1")
                 url = safe_url_string(response.urljoin(location))
                 self.stats.inc_value("walsh/robots/redirects")
+                hops += 1
                 continue
+            break
+        fetch = RobotsFetch(status, response.body, has_location)
+        result = robots_outcome(origin, fetch, now)
+        if not is_redirect(status, has_location):  # not counted: more than MAX_REDIRECTS redirects
             self.stats.inc_value(f"walsh/robots/status/{status}")
-            if 200 <= status < 300:
-                robots = RobotsTxt.parse(response.body)
-                result = OriginRobots(origin, AVAILABLE, now, status, "", robots, "fetched")
-                self._save(result, response.body)
-                return result
-            if status == 429 or status >= 500:
-                return self._unreachable(origin, status, f"HTTP {status}")
-            result = OriginRobots(origin, UNAVAILABLE, now, status, f"HTTP {status}")
-            self._save(result, b"")
-            return result
-        result = OriginRobots(origin, UNAVAILABLE, now, None, f"more than {MAX_REDIRECTS} redirects")
-        self._save(result, b"")
+        if result.outcome == UNREACHABLE:
+            return self._unreachable(origin, fetch)
+        saved = record(result, response.body)
+        if saved is not None:
+            self.store.set(NAMESPACE, origin, saved, ttl=STALE_LIMIT)
         return result
 
-    def _unreachable(self, origin: str, status: int | None, reason: str) -> OriginRobots:
+    def _unreachable(self, origin: str, fetch: RobotsFetch) -> OriginRobots:
         """RFC 9309 §2.3.1.4: disallow all, unless a copy under 30 days old exists."""
         self.stats.inc_value("walsh/robots/unreachable")
+        now = time.time()
+        unreachable = robots_outcome(origin, fetch, now)
         saved = self.store.get(NAMESPACE, origin)
-        if saved and time.time() - saved["fetched_at"] < STALE_LIMIT:
+        result = with_stale_copy(unreachable, saved, now)
+        if result.source == "stale":
             self.stats.inc_value("walsh/robots/stale_used")
             logger.warning(
                 "robots.txt of %s is unreachable (%s); using the copy stored %.1f h ago",
                 origin,
-                reason,
-                (time.time() - saved["fetched_at"]) / 3600,
+                unreachable.reason,
+                (now - result.fetched_at) / 3600,
                 extra={"spider": self.crawler.spider},
             )
-            return self._restore(origin, saved, "stale")
+            return result
         logger.warning(
             "robots.txt of %s is unreachable (%s): %s",
             origin,
-            reason,
+            unreachable.reason,
             "its URLs are not fetched (respect mode)" if self.mode == "respect" else "recorded",
             extra={"spider": self.crawler.spider},
         )
-        return OriginRobots(origin, UNREACHABLE, time.time(), status, reason)
-
-    def _save(self, result: OriginRobots, body: bytes) -> None:
-        self.store.set(
-            NAMESPACE,
-            result.origin,
-            {
-                "outcome": result.outcome,
-                "fetched_at": result.fetched_at,
-                "status": result.status,
-                "reason": result.reason,
-                # Only what the parser reads (RFC 9309 §2.5: the first 500 KiB).
-                "body": base64.b64encode(body[:STORED_BODY_LIMIT]).decode("ascii"),
-            },
-            ttl=STALE_LIMIT,
-        )
+        return result
