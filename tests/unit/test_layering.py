@@ -162,6 +162,7 @@ POLICY_THIRD_PARTY = frozenset(
         "jsonschema_specifications",  # jsonschema's bundled meta-schemas
         "referencing",  # jsonschema's $ref resolution
         "protego",
+        "http_sf",  # RFC 9651 Structured Fields: usage-preference and RateLimit headers
     }
 )
 POLICY_PACKAGE = "scrapy_walsh.policy"
