@@ -1,15 +1,12 @@
 """robots.txt per RFC 9309: pure, no Scrapy, no I/O.
 
-Group selection is ours, path matching is Protego's. Protego picks a group by
-finding the ``User-agent`` value inside the full User-Agent header, with no
-precedence of a named group over ``*``; RFC 9309 §2.2.1 wants the product token
-compared for equality and every group naming it merged. Protego's rule matching
-(§2.2.2 wildcards, longest match, Allow on a tie, percent-encoding
-normalisation) is right, so the selected group's rules go through its
-``_RuleSet``; the private names used are pinned in ``tests/test_robots.py``.
+Group selection is here: the product token compared for equality and every group naming
+it merged (§2.2.1). Path matching is :mod:`scrapy_walsh.policy.robots_match` (§2.2.2-2.2.3:
+``*`` and a final ``$``, the longest match, Allow on a tie, percent-encoding
+normalisation); docs/robots-matching.md lists every known difference from Google's parser.
 
-Parsing only splits lines into groups; the matchers of a group are built the
-first time a token asks for it, so parsing costs less than ``Protego.parse``.
+Parsing only splits lines into groups; the matchers of a group are built the first time a
+token asks for it, so parsing costs a fraction of what compiling every group would.
 
 Choices the RFC leaves open:
 
@@ -29,12 +26,8 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from protego import Protego
-from protego._ruleset import _RuleSet
-from protego._utils import _quote_path
-
+from scrapy_walsh.policy.robots_match import CompiledRules, compile_rules, url_path
 from scrapy_walsh.policy.vocabulary import Verdict
 
 __all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict"]
@@ -60,8 +53,11 @@ _SURROGATE = re.compile("[\udc80-\udcff]")
 _REQUEST_RATE = re.compile(r"(\d+)\s*/\s*(\d+)\s*([smhd]?)(?:\s.*)?", re.IGNORECASE | re.DOTALL).fullmatch
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
-_Rules = list[tuple[Callable[[str], bool], Verdict]]  # (pattern.match, verdict if it matches), best first
-_Matcher = tuple[tuple[str, ...], _Rules, _Rules]  # plain prefixes, all rules, rules a prefix miss can't rule out
+#: RFC 9309 §2.2's WS is space and tab. The other ASCII whitespace (\v, \f) is a control
+#: character a path pattern cannot hold, so it goes too, as in Google's parser; non-ASCII
+#: whitespace (U+00A0, U+2002, ...) is a character of the path, kept and percent-encoded.
+_WS = " \t\n\v\f\r"
+_SPLIT_WS = re.compile("[ \t]+").split
 
 
 @dataclass(slots=True)
@@ -214,7 +210,7 @@ class RobotsTxt:
         #: Why a body is not a robots.txt at all, or None. Its rules still evaluate.
         self.parse_error = parse_error
         self._selected: dict[str, list[_Group]] = {}
-        self._matchers: dict[str, _Matcher] = {}
+        self._matchers: dict[str, CompiledRules] = {}
         self._group_tokens: list[set[str]] | None = None
 
     @classmethod
@@ -234,13 +230,16 @@ class RobotsTxt:
                 line = line[: line.index("#")]
             name, colon, value = line.partition(":")
             if colon:
-                kind = keys.get(name.strip().lower())
+                kind = keys.get(name.strip(_WS).lower())
                 if kind is None:
                     continue
-                value = value.strip()
+                value = value.strip(_WS)
             else:
-                # Google's "disallow /": a missing colon between exactly two words.
-                words = line.split()
+                # Google's "disallow /": a missing colon between exactly two words (split by WS).
+                line = line.strip(_WS)
+                if not line:
+                    continue
+                words = _SPLIT_WS(line)
                 if len(words) != 2 or (kind := keys.get(words[0].lower())) is None:
                     continue
                 value = words[1]
@@ -258,7 +257,7 @@ class RobotsTxt:
                 group.agents.append(value)
                 group.agents_end = number
             elif kind == _SITEMAP:
-                if value:
+                if value := value.strip():  # a URL, not a path: any whitespace around it goes
                     sitemaps.append(value)
             elif group is not None:
                 (group.delays if kind == _DELAY else group.rates).append((value, number))
@@ -285,31 +284,14 @@ class RobotsTxt:
         ]
         return chosen
 
-    def _matcher(self, token: str) -> _Matcher:
-        """The selected groups' rules compiled by Protego: longest pattern first, Allow first
-        on a tie, plus its index of plain prefixes that lets most URLs skip most rules."""
+    def _matcher(self, token: str) -> CompiledRules:
+        """The selected groups' rules, compiled once per token."""
         groups = self._selected.get(token)
         if groups is None:
             groups = self._select(token)
-        rule_set = _RuleSet(Protego())
-        allow, disallow = rule_set.allow, rule_set.disallow
-        for is_allow, pattern in dict.fromkeys((a, p) for g in groups for a, p, _ in g.rules):
-            (allow if is_allow else disallow)(pattern)
-        rule_set.finalize_rules()
-        # One pass instead of Protego's _build_index plus two: a plain pattern can only
-        # match as a prefix, so a URL that starts with none of them needs only the rest.
-        rules: _Rules = []
-        special: _Rules = []
-        prefixes: list[str] = []
-        for rule in rule_set._rules:
-            compiled: Any = rule.value  # Protego's private _URLPattern
-            pair = (compiled.match, Verdict.ALLOWED_EXPLICIT if rule.field == "allow" else Verdict.DISALLOWED_EXPLICIT)
-            rules.append(pair)
-            if compiled._contains_asterisk or compiled._contains_dollar:
-                special.append(pair)
-            else:
-                prefixes.append(compiled._pattern)
-        matcher = self._matchers[token] = (tuple(prefixes), rules, special)
+        matcher = self._matchers[token] = compile_rules(
+            (allow, pattern, RuleLine(line, allow, pattern)) for g in groups for allow, pattern, line in g.rules
+        )
         return matcher
 
     def verdict(self, url: str, token: str) -> Verdict:
@@ -317,16 +299,15 @@ class RobotsTxt:
         matcher = self._matchers.get(token)
         if matcher is None:
             matcher = self._matcher(token)
-        prefixes, rules, special = matcher
-        if not rules:
+        if not matcher.rules:
             return Verdict.ALLOWED_IMPLICIT
-        path = _quote_path(url)
+        path = url_path(url)
         if path == "/robots.txt":
             return Verdict.ALLOWED_IMPLICIT  # RFC 9309 §2.2.2
-        for match, verdict in rules if path.startswith(prefixes) else special:
-            if match(path):
-                return verdict
-        return Verdict.ALLOWED_IMPLICIT
+        allow = matcher.decide(path)
+        if allow is None:
+            return Verdict.ALLOWED_IMPLICIT
+        return Verdict.ALLOWED_EXPLICIT if allow else Verdict.DISALLOWED_EXPLICIT
 
     def allowed(self, url: str, token: str) -> bool:
         return self.verdict(url, token) is not Verdict.DISALLOWED_EXPLICIT
@@ -351,9 +332,9 @@ class RobotsTxt:
         """:meth:`verdict` with its reasons: the selected groups and their lines, the rule
         that decided (line and pattern as written), and the pace the groups ask for.
 
-        The deciding rule is found with the very rule list :meth:`verdict` uses (Protego's
-        order: longest pattern first, Allow on a tie), then traced back to the first line
-        that wrote it; a test checks that both always agree.
+        The deciding rule is found in the very rule list :meth:`verdict` uses (longest
+        pattern first, Allow on a tie), which keeps the first line that wrote each rule; a
+        test checks that both always agree.
         """
         groups = self._selected.get(token)
         if groups is None:
@@ -369,9 +350,12 @@ class RobotsTxt:
         ]
         verdict = self.verdict(url, token)
         rule = None
-        path = _quote_path(url)
+        path = url_path(url)
         if path != "/robots.txt":
-            rule = self._deciding_rule(groups, path)
+            matcher = self._matchers.get(token)
+            if matcher is None:
+                matcher = self._matcher(token)
+            rule = matcher.deciding(path)
         delay, delay_line = _slowest([d for g in groups for d in g.delays], _crawl_delay)
         rate, rate_line = _slowest([r for g in groups for r in g.rates], _seconds_per_request)
         return RobotsExplanation(
@@ -387,23 +371,6 @@ class RobotsTxt:
             request_rate_line=rate_line,
             parse_error=self.parse_error,
         )
-
-    @staticmethod
-    def _deciding_rule(groups: list[_Group], path: str) -> RuleLine | None:
-        written: dict[tuple[str, str], RuleLine] = {}  # (field, compiled pattern) -> first line writing it
-        rule_set = _RuleSet(Protego())
-        for g in groups:
-            for is_allow, pattern, line in g.rules:
-                one = _RuleSet(rule_set._parser_instance)
-                (one.allow if is_allow else one.disallow)(pattern)
-                for rule in one._rules:
-                    written.setdefault((rule.field, rule.value._pattern), RuleLine(line, is_allow, pattern))
-                (rule_set.allow if is_allow else rule_set.disallow)(pattern)
-        rule_set.finalize_rules()
-        for rule in rule_set._rules:
-            if rule.value.match(path):
-                return written[(rule.field, rule.value._pattern)]
-        return None
 
 
 def _slowest(values: list[tuple[str, int]], parse: Callable[[str], float | None]) -> tuple[float | None, int | None]:

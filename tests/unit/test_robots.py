@@ -10,9 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-from protego import Protego
-from protego._ruleset import _RuleSet
-from protego._utils import _quote_path
 
 from scrapy_walsh.policy.robots import MAX_BYTES, RobotsTxt, Verdict
 
@@ -374,35 +371,3 @@ def test_no_parse_error_on_empty_or_comments_only(body):
 
 def test_no_parse_error_with_junk_around_records():
     assert parse("<br />\nUser-agent: *\n<br />\nDisallow: /x\n").parse_error is None
-
-
-# --- The private Protego API we rely on ----------------------------------------------------
-
-
-def test_protego_private_api_still_behaves_as_relied_on():
-    """robots.py builds the selected group with Protego's ``_RuleSet`` and reads its sorted
-    rules to tell an Allow from a Disallow. If an upgrade changes any of this, fail here."""
-    # Path and query, normalised (the "?" too, as patterns are), fragment dropped.
-    assert _quote_path("https://example.com/a%7eb/caf\u00e9?q=1#frag") == "/a~b/caf%C3%A9%3Fq=1"
-    assert _quote_path("https://example.com") == "/"
-    assert _quote_path("https://example.com/robots.txt") == "/robots.txt"
-    rule_set = _RuleSet(Protego())
-    rule_set.disallow("/a")
-    rule_set.allow("/a")
-    rule_set.disallow("/a/b*c$")
-    rule_set.allow("/x/index.html")
-    rule_set.disallow("/*?q=")
-    rule_set.finalize_rules()
-    prefixes = rule_set._build_index()
-    assert isinstance(prefixes, tuple) and "/a" in prefixes
-    fields = [(r.field, r.value._pattern) for r in rule_set._rules]
-    assert fields[0] == ("allow", "/x/index.html")  # longest first
-    assert fields.index(("allow", "/a")) < fields.index(("disallow", "/a"))  # Allow first on a tie
-    assert ("allow", "/x/$") in fields  # Google's index.html rule
-    special = [r.value._pattern for r in rule_set._special_rules]  # what a prefix miss can't rule out
-    assert {"/a/b*c$", "/*%3Fq=", "/x/$"} <= set(special) and "/a" not in special
-    assert all(r.field in ("allow", "disallow") for r in rule_set._rules)
-    matches = {r.value._pattern: r.value.match for r in rule_set._rules}
-    assert matches["/a/b*c$"]("/a/bxxc") and not matches["/a/b*c$"]("/a/bxxc/d")
-    assert matches["/a"]("/abc") and not matches["/a"]("/b")
-    assert matches["/*%3Fq="](_quote_path("https://example.com/s?q=1"))

@@ -1,0 +1,244 @@
+"""RFC 9309 path matching (scrapy_walsh.policy.robots_match): each behaviour with the clause that decides it.
+
+Pure: a robots.txt body and URLs in, verdicts out.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from functools import cache
+
+import pytest
+
+from scrapy_walsh.policy.robots import RobotsTxt, Verdict
+from scrapy_walsh.policy.robots_match import compile_rules, normalise, url_path
+
+TOKEN = "Walsh-Research"
+ALLOWED, IMPLICIT, DISALLOWED = Verdict.ALLOWED_EXPLICIT, Verdict.ALLOWED_IMPLICIT, Verdict.DISALLOWED_EXPLICIT
+
+
+def verdict(rules: str, path: str) -> Verdict:
+    body = f"User-agent: *\n{rules}\n".encode()
+    return RobotsTxt.parse(body).verdict(f"https://example.com{path}", TOKEN)
+
+
+# --- Issue 19, 1: "$" ends the pattern; it is never also a literal ----------------------------
+
+
+def test_dollar_ends_the_pattern_and_is_not_also_a_literal():
+    """RFC 9309 §2.2.3: "$ | Designates the end of the match pattern." A literal "$" is
+    written "%24" ("If crawlers match special characters verbatim in the URI, crawlers
+    SHOULD use "%" encoding"), so ``/cart$`` matches only the path ``/cart``."""
+    assert verdict("Disallow: /cart$", "/cart") is DISALLOWED
+    assert verdict("Disallow: /cart$", "/cart$") is IMPLICIT  # Protego's extra literal rule blocked it
+    assert verdict("Disallow: /cart$", "/cart%24") is IMPLICIT
+    assert verdict("Disallow: /cart$", "/cart/") is IMPLICIT
+    assert verdict("Disallow: /*.pdf$", "/a.pdf$") is IMPLICIT
+
+
+def test_percent_encoded_special_characters_match_them_verbatim():
+    """RFC 9309 §2.2.3, Figure 6: the pattern ``/path/file-with-a-%2A.html`` matches
+    ``https://www.example.com/path/file-with-a-*.html`` and ``/path/foo-%24`` matches
+    ``https://www.example.com/path/foo-$``."""
+    assert verdict("Disallow: /path/file-with-a-%2A.html", "/path/file-with-a-*.html") is DISALLOWED
+    assert verdict("Disallow: /path/file-with-a-%2A.html", "/path/file-with-a-x.html") is IMPLICIT
+    assert verdict("Disallow: /path/foo-%24", "/path/foo-$") is DISALLOWED
+    assert verdict("Disallow: /path/foo-%24", "/path/foo-%24") is DISALLOWED
+    assert verdict("Disallow: /path/foo-%24", "/path/foo-") is IMPLICIT
+    assert verdict("Disallow: /a$b", "/a$b") is DISALLOWED  # a "$" that does not end the pattern is "%24"
+
+
+# --- Issue 19, 2: a rule written as a full URL is never rewritten into a path -----------------
+
+
+@pytest.mark.parametrize("rule", ["http://example.com/private", "https://example.com/private", "private/"])
+def test_a_rule_that_is_not_a_path_pattern_matches_nothing(rule):
+    """RFC 9309 §2.2.2: "The matching MUST start with the first octet of the path", and the
+    grammar (§2.2) has ``path-pattern = "/" *UTF8-char-noctl``. A value that is not a path
+    matches no path; it never becomes another one (Protego read ``/http://example.com/private``)."""
+    for path in ("/private", "/private/x", f"/{rule}", "/http:/example.com/private", "/"):
+        assert verdict(f"Disallow: {rule}", path) is IMPLICIT, path
+    assert RobotsTxt.parse(f"User-agent: *\nDisallow: {rule}\n").explain("https://e.com/private", TOKEN).rule is None
+
+
+def test_rfc_example_pattern_starting_with_a_star_still_matches():
+    """RFC 9309 §5.1's own example writes ``Disallow: *.gif$``: "*" matches from the first octet."""
+    assert verdict("Disallow: *.gif$", "/a/b.gif") is DISALLOWED
+    assert verdict("Disallow: *.gif$", "/a/b.gif?x") is IMPLICIT
+
+
+# --- Issue 19, 3: only space and tab are whitespace around a value ----------------------------
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2002", "\u3000", "\u2009"])
+def test_non_ascii_whitespace_is_part_of_the_path(space):
+    """RFC 9309 §2.2: ``WS = %x20 / %x09``, and ``UTF8-char-noctl`` (a path pattern's
+    characters) includes every non-ASCII character. So a trailing U+00A0 is part of the
+    path, matched percent-encoded ("Octets in the URI and robots.txt paths outside the range
+    of the ASCII coded character set [...] MUST be percent-encoded", §2.2.2)."""
+    encoded = "".join(f"%{b:02X}" for b in space.encode())
+    for rules in (f"Disallow: /members{space}", f"Disallow: /members{space}  \t", f"Disallow /members{space}"):
+        assert verdict(rules, "/members") is IMPLICIT, rules
+        assert verdict(rules, "/members/a") is IMPLICIT, rules
+        assert verdict(rules, f"/members{encoded}") is DISALLOWED, rules
+        assert verdict(rules, f"/members{space}x") is DISALLOWED, rules
+    assert verdict(f"Disallow:{space}/members", "/members") is IMPLICIT  # not a path pattern: starts with U+...
+    assert verdict(f"Disallow{space}/members", "/members") is IMPLICIT  # not two words split by WS
+
+
+def test_space_and_tab_are_whitespace():
+    """RFC 9309 §2.2: ``rule = *WS ("allow" / "disallow") *WS ":" *WS (path-pattern / empty-pattern) EOL``."""
+    for rules in ("Disallow: /m", " \tDisallow \t: \t/m \t", "Disallow\t/m", "Disallow /m\t ", "Disallow: /m\x0b\x0c"):
+        assert verdict(rules, "/m") is DISALLOWED, repr(rules)
+        assert verdict(rules, "/x") is IMPLICIT, repr(rules)
+
+
+# --- Reserved characters: raw and %XX are different octets ------------------------------------
+
+RESERVED = ":/?[]@!&'()+,;="
+
+
+@pytest.mark.parametrize("char", list(RESERVED))
+def test_a_reserved_character_and_its_percent_encoding_do_not_match_each_other(char):
+    """RFC 9309 §2.2.2: "If a percent-encoded ASCII octet is encountered in the URI, it MUST
+    be unencoded prior to comparison, unless it is a reserved character in the URI as
+    defined by [RFC3986]". RFC 3986 §2.2: "URIs that differ in the replacement of a reserved
+    character with its corresponding percent-encoded octet are not equivalent"."""
+    encoded = f"%{ord(char):02X}"
+    assert verdict(f"Disallow: /a{char}b", f"/a{char}b") is DISALLOWED
+    assert verdict(f"Disallow: /a{encoded}b", f"/a{encoded}b") is DISALLOWED
+    assert verdict(f"Disallow: /a{encoded.lower()}b", f"/a{encoded}b") is DISALLOWED  # RFC 3986 §6.2.2.1
+    assert verdict(f"Disallow: /a{char}b", f"/a{encoded}b") is IMPLICIT
+    assert verdict(f"Disallow: /a{encoded}b", f"/a{char}b") is IMPLICIT
+
+
+def test_unreserved_characters_match_their_percent_encoding_both_ways():
+    """RFC 9309 §2.2.2, Figure 4: the path ``/foo/bar/%62%61%7A`` is matched as ``/foo/bar/baz``
+    (RFC 3986 §6.2.2.2: unreserved characters are decoded)."""
+    assert verdict("Disallow: /foo/bar/%62%61%7A", "/foo/bar/baz") is DISALLOWED
+    assert verdict("Disallow: /foo/bar/baz", "/foo/bar/%62%61%7a") is DISALLOWED
+    assert verdict("Disallow: /%7Euser/", "/~user/x") is DISALLOWED
+    assert verdict("Disallow: /~user/", "/%7euser/x") is DISALLOWED
+
+
+def test_figure_4_examples():
+    """RFC 9309 §2.2.2, Figure 4: raw "ツ" and ``%E3%83%84`` are the same path; a query is
+    compared as written."""
+    assert verdict("Disallow: /foo/bar?baz=quz", "/foo/bar?baz=quz") is DISALLOWED
+    assert verdict("Disallow: /foo/bar?baz=https://foo.bar", "/foo/bar?baz=https://foo.bar") is DISALLOWED
+    assert verdict("Disallow: /foo/bar?baz=https%3A%2F%2Ffoo.bar", "/foo/bar?baz=https%3A%2F%2Ffoo.bar") is DISALLOWED
+    assert verdict("Disallow: /foo/bar/\u30c4", "/foo/bar/%E3%83%84") is DISALLOWED
+    assert verdict("Disallow: /foo/bar/%E3%83%84", "/foo/bar/\u30c4") is DISALLOWED
+    assert verdict("Disallow: /foo/bar/%e3%83%84", "/foo/bar/%E3%83%84") is DISALLOWED
+
+
+def test_characters_a_uri_cannot_hold_are_percent_encoded():
+    """RFC 3986 §2.1: a character outside the URI's set (space, ``"``, ``<``, ``|`` ...) is
+    only ever carried as ``%XX``; a ``%`` that starts no escape is ``%25``."""
+    assert verdict("Disallow: /a b", "/a%20b") is DISALLOWED
+    assert verdict("Disallow: /a%20b", "/a b") is DISALLOWED
+    assert verdict('Disallow: /a"<>|{}^`\\', "/a%22%3C%3E%7C%7B%7D%5E%60%5C") is DISALLOWED
+    assert verdict("Disallow: /100%", "/100%25") is DISALLOWED
+    assert verdict("Disallow: /100%zz", "/100%25zz") is DISALLOWED
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/a/b?c=d&e", "/a/b?c=d&e"),
+        ("/%7e%2f%3a%41", "/~%2F%3AA"),
+        ("/caf\u00e9 x", "/caf%C3%A9%20x"),
+        ("/*$", "/%2A%24"),
+        ("/%", "/%25"),
+        ("/%4", "/%254"),
+        ("/\u00e9%41", "/%C3%A9A"),
+    ],
+)
+def test_normalise(text, expected):
+    assert normalise(text) == expected
+    assert normalise(expected) == expected  # once is enough
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://example.com", "/"),
+        ("https://example.com/", "/"),
+        ("https://example.com/a?b=c#frag", "/a?b=c"),
+        ("https://example.com/a?", "/a?"),
+        ("https://example.com?x=1", "/?x=1"),
+        ("http://foo.bar//folder/any.php", "//folder/any.php"),
+        ("https://user@example.com:8080/a%7Eb/caf\u00e9", "/a~b/caf%C3%A9"),
+        ("", "/"),
+    ],
+)
+def test_url_path(url, expected):
+    assert url_path(url) == expected
+
+
+# --- The matcher itself -----------------------------------------------------------------------
+
+
+def reference_match(pattern: str, path: str) -> bool:
+    """RFC 9309 §2.2.2-2.2.3 read literally, on normalised strings: from the first octet of
+    the path, "*" any run of octets, a final "$" the end of the path."""
+    anchored = pattern.endswith("$")
+    body = pattern[:-1] if anchored else pattern
+
+    @cache
+    def match(i: int, j: int) -> bool:
+        if i == len(body):
+            return j == len(path) if anchored else True
+        if body[i] == "*":
+            return match(i + 1, j) or (j < len(path) and match(i, j + 1))
+        return j < len(path) and path[j] == body[i] and match(i + 1, j + 1)
+
+    return match(0, 0)
+
+
+def test_matcher_agrees_with_the_rfc_read_literally():
+    """Random patterns over a small alphabet (so that parts repeat and overlap), every one
+    checked against paths built from the same alphabet."""
+    rnd = random.Random(19)
+    for _ in range(1000):
+        pattern = "/" + "".join(rnd.choice("ab/**") for _ in range(rnd.randint(0, 7))) + rnd.choice(["", "", "$"])
+        rules = compile_rules([(False, pattern, pattern)])
+        for _ in range(8):
+            path = "/" + "".join(rnd.choice("aab/") for _ in range(rnd.randint(0, 10)))
+            expected = reference_match(pattern, path)
+            assert (rules.decide(path) is False) is expected, (pattern, path)
+            assert (rules.deciding(path) == pattern) is expected, (pattern, path)
+
+
+def test_longest_pattern_decides_and_allow_wins_a_tie():
+    """RFC 9309 §2.2.2: "The most specific match found MUST be used. The most specific match
+    is the match that has the most octets. [...] If an "allow" rule and a "disallow" rule are
+    equivalent, then the "allow" rule SHOULD be used.\""""
+    rules = compile_rules([(False, "/a", 1), (True, "/a/b", 2), (False, "/a/b*", 3), (True, "/a/b*", 4)])
+    assert rules.decide("/a/c") is False and rules.deciding("/a/c") == 1
+    assert rules.decide("/a/bc") is True and rules.deciding("/a/bc") == 4  # "/a/b*" has 5 octets
+    assert rules.decide("/z") is None and rules.deciding("/z") is None
+
+
+def test_a_rule_written_twice_keeps_its_first_source():
+    rules = compile_rules([(False, "/%7Ex", "line 1"), (False, "/~x", "line 2"), (True, "/~x", "line 3")])
+    assert rules.deciding("/~x") == "line 3"  # Allow first on a tie
+    rules = compile_rules([(False, "/%7Ex", "line 1"), (False, "/~x", "line 2")])
+    assert len(rules.rules) == 1 and rules.deciding("/~xy") == "line 1"
+
+
+def test_many_stars_on_a_long_path_take_linear_steps():
+    """Each part after a "*" is looked for once, from where the previous one ended: a pattern
+    that a backtracking matcher takes exponential time on is answered at once (the suite's
+    timeout fails this test otherwise)."""
+    path = "/" + "a" * 20_000
+    for pattern in ("/*a*a*a*a*a*a*a*a*a*a*a*a*b", "/*a*a*a*a*a*a*a*a*a*a*a*a*a$b", "/*a*a*a*a*a*a*a*a*ab$"):
+        assert compile_rules([(False, pattern, None)]).decide(path) is None
+
+
+def test_the_policy_core_no_longer_needs_protego():
+    """Matching is ours: importing the robots module loads no Protego (it stays the bench's baseline)."""
+    probe = "import sys, scrapy_walsh.policy.robots; print(sorted(m for m in sys.modules if 'protego' in m))"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout == "[]\n"
