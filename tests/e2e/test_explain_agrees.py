@@ -17,6 +17,7 @@ path and its 30-day stale-copy rule, as it would on a later day.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -28,6 +29,8 @@ from scrapy_walsh.store import open_store, parse_state_uri
 from ..helpers import add_addon_line, crawl_targets, new_project, run_scrapy
 
 FETCH = "fetch"
+#: The module fixture runs 11 subprocesses (2 crawls, 9 explains): over the 300 s default on a busy machine.
+pytestmark = pytest.mark.timeout(900)
 
 #: id -> (URL builder, expected crawl answer: (gate, verdict) refused, or (FETCH, robots verdict)).
 ROWS = {
@@ -77,9 +80,13 @@ def runs(tmp_path_factory, site):
     site.override("busy", "/robots.txt", 200, "User-agent: *\nCrawl-delay: 999\n")
 
     urls = {row: build(site) for row, (build, _) in ROWS.items()}
+    # explain never writes the store, so the rows are explained side by side
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = dict(
+            zip(urls, pool.map(lambda url: run_scrapy(["walsh", "explain", "--json", url], cwd=project), urls.values()))
+        )
     reports = {}
-    for row, url in urls.items():
-        result = run_scrapy(["walsh", "explain", "--json", url], cwd=project)
+    for row, result in results.items():
         assert result.returncode == 0, (row, result.stderr[-3000:])
         reports[row] = json.loads(result.stdout)
     crawl, items = crawl_targets(project, list(urls.values()))
