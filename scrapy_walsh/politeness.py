@@ -1,22 +1,25 @@
 """The crawl's one pacer, persisted, shared by the pacing and backoff middlewares and the queue.
 
-``politeness_for(crawler)`` returns the same object to every component. The store's
-ledger (namespace ``pacing``) is the authority, the local :class:`Pacer` a copy: a
-request's slot is *reserved* in the store (one atomic read-modify-write that takes the
-host's next slot only if it is free now), and settles and pauses only ever raise the
-stored times. With sqlite that survives restarts and covers several processes sharing
-the file; with Redis (fleet mode) every process of the identity, on any machine, shares
-one ledger, so ten processes still make one request per interval per host, and a pause
-set by one holds for all. Stored times are the store's clock; the local pacer follows it
-through ``skew``, so comparing a stored time with "now" means the same on every machine.
+``politeness_for(crawler)`` returns the same object to every component. The pacing
+:class:`~scrapy_walsh.store.ledger.Ledger` (namespace ``pacing`` of the state store) is
+the authority, the local :class:`Pacer` a copy: a request's slot is *reserved* in the
+ledger (one atomic read-modify-write that takes the host's next slot only if it is free
+now), and settles and pauses only ever raise the stored times. With sqlite that
+survives restarts and covers several processes sharing the file; with Redis (fleet
+mode) every process of the identity, on any machine, shares one ledger, so ten
+processes still make one request per interval per host, and a pause set by one holds
+for all. Stored times are the store's clock; the local pacer follows it
+through the ledger's ``skew``, so comparing a stored time with "now" means the same on
+every machine.
 
 The queue refreshes its queued hosts' entries in one read (``get_many``) per pop, so it
-picks hosts that are free fleet-wide without a round trip per host.
+picks hosts that are free fleet-wide without a round trip per host. That read is advice:
+when the store is unavailable the queue chooses from the local copy, and the reservation
+still decides.
 """
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -24,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 from .config import config_for
 from .policy.pacing import HostPace, Pacer
 from .policy.vocabulary import Namespace
-from .store import store_for
+from .store import StoreUnavailable, store_for
+from .store.ledger import Ledger
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -40,44 +44,41 @@ NAMESPACE = Namespace.PACING
 SHARED = ("last_start", "not_before")
 
 if TYPE_CHECKING:
-    from .store import Slot
+    from .store import Reservation
 
 
 class Politeness:
     def __init__(self, crawler: Crawler):
         floor = config_for(crawler).min_interval
-        #: The store's clock minus ours, from the last answer (0 for sqlite).
-        self.skew = 0.0
-        self.pacer = Pacer(floor, margin=PACING_MARGIN, clock=self.now)
         self.store = store_for(crawler)
+        self.ledger = Ledger(self.store, NAMESPACE)
+        self.pacer = Pacer(floor, margin=PACING_MARGIN, clock=self.ledger.now)
         #: The scheduler's politeness queues; their per-host sub-queues say which hosts
         #: have requests waiting (an empty sub-queue is removed at once).
         self.queues: weakref.WeakSet[Any] = weakref.WeakSet()
-        for host, data in self.store.items(NAMESPACE):
+        for host, data in self.ledger.entries():
             self.pacer.hosts[host] = HostPace.from_json(data)
 
     def now(self) -> float:
         """Now on the store's clock."""
-        return time.time() + self.skew
+        return self.ledger.now()
 
     def reserve(self, host: str) -> float:
-        """Take ``host``'s next slot in the store if it is free now (0), else the wait in
-        seconds (nothing taken). The one place a request's start is decided."""
+        """Take ``host``'s next slot in the ledger if it is free now (0), else the wait in
+        seconds (nothing taken). The one place a request's start is decided; raises
+        :class:`~scrapy_walsh.store.StoreUnavailable` when the store cannot answer."""
         pace = self.pacer.pace(host)
         interval = pace.interval(self.pacer.floor)
-        slot = self.store.reserve(
-            NAMESPACE, host, interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
+        reservation = self.ledger.reserve(
+            host, interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
         )
-        self._adopt(host, slot)
-        return slot.wait
+        self._adopt(host, reservation)
+        return reservation.wait
 
     def settle(self, host: str) -> HostPace:
         """The answer arrived now: the next interval counts from here (never earlier)."""
         return self._adopt(
-            host,
-            self.store.advance(
-                NAMESPACE, host, {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
-            ),
+            host, self.ledger.advance(host, {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP)
         )
 
     def pause(self, host: str, until: float) -> None:
@@ -85,18 +86,19 @@ class Politeness:
         offset = until - self.now()
         self._adopt(
             host,
-            self.store.advance(
-                NAMESPACE,
-                host,
-                {"not_before": offset},
-                self._own(host),
-                ttl=max(offset, 0.0) + self.pacer.interval(host) + KEEP,
+            self.ledger.advance(
+                host, {"not_before": offset}, self._own(host), ttl=max(offset, 0.0) + self.pacer.interval(host) + KEEP
             ),
         )
 
     def refresh(self, hosts: Iterable[str]) -> None:
-        """Bring the shared times of ``hosts`` up to date, in one store read."""
-        for host, data in self.store.get_many(NAMESPACE, hosts).items():
+        """Bring the shared times of ``hosts`` up to date, in one store read (advice only:
+        an unavailable store leaves the local copy as it is)."""
+        try:
+            found = self.ledger.get_many(hosts)
+        except StoreUnavailable:
+            return
+        for host, data in found.items():
             self._merge(self.pacer.pace(host), data)
 
     def sooner_elsewhere(self, host: str) -> float | None:
@@ -110,10 +112,9 @@ class Politeness:
             pace = self.pacer.pace(pace)
         return {k: v for k, v in pace.to_json().items() if k not in SHARED}
 
-    def _adopt(self, host: str, slot: Slot) -> HostPace:
-        self.skew = slot.now - time.time()
+    def _adopt(self, host: str, reservation: Reservation) -> HostPace:
         pace = self.pacer.pace(host)
-        self._merge(pace, slot.value)
+        self._merge(pace, reservation.value)
         return pace
 
     @staticmethod

@@ -19,20 +19,31 @@ targets spread over the hosts instead of all racing for the same one.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zlib
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scrapy.pqueues import DownloaderAwarePriorityQueue, _path_safe
+from scrapy.pqueues import DownloaderAwarePriorityQueue, ScrapyPriorityQueue
 from scrapy.utils.httpobj import urlparse_cached
 
 from .politeness import politeness_for
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from scrapy import Request
     from scrapy.crawler import Crawler
+
+
+def host_directory(host: str) -> str:
+    """A host's ``JOBDIR`` sub-directory name: path-unsafe characters replaced by ``_``,
+    plus the MD5 of the host against collisions. The names Scrapy's own queue gives its
+    slot directories, so a ``JOBDIR`` written before keeps resuming."""
+    safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
+    return f"{safe}-{hashlib.md5(host.encode('utf8')).hexdigest()}"  # noqa: S324 - a name, not security
 
 
 class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
@@ -45,6 +56,8 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         **kwargs: Any,
     ):
         self.politeness = politeness_for(crawler)
+        #: Scrapy's queue for start requests, passed on to each host's queue (see pqfactory).
+        self.start_queue_cls = kwargs.get("start_queue_cls")
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
         # pacing asks which hosts wait here (with JOBDIR, in the memory and the disk queue)
         self.politeness.queues.add(self)
@@ -63,6 +76,16 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         found = pacer.soonest(self.pqueues)
         assert found is not None
         return found[1]
+
+    def pqfactory(self, slot: str, startprios: Iterable[int] = ()) -> ScrapyPriorityQueue:
+        """One host's queue, in its own ``JOBDIR`` sub-directory (:func:`host_directory`)."""
+        return ScrapyPriorityQueue(
+            self.crawler,
+            self.downstream_queue_cls,
+            f"{self.key}/{host_directory(slot)}",
+            startprios,
+            start_queue_cls=self.start_queue_cls,
+        )
 
     def _tie(self, host: str) -> int | str:
         return zlib.crc32(self._salt + host.encode()) if self._salt else host
@@ -84,7 +107,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
             queue.close()
             if self.key:  # reclaim the JOBDIR sub-directory, as Scrapy's queue does
                 with suppress(OSError):
-                    Path(self.key, _path_safe(host)).rmdir()
+                    Path(self.key, host_directory(host)).rmdir()
         return request
 
     def peek(self) -> Request | None:

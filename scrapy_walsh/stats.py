@@ -310,6 +310,14 @@ STATS: tuple[Stat, ...] = (
         "walsh/store/unreachable_seconds",
         "Fleet mode: time spent waiting for an unreachable Redis (nothing was sent meanwhile).",
     ),
+    Stat(
+        "walsh/store/unavailable",
+        "Requests not sent because the state store was unavailable; each went back to the scheduler.",
+    ),
+    Stat(
+        "walsh/store/dropped_unsent",
+        "Requests dropped, unsent, because the state store was unavailable while the crawl was stopping.",
+    ),
 )
 
 

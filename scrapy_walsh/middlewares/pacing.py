@@ -10,11 +10,14 @@ to the scheduler instead of holding the one download slot (CONCURRENT_REQUESTS=1
 the politeness queue then hands out the host that is ready. Only when nothing else is
 ready sooner does it wait here, so the crawl is never idle while some host is ready.
 
-The slot is *reserved* in the state store (``Politeness.reserve``: atomic, one round
+The slot is *reserved* in the pacing ledger (``Politeness.reserve``: atomic, one round
 trip), never just computed locally: with a shared store (fleet mode, or several
 processes on one sqlite file) another process may have taken the host's slot since the
 queue chose it, and then this request waits or is requeued like any other. If the store
-is unreachable the reservation blocks until it is back: no request leaves unreserved.
+is unavailable (``StoreUnavailable``, from the reservation or from any gate before it),
+the request is not sent: it goes back to the scheduler after ``STORE_RETRY`` seconds of
+a wait that leaves the reactor free, so Ctrl-C still stops the crawl; once the crawl is
+stopping it is dropped, unsent. No request leaves unreserved.
 
 A host whose Crawl-delay exceeds ``WALSH_MAX_CRAWL_DELAY`` is not crawled at all: its
 requests are refused with ``crawl_delay_exceeds_cap`` (never clamped).
@@ -36,6 +39,7 @@ from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.gates import crawl_delay_over_cap
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..politeness import politeness_for
+from ..store import StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -50,6 +54,9 @@ logger = logging.getLogger(__name__)
 PRIORITY = 9000
 #: R5: the host's Retry-After pause ends beyond WALSH_BACKOFF_MAX_DELAY.
 HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY
+#: Seconds a request that found the state store unavailable waits before it goes back to
+#: the scheduler (the reactor runs meanwhile).
+STORE_RETRY = 1.0
 
 
 async def _sleep(seconds: float) -> None:
@@ -115,11 +122,29 @@ class PacingMiddleware:
             self.pacer.observe(host, float(latency), ok=response.status < 500 or response.status == 503)
         return response
 
-    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+    async def process_exception(
+        self, request: Request, exception: Exception, spider: Spider | None = None
+    ) -> Request | None:
+        if isinstance(exception, StoreUnavailable):
+            return await self._store_unavailable(request, exception)
         host = urlparse_cached(request).hostname or ""
         if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
             self.politeness.settle(host)
             self.pacer.observe(host, 0.0, ok=False)
+        return None
+
+    async def _store_unavailable(self, request: Request, exc: StoreUnavailable) -> Request:
+        """Nothing was sent (a gate or the reservation could not reach the store): back to
+        the scheduler after a wait the reactor is free during, or dropped once the crawl
+        is stopping."""
+        if self.crawler.crawling:
+            self.stats.inc_value("walsh/store/unavailable")
+            await _sleep(STORE_RETRY)
+        if not self.crawler.crawling:
+            self.stats.inc_value("walsh/store/dropped_unsent")
+            raise IgnoreRequest(f"not sent: the crawl is stopping and {exc}")
+        request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
+        return request.replace(dont_filter=True)
 
     def _check_cap(self, request: Request, host: str) -> None:
         delay = self.pacer.pace(host).crawl_delay if host in self.pacer.hosts else None

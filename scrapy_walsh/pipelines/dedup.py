@@ -22,7 +22,8 @@ from scrapy.exceptions import DropItem
 from ..config import config_for
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import Namespace
-from ..store import store_for
+from ..store import StoreUnavailable, store_for
+from ..store.waiting import when_available
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -63,13 +64,17 @@ class DedupPipeline:
                 self.store.delete(self.namespace, key)
             logger.warning("WALSH_DEDUP_RESET: forgot %d emitted URLs of spider %r", len(keys), spider.name)
 
-    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+    async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         url = ItemAdapter(item).get("url")
         if not isinstance(url, str) or not url:
             self.stats.inc_value("walsh/dedup/no_url")
             return item
         key = canonical_url(url)
-        if not self.store.claim(self.namespace, key, time.time()):
+        try:
+            claimed = await when_available(self.crawler, lambda: self.store.claim(self.namespace, key, time.time()))
+        except StoreUnavailable as exc:
+            raise DropItem(f"R7: {key} could not be checked for duplicates: the crawl is stopping and {exc}") from exc
+        if not claimed:
             self.stats.inc_value("walsh/dedup/dropped")
             raise DuplicateItem(f"R7: {key} was already emitted by this spider")
         self.stats.inc_value("walsh/dedup/first_seen")

@@ -2,9 +2,11 @@
 
 One :class:`HostPace` per host holds everything that decides when the next request to
 that host may start: the last start, the robots Crawl-delay and Request-rate, the
-adaptive (latency-following) delay, and a "not before" time set by backoff (R5). The
-:class:`Pacer` turns them into a ready time and reserves slots. The pacing middleware,
-the backoff middleware and the politeness-aware queue all read and write the same
+adaptive (latency-following) delay, and a "not before" time set by backoff (R5).
+:func:`ready_time` turns them into the time the next request may start: the one
+formula, used here for the local view (the queue's choice) and by the pacing ledger
+(:mod:`scrapy_walsh.store.ledger`), which alone takes slots and moves times. The pacing
+middleware, the backoff middleware and the politeness-aware queue all read the same
 pacer, so a paused host is paused for all three.
 
 Times are wall-clock seconds (``time.time``), so a ledger persisted by one process
@@ -27,7 +29,8 @@ SMOOTHING = 0.5
 def ready_time(last_start: float | None, not_before: float, interval: float, margin: float = 0.0) -> float:
     """When the next request to a host may start: ``interval`` after the last start, never
     before a "not before" pause, plus ``margin``; 0 for a host with neither (it goes at once).
-    The one formula, used by the :class:`Pacer` and by the stores' atomic ``reserve``."""
+    The one formula, used by :class:`HostPace` and by the pacing ledger's ``reserve``
+    (whose Redis Lua repeats it, pinned to the same cases by the tests)."""
     ready = not_before if last_start is None else max(not_before, last_start + interval)
     return ready + margin if ready else 0.0
 
@@ -47,9 +50,9 @@ class HostPace:
         """``max(floor, Crawl-delay, Request-rate, adaptive)``: every term only adds."""
         return max(floor, self.crawl_delay or 0.0, self.request_rate or 0.0, self.adaptive)
 
-    def ready_at(self, floor: float) -> float:
+    def ready_at(self, floor: float, margin: float = 0.0) -> float:
         """The earliest start of the next request; 0 for a host never seen."""
-        return ready_time(self.last_start, self.not_before, self.interval(floor))
+        return ready_time(self.last_start, self.not_before, self.interval(floor), margin)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,7 +63,8 @@ class HostPace:
 
 
 class Pacer:
-    """The per-host ledger of one crawl (or, through a shared store, one fleet).
+    """This process's copy of the pacing ledger (:mod:`scrapy_walsh.store.ledger`), one
+    :class:`HostPace` per host, which the queue and the middlewares read.
 
     It is ours, not a Scrapy downloader slot: entries are never dropped while a host's
     interval may still matter, so a host with ``Crawl-delay: 120`` idle for 60 s is not
@@ -89,28 +93,7 @@ class Pacer:
 
     def ready_at(self, host: str) -> float:
         pace = self.hosts.get(host)
-        if pace is None:
-            return 0.0
-        return ready_time(pace.last_start, pace.not_before, pace.interval(self.floor), self.margin)
-
-    def wait(self, host: str) -> float:
-        """Seconds until ``host`` may be sent to; 0 when it may go now."""
-        return max(0.0, self.ready_at(host) - self.clock())
-
-    def stamp(self, host: str) -> HostPace:
-        """Record that a request to ``host`` starts now (after any wait)."""
-        pace = self.pace(host)
-        pace.last_start = self.clock()
-        return pace
-
-    def settle(self, host: str) -> HostPace:
-        """Record that the answer to the last request arrived now: the server saw that
-        request at the latest now, so the interval is counted from here. Counting only
-        from the send stamp would let a stall between stamp and socket (a GC pause, a
-        busy reactor) shorten the gap the server sees."""
-        pace = self.pace(host)
-        pace.last_start = max(pace.last_start or 0.0, self.clock())
-        return pace
+        return 0.0 if pace is None else pace.ready_at(self.floor, self.margin)
 
     def set_robots(self, host: str, crawl_delay: float | None, request_rate: float | None) -> None:
         pace = self.pace(host)
@@ -126,16 +109,6 @@ class Pacer:
         else:
             pace.adaptive = min(ADAPTIVE_MAX, max(pace.adaptive * 2, self.floor, latency))
 
-    def pause(self, host: str, until: float) -> None:
-        """R5: nothing goes to ``host`` before ``until`` (a later pause never shortens one)."""
-        pace = self.pace(host)
-        pace.not_before = max(pace.not_before, until)
-
     def soonest(self, hosts: Iterable[str]) -> tuple[float, str] | None:
         """The ``(ready_at, host)`` among ``hosts`` that is ready first."""
         return min(((self.ready_at(h), h) for h in hosts), default=None)
-
-    def keep_for(self, host: str) -> float:
-        """How long the ledger entry still matters (its store TTL)."""
-        pace = self.pace(host)
-        return max(self.interval(host), pace.not_before - self.clock(), 0.0) + 60.0

@@ -16,14 +16,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .base import Slot, StateStore, StateStoreError
+from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
+from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-__all__ = ["Slot", "StateStore", "StateStoreError", "SqliteStore", "open_store", "store_for", "state_location"]
+__all__ = [
+    "Ledger",
+    "Operation",
+    "Reservation",
+    "StateStore",
+    "StateStoreError",
+    "StoreUnavailable",
+    "SqliteStore",
+    "Updated",
+    "open_store",
+    "store_for",
+    "state_location",
+]
 
 DEFAULT_STATE_FILE = "walsh-state.sqlite3"
 

@@ -1,17 +1,17 @@
-"""The one interface every piece of persistent state goes through.
+"""The one key-value interface every piece of persistent state goes through.
 
 It is deliberately narrow: namespaced JSON values with an optional expiry. The gates
 keep their own meaning on top (the blocklist stores its last adopted document, the
-robots gate one entry per origin), so a backend only has to get these four methods
-right to hold everything, and the Redis backend for fleets adds nothing to the
-gates' code. Three more operations are atomic read-modify-writes (one sqlite
-``BEGIN IMMEDIATE`` transaction, one Redis Lua call), because several processes of one
-fleet may race for the same key: :meth:`reserve` takes a host's next pacing slot only
-if it is free now, :meth:`advance` raises times and never lowers them (a pause never
-shortens), and :meth:`claim` adds a key only if it is absent (a URL is fetched once
-fleet-wide). Their times are the store's clock (Redis ``TIME`` for a fleet), so
-machines whose clocks disagree still agree on the spacing. Values are JSON, so a store
-can be inspected with ``sqlite3`` or ``redis-cli`` and never unpickles anything.
+robots gate one entry per origin, the pacing ledger one entry per host in
+:mod:`scrapy_walsh.store.ledger`), so a backend only has to get these methods right to
+hold everything. Two operations are atomic, because several processes of one fleet may
+race for the same key: :meth:`StateStore.claim` adds a key only if it is absent (a URL
+is fetched once fleet-wide), and :meth:`StateStore.update` runs one read-modify-write
+:class:`Operation` on one entry (one sqlite ``BEGIN IMMEDIATE`` transaction, one Redis
+Lua call) on the store's clock (Redis ``TIME`` for a fleet), so machines whose clocks
+disagree still agree on the spacing. The store knows nothing about what an operation
+means; the ledger does. Values are JSON, so a store can be inspected with ``sqlite3`` or
+``redis-cli`` and never unpickles anything.
 
 Keys are namespaced by identity (the robots token, lower-cased), so two bot
 identities sharing one file or one Redis never share limits or lists.
@@ -21,33 +21,48 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from ..policy.pacing import ready_time
 
 
 class StateStoreError(RuntimeError):
     """The store cannot be opened, read or written; the message says which and why."""
 
 
-@dataclass(frozen=True)
-class Slot:
-    """The answer of :meth:`StateStore.reserve` / :meth:`StateStore.advance`."""
+class StoreUnavailable(StateStoreError):
+    """The store did not answer within its retry budget (a fleet's Redis is down).
 
-    #: Seconds until the slot is free (0: it was free and is now taken).
-    wait: float
-    #: The stored value after the operation (a dict; empty when there was none).
+    Nothing was decided: a caller that needs the answer to send a request must not send
+    it, and may ask again later without blocking the reactor."""
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One atomic read-modify-write of a JSON-object entry, written once per backend kind.
+
+    ``python(value, now, *args)`` returns ``(result, new_value)``; ``new_value`` ``None``
+    leaves the entry untouched. ``lua`` defines ``local function change(v, now, A)`` with
+    the same meaning (``A`` the args as a Lua array, ``nil`` for no write), for stores that
+    cannot run Python inside their atomic step. Stores run ``python`` inside one
+    transaction, or ``lua`` inside one script; tests pin the two to the same cases.
+    """
+
+    name: str
+    python: Callable[..., tuple[float, dict[str, Any] | None]]
+    lua: str
+
+
+@dataclass(frozen=True)
+class Updated:
+    """What :meth:`StateStore.update` saw and did."""
+
+    #: The operation's result (a number).
+    result: float
+    #: The entry after the operation (a dict; empty when there was none and nothing was written).
     value: dict[str, Any]
     #: The store's clock when it decided: the fleet's one clock.
     now: float
-
-
-def ready_at(value: dict[str, Any], interval: float, margin: float) -> float:
-    """When the ledger entry ``value`` (``last_start``, ``not_before``) lets the next request
-    start (:func:`scrapy_walsh.policy.pacing.ready_time`); the Redis Lua script repeats the formula."""
-    return ready_time(value.get("last_start"), value.get("not_before") or 0.0, interval, margin)
 
 
 class StateStore(ABC):
@@ -89,34 +104,16 @@ class StateStore(ABC):
         return found
 
     @abstractmethod
-    def reserve(
-        self,
-        namespace: str,
-        key: str,
-        interval: float,
-        margin: float = 0.0,
-        assign: dict[str, Any] | None = None,
-        ttl: float | None = None,
-    ) -> Slot:
-        """Atomically: if the entry's :func:`ready_at` is not after now, set its
-        ``last_start`` to now (and the fields of ``assign``) and return ``wait=0``;
-        otherwise change nothing and return the wait. The expiry is never shortened."""
-
-    @abstractmethod
-    def advance(
-        self,
-        namespace: str,
-        key: str,
-        offsets: dict[str, float],
-        assign: dict[str, Any] | None = None,
-        ttl: float | None = None,
-    ) -> Slot:
-        """Atomically raise each field of ``offsets`` to ``now + offset`` (a field already
-        later stays: a pause never shortens) and set the fields of ``assign``."""
-
-    @abstractmethod
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         """Store ``value`` only if ``key`` holds no live value; ``True`` if this call stored it."""
+
+    @abstractmethod
+    def update(
+        self, namespace: str, key: str, operation: Operation, args: Sequence[Any] = (), ttl: float | None = None
+    ) -> Updated:
+        """Run ``operation`` atomically on the entry (``{}`` when missing or not an object),
+        on the store's clock. A write keeps the entry's expiry if that is later than
+        ``now + ttl`` (an expiry is never shortened)."""
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the connection; later calls may fail."""

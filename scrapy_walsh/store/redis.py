@@ -3,14 +3,24 @@
 Keys are ``walsh:<identity>:<namespace>:<key>`` (``:`` and ``%`` in the namespace
 percent-encoded, so ``seen:spider`` never shares a prefix with ``seen``); each value is
 the same JSON as in sqlite, so ``redis-cli GET`` shows it, and expiry is a Redis TTL.
-``reserve`` and ``advance`` are Lua scripts (one round trip, atomic, on Redis's own
-clock) and ``claim`` is ``SET NX PX``.
+``update`` runs an operation's Lua inside one script (one round trip, atomic, on Redis's
+own clock) and ``claim`` is ``SET NX PX``.
 
-Fail safe: redis-py is synchronous, and every call here blocks until Redis answers.
-When Redis is unreachable, the call retries with exponential backoff (0.25 s doubling
-to 30 s), logging an ERROR at each attempt, and never returns a guess. Because the
-pacing middleware reserves a slot here before each request, a crawl whose Redis is down
-sends nothing (the whole reactor waits) and resumes when Redis is back. There is no
+Retry policy (fail safe, and never deaf to Ctrl-C). redis-py is synchronous, and a call
+here runs on the reactor thread. When Redis is unreachable (connection refused or reset,
+a timeout, a server still loading), the first call to find it so retries after 0.1 s,
+doubling, for at most ``RETRY_BUDGET`` (2 s) in all, then raises
+:class:`StoreUnavailable`; until a call succeeds again, later calls retry only once,
+after ``RETRY_FIRST``. A call never returns a guess. So the reactor is never held longer
+than the budget (plus one ``SOCKET_TIMEOUT`` per attempt for a server that accepts but
+does not answer), and Scrapy's own SIGINT/SIGTERM handling runs between calls. The
+first failure of an outage is logged as an ERROR, the recovery as a WARNING with the
+time Redis was away (``walsh/store/unreachable_seconds``). What the callers do with the
+error keeps "no request leaves unreserved": a request whose gate or reservation could
+not reach the store is not sent; the pacing middleware sends it back to the scheduler
+after a wait that leaves the reactor free while the crawl runs, and drops it (unsent)
+once the crawl is stopping. Pauses and settles that cannot be written are kept and
+written before the next reservation (:mod:`scrapy_walsh.store.ledger`). There is no
 local fallback: local pacing would let ten processes send ten times the rate.
 
 Durability is Redis's: "state written before a crash is never lost" holds when the server
@@ -23,74 +33,53 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from .base import Slot, StateStore, StateStoreError
+from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: First retry delay when Redis is unreachable; it doubles up to RETRY_MAX.
-RETRY_FIRST = 0.25
-RETRY_MAX = 30.0
+#: First retry delay when Redis is unreachable; it doubles while the budget lasts.
+RETRY_FIRST = 0.1
+#: Most seconds one call spends retrying before it raises StoreUnavailable.
+RETRY_BUDGET = 2.0
 SOCKET_TIMEOUT = 5.0
 
-# Both scripts start with this: Redis's own clock, the entry (KEYS[1]) as a table, and a
-# write that never shortens the entry's TTL (as sqlite's _upsert never shortens an expiry).
-_PRELUDE = """
+# Runs an Operation's Lua: Redis's own clock, the entry (KEYS[1]) as a table, the
+# operation's change(v, now, A) with A = ARGV[1] decoded, and a write that never shortens
+# the entry's TTL (ARGV[2], ms, '' for none), as sqlite's _upsert never shortens an expiry.
+_BEFORE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local raw = redis.call('GET', KEYS[1])
 local v = {}
-if raw then v = cjson.decode(raw) end
-local function set_keeping_ttl(enc, ttl_ms)
+if raw then
+  local ok, decoded = pcall(cjson.decode, raw)
+  if ok and type(decoded) == 'table' then v = decoded end
+end
+"""
+_AFTER = """
+local result, new = change(v, now, cjson.decode(ARGV[1]))
+local enc = raw or '{}'
+if new then
+  enc = cjson.encode(new)
   local pttl = redis.call('PTTL', KEYS[1])
-  if ttl_ms == '' or pttl == -1 then
+  if ARGV[2] == '' or pttl == -1 then
     redis.call('SET', KEYS[1], enc)
   else
-    redis.call('SET', KEYS[1], enc, 'PX', math.max(tonumber(ttl_ms), pttl))
+    redis.call('SET', KEYS[1], enc, 'PX', math.max(tonumber(ARGV[2]), pttl))
   end
 end
+return {string.format('%.6f', result), enc, string.format('%.6f', now)}
 """
 
-# KEYS[1] the ledger entry; ARGV: interval, margin, assign (JSON object), ttl in ms ('' = none).
-# The same formula as pacing.ready_time; the value is re-encoded with every other field kept.
-RESERVE = (
-    _PRELUDE
-    + """
-local nb = tonumber(v['not_before']) or 0
-local last = tonumber(v['last_start'])
-local ready = nb
-if last then ready = math.max(nb, last + tonumber(ARGV[1])) end
-if ready > 0 then ready = ready + tonumber(ARGV[2]) end
-if ready > now then
-  return {string.format('%.6f', ready - now), raw or '{}', string.format('%.6f', now)}
-end
-for f, val in pairs(cjson.decode(ARGV[3])) do v[f] = val end
-v['last_start'] = now
-local enc = cjson.encode(v)
-set_keeping_ttl(enc, ARGV[4])
-return {'0', enc, string.format('%.6f', now)}
-"""
-)
 
-# KEYS[1] the entry; ARGV: offsets (JSON object field -> seconds from now), assign, ttl ms.
-ADVANCE = (
-    _PRELUDE
-    + """
-for f, off in pairs(cjson.decode(ARGV[1])) do
-  local want = now + off
-  local cur = tonumber(v[f])
-  if cur == nil or want > cur then v[f] = want end
-end
-for f, val in pairs(cjson.decode(ARGV[2])) do v[f] = val end
-local enc = cjson.encode(v)
-set_keeping_ttl(enc, ARGV[3])
-return {enc, string.format('%.6f', now)}
-"""
-)
+def script_for(operation: Operation) -> str:
+    """The whole Lua script that runs ``operation`` on one entry."""
+    return _BEFORE + operation.lua + _AFTER
 
 
 def _ms(ttl: float | None) -> int | None:
@@ -123,12 +112,13 @@ class RedisStore(StateStore):
             )
         except ValueError as exc:
             raise StateStoreError(f"cannot open the state store {url}: {exc}") from exc
-        self._reserve = self._redis.register_script(RESERVE)
-        self._advance = self._redis.register_script(ADVANCE)
+        self._scripts: dict[str, Any] = {}
         #: Redis commands sent (a pipeline or a script counts once): the bench reports it.
         self.round_trips = 0
-        #: Seconds spent waiting for an unreachable Redis.
-        self.unreachable_seconds = 0.0
+        #: Seconds Redis was unreachable in earlier outages (see :attr:`unreachable_seconds`).
+        self._unreachable = 0.0
+        #: ``time.monotonic()`` of the first failure of the outage under way, else None.
+        self._down_since: float | None = None
         self.prefix = f"walsh:{self.identity}:"
         if connect_now:
             self._call("PING", self._redis.ping)
@@ -140,35 +130,49 @@ class RedisStore(StateStore):
 
     # -- the fail-safe wrapper -----------------------------------------------------------
 
+    @property
+    def unreachable_seconds(self) -> float:
+        """Seconds Redis has been unreachable so far (an outage under way included)."""
+        down = 0.0 if self._down_since is None else time.monotonic() - self._down_since
+        return self._unreachable + down
+
     def _call(self, what: str, fn: Callable[[], T]) -> T:
-        """``fn()``, retried until Redis answers; nothing else happens meanwhile."""
-        attempt = 0
-        started = None
+        """``fn()``, retried for at most ``RETRY_BUDGET`` s while Redis is unreachable, then
+        :class:`StoreUnavailable` (the module docstring has the policy)."""
+        began = time.monotonic()
+        delay = RETRY_FIRST
+        # the first call of an outage rides out a blip; later ones fail fast until it ends
+        budget = RETRY_BUDGET if self._down_since is None else RETRY_FIRST
         while True:
             try:
                 self.round_trips += 1
                 result = fn()
             except self._errors as exc:
-                started = started or time.monotonic()
-                delay = min(RETRY_MAX, RETRY_FIRST * 2**attempt)
-                attempt += 1
-                logger.error(
-                    "Redis state store %s unreachable (%s: %s) during %s: no request is sent "
-                    "until it answers; attempt %d failed, retrying in %.2f s",
-                    self.uri,
-                    type(exc).__name__,
-                    exc,
-                    what,
-                    attempt,
-                    delay,
-                )
-                time.sleep(delay)
+                now = time.monotonic()
+                if self._down_since is None:
+                    self._down_since = now
+                    logger.error(
+                        "Redis state store %s unreachable (%s: %s) during %s: no request is sent "
+                        "until it answers; retrying",
+                        self.uri,
+                        type(exc).__name__,
+                        exc,
+                        what,
+                    )
+                left = budget - (now - began)
+                if left <= 0:
+                    raise StoreUnavailable(
+                        f"state store {self.uri}: {what}: unreachable for {now - self._down_since:.1f} s ({exc})"
+                    ) from exc
+                time.sleep(min(delay, left))
+                delay *= 2
                 continue
             except Exception as exc:  # a Redis error that retrying won't fix
                 raise StateStoreError(f"state store {self.uri}: {what} failed: {exc}") from exc
-            if started is not None:
-                down = time.monotonic() - started
-                self.unreachable_seconds += down
+            if self._down_since is not None:
+                down = time.monotonic() - self._down_since
+                self._unreachable += down
+                self._down_since = None
                 logger.warning("Redis state store %s is reachable again after %.1f s; resuming", self.uri, down)
             return result
 
@@ -203,30 +207,15 @@ class RedisStore(StateStore):
         values = self._call("MGET", lambda: self._redis.mget(full_keys))
         return {k: json.loads(v) for k, v in zip(full_keys, values) if v is not None}
 
-    def reserve(
-        self,
-        namespace: str,
-        key: str,
-        interval: float,
-        margin: float = 0.0,
-        assign: dict[str, Any] | None = None,
-        ttl: float | None = None,
-    ) -> Slot:
-        args = [repr(float(interval)), repr(float(margin)), json.dumps(assign or {}), _ms(ttl) or ""]
-        wait, raw, now = self._call("reserve", lambda: self._reserve(keys=[self._key(namespace, key)], args=args))
-        return Slot(float(wait), _decode_object(raw), float(now))
-
-    def advance(
-        self,
-        namespace: str,
-        key: str,
-        offsets: dict[str, float],
-        assign: dict[str, Any] | None = None,
-        ttl: float | None = None,
-    ) -> Slot:
-        args = [json.dumps(offsets), json.dumps(assign or {}), _ms(ttl) or ""]
-        raw, now = self._call("advance", lambda: self._advance(keys=[self._key(namespace, key)], args=args))
-        return Slot(0.0, _decode_object(raw), float(now))
+    def update(
+        self, namespace: str, key: str, operation: Operation, args: Sequence[Any] = (), ttl: float | None = None
+    ) -> Updated:
+        script = self._scripts.get(operation.lua)
+        if script is None:
+            script = self._scripts[operation.lua] = self._redis.register_script(script_for(operation))
+        argv = [json.dumps(list(args)), _ms(ttl) or ""]
+        result, raw, now = self._call(operation.name, lambda: script(keys=[self._key(namespace, key)], args=argv))
+        return Updated(float(result), _decode_object(raw), float(now))
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)

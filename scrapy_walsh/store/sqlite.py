@@ -4,21 +4,22 @@ Every ``set`` is its own transaction in WAL mode with ``synchronous=FULL``, so a
 ``kill -9`` (or a power cut) at any instant leaves either the old value or the new
 one, never a torn row, and a committed value is on disk before ``set`` returns.
 Several processes may share the file; writers wait up to ``busy_timeout``. The atomic
-operations (``reserve``, ``advance``, ``claim``) read and write inside one ``BEGIN
-IMMEDIATE`` transaction, which takes the write lock before reading, so two processes
-on one machine sharing the file can never take the same pacing slot.
+operations (``claim``, and ``update``, which runs a ledger operation's Python) read and
+write inside one ``BEGIN IMMEDIATE`` transaction, which takes the write lock before
+reading, so two processes on one machine sharing the file can never take the same
+pacing slot.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .base import Slot, StateStore, StateStoreError, ready_at
+from .base import Operation, StateStore, StateStoreError, Updated
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS walsh_state (
@@ -104,39 +105,18 @@ class SqliteStore(StateStore):
             found.update((key, json.loads(value)) for key, value in rows)
         return found
 
-    def reserve(
-        self,
-        namespace: str,
-        key: str,
-        interval: float,
-        margin: float = 0.0,
-        assign: dict[str, Any] | None = None,
-        ttl: float | None = None,
-    ) -> Slot:
+    def update(
+        self, namespace: str, key: str, operation: Operation, args: Sequence[Any] = (), ttl: float | None = None
+    ) -> Updated:
         with self._transaction() as now:
             value, expires = self._read(namespace, key, now)
-            ready = ready_at(value, interval, margin)
-            if ready > now:
-                return Slot(ready - now, value, now)
-            value.update(assign or {}, last_start=now)
-            self._upsert(namespace, key, value, now, ttl, expires)
-            return Slot(0.0, value, now)
-
-    def advance(
-        self,
-        namespace: str,
-        key: str,
-        offsets: dict[str, float],
-        assign: dict[str, Any] | None = None,
-        ttl: float | None = None,
-    ) -> Slot:
-        with self._transaction() as now:
-            value, expires = self._read(namespace, key, now)
-            for field, offset in offsets.items():
-                value[field] = max(value.get(field) or 0.0, now + offset)
-            value.update(assign or {})
-            self._upsert(namespace, key, value, now, ttl, expires)
-            return Slot(0.0, value, now)
+            if not isinstance(value, dict):
+                value = {}
+            result, new = operation.python(value, now, *args)
+            if new is not None:
+                self._upsert(namespace, key, new, now, ttl, expires)
+                value = new
+            return Updated(float(result), value, now)
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         with self._transaction() as now:

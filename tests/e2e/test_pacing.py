@@ -4,6 +4,7 @@ from the demo server's own timestamps."""
 import pytest
 
 from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.queue import host_directory
 
 from ..helpers import CLOCK_TOLERANCE, add_addon_line, crawl_targets, gaps_by_host, new_project, run_scrapy, stat
 
@@ -117,6 +118,9 @@ def test_the_politeness_queue_resumes_a_paused_crawl_from_jobdir(project, demo_s
     assert first.returncode == 0, first.stderr[-3000:]
     pages_first = [r for r in demo_site.requests if r["path"].startswith("/page/")]
     assert 2 <= len(pages_first) < len(urls), "the first run stopped early"
+    # the waiting hosts' queues sit in directories named as Scrapy names them (host_directory)
+    kept = {p.name for p in (project / "job").rglob("*") if p.is_dir() and ".walsh-demo.test-" in p.name}
+    assert kept and kept <= {host_directory(f"{h}.walsh-demo.test") for h in ("open", "named")}, kept
     second = run_scrapy(args, cwd=project)
     assert second.returncode == 0, second.stderr[-3000:]
     pages = [(r["host_key"], r["path"]) for r in demo_site.requests if r["path"].startswith("/page/")]
@@ -125,6 +129,21 @@ def test_the_politeness_queue_resumes_a_paused_crawl_from_jobdir(project, demo_s
     )
     for host, gaps in gaps_by_host(demo_site.requests).items():
         assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, (host, gaps)
+    left = [p.name for p in (project / "job").rglob("*") if p.is_dir() and ".walsh-demo.test-" in p.name]
+    assert left == [], f"emptied hosts' JOBDIR directories were not reclaimed: {left}"
+
+
+@pytest.mark.parametrize(
+    "host, name",
+    [  # Scrapy's names for download-slot directories: an existing JOBDIR must keep resuming
+        ("open.walsh-demo.test", "open.walsh-demo.test-6343a8211fcb1f92c1731dcc7daf8ab4"),
+        ("some@symbol?", "some_symbol_-ca0283b318fe44277a5d6d32cf1ad0ba"),
+        ("xn--bcher-kva.example", "xn--bcher-kva.example-f8dd7b47a155bcd1727de887f47eeb06"),
+        ("", "-d41d8cd98f00b204e9800998ecf8427e"),
+    ],
+)
+def test_jobdir_host_directories_keep_their_names(host, name):
+    assert host_directory(host) == name
 
 
 STALL = '''

@@ -1,5 +1,6 @@
-"""The fleet operations of the state store (reserve, advance, claim, get_many), on both
-backends: a real sqlite file and a real redis-server. Races are real processes."""
+"""The fleet operations of the state store (claim, get_many) and of the pacing ledger on
+top of it (reserve, advance), on both backends: a real sqlite file and a real
+redis-server. Races are real processes."""
 
 import subprocess
 import sys
@@ -9,8 +10,8 @@ import time
 
 import pytest
 
-from scrapy_walsh.store import open_store, parse_state_uri
-from scrapy_walsh.store.redis import RedisStore
+from scrapy_walsh.store import Ledger, StoreUnavailable, open_store, parse_state_uri
+from scrapy_walsh.store.redis import RETRY_BUDGET, RedisStore
 
 from ..redis_server import RedisServer
 
@@ -32,22 +33,23 @@ def store_at(uri, identity="Walsh-Research"):
 
 def test_reserve_takes_a_free_slot_once_and_reports_the_wait(uri):
     store = store_at(uri)
-    first = store.reserve("pacing", "a.test", interval=1.0, margin=0.01, assign={"crawl_delay": None}, ttl=61)
+    ledger = Ledger(store, "pacing")
+    first = ledger.reserve("a.test", interval=1.0, margin=0.01, assign={"crawl_delay": None}, ttl=61)
     assert first.wait == 0 and first.value["last_start"] == pytest.approx(first.now, abs=1e-3)
-    second = store.reserve("pacing", "a.test", interval=1.0, margin=0.01, ttl=61)
+    second = ledger.reserve("a.test", interval=1.0, margin=0.01, ttl=61)
     assert 0.95 < second.wait <= 1.01, second
     assert second.value["last_start"] == first.value["last_start"], "a refused reserve changed the entry"
-    assert store.reserve("pacing", "b.test", interval=1.0).wait == 0, "hosts are independent"
+    assert ledger.reserve("b.test", interval=1.0).wait == 0, "hosts are independent"
     assert store.get("pacing", "a.test")["crawl_delay"] is None
 
 
 def test_a_pause_never_shortens_and_holds_reserve(uri):
-    store = store_at(uri)
-    store.advance("pacing", "h", {"not_before": 5.0}, ttl=70)
-    shorter = store.advance("pacing", "h", {"not_before": 1.0}, assign={"adaptive": 0.5}, ttl=10)
+    ledger = Ledger(store_at(uri), "pacing")
+    ledger.advance("h", {"not_before": 5.0}, ttl=70)
+    shorter = ledger.advance("h", {"not_before": 1.0}, assign={"adaptive": 0.5}, ttl=10)
     assert shorter.value["not_before"] == pytest.approx(shorter.now + 5.0, abs=0.2)
     assert shorter.value["adaptive"] == 0.5
-    assert 4.5 < store.reserve("pacing", "h", interval=1.0).wait <= 5.0
+    assert 4.5 < ledger.reserve("h", interval=1.0).wait <= 5.0
 
 
 def test_claim_adds_only_if_absent_and_expires(uri):
@@ -84,17 +86,17 @@ def test_get_many_and_namespaces_and_identities(uri):
 
 RACER = textwrap.dedent("""
     import sys, time
-    from scrapy_walsh.store import open_store, parse_state_uri
-    store = open_store(parse_state_uri(sys.argv[1], "unused"), "Walsh-Research")
+    from scrapy_walsh.store import Ledger, open_store, parse_state_uri
+    store = Ledger(open_store(parse_state_uri(sys.argv[1], "unused"), "Walsh-Research"), "pacing")
     print("ready", flush=True)
     start = float(sys.stdin.readline())
     time.sleep(max(0.0, start - time.time()))
     while time.time() < start + 2.0:
-        slot = store.reserve("pacing", "race.test", interval=0.2, ttl=60)
-        if slot.wait == 0:
-            print(repr(slot.now), flush=True)
+        taken = store.reserve("race.test", interval=0.2, ttl=60)
+        if taken.wait == 0:
+            print(repr(taken.now), flush=True)
         else:
-            time.sleep(min(slot.wait, 0.05) * (0.5 + (hash(time.time()) % 100) / 100))
+            time.sleep(min(taken.wait, 0.05) * (0.5 + (hash(time.time()) % 100) / 100))
 """)
 
 
@@ -137,3 +139,118 @@ def test_an_unreachable_redis_blocks_until_it_is_back_and_loses_nothing(tmp_path
         restart.join()
     finally:
         server.stop()
+
+
+def test_a_long_outage_raises_within_the_budget_and_a_pause_made_meanwhile_still_holds(tmp_path):
+    server = RedisServer(tmp_path / "r").start()
+    try:
+        store = RedisStore(server.url, "Walsh-Research")
+        ledger = Ledger(store, "pacing")
+        store.set("blocklist", "last", {"document": [1]})
+        server.kill()
+        began = time.monotonic()
+        with pytest.raises(StoreUnavailable, match="unreachable"):
+            store.get("blocklist", "last")
+        assert RETRY_BUDGET - 0.05 <= time.monotonic() - began < RETRY_BUDGET + 1.0
+        began = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            ledger.reserve("h", interval=1.0)
+        assert time.monotonic() - began < 0.5, "a call while Redis is known down fails fast"
+        # R5: a pause decided while Redis is down is kept, not lost, and not a reason to fail
+        paused = ledger.advance("h", {"not_before": 30.0}, ttl=100)
+        assert paused.value["not_before"] == pytest.approx(ledger.now() + 30.0, abs=0.5)
+        assert ledger.pending == 1
+        server.start()
+        taken = ledger.reserve("h", interval=1.0)
+        assert ledger.pending == 0
+        assert 25.0 < taken.wait <= 30.0, "the pause made while Redis was down was lost"
+        assert store.get("blocklist", "last") == {"document": [1]}
+        assert store.unreachable_seconds >= RETRY_BUDGET
+    finally:
+        server.stop()
+
+
+T0 = 1_700_000_000.0
+
+#: (last_start, not_before, interval, margin) -> ready time, for ready_time and its Lua twin.
+READY_CASES = [
+    ((None, 0.0, 1.0, 0.0), 0.0),
+    ((None, 0.0, 5.0, 0.25), 0.0),  # never seen: it goes at once, no margin
+    ((None, T0 + 20, 1.0, 0.5), T0 + 20.5),  # paused, never requested
+    ((T0, 0.0, 3.0, 0.25), T0 + 3.25),
+    ((T0, T0 + 30, 1.0, 0.0), T0 + 30),  # the pause dominates
+    ((T0, T0 - 100, 10.0, 0.0), T0 + 10),  # a past pause does not shorten the interval
+    ((T0, T0 + 5, 5.0, 0.01), T0 + 5.01),
+    ((0.0, 0.0, 1.0, 0.5), 1.5),
+    ((T0 + 0.123456, 0.0, 1.0, 0.01), T0 + 1.133456),
+]
+
+#: (operation, entry, now, args) -> (result, entry after or None), for both languages.
+OPERATION_CASES = [
+    ("reserve", {}, T0, [1.0, 0.01, {"crawl_delay": None}], (0.0, {"crawl_delay": None, "last_start": T0})),
+    ("reserve", {"last_start": T0}, T0 + 0.5, [1.0, 0.01, {}], (0.51, None)),
+    ("reserve", {"last_start": T0, "not_before": T0 + 30}, T0 + 2, [1.0, 0.0, {}], (28.0, None)),
+    (
+        "reserve",
+        {"last_start": T0, "not_before": None, "adaptive": 2.5},
+        T0 + 3,
+        [2.5, 0.0, {"adaptive": 2.5}],
+        (0.0, {"last_start": T0 + 3, "not_before": None, "adaptive": 2.5}),
+    ),
+    ("reserve", {"last_start": T0}, T0 + 1.0, [1.0, 0.0, {}], (0.0, {"last_start": T0 + 1.0})),  # exactly ready
+    (
+        "advance",
+        {"not_before": T0 + 5},
+        T0,
+        [{"not_before": 1.0}, {"adaptive": 0.5}],
+        (0.0, {"not_before": T0 + 5, "adaptive": 0.5}),
+    ),
+    ("advance", {"last_start": T0}, T0 + 0.25, [{"last_start": 0.0}, {}], (0.0, {"last_start": T0 + 0.25})),
+    ("advance", {"last_start": T0 + 1}, T0 + 0.25, [{"last_start": 0.0}, {}], (0.0, {"last_start": T0 + 1})),
+    ("advance", {}, T0, [{"not_before": 30.0}, {}], (0.0, {"not_before": T0 + 30})),
+]
+
+
+def _approx_entry(entry):
+    return None if entry is None else {k: (v if v is None else pytest.approx(v, abs=1e-6)) for k, v in entry.items()}
+
+
+def test_the_python_formula_and_the_redis_lua_agree_on_every_case(redis_server):
+    """The Lua repeats ready_time and the ledger's operations: both run the same table."""
+    import json
+
+    import redis
+
+    from scrapy_walsh.policy.pacing import ready_time
+    from scrapy_walsh.store.ledger import ADVANCE, READY_TIME_LUA, RESERVE
+
+    client = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    formula = READY_TIME_LUA + (
+        "local last = nil\nif ARGV[1] ~= '' then last = tonumber(ARGV[1]) end\n"
+        "return string.format('%.6f', ready_time(last, tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])))"
+    )
+    for (last, not_before, interval, margin), expected in READY_CASES:
+        python = ready_time(last, not_before, interval, margin)
+        args = ["" if last is None else repr(last), repr(not_before), repr(interval), repr(margin)]
+        lua = float(client.eval(formula, 0, *args))
+        assert python == pytest.approx(expected, abs=1e-6), (last, not_before, interval, margin)
+        assert lua == pytest.approx(expected, abs=1e-6), (last, not_before, interval, margin, lua)
+
+    operations = {"reserve": RESERVE, "advance": ADVANCE}
+    runner = (
+        "local result, new = change(cjson.decode(ARGV[1]), tonumber(ARGV[2]), cjson.decode(ARGV[3]))\n"
+        "if new then return {string.format('%.6f', result), cjson.encode(new)} end\n"
+        "return {string.format('%.6f', result), ''}"
+    )
+    for name, entry, now, args, (result, after) in OPERATION_CASES:
+        operation = operations[name]
+        python = operation.python(dict(entry), now, *args)
+        assert python == (pytest.approx(result, abs=1e-6), _approx_entry(after)), (name, entry, now, args)
+        lua_result, lua_new = client.eval(operation.lua + runner, 0, json.dumps(entry), repr(now), json.dumps(args))
+        lua_entry = json.loads(lua_new) if lua_new else None
+        assert (float(lua_result), lua_entry) == (pytest.approx(result, abs=1e-6), _approx_entry(after)), (
+            name,
+            entry,
+            now,
+            args,
+        )

@@ -1,8 +1,10 @@
-"""R4/R5 arithmetic of :mod:`scrapy_walsh.policy.pacing`, driven by an injected clock (no Scrapy, no sleeping)."""
+"""R4/R5 arithmetic of :mod:`scrapy_walsh.policy.pacing` (``ready_time`` and the local pacer) and
+the pacing ledger's operations in Python, driven by an injected clock (no Scrapy, no sleeping)."""
 
 import pytest
 
-from scrapy_walsh.policy.pacing import ADAPTIVE_MAX, HostPace, Pacer
+from scrapy_walsh.policy.pacing import ADAPTIVE_MAX, HostPace, Pacer, ready_time
+from scrapy_walsh.store.ledger import ADVANCE, RESERVE
 
 T0 = 1_700_000_000.0  # a realistic wall-clock time: never 0
 
@@ -27,11 +29,11 @@ def pacer(clock, floor=1.0, margin=0.0):
 def test_a_never_seen_host_is_ready_at_once(clock):
     p = pacer(clock, floor=5.0, margin=0.25)
     assert p.ready_at("new.test") == 0.0
-    assert p.wait("new.test") == 0.0
     assert not p.seen("new.test")
     assert HostPace().ready_at(5.0) == 0.0
+    assert ready_time(None, 0.0, 5.0, 0.25) == 0.0
     p.set_robots("robots-only.test", crawl_delay=30.0, request_rate=None)  # known, never requested
-    assert (p.ready_at("robots-only.test"), p.wait("robots-only.test")) == (0.0, 0.0)
+    assert p.ready_at("robots-only.test") == 0.0
 
 
 @pytest.mark.parametrize(
@@ -50,45 +52,58 @@ def test_interval_is_the_largest_term_and_no_term_lowers_it(fields, expected):
     assert HostPace(**fields).interval(1.0) == expected
 
 
-def test_after_a_stamp_the_wait_is_the_interval_plus_the_margin(clock):
+def test_after_a_start_the_next_is_ready_an_interval_plus_the_margin_later(clock):
     p = pacer(clock, floor=1.0, margin=0.25)
     p.set_robots("a.test", crawl_delay=3.0, request_rate=None)
-    p.stamp("a.test")
+    p.pace("a.test").last_start = T0
     assert p.seen("a.test")
-    assert p.pace("a.test").last_start == T0
     assert p.ready_at("a.test") == T0 + 3.25
-    assert p.wait("a.test") == pytest.approx(3.25)
-    clock.now += 1.0
-    assert p.wait("a.test") == pytest.approx(2.25)
-    clock.now += 10.0
-    assert p.wait("a.test") == 0.0
+    assert ready_time(T0, 0.0, 3.0, 0.25) == T0 + 3.25
 
 
-def test_a_pause_dominates_and_a_later_shorter_pause_never_shortens_it(clock):
-    p = pacer(clock, floor=1.0)
-    p.stamp("a.test")
-    p.pause("a.test", T0 + 30)
-    assert p.wait("a.test") == pytest.approx(30.0)
-    p.pause("a.test", T0 + 5)
-    assert p.pace("a.test").not_before == T0 + 30
-    assert p.wait("a.test") == pytest.approx(30.0)
-    p.pause("a.test", T0 + 40)
-    assert p.wait("a.test") == pytest.approx(40.0)
+@pytest.mark.parametrize(
+    "last_start, not_before, interval, margin, expected",
+    [
+        (T0, T0 + 30, 1.0, 0.0, T0 + 30),  # a pause dominates
+        (T0, T0 - 100, 10.0, 0.0, T0 + 10),  # a pause in the past does not shorten the interval
+        (None, T0 + 20, 1.0, 0.5, T0 + 20.5),  # a paused host never requested waits for the pause
+        (T0, 0.0, 1.0, 0.0, T0 + 1),
+        (0.0, 0.0, 1.0, 0.5, 1.5),
+    ],
+)
+def test_ready_time_is_the_later_of_the_interval_and_the_pause_plus_the_margin(
+    last_start, not_before, interval, margin, expected
+):
+    assert ready_time(last_start, not_before, interval, margin) == expected
+    pace = HostPace(last_start=last_start, crawl_delay=interval, not_before=not_before)
+    assert pace.ready_at(interval, margin) == expected
 
 
-def test_a_pause_in_the_past_does_not_shorten_the_interval(clock):
-    p = pacer(clock, floor=1.0)
-    p.set_robots("a.test", crawl_delay=10.0, request_rate=None)
-    p.stamp("a.test")
-    p.pause("a.test", T0 - 100)
-    assert p.wait("a.test") == pytest.approx(10.0)
-
-
-def test_a_paused_host_never_requested_waits_for_the_pause(clock):
+def test_a_paused_host_never_requested_is_seen(clock):
     p = pacer(clock, floor=1.0, margin=0.5)
-    p.pause("a.test", T0 + 20)
+    p.pace("a.test").not_before = T0 + 20
     assert p.seen("a.test")
-    assert p.wait("a.test") == pytest.approx(20.5)
+    assert p.ready_at("a.test") == T0 + 20.5
+
+
+def test_a_later_shorter_pause_never_shortens_one():
+    """The ledger's advance raises times and never lowers them (Python side of the operation)."""
+    _, entry = ADVANCE.python({}, T0, {"not_before": 30.0}, {})
+    _, entry = ADVANCE.python(entry, T0, {"not_before": 5.0}, {})
+    assert entry["not_before"] == T0 + 30
+    _, entry = ADVANCE.python(entry, T0, {"not_before": 40.0}, {"adaptive": 0.5})
+    assert entry == {"not_before": T0 + 40, "adaptive": 0.5}
+
+
+def test_settle_counts_the_interval_from_the_answer_not_the_send():
+    wait, entry = RESERVE.python({}, T0, 2.0, 0.0, {})
+    assert (wait, entry) == (0.0, {"last_start": T0})
+    _, entry = ADVANCE.python(entry, T0 + 0.3, {"last_start": 0.0}, {})  # a stall, or a slow answer
+    assert ready_time(entry["last_start"], 0.0, 2.0) == T0 + 2.3
+    _, entry = ADVANCE.python(entry, T0, {"last_start": 0.0}, {})  # a clock that went back
+    assert entry["last_start"] == T0 + 0.3
+    wait, refused = RESERVE.python(entry, T0 + 1.0, 2.0, 0.0, {})
+    assert (wait, refused) == (pytest.approx(1.3), None)
 
 
 def test_ok_answers_smooth_the_latency_by_halves_and_the_floor_still_holds(clock):
@@ -126,24 +141,13 @@ def test_errors_double_the_adaptive_delay_from_at_least_the_floor_up_to_the_cap(
 def test_soonest_picks_the_earliest_host(clock):
     p = pacer(clock, floor=1.0)
     p.set_robots("slow.test", crawl_delay=10.0, request_rate=None)
-    p.stamp("slow.test")
-    p.stamp("fast.test")
-    p.pause("paused.test", T0 + 100)
+    p.pace("slow.test").last_start = T0
+    p.pace("fast.test").last_start = T0
+    p.pace("paused.test").not_before = T0 + 100
     assert p.soonest(["slow.test", "fast.test", "paused.test"]) == (T0 + 1.0, "fast.test")
     assert p.soonest(["slow.test", "paused.test"]) == (T0 + 10.0, "slow.test")
     assert p.soonest(["slow.test", "never.test"]) == (0.0, "never.test")
     assert p.soonest([]) is None
-
-
-def test_keep_for_covers_the_interval_and_a_pause(clock):
-    p = pacer(clock, floor=1.0, margin=0.5)
-    p.set_robots("a.test", crawl_delay=120.0, request_rate=None)
-    p.stamp("a.test")
-    assert p.keep_for("a.test") >= p.wait("a.test") > 120.0
-    p.pause("a.test", T0 + 600)
-    assert p.keep_for("a.test") >= p.wait("a.test") > 600.0
-    p.pause("b.test", T0 + 300)
-    assert p.keep_for("b.test") >= p.wait("b.test") > 300.0
 
 
 def test_host_pace_json_round_trip_ignores_unknown_keys():
@@ -157,19 +161,8 @@ def test_the_ledger_never_forgets_a_host_idle_past_scrapys_60_s(clock):
     """Scrapy drops idle download slots after 60 s; a Crawl-delay: 120 host must still wait."""
     p = pacer(clock, floor=1.0)
     p.set_robots("slow.test", crawl_delay=120.0, request_rate=None)
-    p.stamp("slow.test")
+    p.pace("slow.test").last_start = T0
     clock.now = T0 + 61
     for i in range(1000):  # plenty of other traffic meanwhile
-        p.stamp(f"h{i}.test")
-    assert p.wait("slow.test") == pytest.approx(59.0)
-
-
-def test_settle_counts_the_interval_from_the_answer_not_the_send(clock):
-    p = pacer(clock, floor=2.0)
-    p.stamp("a.example")
-    clock.now += 0.3  # a stall, or a slow answer: the server may have seen it only now
-    p.settle("a.example")
-    assert p.wait("a.example") == pytest.approx(2.0)
-    clock.now -= 0.3  # a clock that went back never moves the start earlier
-    p.settle("a.example")
-    assert p.wait("a.example") == pytest.approx(2.3)
+        p.pace(f"h{i}.test").last_start = clock.now
+    assert p.ready_at("slow.test") - clock.now == pytest.approx(59.0)
