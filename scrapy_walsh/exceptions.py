@@ -102,6 +102,10 @@ DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
 )
 
 
+#: The first words of every refusal: ``check --live`` finds the reasons in a crawl's log by them.
+REFUSAL_HEADLINE = "scrapy_walsh refuses to start this crawl"
+
+
 class ConformanceError(ValueError):
     """Raised at start-up when a setting would break a MUST; names setting and requirement."""
 
@@ -114,7 +118,7 @@ class ConformanceError(ValueError):
             for f in self.findings
         )
         super().__init__(
-            f"scrapy_walsh refuses to start this crawl; it would break walsh-research-compliance/v1:\n{lines}"
+            f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}"
         )
 
 

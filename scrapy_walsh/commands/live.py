@@ -28,7 +28,7 @@ from ..attestation import NOT_OBSERVED_LIVE, judge
 from ..conformance import FAIL, Finding, checklist, overall
 from ..demo import DemoSite
 from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
-from ..exceptions import ConformanceError
+from ..exceptions import REFUSAL_HEADLINE, ConformanceError
 from ..settings import USER_AGENT
 from .check import envelope, rows_json, spider_classes
 
@@ -67,7 +67,8 @@ def refusal(output: str) -> str:
     """Why the crawl refused to start, from its log: the ConformanceError, else the last line."""
     lines = [line for line in output.splitlines() if line.strip()]
     error = f"{ConformanceError.__module__}.{ConformanceError.__qualname__}:"
-    starts = [i for i, line in enumerate(lines) if line.startswith(error)]
+    # the refusal is logged as its reasons (scrapy_walsh.refusal); a traceback ends the same way
+    starts = [i for i, line in enumerate(lines) if line.startswith(error) or REFUSAL_HEADLINE in line]
     if starts:
         reasons = []
         for line in lines[starts[-1] + 1 :]:
