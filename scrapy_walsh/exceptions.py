@@ -117,9 +117,7 @@ class ConformanceError(ValueError):
             f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"
             for f in self.findings
         )
-        super().__init__(
-            f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}"
-        )
+        super().__init__(f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}")
 
 
 logger = logging.getLogger("scrapy_walsh.denials")
