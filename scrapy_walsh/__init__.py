@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-#: public name -> the module that defines it
+#: the exceptions an errback may catch (scrapy_walsh.exceptions)
 _EXCEPTIONS = (
     "WalshIgnoreRequest",
     "OutOfScope",
@@ -29,6 +29,7 @@ _EXCEPTIONS = (
     "HostPaused",
     "ConformanceError",
 )
+#: public name -> the module that defines it
 _LAZY = {
     "Addon": "scrapy_walsh.addon",
     "SPEC_VERSION": "scrapy_walsh.settings",
@@ -36,24 +37,9 @@ _LAZY = {
     **dict.fromkeys(_EXCEPTIONS, "scrapy_walsh.exceptions"),
 }
 
-__all__ = [  # noqa: F822 - loaded lazily by __getattr__
-    "Addon",
-    "SPEC_VERSION",
-    "StructuredSourceSpider",
-    "WalshIgnoreRequest",
-    "OutOfScope",
-    "PrivateAddressRefused",
-    "BlockedByOperator",
-    "RobotsDenied",
-    "NotModified",
-    "RecentlyFetched",
-    "CrawlDelayExceedsCap",
-    "HostPaused",
-    "ConformanceError",
-    "__version__",
-]
+__all__ = [*_LAZY, "__version__"]
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported through __all__)
     from .addon import Addon
     from .exceptions import (
         BlockedByOperator,
