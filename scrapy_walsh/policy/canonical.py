@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-from w3lib.url import canonicalize_url
-
 
 def canonical_url(url: str) -> str:
+    from w3lib.url import canonicalize_url  # on first use: w3lib.url loads urllib.request (~20 ms)
+
     parts = urlsplit(canonicalize_url(url, keep_fragments=False))
     path = parts.path.rstrip("/") or "/"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))

@@ -19,24 +19,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from w3lib.url import safe_url_string
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 MAX_TEXT = 300
 MAX_URL = 2000
 MAX_HEADINGS = 500
 MAX_LINKS = 2000
 
-_PARSER = MarkdownIt("commonmark", {"html": False})
+
+@cache
+def _parser() -> MarkdownIt:
+    """Built on first use: markdown-it costs ~35 ms to import, and most crawls read no markdown."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False})
 
 
 def parse_tokens(text: str) -> list[Token]:
     """The block token stream of ``text`` (CommonMark, raw HTML off)."""
-    return _PARSER.parse(text)
+    return _parser().parse(text)
 
 
 def clip(text: str, limit: int = MAX_TEXT) -> str:
@@ -69,6 +76,8 @@ def http_url(href: Any, base_url: str | None) -> str | None:
         if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_URL:
             return None
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+        from w3lib.url import safe_url_string  # imported on first use: it loads urllib.request
+
         safe_url_string(url)
     except ValueError:
         return None

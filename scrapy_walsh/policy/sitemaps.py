@@ -20,8 +20,11 @@ import io
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from lxml import etree
+if TYPE_CHECKING:
+    from lxml import etree
+
 
 from .vocabulary import SITEMAP_OVER_SIZE_LIMIT, SITEMAP_UNREADABLE
 
@@ -61,6 +64,8 @@ def read_sitemap(body: bytes, *, max_urls: int = MAX_URLS, max_bytes: int = MAX_
             return SitemapReading(verdict=SITEMAP_OVER_SIZE_LIMIT, reason=f"over {max_bytes} bytes once decompressed")
         except (OSError, EOFError, ValueError, zlib.error) as exc:
             return SitemapReading(verdict=SITEMAP_UNREADABLE, reason=f"bad gzip: {exc}")
+    from lxml import etree  # on first use: most crawls read no sitemap
+
     try:
         root = etree.fromstring(body, parser=_parser())
     except (etree.XMLSyntaxError, ValueError) as exc:
@@ -100,6 +105,8 @@ def _gunzip(body: bytes, max_bytes: int) -> bytes:
 
 
 def _parser() -> etree.XMLParser:
+    from lxml import etree
+
     # Scrapy's Sitemap parser options, plus no_network: recover from junk, never resolve entities.
     return etree.XMLParser(recover=True, remove_comments=True, resolve_entities=False, no_network=True)
 
