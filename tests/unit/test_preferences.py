@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from scrapy_walsh.policy.preferences import (
@@ -25,15 +25,7 @@ from scrapy_walsh.policy.preferences_headers import header_statements
 from scrapy_walsh.policy.preferences_paths import PathPattern, normalize, url_path
 from scrapy_walsh.policy.preferences_syntax import parse_aipref, parse_content_signal
 
-settings.register_profile(
-    "walsh-fuzz",
-    derandomize=True,
-    max_examples=500,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-FUZZ = settings.get_profile("walsh-fuzz")
+from ..fuzz import FUZZ
 
 ALLOWED, RESERVED, UNKNOWN = Preference.ALLOWED, Preference.RESERVED, Preference.UNKNOWN
 ALL = ("search", "train-ai", "ai-input")

@@ -4,20 +4,12 @@ ignored, and property tests that no header raises and that a policy never speeds
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from scrapy_walsh.policy.ratelimit import MAX_INTERVAL, parse_ratelimit, requested_interval
 
-settings.register_profile(
-    "walsh-fuzz",
-    derandomize=True,
-    max_examples=500,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-FUZZ = settings.get_profile("walsh-fuzz")
+from ..fuzz import FUZZ
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import math
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from scrapy_walsh.policy import llmstxt, markdown, sitemaps, usage
@@ -20,7 +20,7 @@ from scrapy_walsh.policy.backoff import Backoff, parse_retry_after
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.scope import subresource_kind
 
-FUZZ = settings(max_examples=400, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from ..fuzz import FUZZ
 
 #: Text that looks like what servers send: URL-ish, header-ish, markdown-ish, and anything.
 url_parts = st.sampled_from(
