@@ -175,7 +175,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "WALSH_REFETCH_INTERVAL",
         86400,
         "R8",
-        "Seconds before a target fetched successfully may be fetched again; earlier "
+        "Seconds before a target that got a final answer (any status) may be fetched again; earlier "
         "requests are skipped with `skipped_recently_fetched`. `0` disables the guard "
         "(a WARNING naming R8).",
     ),

@@ -78,12 +78,12 @@ class FrequencyMiddleware(StatefulGate):
         raise exc
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if self.interval > 0 and internal.internal_kind(request) is None:
-            if 200 <= response.status < 300 or response.status == 304:
-                if not request.meta.get(CLAIMED):  # a request that skipped the check
-                    self.store.set(NAMESPACE, target_of(request), time.time(), ttl=self.interval)
-            else:
-                self._release(request)
+        # Any answer that reaches this middleware is final: a redirect, a Scrapy retry and a
+        # backoff retry are returned as new requests by the middlewares before it (600, 550,
+        # 540), so a 404 or a 410 counts as fetched just like a 200 (a resumed crawl sends
+        # nothing twice).
+        if self.interval > 0 and internal.internal_kind(request) is None and not request.meta.get(CLAIMED):
+            self.store.set(NAMESPACE, target_of(request), time.time(), ttl=self.interval)  # it skipped the check
         return response
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:

@@ -89,3 +89,16 @@ def test_sub_resources_never_reach_the_server(project, demo_site):
     assert [r for r in demo_site.requests if r["host_key"] != "ops"] == []
     assert {items[u]["verdict"] for u in urls} == {"subresource"}
     assert {items[u]["details"]["kind"] for u in urls} == {"image", "stylesheet", "script", "font", "media"}
+
+
+def test_a_final_404_counts_as_fetched_for_r8(project, demo_site):
+    """Issue 18: R8 recorded only 2xx/304, so a 404 target was fetched again (twice on a JOBDIR resume)."""
+    missing = demo_site.url("open", "/no/such/page")
+    first, _ = crawl_targets(project, [missing])
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert [r["status"] for r in demo_site.requests if r["path"] == "/no/such/page"] == [404]
+    demo_site.reset()
+    second, items = crawl_targets(project, [missing])
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert [r for r in demo_site.requests if r["path"] == "/no/such/page"] == [], "a final answer is not refetched"
+    assert items[missing]["verdict"] == "skipped_recently_fetched"
