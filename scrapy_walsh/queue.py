@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy.pqueues import DownloaderAwarePriorityQueue, ScrapyPriorityQueue
-from scrapy.utils.httpobj import urlparse_cached
 
+from .policy.hostkey import url_host
 from .politeness import politeness_for
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         return zlib.crc32(self._salt + host.encode()) if self._salt else host
 
     def push(self, request: Request) -> None:
-        host = urlparse_cached(request).hostname or ""
+        host = url_host(request.url)
         if host not in self.pqueues:
             self.pqueues[host] = self.pqfactory(host)
         self.pqueues[host].push(request)

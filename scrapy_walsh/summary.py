@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
-from scrapy.utils.httpobj import urlparse_cached
 
 from .config import config_for
+from .policy.hostkey import url_host
 from .settings import SPEC_VERSION
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def _what_you_can_do(stats: Mapping[str, Any]) -> list[str]:
 
 def count_sent(stats: Any, request: Request) -> None:
     stats.inc_value(SENT)
-    stats.inc_value(SENT_HOST + (urlparse_cached(request).hostname or "(none)"))
+    stats.inc_value(SENT_HOST + (url_host(request.url) or "(none)"))
 
 
 #: A download that failed before any byte left: nothing reached the server.

@@ -28,9 +28,9 @@ import sys
 import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from ..policy.canonical import canonical_url
+from ..policy.hostkey import host_key, url_host
 from ..policy.vocabulary import Namespace
 
 if TYPE_CHECKING:
@@ -56,12 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _host(value: str) -> str:
-    host = urlsplit(value).hostname if "://" in value else value
-    return (host or "").lower().rstrip(".")
+    return url_host(value) if "://" in value else host_key(value)
 
 
 def _url_host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower().rstrip(".")
+    return url_host(url)
 
 
 def _spiders(settings: Settings) -> list[str]:

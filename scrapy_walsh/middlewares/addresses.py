@@ -41,6 +41,7 @@ from ..config import config_for
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
+from ..policy.hostkey import url_host
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
 
 if TYPE_CHECKING:
@@ -268,7 +269,7 @@ class ConnectRefusalMiddleware:
             from twisted.internet import reactor
 
             guard = reactor.nameResolver
-        host = (urlparse_cached(request).hostname or "").lower().rstrip(".")
+        host = url_host(request.url)
         if not isinstance(guard, GuardedNameResolver) or host not in guard.refused:
             return
         address, reason = guard.refused.pop(host)

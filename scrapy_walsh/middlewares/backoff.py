@@ -16,11 +16,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from scrapy.utils.httpobj import urlparse_cached
-
 from .. import internal
 from ..config import config_for
 from ..policy.backoff import Backoff
+from ..policy.hostkey import url_host
 from ..policy.vocabulary import Meta
 from ..politeness import politeness_for
 
@@ -61,7 +60,7 @@ class BackoffMiddleware:
     ) -> Request | Response:
         if response.status not in self.codes:
             return response
-        host = urlparse_cached(request).hostname or ""
+        host = url_host(request.url)
         pacer = self.politeness.pacer
         attempt = request.meta.get(ATTEMPT, 0)
         now = pacer.clock()

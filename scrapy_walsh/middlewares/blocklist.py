@@ -22,7 +22,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from .. import internal
@@ -36,6 +35,7 @@ from ..policy.blocklist import (
     bundled_schema,
     load_schema,
 )
+from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
 from .base import StatefulGate
 
@@ -77,7 +77,7 @@ class BlocklistMiddleware(StatefulGate):
             return  # the operator's own contract resources
         if time.time() >= self.next_refresh:
             await self._refresh_once()
-        host = urlparse_cached(request).hostname or ""
+        host = url_host(request.url)
         entry = self.blocklist.match(host)
         if entry is None:
             internal.record_verdict(request, "blocklist", NOT_BLOCKED)

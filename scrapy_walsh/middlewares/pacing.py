@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.task import deferLater
 
 from .. import internal
 from ..config import config_for
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.gates import crawl_delay_over_cap
+from ..policy.hostkey import url_host
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..politeness import politeness_for
 from ..store import StoreUnavailable
@@ -82,7 +82,7 @@ class PacingMiddleware:
         return cls(crawler, politeness_for(crawler))
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
-        host = urlparse_cached(request).hostname or ""
+        host = url_host(request.url)
         # Scrapy's own slot (DOWNLOAD_DELAY, a second, coarser pacer) follows the same host,
         # not the host a redirect came from.
         request.meta["download_slot"] = host
@@ -113,7 +113,7 @@ class PacingMiddleware:
         return None
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        host = urlparse_cached(request).hostname or ""
+        host = url_host(request.url)
         if self.pacer.seen(host):
             self.politeness.settle(host)  # the next interval counts from the answer
         latency = request.meta.get("download_latency")
@@ -127,7 +127,7 @@ class PacingMiddleware:
     ) -> Request | None:
         if isinstance(exception, StoreUnavailable):
             return await self._store_unavailable(request, exception)
-        host = urlparse_cached(request).hostname or ""
+        host = url_host(request.url)
         if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
             self.politeness.settle(host)
             self.pacer.observe(host, 0.0, ok=False)

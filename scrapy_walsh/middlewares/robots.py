@@ -51,6 +51,7 @@ from ..policy.gates import (
     usable_copy,
     with_stale_copy,
 )
+from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
 from ..politeness import politeness_for
 from .base import StatefulGate
@@ -98,7 +99,7 @@ class RobotsMiddleware(StatefulGate):
         robots = await self.robots_for(request)
         crawl_delay, request_rate = robots.crawl_delay(self.token), robots.request_rate(self.token)
         # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
-        self.pacer.set_robots(urlparse_cached(request).hostname or "", crawl_delay, request_rate)
+        self.pacer.set_robots(url_host(request.url), crawl_delay, request_rate)
         verdict = robots.verdict(request.url, self.token)
         self._record(request, verdict, robots, crawl_delay=crawl_delay, request_rate=request_rate)
         if verdict is Verdict.UNKNOWN_PARSE_ERROR and robots.origin not in self._warned_parse:

@@ -16,4 +16,14 @@ def canonical_url(url: str) -> str:
 
     parts = urlsplit(canonicalize_url(url, keep_fragments=False))
     path = parts.path.rstrip("/") or "/"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+    netloc = parts.netloc
+    if parts.hostname and parts.hostname.endswith("."):  # a.example. is a.example (one host key)
+        netloc = _no_dot(netloc)
+    return urlunsplit((parts.scheme, netloc, path, parts.query, ""))
+
+
+def _no_dot(netloc: str) -> str:
+    """``netloc`` with the host's trailing dot(s) dropped (port and userinfo kept)."""
+    userinfo, at, hostport = netloc.rpartition("@")
+    host, colon, port = hostport.rpartition(":") if hostport.count(":") == 1 else (hostport, "", "")
+    return f"{userinfo}{at}{host.rstrip('.')}{colon}{port}"

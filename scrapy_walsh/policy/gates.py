@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .addresses import PrivateAddressAllowance, refusal
+from .hostkey import host_key
 from .robots import RobotsTxt
 from .vocabulary import PRIVATE_ADDRESS, Namespace, Verdict
 
@@ -53,12 +54,15 @@ def cache_seconds(setting: float) -> float:
 def origin_key(scheme: str, host: str | None, port: int | None) -> str:
     """The origin a robots.txt governs, as the store keys it: ``http://host:80``."""
     port = port or {"http": 80, "https": 443}.get(scheme, 0)
-    return f"{scheme}://{(host or '').lower()}:{port}"
+    return f"{scheme}://{host_key(host)}:{port}"
 
 
 def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return origin_key(parts.scheme, parts.hostname, parts.port)
+    try:
+        parts = urlsplit(url)
+        return origin_key(parts.scheme, parts.hostname, parts.port)
+    except ValueError:  # an unparsable netloc ("http://example.com[") or port: no origin
+        return ""
 
 
 # ---------------------------------------------------------------------- robots.txt

@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .addresses import PrivateAddressAllowance, parse_ip, refusal
+from .hostkey import host_key, url_host
 from .markdown import MAX_TEXT, clip, inline_text, links_in, parse_tokens
 
 #: The section llmstxt.org reserves for secondary links.
@@ -156,7 +157,7 @@ def origin(url: str) -> tuple[str, str, int]:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     port = parts.port or {"http": 80, "https": 443}.get(scheme, 0)
-    return scheme, (parts.hostname or "").lower(), port
+    return scheme, host_key(parts.hostname), port
 
 
 def llms_txt_url(url: str) -> str:
@@ -182,7 +183,7 @@ def local_address_refusal(url: str, allowance: PrivateAddressAllowance) -> str |
     decision (:func:`scrapy_walsh.policy.addresses.refusal`) refuses, or a ``localhost`` name.
     Names that *resolve* to such addresses are the address guard's to refuse.
     """
-    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    host = url_host(url)
     if not host:
         return "no host"
     if host == "localhost" or host.endswith(".localhost"):

@@ -1,0 +1,36 @@
+"""One key per host, for every gate that remembers a host: pacing, backoff pauses, the
+robots.txt cache, R7/R8 records, the blocklist and the per-host stats. Pure.
+
+``a.example``, ``A.Example.``, ``a.example:8080`` and ``bücher.example`` /
+``xn--bcher-kva.example`` must not be two hosts to the pacer, or a trailing dot buys a
+second slot. The key is the blocklist's canonical form
+(:func:`scrapy_walsh.policy.blocklist.hosts.normalise_host`): lower case, IDNA A-labels,
+no trailing dot, no port, IP literals as :mod:`ipaddress` writes them (``0x7f.1`` is
+``127.0.0.1``). It never raises: a URL no parser can read has the key ``""``, which every
+gate refuses.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+from .blocklist.hosts import normalise_host
+
+__all__ = ["host_key", "url_host"]
+
+
+@lru_cache(maxsize=65536)
+def host_key(host: str | None) -> str:
+    """The canonical key of a bare host (``None`` and ``""`` give ``""``)."""
+    return normalise_host(host) if host else ""
+
+
+@lru_cache(maxsize=65536)
+def url_host(url: str) -> str:
+    """The canonical key of ``url``'s host; ``""`` when it has none or can't be parsed.
+    Cached: every gate asks it of every request, and the crawl repeats its URLs."""
+    try:
+        return host_key(urlsplit(url).hostname)
+    except ValueError:  # "http://example.com[" and friends
+        return ""
