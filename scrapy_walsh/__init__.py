@@ -28,6 +28,7 @@ _EXCEPTIONS = (
     "CrawlDelayExceedsCap",
     "HostPaused",
     "ConformanceError",
+    "CheckpointRefused",
 )
 #: public name -> the module that defines it
 _LAZY = {
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported throug
     from .addon import Addon
     from .exceptions import (
         BlockedByOperator,
+        CheckpointRefused,
         ConformanceError,
         CrawlDelayExceedsCap,
         HostPaused,

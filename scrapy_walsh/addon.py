@@ -13,10 +13,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.settings import SETTINGS_PRIORITIES
 
-from . import refusal
+from . import checkpoint, refusal
 from .conformance import ConformanceGuard, enforce, user_set
+from .conformance.engine import path_of
 from .middlewares import addresses, conditional, frequency, scope, usage
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
@@ -29,7 +33,7 @@ from .middlewares.pacing import PacingMiddleware
 from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
 from .middlewares.robots import RobotsMiddleware
 from .pipelines import dedup, metadata
-from .settings import WALSH_SETTINGS, preset
+from .settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, WALSH_SETTINGS, preset
 from .summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
 
 if TYPE_CHECKING:
@@ -37,9 +41,20 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Where Scrapy places the middlewares our subclasses replace.
+REDIRECT_PRIORITY, META_REFRESH_PRIORITY, RETRY_PRIORITY = 600, 580, 550
+
 #: (setting, component, priority): every component the add-on places.
 COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
+    # redirects and retries are new Request objects: ours carry the admission tokens over
+    ("DOWNLOADER_MIDDLEWARES", RedirectMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRedirectMiddleware, REDIRECT_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", MetaRefreshMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshMetaRefreshMiddleware, META_REFRESH_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", RetryMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRetryMiddleware, RETRY_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.AdmissionMiddleware, checkpoint.ADMISSION_PRIORITY),
     ("SPIDER_MIDDLEWARES", scope.DeclaredTargetsMiddleware, scope.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", scope.SubresourceMiddleware, scope.SUBRESOURCE_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", addresses.AddressGuardMiddleware, addresses.PRIORITY),
@@ -68,6 +83,7 @@ class Addon:
             settings.set(setting.name, setting.default, priority="default")
         for entry in preset(settings):
             settings.set(entry.name, entry.value, priority="addon")
+        wrap_project_handler(settings)
         for name, component, priority in COMPONENTS:
             settings.set_in_component_priority_dict(name, component, priority)
         if user_set(settings, "ROBOTSTXT_OBEY") and settings.getbool("ROBOTSTXT_OBEY"):
@@ -77,3 +93,26 @@ class Addon:
             )
         # Warnings are logged once, by ConformanceGuard on the final settings.
         enforce(settings, log_warnings=False)
+
+
+def wrap_project_handler(settings: BaseSettings) -> None:
+    """A project's own http(s) handler in ``DOWNLOAD_HANDLERS`` (aiohttp for a reactorless crawl,
+    an impersonating handler ...) is wrapped by the checkpoint rather than put around it: it
+    becomes ``WALSH_DOWNLOAD_HANDLER``. What is set after the add-on runs is audited, not wrapped."""
+    priority = settings.getpriority("DOWNLOAD_HANDLERS") or 0
+    if priority <= SETTINGS_PRIORITIES["addon"]:
+        return
+    own = dict(settings.getdict("DOWNLOAD_HANDLERS"))
+    chosen = {
+        path_of(h) if isinstance(h, type) else h for s, h in own.items() if s in CHECKPOINT_SCHEMES and h is not None
+    } - {CHECKPOINT_HANDLER}
+    if len(chosen) > 1:
+        return  # two handlers: the audit names it
+    if chosen:
+        wrapped = chosen.pop()
+        settings.set("WALSH_DOWNLOAD_HANDLER", wrapped, priority=priority)
+        logger.info("DOWNLOAD_HANDLERS: http(s) go through the checkpoint, which wraps %s", wrapped)
+    own.update(
+        dict.fromkeys((s for s in CHECKPOINT_SCHEMES if own.get(s, CHECKPOINT_HANDLER) is not None), CHECKPOINT_HANDLER)
+    )
+    settings.set("DOWNLOAD_HANDLERS", own, priority=priority)

@@ -227,6 +227,17 @@ def state_uri(value: Any) -> StateLocation | None:
     return parse_state_uri(value, "")
 
 
+def download_handler(value: Any) -> str:
+    """The handler the checkpoint wraps: an import path (or the class itself), never the checkpoint."""
+    if isinstance(value, type):
+        value = f"{value.__module__}.{value.__qualname__}"
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{value!r} is not an import path of a download handler")
+    if value.strip() == "scrapy_walsh.checkpoint.CheckpointDownloadHandler":
+        raise ValueError("the checkpoint cannot wrap itself: name the handler that does the download")
+    return value.strip()
+
+
 #: setting -> its parser. The two limits checked against ``WALSH_MIN_INTERVAL`` are in RELATIVE.
 PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_USER_AGENT": user_agent,
@@ -251,6 +262,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": document_field,
     "WALSH_SIGNATURE_AGENT": document_field,
     "WALSH_STATE_URI": state_uri,
+    "WALSH_DOWNLOAD_HANDLER": download_handler,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
@@ -372,6 +384,8 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: The download handler the checkpoint wraps (import path).
+    download_handler: str
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

@@ -162,3 +162,22 @@ def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> No
         )
     else:
         logger.info("%s", exc, extra={"spider": spider})
+
+
+class CheckpointRefused(WalshIgnoreRequest):
+    """The checkpoint before the network refused it: a gate's stamp missing (``not_admitted``),
+    a foreign ``Host`` header, a refused proxy, or a scheme other than http(s)."""
+
+    gate = Gate.CHECKPOINT
+
+
+DENIALS = (*DENIALS, CheckpointRefused)
+HINTS.update(
+    {
+        "checkpoint/not_admitted": "it reached the network without passing every gate (a path around the "
+        "middlewares, such as engine.download or a late middleware's rewrite)",
+        "checkpoint/host_header_mismatch": "a Host header must name the URL's own host",
+        "checkpoint/proxy_refused": "the proxy is blocklisted or a private address: it is sent nothing",
+        "checkpoint/scheme_not_allowed": "only http and https URLs are fetched",
+    }
+)

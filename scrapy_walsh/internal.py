@@ -2,8 +2,9 @@
 
 robots.txt, the blocklist and its schema are fetched *through the crawler*
 (``engine.download_async``), so they pass the identity middleware and the pacing
-like any request to their host, and are counted in the summary. They are marked with
-``meta["walsh_internal"]`` so the gate that asked for them doesn't gate them again.
+like any request to their host, and are counted in the summary. They are known by object
+identity (``scrapy_walsh.admission``), so the gate that asked for them doesn't gate them
+again; ``meta["walsh_internal"]`` only tells users what they are, and setting it does nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
+from . import admission
 from .config import config_for
 from .policy.vocabulary import Meta
 
@@ -29,16 +31,18 @@ BLOCKLIST_SCHEMA = "blocklist_schema"
 #: gates evaluate such a request again but count its verdicts once.
 REQUEUED = Meta.REQUEUED
 #: ``meta`` key on every request R6 admits: a declared target (a start request), or a step a
-#: StructuredSourceSpider planned for one. Redirects, retries and requeues copy ``meta``, so
-#: they keep it; a request scheduled without it (an errback's output, which Scrapy never
-#: passes through spider middlewares) is dropped by ``DeclaredTargetsMiddleware``.
+#: StructuredSourceSpider planned for one; its value is a seal of the URL
+#: (``admission.declare``). Retries and requeues copy ``meta``; the redirect middleware
+#: re-seals the new URL. A request scheduled without a valid seal (an errback's output, which
+#: Scrapy never passes through spider middlewares) is dropped by ``DeclaredTargetsMiddleware``.
 DECLARED = Meta.DECLARED
 #: Internal requests go before spider requests waiting in the same downloader slot.
 PRIORITY = 1000
 
 
 def internal_kind(request: Request) -> str | None:
-    return request.meta.get(INTERNAL)
+    """What an internal request is for, by identity: ``meta`` can't make a request internal."""
+    return admission.internal_kind(request)
 
 
 async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
@@ -64,6 +68,7 @@ async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
             **meta,
         },
     )
+    admission.register_internal(request, kind)
     return await crawler.engine.download_async(request)
 
 
@@ -82,14 +87,13 @@ def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> d
     return info
 
 
-def declare(request: Request) -> Request:
+def declare(crawler: Crawler, request: Request) -> Request:
     """Mark ``request`` as admitted by R6 (see :data:`DECLARED`)."""
-    request.meta[DECLARED] = True
-    return request
+    return admission.declare(crawler, request)
 
 
-def declared(request: Request) -> bool:
-    return bool(request.meta.get(DECLARED)) or internal_kind(request) is not None
+def declared(crawler: Crawler, request: Request) -> bool:
+    return admission.declared(crawler, request)
 
 
 def first_pass(request: Request) -> bool:

@@ -27,6 +27,10 @@ BLOCKLIST_SCHEMA_URL = "https://wal.sh/.well-known/walsh-research/blocklist.sche
 ROBOTS_CACHE_SECONDS = 86400
 #: R4: the absolute floor between two requests to one host, in seconds.
 MIN_INTERVAL_FLOOR = 1.0
+#: R4/R5: the lowest ``DOWNLOAD_TIMEOUT`` / ``meta["download_timeout"]``, in seconds. A request we
+#: abandon sooner is still being answered when its retry or the host's next request goes out;
+#: 5 s is five minimum intervals, and above the time a healthy server takes to start answering.
+DOWNLOAD_TIMEOUT_FLOOR = 5.0
 #: Scrapy's default ``RETRY_HTTP_CODES``.
 SCRAPY_RETRY_HTTP_CODES = (500, 502, 503, 504, 522, 524, 408, 429)
 
@@ -218,6 +222,15 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "`<project>/.scrapy/walsh-state.sqlite3`. `redis://host:port/db` (extra `redis`) "
         "shares it with every process of the identity: fleet mode.",
     ),
+    WalshSetting(
+        "WALSH_DOWNLOAD_HANDLER",
+        "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
+        "R1-R6",
+        "The download handler the checkpoint wraps for http and https (the preset routes both "
+        "schemes to `scrapy_walsh.checkpoint.CheckpointDownloadHandler`). Set this, not "
+        "`DOWNLOAD_HANDLERS`, to use another handler; its connection pool's silent resend is "
+        "turned off when it has one.",
+    ),
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}
@@ -277,6 +290,21 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             "Scrapy's codes minus `WALSH_BACKOFF_HTTP_CODES`: those are retried with backoff, once.",
         ),
         PresetEntry(
+            "DOWNLOAD_HANDLERS",
+            download_handlers(),
+            "R1-R6",
+            "http and https go through the checkpoint before the network "
+            "(`scrapy_walsh.checkpoint.CheckpointDownloadHandler`); every other scheme "
+            "(file, data, ftp, s3 ...) has no handler: nothing is read.",
+        ),
+        PresetEntry(
+            "DOWNLOAD_HANDLERS_BASE",
+            download_handlers(),
+            "R1-R6",
+            "The same: a project's `DOWNLOAD_HANDLERS` entry can't bring Scrapy's file, data, s3 "
+            "or ftp handler back by merging over the base.",
+        ),
+        PresetEntry(
             "DOWNLOAD_DELAY_JITTER",
             0.0,
             "R4",
@@ -284,3 +312,17 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             "default); no jitter may shorten the floor.",
         ),
     )
+
+
+def download_handlers() -> dict[str, str | None]:
+    """``DOWNLOAD_HANDLERS`` of the preset: the checkpoint for http(s), ``None`` for every
+    other scheme Scrapy knows."""
+    from scrapy.settings.default_settings import DOWNLOAD_HANDLERS_BASE
+
+    handlers: dict[str, str | None] = dict.fromkeys(DOWNLOAD_HANDLERS_BASE)
+    handlers.update(dict.fromkeys(CHECKPOINT_SCHEMES, CHECKPOINT_HANDLER))
+    return handlers
+
+
+CHECKPOINT_HANDLER = "scrapy_walsh.checkpoint.CheckpointDownloadHandler"
+CHECKPOINT_SCHEMES = ("http", "https")

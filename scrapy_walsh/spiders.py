@@ -281,7 +281,7 @@ class StructuredSourceSpider(scrapy.Spider):
                 if isinstance(out, scrapy.Request):
                     # an errback's output skips the spider middlewares: use the plan up here
                     if self.planned_followup(out):
-                        internal.declare(out)
+                        internal.declare(self.crawler, out)
                 yield out
             return
         yield from self._settle(home, f"llms.txt not fetched: {refusal['reason']}", None)

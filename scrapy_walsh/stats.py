@@ -133,6 +133,11 @@ STATS: tuple[Stat, ...] = (
         "robots.txt redirect hops followed (at most 5 per origin).",
     ),
     Stat(
+        "walsh/robots/redirect_scheme_refused",
+        "robots.txt redirects to a non-http(s) URL (file://, ftp:// ...): not followed, nothing read; "
+        "robots.txt is unreachable.",
+    ),
+    Stat(
         "walsh/robots/cache_hit",
         "Origins whose robots.txt came from the state store (fetched by an earlier run within "
         "`WALSH_ROBOTS_CACHE_SECONDS`).",
@@ -198,6 +203,20 @@ STATS: tuple[Stat, ...] = (
         "walsh/pacing/requeued",
         "Requests sent back to the scheduler because another host was ready sooner (their gate verdicts "
         "are counted once).",
+    ),
+    Stat(
+        "walsh/checkpoint/slot_taken",
+        "Requests the checkpoint found without a free pacing slot (another process, an internal fetch or an "
+        "`engine.download` took it first): nothing sent; they waited or were requeued.",
+    ),
+    Stat(
+        "walsh/checkpoint/timeout_raised",
+        "Requests whose `download_timeout` was under the floor (5 s) and was raised to it at the checkpoint.",
+    ),
+    Stat(
+        "walsh/identity/ua_overridden_at_checkpoint",
+        "Requests whose User-Agent a downloader middleware after ours changed: the checkpoint sent ours "
+        "instead (also counted in `walsh/identity/ua_overridden`).",
     ),
     Stat(
         "walsh/pacing/interval/<host>",

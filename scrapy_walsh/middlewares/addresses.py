@@ -37,6 +37,7 @@ try:  # Scrapy >= 2.14 wraps Twisted's DNSLookupError
 except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
     _SCRAPY_DNS_ERRORS = ()
 
+from .. import admission
 from ..config import config_for
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
@@ -221,19 +222,32 @@ class AddressGuardMiddleware:
         return None if self.reactorless else self.guard
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        guard = self._active_guard()  # installed before anything connects
+        self._active_guard()  # installed before anything connects
         host = urlparse_cached(request).hostname
-        if not host or self.allowance.allow_all:
-            return
+        if host and not self.allowance.allow_all:
+            # a name that does not resolve fails the same way at connect time: nothing to refuse
+            self.check(request, host, await self.addresses_of(host))
+        admission.stamp(request, admission.ADDRESS)
+
+    async def addresses_of(self, host: str) -> list[str]:
+        guard = self._active_guard()
         ip = parse_ip(host)
         if ip is not None:
-            addresses = [str(ip)]
-        elif guard is None:
-            addresses = await _getaddrinfo(host)
-        else:
-            addresses = await _addresses(guard.lookup(host))
-        # a name that does not resolve fails the same way at connect time: nothing to refuse
-        self.check(request, host, addresses)
+            return [str(ip)]
+        if guard is None:
+            return await _getaddrinfo(host)
+        return await _addresses(guard.lookup(host))
+
+    async def refusal_for(self, host: str) -> tuple[str, str] | None:
+        """(address, class) when ``host`` is, or resolves to, a refused address (the checkpoint
+        asks this of a proxy)."""
+        if self.allowance.allow_all:
+            return None
+        decision = address_decision(await self.addresses_of(host), self.allowance)
+        if decision.verdict == ADDRESS_REFUSED:
+            assert decision.address is not None and decision.address_class is not None
+            return decision.address, decision.address_class
+        return None
 
     def check(self, request: Request, host: str, addresses: list[str]) -> None:
         """Refuse ``request`` when any of ``addresses`` (``host``'s) is refused."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from .. import internal
+from .. import admission, internal
 from ..config import config_for
 from ..policy.backoff import Backoff
 from ..policy.hostkey import url_host
@@ -107,7 +107,7 @@ class BackoffMiddleware:
             attempt + 1,
             self.policy.max_retries,
         )
-        retry = request.copy()
+        retry = admission.carry(request, request.copy())  # the same fetch: it keeps its R8 claim
         retry.meta[ATTEMPT] = attempt + 1
         retry.dont_filter = True
         return retry

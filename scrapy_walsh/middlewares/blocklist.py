@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from .. import internal
+from .. import admission, internal
 from ..config import config_for
 from ..exceptions import BlockedByOperator, record_denial
 from ..policy.blocklist import (
@@ -81,6 +81,7 @@ class BlocklistMiddleware(StatefulGate):
         entry = self.blocklist.match(host)
         if entry is None:
             internal.record_verdict(request, "blocklist", NOT_BLOCKED)
+            admission.stamp(request, admission.BLOCKLIST)
             return
         self.stats.inc_value("walsh/blocklist/blocked")
         if request.meta.get("redirect_urls"):

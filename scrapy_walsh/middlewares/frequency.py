@@ -4,7 +4,9 @@ The time of each successful fetch (2xx, or 304) of a target is kept in the state
 (namespace ``fetched``, keyed by the target's canonical URL, shared by every spider of
 the identity), and a request for it within the interval is refused with
 ``skipped_recently_fetched``, logged and counted. Redirect hops and retries of a target
-being fetched now are not re-checked. ``WALSH_REFETCH_INTERVAL = 0`` disables the guard
+being fetched now are not re-checked: they carry the sealed claim (``scrapy_walsh.admission``),
+valid only while the store holds that very claim, so no meta key a spider sets
+(``retry_times``, ``redirect_urls`` ...) makes a request a retry. ``WALSH_REFETCH_INTERVAL = 0`` disables the guard
 (the audit warns, naming R8).
 
 The time is *claimed* before the request is sent (``store.claim``: add-if-absent, atomic,
@@ -21,7 +23,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from .. import internal
+from .. import admission, internal
 from ..config import config_for
 from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
@@ -46,9 +48,10 @@ SKIPPED = SKIPPED_RECENTLY_FETCHED
 CLAIMED = Meta.FETCH_CLAIM
 
 
-def target_of(request: Request) -> str:
-    """The declared target a request serves (the first URL of a redirect chain)."""
-    return canonical_url((request.meta.get("redirect_urls") or [request.url])[0])
+def target_of(request: Request, claimed: str | None = None) -> str:
+    """The declared target a request serves: the claim it holds (a redirect hop or retry of
+    that fetch), else its own URL (a ``redirect_urls`` meta proves nothing)."""
+    return claimed or canonical_url(request.url)
 
 
 class FrequencyMiddleware(StatefulGate):
@@ -57,18 +60,18 @@ class FrequencyMiddleware(StatefulGate):
         self.interval = config_for(crawler).refetch_interval
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if self.interval <= 0 or internal.internal_kind(request) is not None or request.meta.get(CLAIMED):
+        self._gate(request)  # raises when the target was fetched within the interval
+        admission.stamp(request, admission.FREQUENCY)
+
+    def _gate(self, request: Request) -> None:
+        if self.interval <= 0 or internal.internal_kind(request) is not None:
             return
-        if (
-            request.meta.get("redirect_urls")
-            or request.meta.get("retry_times")
-            or request.meta.get(Meta.BACKOFF_ATTEMPT)
-        ):
-            return  # a target being fetched right now
+        if self._claim(request) is not None:
+            return  # a redirect hop, retry or requeue of the fetch under way
         target = target_of(request)
         now = time.time()
         if self.store.claim(NAMESPACE, target, now, ttl=self.interval):
-            request.meta[CLAIMED] = target
+            admission.seal_claim(self.crawler, request, target, now)
             return
         # the claim is the atomic form of policy.gates.recently_fetched: it fails while a
         # record younger than the interval (its TTL) exists
@@ -77,19 +80,26 @@ class FrequencyMiddleware(StatefulGate):
         record_denial(self.stats, exc, self.crawler.spider)
         raise exc
 
+    def _claim(self, request: Request) -> str | None:
+        return admission.live_claim(self.crawler, request, self.store, NAMESPACE)
+
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         # Any answer that reaches this middleware is final: a redirect, a Scrapy retry and a
         # backoff retry are returned as new requests by the middlewares before it (600, 550,
         # 540), so a 404 or a 410 counts as fetched just like a 200 (a resumed crawl sends
-        # nothing twice).
-        if self.interval > 0 and internal.internal_kind(request) is None and not request.meta.get(CLAIMED):
-            self.store.set(NAMESPACE, target_of(request), time.time(), ttl=self.interval)  # it skipped the check
+        # nothing twice). Writing the answer's time replaces the claim, so a copy of this
+        # request's meta holds no live claim any more.
+        if self.interval > 0 and internal.internal_kind(request) is None:
+            self.store.set(NAMESPACE, target_of(request, self._claim(request)), time.time(), ttl=self.interval)
+            admission.drop_claim(request)
         return response
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         self._release(request)
 
     def _release(self, request: Request) -> None:
-        target = request.meta.pop(CLAIMED, None)
+        target = self._claim(request)
+        admission.drop_claim(request)
+        request.meta.pop(CLAIMED, None)
         if target is not None:
             self.store.delete(NAMESPACE, target)

@@ -11,9 +11,12 @@ the politeness queue then hands out the host that is ready. Only when nothing el
 ready sooner does it wait here, so the crawl is never idle while some host is ready.
 
 The slot is *reserved* in the pacing ledger (``Politeness.reserve``: atomic, one round
-trip), never just computed locally: with a shared store (fleet mode, or several
-processes on one sqlite file) another process may have taken the host's slot since the
-queue chose it, and then this request waits or is requeued like any other. If the store
+trip) by the checkpoint (``scrapy_walsh.checkpoint``), under the global in-flight lock, so the
+reserved start is the real send time. This middleware's check is the early, advisory one
+(it reads the ledger, takes nothing): it waits or requeues before the request reaches the
+downloader. When the checkpoint finds the slot taken anyway (another process of a fleet, an
+internal fetch or an ``engine.download`` got there first), it raises ``NotYourTurn`` and the
+request waits or is requeued here like any other. If the store
 is unavailable (``StoreUnavailable``, from the reservation or from any gate before it),
 the request is not sent: it goes back to the scheduler after ``STORE_RETRY`` seconds of
 a wait that leaves the reactor free, so Ctrl-C still stops the crawl; once the crawl is
@@ -32,7 +35,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.task import deferLater
 
-from .. import internal
+from .. import admission, internal
+from ..checkpoint import NotYourTurn
 from ..config import config_for
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.gates import crawl_delay_over_cap
@@ -87,7 +91,7 @@ class PacingMiddleware:
         # not the host a redirect came from.
         request.meta["download_slot"] = host
         self._check_cap(request, host)
-        while wait := self.politeness.reserve(host):  # 0 once the slot is ours
+        while wait := self._wait(host):  # 0 once the slot looks free (the checkpoint reserves it)
             if wait > self.max_pause:
                 exc = HostPaused(
                     HOST_PAUSED,
@@ -104,7 +108,7 @@ class PacingMiddleware:
             if requeue:
                 self.stats.inc_value("walsh/pacing/requeued")
                 request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
-                return request.replace(dont_filter=True)
+                return admission.carry(request, request.replace(dont_filter=True))
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             await _sleep(wait)
@@ -122,16 +126,40 @@ class PacingMiddleware:
             self.pacer.observe(host, float(latency), ok=response.status < 500 or response.status == 503)
         return response
 
+    def _wait(self, host: str) -> float:
+        """Advice: how long until ``host``'s slot is free, from the store's current times
+        (nothing is taken here; with the store unavailable, from the local copy, and the
+        checkpoint's reservation then raises ``StoreUnavailable``)."""
+        self.politeness.refresh([host])
+        return max(0.0, self.pacer.ready_at(host) - self.politeness.now())
+
     async def process_exception(
         self, request: Request, exception: Exception, spider: Spider | None = None
     ) -> Request | None:
         if isinstance(exception, StoreUnavailable):
             return await self._store_unavailable(request, exception)
+        if isinstance(exception, NotYourTurn):
+            return await self._not_your_turn(request, exception)
         host = url_host(request.url)
         if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
             self.politeness.settle(host)
             self.pacer.observe(host, 0.0, ok=False)
         return None
+
+    async def _not_your_turn(self, request: Request, exc: NotYourTurn) -> Request:
+        """The checkpoint found the slot taken (another process, an internal fetch or an
+        ``engine.download`` got there first): nothing was sent. Wait, or give the download
+        slot to a host that is ready sooner, then the request walks the gates again."""
+        sooner = self.politeness.sooner_elsewhere(exc.host)
+        if internal.internal_kind(request) is None and sooner is not None and sooner < self.pacer.ready_at(exc.host):
+            self.stats.inc_value("walsh/pacing/requeued")
+        else:
+            self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
+            await _sleep(exc.wait)
+        if internal.internal_kind(request) is not None:
+            return request  # engine.download_async downloads it again as is (no scheduler)
+        request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
+        return admission.carry(request, request.replace(dont_filter=True))
 
     async def _store_unavailable(self, request: Request, exc: StoreUnavailable) -> Request:
         """Nothing was sent (a gate or the reservation could not reach the store): back to
@@ -144,7 +172,7 @@ class PacingMiddleware:
             self.stats.inc_value("walsh/store/dropped_unsent")
             raise IgnoreRequest(f"not sent: the crawl is stopping and {exc}")
         request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
-        return request.replace(dont_filter=True)
+        return admission.carry(request, request.replace(dont_filter=True))
 
     def _check_cap(self, request: Request, host: str) -> None:
         delay = self.pacer.pace(host).crawl_delay if host in self.pacer.hosts else None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -33,7 +34,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
-from .. import internal
+from .. import admission, internal
 from ..config import config_for
 from ..exceptions import RobotsDenied, record_denial
 from ..policy.gates import (
@@ -82,17 +83,22 @@ class RobotsMiddleware(StatefulGate):
         self.mode: str = config.robots_mode
         self.token: str = config.robots_token
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
-        self.origins: dict[str, OriginRobots | Deferred[OriginRobots]] = {}
+        #: an origin's outcome, or the waiters for the fetch under way
+        self.origins: dict[str, OriginRobots | list[Deferred[OriginRobots]]] = {}
         self.pacer = politeness_for(crawler).pacer
         self._warned_parse: set[str] = set()
 
     # ------------------------------------------------------------------ the gate
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        await self._gate(request)  # raises when robots.txt refuses it
+        admission.stamp(request, admission.ROBOTS)
+
+    async def _gate(self, request: Request) -> None:
         if internal.internal_kind(request) is not None:
             return  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
         if urlparse_cached(request).scheme not in ("http", "https"):
-            return
+            return  # refused by the admission gate and the checkpoint
         if self.mode == "ignore":
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
             return
@@ -151,10 +157,13 @@ class RobotsMiddleware(StatefulGate):
         known = self.origins.get(origin)
         if isinstance(known, OriginRobots) and not self._expired(known):
             return known
-        if isinstance(known, Deferred):
-            return await maybe_deferred_to_future(known)
-        waiting: Deferred[OriginRobots] = Deferred()
-        self.origins[origin] = waiting
+        if isinstance(known, list):
+            # one Deferred per waiter: a Deferred awaited twice hands the second awaiter None
+            mine: Deferred[OriginRobots] = Deferred()
+            known.append(mine)
+            return await maybe_deferred_to_future(mine)
+        waiters: list[Deferred[OriginRobots]] = []
+        self.origins[origin] = waiters
         try:
             result = self._from_store(origin)
             if result is None:
@@ -162,7 +171,8 @@ class RobotsMiddleware(StatefulGate):
         except Exception as exc:  # never leave waiters hanging
             result = robots_outcome(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"), time.time())
         self.origins[origin] = result
-        waiting.callback(result)
+        for waiter in waiters:
+            waiter.callback(result)
         return result
 
     def _expired(self, robots: OriginRobots) -> bool:
@@ -197,6 +207,10 @@ class RobotsMiddleware(StatefulGate):
                 location = (response.headers[b"Location"] or b"").decode("latin-1")
                 url = safe_url_string(response.urljoin(location))
                 self.stats.inc_value("walsh/robots/redirects")
+                if urlsplit(url).scheme not in ("http", "https"):
+                    # file://, ftp://, data: ...: nothing is read, robots.txt is unreachable
+                    self.stats.inc_value("walsh/robots/redirect_scheme_refused")
+                    return self._unreachable(origin, RobotsFetch(error=f"redirected to a non-http(s) URL {url!r}"))
                 hops += 1
                 continue
             break

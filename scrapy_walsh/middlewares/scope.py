@@ -10,9 +10,11 @@ are part of reading that target; the spider keeps the plan, so a request that me
 carries the same meta is still dropped (see ``scrapy_walsh.spiders``).
 
 Scrapy passes an errback's output straight to the scheduler, around every spider
-middleware, so the middleware also marks each request it admits (``internal.DECLARED``)
-and drops, on ``request_scheduled``, any request that arrives without the mark.
-Redirects, retries and pacing requeues copy ``meta`` and keep it. A scrapy-redis spider's
+middleware, so the middleware also marks each request it admits (``internal.DECLARED``, a
+seal of its URL that spider code can't forge: ``scrapy_walsh.admission``) and drops, on
+``request_scheduled``, any request that arrives without a valid seal. Retries and pacing
+requeues copy ``meta`` and keep it; our redirect middleware re-seals the new URL. A request
+that never meets the scheduler (``engine.download``) is refused by the admission gate. A scrapy-redis spider's
 start URLs come from its Redis list (``next_requests()``, also called from its idle
 handler straight into the engine): they are its declared targets and are marked there.
 
@@ -64,10 +66,10 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:
             self._declared.add(request.url)
-            return internal.declare(request)  # a start request: a declared target
+            return internal.declare(self.crawler, request)  # a start request: a declared target
         if self._structured_step(request):
             self.stats.inc_value("walsh/scope/structured_followups")
-            return internal.declare(request)
+            return internal.declare(self.crawler, request)
         if request.url in self._declared:
             # declared on its own: fetched (once) as a target, so nothing is lost here
             self.stats.inc_value("walsh/scope/followups_already_declared")
@@ -77,12 +79,12 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
 
     def request_scheduled(self, request: Request, spider: Spider) -> None:
         """The scheduler's door: what reached it around the spider middlewares is dropped."""
-        if internal.declared(request):
+        if internal.declared(self.crawler, request):
             return
         if _typed_at_the_shell():
             # `scrapy shell URL` and fetch() inside it: the person at the prompt declared it
             self.stats.inc_value("walsh/scope/shell_declared")
-            internal.declare(request)
+            internal.declare(self.crawler, request)
             return
         self._drop(request, "scheduled without passing the spider middlewares (e.g. yielded from an errback)")
         raise OutOfScope(NOT_DECLARED, "not a declared target (R6)", request.url)
@@ -108,7 +110,7 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
 
         def declared_next_requests() -> Iterator[Any]:
             for request in next_requests():
-                yield internal.declare(request) if isinstance(request, scrapy.Request) else request
+                yield internal.declare(self.crawler, request) if isinstance(request, scrapy.Request) else request
 
         spider.next_requests = declared_next_requests  # type: ignore[attr-defined]
 

@@ -25,6 +25,7 @@ class Gate(StrEnum):
     PACING = "pacing"
     IDENTITY = "identity"
     STRUCTURED = "structured"
+    CHECKPOINT = "checkpoint"
 
 
 class Verdict(StrEnum):
@@ -100,6 +101,14 @@ class GateVerdict(StrEnum):
     SITEMAP_OVER_SIZE_LIMIT = "sitemap_over_size_limit"
     #: Sitemaps: not a urlset or sitemapindex (not XML, another root, bad gzip, non-2xx).
     SITEMAP_UNREADABLE = "sitemap_unreadable"
+    #: Checkpoint: the request reached the network's door without every gate's stamp.
+    NOT_ADMITTED = "not_admitted"
+    #: Checkpoint: a ``Host`` header naming another host than the URL's.
+    HOST_HEADER_MISMATCH = "host_header_mismatch"
+    #: Checkpoint: the request's proxy is blocklisted or a refused address.
+    PROXY_REFUSED = "proxy_refused"
+    #: Checkpoint: a scheme other than http and https.
+    SCHEME_NOT_ALLOWED = "scheme_not_allowed"
 
 
 # Plain names for the verdicts above, as the gates spell them.
@@ -116,6 +125,10 @@ NO_STRUCTURED_REPRESENTATION = GateVerdict.NO_STRUCTURED_REPRESENTATION
 SITEMAP_TRUNCATED = GateVerdict.SITEMAP_TRUNCATED
 SITEMAP_OVER_SIZE_LIMIT = GateVerdict.SITEMAP_OVER_SIZE_LIMIT
 SITEMAP_UNREADABLE = GateVerdict.SITEMAP_UNREADABLE
+NOT_ADMITTED = GateVerdict.NOT_ADMITTED
+HOST_HEADER_MISMATCH = GateVerdict.HOST_HEADER_MISMATCH
+PROXY_REFUSED = GateVerdict.PROXY_REFUSED
+SCHEME_NOT_ALLOWED = GateVerdict.SCHEME_NOT_ALLOWED
 
 
 class Meta(StrEnum):
@@ -135,12 +148,14 @@ class Meta(StrEnum):
 META_KEYS: dict[Meta, str] = {
     Meta.WALSH: 'Written by the gates, read by callbacks: `{"verdicts": {gate: verdict}, <gate>: {...}}` '
     "on `response.meta`, plus the fetch recommendation and usage warnings.",
-    Meta.INTERNAL: "Marks a request the package sends for itself (robots.txt, the blocklist and its schema): "
-    "its value says which.",
-    Meta.DECLARED: "Marks a request R6 admitted: a start request, or a step a StructuredSourceSpider planned.",
+    Meta.INTERNAL: "Informational: what a request the package sends for itself is for (robots.txt, the "
+    "blocklist and its schema). Never read: the package knows its own requests by object identity.",
+    Meta.DECLARED: "Marks a request R6 admitted (a start request, or a step a StructuredSourceSpider planned): "
+    "a seal of its URL under the identity's secret; any other value is ignored.",
     Meta.REQUEUED: "How often pacing sent the request back to the scheduler; its verdicts are counted once.",
     Meta.BACKOFF_ATTEMPT: "R5: the retry number of a request the backoff gate rescheduled after 429/503.",
-    Meta.FETCH_CLAIM: "R8: the request holds the fetch claim of its target (released if it fails).",
+    Meta.FETCH_CLAIM: "R8: the request holds the fetch claim of its target (released if it fails); sealed, "
+    "and valid only while the store holds that claim.",
     Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
     Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
 }
@@ -157,6 +172,7 @@ class Namespace(StrEnum):
     SEEN = "seen"
     LLMS_TXT = "llms_txt"
     CHECK = "walsh-check"
+    ADMISSION = "admission"
 
 
 #: What each namespace holds and for how long, for the reference docs.
@@ -169,4 +185,5 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.SEEN: "R7: item URLs already emitted, per spider (`seen:<spider>`).",
     Namespace.LLMS_TXT: "R9: parsed llms.txt indexes, reused across runs.",
     Namespace.CHECK: "`scrapy walsh check`: a short-lived probe key that proves the store is writable.",
+    Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` (never expires).",
 }

@@ -65,7 +65,7 @@ def test_urls_scrapy_redis_pops_when_idle_reach_the_scheduler_declared():
     assert [r.url for r in engine.scheduled] == TARGETS, (
         "scrapy-redis's idle path no longer goes through next_requests(): see spider_opened"
     )
-    assert all(internal.declared(r) for r in engine.scheduled)
+    assert all(internal.declared(middleware.crawler, r) for r in engine.scheduled)
     for request in engine.scheduled:
         middleware.request_scheduled(request, spider)  # admitted: raises nothing
 
@@ -74,7 +74,7 @@ def test_without_the_wrapper_the_scheduler_check_drops_them():
     """What the wrapper is for: the same requests, unmarked, are refused as undeclared."""
     spider, middleware, engine = _spider_and_middleware()
     spider.schedule_next_requests()
-    assert engine.scheduled and not any(internal.declared(r) for r in engine.scheduled)
+    assert engine.scheduled and not any(internal.declared(middleware.crawler, r) for r in engine.scheduled)
     with pytest.raises(OutOfScope):
         middleware.request_scheduled(engine.scheduled[0], spider)
 

@@ -12,6 +12,7 @@ from ..engine import Rule
 from .addresses import address_guard, private_addresses
 from .backoff import backoff, backoff_holds
 from .blocklist import blocklist_first, blocklist_gate, blocklist_matching, blocklist_url, state_uri
+from .checkpoint import checkpoint, download_timeout
 from .configuration import unknown_walsh_settings
 from .identity import identity, spec_identity
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
@@ -22,6 +23,7 @@ from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
 RULES: tuple[Rule, ...] = (
     unknown_walsh_settings,
     identity,
+    checkpoint,
     scrapy_robots,
     robots_gate,
     blocklist_url,
@@ -29,6 +31,7 @@ RULES: tuple[Rule, ...] = (
     state_uri,
     serial,
     delay_floor,
+    download_timeout,
     pacing_gate,
     backoff,
     scope,

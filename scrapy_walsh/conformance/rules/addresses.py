@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from scrapy.utils.misc import load_object
 
 from ...middlewares.addresses import AddressGuardMiddleware, ConnectRefusalMiddleware
+from ...settings import CHECKPOINT_HANDLER
 from ..engine import FAIL, WARN, Finding, Subject, gate_removed, path_of
 
 #: Download handlers that connect through the reactor's name resolver, which the
@@ -42,10 +44,14 @@ def address_guard(subject: Subject) -> Iterator[Finding]:
     if subject.walsh.value("WALSH_ALLOW_PRIVATE_ADDRESSES").allow_all:  # a refused value: cannot audit
         return
     handlers = subject.settings.getwithbase("DOWNLOAD_HANDLERS")
+    seen: set[Any] = set()
     for scheme in ("http", "https"):
         path = handlers.get(scheme)
-        if path is None:
+        if path == CHECKPOINT_HANDLER and not subject.walsh.refused("WALSH_DOWNLOAD_HANDLER"):
+            path = subject.walsh.value("WALSH_DOWNLOAD_HANDLER")  # the handler it wraps connects
+        if path is None or path in seen:
             continue
+        seen.add(path)
         try:
             handler = load_object(path) if isinstance(path, str) else path
         except (ImportError, NameError, ValueError, AttributeError):

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
+from ...checkpoint import WalshRetryMiddleware
 from ...config import http_codes
 from ...middlewares.backoff import BackoffMiddleware
 from ..engine import FAIL, PASS, Finding, Subject, component_enabled, gate_removed, holds
@@ -19,7 +20,10 @@ def backoff(subject: Subject) -> Iterator[Finding]:
     for name in _SETTINGS:
         if why := walsh.refused(name):
             yield Finding("5", "R5", FAIL, name, why)
-    if component_enabled(settings, RetryMiddleware, "DOWNLOADER_MIDDLEWARES") and settings.getbool("RETRY_ENABLED"):
+    retrying = any(
+        component_enabled(settings, c, "DOWNLOADER_MIDDLEWARES") for c in (RetryMiddleware, WalshRetryMiddleware)
+    )
+    if retrying and settings.getbool("RETRY_ENABLED"):
         codes = walsh.value("WALSH_BACKOFF_HTTP_CODES", None)
         if codes is None:  # refused above; still name the codes Scrapy would retry at once
             try:

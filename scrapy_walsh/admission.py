@@ -1,0 +1,173 @@
+"""Admission tokens that spider code cannot forge by setting ``meta``.
+
+Three kinds, each held by the package, never a plain meta string:
+
+* **internal** (robots.txt, the blocklist and its schema): object identity. ``internal.fetch``
+  registers the Request object it builds; such requests go through ``engine.download_async``
+  and never cross the scheduler, so identity is enough.
+* **gate stamps**: object identity. Each gate that lets a request pass stamps *that object*
+  with the URL it judged; the checkpoint (``scrapy_walsh.checkpoint``) refuses a request
+  missing a stamp or whose URL changed since.
+* **declared (R6) and the R8 fetch claim**: these must survive the scheduler, which may
+  serialise a request (``JOBDIR`` disk queues, scrapy-redis) and hand back a new object. They
+  are sealed: ``meta`` holds an HMAC of the URL (of the claimed target and claim time) under a
+  secret kept in the state store, so a copy with a changed URL, or a bare ``True``, is worth
+  nothing. A claim token is valid only while the store still holds that exact claim: once
+  the answer is recorded, a copy of the meta replays nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from .policy.vocabulary import Meta, Namespace
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from .store import StateStore
+
+#: Gates that stamp a request they let through, by name.
+ADMISSION = "admission"
+ADDRESS = "address"
+BLOCKLIST = "blocklist"
+ROBOTS = "robots"
+FREQUENCY = "frequency"
+#: What a spider request needs before the network; an internal one needs fewer (it is the
+#: robots.txt or blocklist fetch itself, and never a declared target).
+SPIDER_GATES = frozenset({ADMISSION, ADDRESS, BLOCKLIST, ROBOTS, FREQUENCY})
+INTERNAL_GATES = frozenset({ADMISSION, ADDRESS, BLOCKLIST})
+BLOCKLIST_KINDS = frozenset({"blocklist", "blocklist_schema"})
+
+_INTERNAL: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
+_STAMPS: weakref.WeakKeyDictionary[Request, dict[str, str]] = weakref.WeakKeyDictionary()
+_KEYS: weakref.WeakKeyDictionary[Crawler, bytes] = weakref.WeakKeyDictionary()
+#: (target, claim time) -> the one Request object that holds the claim now; a copy made with
+#: ``replace()`` carries the same sealed meta but is not the owner.
+_CLAIM_OWNERS: dict[tuple[str, float], weakref.ref[Request]] = {}
+_SECRET_KEY = "seal-key"
+
+
+# ---------------------------------------------------------------------- internal
+
+
+def register_internal(request: Request, kind: str) -> Request:
+    _INTERNAL[request] = kind
+    return request
+
+
+def internal_kind(request: Request) -> str | None:
+    """What an internal request is for; None for every other request, whatever its meta says."""
+    return _INTERNAL.get(request)
+
+
+def carry(old: Request, new: Request) -> Request:
+    """A redirect, retry or requeue made ``new`` from ``old``: the internal mark and the
+    ownership of an R8 claim follow (gate stamps don't: ``new`` meets the gates again)."""
+    kind = _INTERNAL.get(old)
+    if kind is not None:
+        _INTERNAL[new] = kind
+    key = _claim_key(old)
+    if key is not None and _owner(key) is old:
+        _CLAIM_OWNERS[key] = weakref.ref(new)
+    return new
+
+
+# ---------------------------------------------------------------------- gate stamps
+
+
+def stamp(request: Request, gate: str) -> None:
+    """``gate`` let ``request`` (this object, at this URL) through."""
+    _STAMPS.setdefault(request, {})[gate] = request.url
+
+
+def missing_stamps(request: Request) -> list[str]:
+    """The gates that did not pass this object at its current URL (empty: admitted)."""
+    kind = internal_kind(request)
+    required = SPIDER_GATES if kind is None else INTERNAL_GATES - ({BLOCKLIST} if kind in BLOCKLIST_KINDS else set())
+    stamps = _STAMPS.get(request, {})
+    return sorted(g for g in required if stamps.get(g) != request.url)
+
+
+# ---------------------------------------------------------------------- seals
+
+
+def _key(crawler: Crawler) -> bytes:
+    """The identity's sealing secret, created once in the state store (shared by a fleet,
+    kept across ``JOBDIR`` resumes)."""
+    found = _KEYS.get(crawler)
+    if found is None:
+        from .store import store_for
+
+        store: StateStore = store_for(crawler)
+        store.claim(Namespace.ADMISSION, _SECRET_KEY, secrets.token_hex(32))
+        found = _KEYS[crawler] = str(store.get(Namespace.ADMISSION, _SECRET_KEY)).encode()
+    return found
+
+
+def _seal(crawler: Crawler, *parts: str) -> str:
+    return hmac.new(_key(crawler), "\n".join(parts).encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def declare(crawler: Crawler, request: Request) -> Request:
+    """R6 admits ``request`` at its current URL."""
+    request.meta[Meta.DECLARED] = _seal(crawler, "declared", request.url)
+    return request
+
+
+def declared(crawler: Crawler, request: Request) -> bool:
+    """True for an internal request or one R6 admitted at this URL; a bare meta key is not enough."""
+    if internal_kind(request) is not None:
+        return True
+    token = request.meta.get(Meta.DECLARED)
+    return isinstance(token, str) and hmac.compare_digest(token, _seal(crawler, "declared", request.url))
+
+
+def seal_claim(crawler: Crawler, request: Request, target: str, at: float) -> None:
+    """R8: ``request`` holds the fetch claim of ``target``, taken at ``at`` (the stored value)."""
+    request.meta[Meta.FETCH_CLAIM] = {"target": target, "at": at, "seal": _seal(crawler, "claim", target, repr(at))}
+    _CLAIM_OWNERS[(target, at)] = weakref.ref(request)
+
+
+def drop_claim(request: Request) -> None:
+    """The claim is settled (answered or released): forget its owner."""
+    key = _claim_key(request)
+    if key is not None:
+        _CLAIM_OWNERS.pop(key, None)
+
+
+def _claim_key(request: Request) -> tuple[str, float] | None:
+    token: Any = request.meta.get(Meta.FETCH_CLAIM)
+    if isinstance(token, dict) and isinstance(token.get("target"), str) and isinstance(token.get("at"), float):
+        return token["target"], token["at"]
+    return None
+
+
+def _owner(key: tuple[str, float]) -> Request | None:
+    ref = _CLAIM_OWNERS.get(key)
+    return None if ref is None else ref()
+
+
+def live_claim(crawler: Crawler, request: Request, store: StateStore, namespace: str) -> str | None:
+    """The target whose claim ``request`` holds, if its seal is ours and the store still holds
+    that very claim (a redirect hop, a retry or a requeue of the fetch in progress)."""
+    token: Any = request.meta.get(Meta.FETCH_CLAIM)
+    if not isinstance(token, dict):
+        return None
+    target, at, seal = token.get("target"), token.get("at"), token.get("seal")
+    if not isinstance(target, str) or not isinstance(at, float) or not isinstance(seal, str):
+        return None
+    if not hmac.compare_digest(seal, _seal(crawler, "claim", target, repr(at))):
+        return None
+    owner = _owner((target, at))
+    if owner is not None and owner is not request:
+        return None  # a copy of a request still holding the claim (``replace()`` of an in-flight one)
+    if store.get(namespace, target) != at:
+        return None
+    _CLAIM_OWNERS[(target, at)] = weakref.ref(request)  # e.g. read back from a JOBDIR queue
+    return target

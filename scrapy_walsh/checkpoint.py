@@ -1,0 +1,298 @@
+"""The one checkpoint before the network: a download handler wrapping Scrapy's.
+
+Every request that reaches a socket passes a download handler, whatever sent it (the
+spider, ``engine.download``, robots.txt, the blocklist, a plugin) and whatever a downloader
+middleware at any priority did to it. So the last word is said here, not in a middleware:
+the preset routes ``http`` and ``https`` to :class:`CheckpointDownloadHandler` and every other
+scheme to ``None``. For each request the checkpoint
+
+* refuses it unless every gate stamped this very object at this URL (``scrapy_walsh.admission``);
+* sets the final ``User-Agent`` (a later middleware's rewrite is overridden and counted);
+* refuses a ``Host`` header naming another host than the URL's;
+* applies the blocklist and the address guard to the target's blocklist entry and to any
+  proxy (``meta["proxy"]``, whoever set it): a refused proxy is sent nothing, not a CONNECT;
+* raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
+* takes the host's pacing reservation itself, under one global lock held for the reservation
+  and the download only (never while waiting), so at most one request is on the network at
+  any moment and the reserved start is the real send time. A taken slot raises
+  :class:`NotYourTurn`, which the pacing middleware turns into a wait or a requeue. Whatever
+  the outcome (an answer, a timeout, a reset), the host is settled when we stop waiting, so
+  its next request counts its interval from then.
+
+The wrapped handler (``WALSH_DOWNLOAD_HANDLER``) has Twisted's silent resend turned off
+(``HTTPConnectionPool.retryAutomatically``): a request the server saw once is never sent again
+behind our back.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from scrapy.core.downloader.handlers.base import BaseDownloadHandler
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import build_from_crawler, load_object
+from twisted.internet.defer import DeferredLock
+
+from . import admission
+from .config import config_for
+from .exceptions import CheckpointRefused, OutOfScope, record_denial
+from .policy.hostkey import host_key, url_host
+from .policy.vocabulary import (
+    HOST_HEADER_MISMATCH,
+    NOT_ADMITTED,
+    NOT_DECLARED,
+    PROXY_REFUSED,
+    SCHEME_NOT_ALLOWED,
+)
+from .politeness import politeness_for
+from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
+
+SCHEMES = CHECKPOINT_SCHEMES
+#: The admission gate: first of all, before the sub-resource gate (80).
+ADMISSION_PRIORITY = 70
+UA_OVERRIDDEN = "walsh/identity/ua_overridden"
+UA_OVERRIDDEN_LATE = "walsh/identity/ua_overridden_at_checkpoint"
+TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
+SLOT_TAKEN = "walsh/checkpoint/slot_taken"
+
+
+class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"
+    """The host's slot was taken when the request reached the checkpoint (nothing was sent)."""
+
+    def __init__(self, host: str, wait: float):
+        self.host, self.wait = host, wait
+        super().__init__(f"{host}: its next slot is {wait:.3f} s away")
+
+
+def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> CheckpointRefused:
+    exc = CheckpointRefused(verdict, reason, request.url, **details)
+    record_denial(crawler.stats, exc, crawler.spider)
+    return exc
+
+
+class CheckpointDownloadHandler(BaseDownloadHandler):
+    lazy = False
+
+    def __init__(self, crawler: Crawler):
+        super().__init__(crawler)
+        assert crawler.stats is not None
+        self.stats = crawler.stats
+        config = config_for(crawler)
+        self._ua = config.user_agent.encode("ascii", "strict")
+        handler = load_object(config.download_handler)
+        self.inner: Any = build_from_crawler(handler, crawler)
+        pool = getattr(self.inner, "_pool", None)
+        if pool is not None:
+            pool.retryAutomatically = False  # no resend of a request the server may have seen
+        self.politeness = politeness_for(crawler)
+        self.lock = DeferredLock()
+        self._logged_ua = False
+
+    async def download_request(self, request: Request) -> Response:
+        if urlparse_cached(request).scheme not in SCHEMES:
+            raise _refuse(self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched", request)
+        missing = admission.missing_stamps(request)
+        if missing:
+            raise _refuse(
+                self.crawler,
+                NOT_ADMITTED,
+                f"not admitted by {', '.join(missing)} at this URL (it went around the gates)",
+                request,
+                missing=missing,
+            )
+        host = url_host(request.url)
+        self._identity(request)
+        self._host_header(request, host)
+        await self._blocklist_and_proxy(request, host)
+        self._timeout(request)
+        await maybe_deferred_to_future(self.lock.acquire())
+        try:
+            wait = self.politeness.reserve(host)  # the authoritative reservation: now or never
+            if wait:
+                self.stats.inc_value(SLOT_TAKEN)
+                raise NotYourTurn(host, wait)
+            try:
+                return await self.inner.download_request(request)
+            finally:
+                self.politeness.settle(host)  # answer, timeout or reset: the interval counts from now
+        finally:
+            self.lock.release()
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    # ------------------------------------------------------------------ the checks
+
+    def _identity(self, request: Request) -> None:
+        sent = request.headers.getlist(b"User-Agent")
+        if sent == [self._ua]:
+            return
+        self.stats.inc_value(UA_OVERRIDDEN)
+        self.stats.inc_value(UA_OVERRIDDEN_LATE)
+        if not self._logged_ua:
+            self._logged_ua = True
+            logger.warning(
+                "R1: a downloader middleware after ours changed the User-Agent to %r on %s; the "
+                "checkpoint sent %r instead (counted in %s)",
+                b", ".join(sent).decode("latin-1"),
+                request.url,
+                self._ua.decode(),
+                UA_OVERRIDDEN_LATE,
+            )
+        request.headers[b"User-Agent"] = self._ua
+
+    def _host_header(self, request: Request, host: str) -> None:
+        values = request.headers.getlist(b"Host")
+        if not values:
+            return
+        named = [_authority_host(v.decode("latin-1")) for v in values]
+        if len(values) > 1 or named[0] != host:
+            raise _refuse(
+                self.crawler,
+                HOST_HEADER_MISMATCH,
+                f"Host header {b', '.join(values).decode('latin-1')!r} is not the URL's host {host!r}",
+                request,
+            )
+
+    async def _blocklist_and_proxy(self, request: Request, host: str) -> None:
+        blocklist, guard = self._gates()
+        if blocklist is not None and blocklist.blocklist.match(host) is not None:
+            if admission.internal_kind(request) not in admission.BLOCKLIST_KINDS:
+                raise _refuse(self.crawler, NOT_ADMITTED, f"{host} is on the operator blocklist", request)
+        proxy = request.meta.get("proxy")
+        if not proxy:
+            return
+        text = proxy.decode("latin-1") if isinstance(proxy, bytes) else str(proxy)
+        try:
+            proxy_host = urlsplit(text if "://" in text else f"http://{text}").hostname or ""
+        except ValueError:
+            proxy_host = ""
+        if not proxy_host:
+            raise _refuse(self.crawler, PROXY_REFUSED, f"proxy {text!r} has no host", request)
+        if blocklist is not None and blocklist.blocklist.match(host_key(proxy_host)) is not None:
+            raise _refuse(self.crawler, PROXY_REFUSED, f"proxy {proxy_host} is on the operator blocklist", request)
+        if guard is not None:
+            refusal = await guard.refusal_for(proxy_host)
+            if refusal is not None:
+                address, kind = refusal
+                raise _refuse(
+                    self.crawler,
+                    PROXY_REFUSED,
+                    f"proxy {proxy_host} is a {kind.replace('_', '-')} address ({address}); seed 000",
+                    request,
+                    address=address,
+                    address_class=kind,
+                )
+
+    def _timeout(self, request: Request) -> None:
+        value = request.meta.get("download_timeout")
+        try:
+            ok = value is None or (math.isfinite(float(value)) and float(value) >= DOWNLOAD_TIMEOUT_FLOOR)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            self.stats.inc_value(TIMEOUT_RAISED)
+            request.meta["download_timeout"] = DOWNLOAD_TIMEOUT_FLOOR
+
+    def _gates(self) -> tuple[Any, Any]:
+        """The crawl's blocklist gate and address guard (the instances the middlewares use)."""
+        from .middlewares.addresses import AddressGuardMiddleware
+        from .middlewares.blocklist import BlocklistMiddleware
+
+        engine = self.crawler.engine
+        found: dict[type, Any] = {}
+        if engine is not None:
+            for mw in engine.downloader.middleware.middlewares:
+                for cls in (BlocklistMiddleware, AddressGuardMiddleware):
+                    if isinstance(mw, cls):
+                        found[cls] = mw
+        return found.get(BlocklistMiddleware), found.get(AddressGuardMiddleware)
+
+
+def _authority_host(value: str) -> str:
+    """The host key of a ``Host`` header value (port dropped)."""
+    try:
+        return host_key(urlsplit(f"//{value.strip()}").hostname)
+    except ValueError:
+        return f"<unparsable {value!r}>"
+
+
+class AdmissionMiddleware:
+    """The first downloader gate: http(s) only, and declared targets or our own requests only.
+
+    The scheduler's door (``DeclaredTargetsMiddleware.request_scheduled``) never sees a request
+    sent with ``engine.download``; this gate does, before any other gate spends a robots.txt
+    fetch on it.
+    """
+
+    def __init__(self, crawler: Crawler):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> AdmissionMiddleware:
+        return cls(crawler)
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        if urlparse_cached(request).scheme not in SCHEMES:
+            raise _refuse(
+                self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request
+            )
+        if not admission.declared(self.crawler, request):
+            exc = OutOfScope(
+                NOT_DECLARED,
+                "not a declared target (R6): it reached the downloader without being declared "
+                "(engine.download, or a meta copied from another request)",
+                request.url,
+            )
+            record_denial(self.stats, exc, self.crawler.spider)
+            raise exc
+        admission.stamp(request, admission.ADMISSION)
+
+
+class _Carry:
+    """A new Request made from an admitted one keeps its tokens (a redirect is re-sealed at
+    its new URL: it is the same fetch of a declared target)."""
+
+    crawler: Crawler
+
+    def _carried(self, old: Request, result: Any) -> Any:
+        from scrapy import Request
+
+        if isinstance(result, Request) and result is not old:
+            admission.carry(old, result)
+            if admission.internal_kind(old) is None and admission.declared(self.crawler, old):
+                admission.declare(self.crawler, result)
+        return result
+
+
+class WalshRedirectMiddleware(_Carry, RedirectMiddleware):
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_response(request, response))
+
+
+class WalshMetaRefreshMiddleware(_Carry, MetaRefreshMiddleware):
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_response(request, response))
+
+
+class WalshRetryMiddleware(_Carry, RetryMiddleware):
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_response(request, response))
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_exception(request, exception))

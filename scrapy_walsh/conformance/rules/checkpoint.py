@@ -1,0 +1,69 @@
+"""The checkpoint before the network (issue 16): http(s) through it, every other scheme off,
+and a download timeout that never abandons a server still answering too soon."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from scrapy.utils.misc import load_object
+
+from ...checkpoint import AdmissionMiddleware, CheckpointDownloadHandler
+from ...settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
+from ..engine import FAIL, Finding, Subject, gate_removed, number
+
+
+def _is_checkpoint(path: object) -> bool:
+    if path == CHECKPOINT_HANDLER:
+        return True
+    try:
+        handler = load_object(path) if isinstance(path, str) else path
+    except (ImportError, NameError, ValueError, AttributeError):
+        return False
+    return isinstance(handler, type) and issubclass(handler, CheckpointDownloadHandler)
+
+
+def checkpoint(subject: Subject) -> Iterator[Finding]:
+    """Every request reaches a socket through the checkpoint; no other scheme has a handler."""
+    if why := subject.walsh.refused("WALSH_DOWNLOAD_HANDLER"):
+        yield Finding("1", "R1", FAIL, "WALSH_DOWNLOAD_HANDLER", why)
+    yield from gate_removed(
+        subject, "6", "R6", AdmissionMiddleware, "whether a request was declared before the gates spend a fetch on it"
+    )
+    handlers = subject.settings.getwithbase("DOWNLOAD_HANDLERS")
+    for scheme in CHECKPOINT_SCHEMES:
+        if not _is_checkpoint(handlers.get(scheme)):
+            yield Finding(
+                "1",
+                "R1-R6",
+                FAIL,
+                "DOWNLOAD_HANDLERS",
+                f"{scheme!r} is handled by {handlers.get(scheme)!r}, not {CHECKPOINT_HANDLER}: requests would "
+                "reach the network without the checkpoint (User-Agent, pacing, admission); set "
+                "WALSH_DOWNLOAD_HANDLER to choose the handler it wraps",
+            )
+    others = sorted(str(s) for s, h in handlers.items() if s not in CHECKPOINT_SCHEMES and h is not None)
+    if others:
+        yield Finding(
+            "6",
+            "R6",
+            FAIL,
+            "DOWNLOAD_HANDLERS",
+            f"scheme(s) {', '.join(others)} re-enabled: only http and https may be fetched (no robots.txt, "
+            "User-Agent or pacing applies to file://, ftp:// ...); set them to None",
+        )
+
+
+def download_timeout(subject: Subject) -> Iterator[Finding]:
+    """R4/R5: a timeout under the floor abandons a server that is still answering."""
+    value = number(subject.settings, "DOWNLOAD_TIMEOUT")
+    if value is None or not math.isfinite(value) or value < DOWNLOAD_TIMEOUT_FLOOR:
+        yield Finding(
+            "4",
+            "R4",
+            FAIL,
+            "DOWNLOAD_TIMEOUT",
+            f"DOWNLOAD_TIMEOUT={subject.settings.get('DOWNLOAD_TIMEOUT')!r} is under the floor of "
+            f"{DOWNLOAD_TIMEOUT_FLOOR:g} s: a request given up sooner is still being answered when the "
+            "host's next one goes out (raise it, or leave Scrapy's 180)",
+        )

@@ -1,0 +1,140 @@
+"""Issue 16, class 4: no hidden resends, and no request piled on a server still answering.
+
+* Twisted's connection pool silently resent a request when the server reset a reused
+  keep-alive connection: the server saw ``/reset`` twice with ``RETRY_ENABLED=False``.
+* After a ``download_timeout`` the host's next request went out while the server was still
+  answering the first. The checkpoint settles the host when we give up, and raises a
+  ``download_timeout`` under the floor (5 s) to the floor.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+
+import pytest
+
+from scrapy_walsh.settings import DOWNLOAD_TIMEOUT_FLOOR
+
+from ..helpers import CLOCK_TOLERANCE, run_scrapy, stat, write_spider
+
+#: A loopback address no demo host uses: the resetting server listens here.
+RESET_IP = "127.0.0.40"
+
+
+class ResettingServer:
+    """HTTP/1.1 keep-alive; ``/reset`` is read, recorded, then the connection is reset (RST)
+    without an answer. Records each request's path."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((RESET_IP, 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.paths: list[str] = []
+        self.connections = 0
+        self._stop = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        data = b""
+        with conn:
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, data = data.split(b"\r\n\r\n", 1)
+                path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
+                self.paths.append(path)
+                if path == "/reset":
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    return  # closed with RST, nothing answered
+                body = b"" if path == "/robots.txt" else b"<html><body>ok</body></html>"
+                status = b"404 Not Found" if path == "/robots.txt" else b"200 OK"
+                conn.sendall(
+                    b"HTTP/1.1 "
+                    + status
+                    + b"\r\nContent-Type: text/html\r\nContent-Length: "
+                    + str(len(body)).encode()
+                    + b"\r\n\r\n"
+                    + body
+                )
+
+    def close(self) -> None:
+        self._stop = True
+        self.sock.close()
+
+
+@pytest.fixture
+def resetting_server():
+    server = ResettingServer()
+    yield server
+    server.close()
+
+
+SPIDER = """
+import scrapy
+
+
+class TargetsSpider(scrapy.Spider):
+    name = "targets"
+    custom_settings = {"RETRY_ENABLED": False}
+
+    async def start(self):
+        for index, url in enumerate(self.urls.split(",")):
+            meta = {"download_timeout": float(self.short)} if index == 0 and getattr(self, "short", None) else {}
+            yield scrapy.Request(url, priority=-index, meta=meta, errback=self.failed)
+
+    def parse(self, response):
+        yield {"url": response.url}
+
+    def failed(self, failure):
+        yield {"failed": failure.request.url, "error": type(failure.value).__name__}
+"""
+
+
+def test_a_reset_keep_alive_connection_is_not_resent(project, demo_site, resetting_server):
+    settings = project / "plainproj" / "settings.py"
+    settings.write_text(
+        settings.read_text() + f"\nWALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + ['{RESET_IP}/32']\n"
+    )
+    write_spider(project, "targets", SPIDER)
+    base = f"http://{RESET_IP}:{resetting_server.port}"
+    result = run_scrapy(["crawl", "targets", "-a", f"urls={base}/first,{base}/reset"], cwd=project)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert resetting_server.paths[:2] == ["/robots.txt", "/first"], resetting_server.paths
+    assert resetting_server.paths.count("/reset") == 1, f"resent behind our back: {resetting_server.paths}"
+
+
+def test_after_a_timeout_the_host_waits_its_interval_from_the_give_up(project, demo_site):
+    write_spider(project, "targets", SPIDER)
+    slow = demo_site.url("open", "/page/1?latency=5.5")
+    urls = [slow, demo_site.url("open", "/page/2")]
+    # the request asks for a 1 s timeout: the checkpoint raises it to the floor
+    result = run_scrapy(["crawl", "targets", "-a", "urls=" + ",".join(urls), "-a", "short=1"], cwd=project)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert stat(result.stderr, "walsh/checkpoint/timeout_raised") == 1
+    pages = {r["path"]: r for r in demo_site.requests if r["path"].startswith("/page/")}
+    first, second = pages["/page/1?latency=5.5"], pages["/page/2"]
+    gave_up = first["mono"] + DOWNLOAD_TIMEOUT_FLOOR
+    assert second["mono"] >= gave_up + 1.0 - CLOCK_TOLERANCE, (
+        f"the next request went out {second['mono'] - first['mono']:.2f} s after the first: before the give-up "
+        "plus the interval"
+    )
+    assert second["mono"] >= first["end"], "the next request went out while the server was still answering"
+    assert max(r["in_flight"] for r in demo_site.requests) == 1
+    assert time.monotonic() >= second["mono"]
