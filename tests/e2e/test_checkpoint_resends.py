@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from scrapy_walsh.settings import DOWNLOAD_TIMEOUT_FLOOR
+#: scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR (tests/unit/test_checkpoint.py pins it)
+DOWNLOAD_TIMEOUT_FLOOR = 5.0
 
 from ..helpers import CLOCK_TOLERANCE, run_scrapy, stat, write_spider
 
