@@ -22,7 +22,7 @@ from typing import Any
 
 from scrapy import Spider
 from scrapy.crawler import Crawler
-from scrapy.settings import Settings
+from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
 
@@ -139,17 +139,45 @@ def effective_settings(settings: Settings, spidercls: type[Spider] | None) -> tu
     if not addon_enabled(effective):
         for setting in WALSH_SETTINGS:
             effective.set(setting.name, setting.default, priority="default")
-        findings.append(
-            Finding(
-                "-",
-                "add-on",
-                FAIL,
-                "ADDONS",
-                f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; "
-                "without it nothing below is enforced",
-            )
-        )
+        findings.append(Finding("-", "add-on", FAIL, "ADDONS", _not_enabled(settings, effective, spidercls)))
     return effective, findings
+
+
+#: Where an ``ADDONS`` value that drops the add-on came from, by its Scrapy priority.
+_ADDONS_SOURCES = {
+    "cmdline": "the command line (-s ADDONS=...) replaces ADDONS",
+    "spider": "the spider's custom_settings replace ADDONS",
+}
+
+
+def _not_enabled(settings: Settings, effective: Settings, spidercls: type[Spider] | None) -> str:
+    """Why the add-on is off, naming what removed it when settings.py had it."""
+    text = f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; without it nothing below is enforced"
+    source = {v: k for k, v in SETTINGS_PRIORITIES.items()}.get(effective.getpriority("ADDONS") or 0)
+    if source in _ADDONS_SOURCES:
+        who = f" ({getattr(spidercls, 'name', '')})" if source == "spider" and spidercls else ""
+        text = (
+            f"scrapy_walsh.Addon is removed: {_ADDONS_SOURCES[source]}{who} without it, "
+            "so a crawl enforces nothing and logs nothing of ours; keep "
+            f"{ADDON_LINE} in every ADDONS value"
+        )
+    return text
+
+
+def removed_by_spiders(settings: Settings, classes: list[type[Spider]]) -> list[Finding]:
+    """A FAIL for each spider whose ``custom_settings`` drop the add-on from ``ADDONS``.
+
+    The project's settings may enable it while a spider's ``custom_settings`` (applied at
+    a higher priority) replace ``ADDONS`` whole. Such a crawl loads none of our code, so
+    only an audit can say so."""
+    found = []
+    for cls in classes:
+        if "ADDONS" not in (getattr(cls, "custom_settings", None) or {}):
+            continue
+        crawler = Crawler(cls, settings)
+        if not addon_enabled(crawler.settings):
+            found.append(Finding("-", "add-on", FAIL, "ADDONS", _not_enabled(settings, crawler.settings, cls)))
+    return found
 
 
 def _is_ours(path: Any) -> bool:
@@ -198,6 +226,8 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     effective, findings = effective_settings(settings, classes[0] if spider else None)
     findings += audit_settings(effective)
     findings.append(probe_state_store(effective))
+    if not spider and addon_enabled(effective):
+        findings += removed_by_spiders(settings, classes)
     for cls in classes:
         findings += audit_spider(cls)
     if not classes:
