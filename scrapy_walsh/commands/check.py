@@ -57,6 +57,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", help="print one JSON object (spec version, package version, time, rows)"
     )
     parser.add_argument(
+        "--sign",
+        action="store_true",
+        help="add a detached Ed25519 signature (WALSH_SIGNING_KEY) over the record, with digests of "
+        "the settings and (with --live) of the server's log; implies --json",
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="with 'verify' as SPIDER: `scrapy walsh check verify FILE` checks a signed record",
+    )
+    parser.add_argument(
+        "--key",
+        metavar="PATH",
+        help="verify with this key (private, or its PATH.pub); default WALSH_SIGNING_KEY",
+    )
+    parser.add_argument(
         "--live",
         action="store_true",
         help="run the configuration against a conformance site on loopback and "
@@ -65,6 +82,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.spider == "verify" and args.file:
+        return verify(args.file, args.key, settings)
+    if args.file:
+        print(f"scrapy walsh check: unexpected argument {args.file!r}", file=sys.stderr)
+        return 2
+    key = None
+    if args.sign:
+        from ..config import parse
+
+        try:
+            key = parse(settings, "WALSH_SIGNING_KEY")
+        except ValueError as exc:
+            print(f"scrapy walsh check --sign: WALSH_SIGNING_KEY: {exc}", file=sys.stderr)
+            return 2
+        if not key:
+            print("scrapy walsh check --sign: set WALSH_SIGNING_KEY (scrapy walsh keys generate PATH)", file=sys.stderr)
+            return 2
     try:
         if args.live:
             from .live import live_report
@@ -75,8 +109,37 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except UnknownSpider as exc:
         print(f"scrapy walsh check: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(report, indent=2) if args.json else render(report))
+    if key:
+        from .signed_record import settings_digest, sign_report
+
+        spidercls = spider_classes(settings, args.spider)[0] if args.spider else None
+        report["settings_digest"] = settings_digest(effective_settings(settings, spidercls)[0])
+        report = sign_report(report, key)
+    print(json.dumps(report, indent=2) if args.json or key else render(report))
     return 1 if report["result"] == FAIL else 0
+
+
+def verify(path: str, key: str | None, settings: Settings) -> int:
+    """``scrapy walsh check verify FILE``: 0 when the record's signature holds, else 1."""
+    from .. import signing
+    from .signed_record import load_public_keys, verify_file
+
+    try:
+        if not key:
+            from ..config import parse
+
+            key = parse(settings, "WALSH_SIGNING_KEY")
+        if not key:
+            raise signing.SigningError("no key to verify with: give --key PATH or set WALSH_SIGNING_KEY")
+        keyid, record = verify_file(path, load_public_keys(key))
+    except (signing.SigningError, OSError, ValueError) as exc:
+        print(f"scrapy walsh check verify: {path}: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"{path}: OK, signed by key {keyid}: a {record.get('mode')} check of {record.get('project')} "
+        f"against {record.get('spec_version')}, result {record.get('result')}, at {record.get('checked_at')}"
+    )
+    return 0
 
 
 # --- effective settings --------------------------------------------------------------

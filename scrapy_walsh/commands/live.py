@@ -40,6 +40,7 @@ from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from ..exceptions import REFUSAL_HEADLINE, ConformanceError
 from ..settings import USER_AGENT
 from .check import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
+from .signed_record import digest
 
 #: A crawl that is not over by then is stopped (a project that follows every link).
 CLOSESPIDER_TIMEOUT = 60
@@ -130,6 +131,7 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-check-") as tmp:
         result = crawl(site, Path(tmp), settings, spider)
         records = site.requests
+    log = list(records)
     findings, figures = judge(records, USER_AGENT)
     findings += [f for f in addon if f.requirement == "add-on"]
     notes = [f"the probe crawl exited {result.returncode}; the demo site saw {len(records)} requests"]
@@ -137,6 +139,7 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
         hostile, hostile_figures, hostile_notes = hostile_phase(settings, spider)
         findings += hostile
         figures["hostile"] = hostile_figures
+        log += hostile_figures.pop("log")
         notes += hostile_notes
     if not records:
         findings.insert(
@@ -148,6 +151,7 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
         f"rows {', '.join(NOT_OBSERVED_LIVE)} are not observed live; the static check audits them"
     ]
     report["crawl_exit_status"] = result.returncode
+    report["server_log_digest"] = digest(log)  # what the verdicts were judged from
     report["figures"] = figures
     report["rows"] = rows_json(observed)
     report["result"] = overall(observed)
@@ -170,6 +174,7 @@ def hostile_phase(settings: Settings, spider: str | None) -> tuple[list[Finding]
         nan_seen = len(site.requests)
     blocked_ips = [HOSTS["blocked"].ip, HOSTS["www.blocked"].ip]
     findings, figures = judge_hostile(records, items, CANARY, blocked_ips, (nan.returncode, nan_seen), USER_AGENT)
+    figures["log"] = records
     notes = [
         f"the hostile probe crawl exited {result.returncode}; the demo site saw {len(records)} requests "
         f"and the feed got {len(items)} items"

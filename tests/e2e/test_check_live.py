@@ -89,6 +89,8 @@ def test_example_project_resists_the_hostile_probe(example_live):
     assert figures["max_in_flight"] == 1 and figures["open_min_gap"] >= MIN_INTERVAL - CLOCK_TOLERANCE
     assert figures["file_items"] == figures["chunked_items"] == 0
     assert any("the hostile probe crawl exited 0" in note for note in report["notes"]), report["notes"]
+    # the record names the log its verdicts were judged from (check --sign then covers it)
+    assert report["server_log_digest"].startswith("sha256:") and len(report["server_log_digest"]) == 71
 
 
 def test_broken_project_fails_with_server_side_figures(broken_live):
