@@ -12,6 +12,7 @@ scheme to ``None``. For each request the checkpoint
 * applies the blocklist and the address guard to the target's blocklist entry and to any
   proxy (``meta["proxy"]``, whoever set it): a refused proxy is sent nothing, not a CONNECT;
 * raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
+* signs the request (Web Bot Auth, ``scrapy_walsh.signer``) when a key is configured, last;
 * takes the host's pacing reservation itself, under one global lock held for the reservation
   and the download only (never while waiting), so at most one request is on the network at
   any moment and the reserved start is the real send time. A taken slot raises
@@ -52,6 +53,7 @@ from .policy.vocabulary import (
 )
 from .politeness import politeness_for
 from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
+from .signer import signer_for
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -98,6 +100,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         if pool is not None:
             pool.retryAutomatically = False  # no resend of a request the server may have seen
         self.politeness = politeness_for(crawler)
+        self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.lock = DeferredLock()
         self._logged_ua = False
 
@@ -124,6 +127,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             if wait:
                 self.stats.inc_value(SLOT_TAKEN)
                 raise NotYourTurn(host, wait)
+            if self.signer is not None:
+                self.signer.sign(request)  # last: the User-Agent and every header are final
             try:
                 return await self.inner.download_request(request)
             finally:

@@ -16,10 +16,10 @@ import time
 
 import pytest
 
+from ..helpers import CLOCK_TOLERANCE, run_scrapy, stat, write_spider
+
 #: scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR (tests/unit/test_checkpoint.py pins it)
 DOWNLOAD_TIMEOUT_FLOOR = 5.0
-
-from ..helpers import CLOCK_TOLERANCE, run_scrapy, stat, write_spider
 
 #: A loopback address no demo host uses: the resetting server listens here.
 RESET_IP = "127.0.0.40"

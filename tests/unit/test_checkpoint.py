@@ -57,3 +57,7 @@ def test_a_download_timeout_under_the_floor_is_refused(value):
 
 def test_scrapys_default_timeout_passes():
     assert not [f for f in audit_settings(_settings()) if f.status == FAIL]
+
+
+def test_the_documented_floor():
+    assert DOWNLOAD_TIMEOUT_FLOOR == 5.0  # docs/architecture.md and tests/e2e/test_checkpoint_resends.py say 5 s
