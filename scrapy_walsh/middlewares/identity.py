@@ -2,9 +2,10 @@
 
 Scrapy's ``UserAgentMiddleware`` only *defaults* the header, so a spider's
 ``user_agent`` attribute, a request's own header or a UA-rotation middleware would
-win. This middleware sits last before the download handler (priority
-:data:`PRIORITY`), so nothing can change the header after it: robots.txt, blocklist
-and llms.txt fetches, retries and redirects all pass through it like any request.
+win. This middleware sits after every built-in downloader middleware (priority
+:data:`PRIORITY`): robots.txt, blocklist and llms.txt fetches, retries and redirects all
+pass through it like any request. A user middleware placed after it is overruled by the
+checkpoint before the network (``scrapy_walsh.checkpoint``), which sets the header again.
 """
 
 from __future__ import annotations
