@@ -127,10 +127,10 @@ class PacingMiddleware:
         return response
 
     def _wait(self, host: str) -> float:
-        """Advice: how long until ``host``'s slot is free, from the store's current times
-        (nothing is taken here; with the store unavailable, from the local copy, and the
-        checkpoint's reservation then raises ``StoreUnavailable``)."""
-        self.politeness.refresh([host])
+        """Advice: how long until ``host``'s slot is free, from the local copy of the ledger
+        (the queue refreshed it when it chose the host; nothing is taken here, and no round
+        trip is spent: when another process took the slot since, the checkpoint's reservation
+        says so with ``NotYourTurn`` and the exact wait)."""
         return max(0.0, self.pacer.ready_at(host) - self.politeness.now())
 
     async def process_exception(
