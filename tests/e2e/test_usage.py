@@ -11,7 +11,7 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_walsh import Addon
+from scrapy_walsh import Addon, admission
 from scrapy_walsh.middlewares.usage import UsageWarningsItemMiddleware, UsageWarningsMiddleware
 from scrapy_walsh.policy.usage import MAX_DIRECTIVES, usage_warnings
 
@@ -93,7 +93,8 @@ def test_the_downloader_middleware_writes_meta_and_counts(crawler):
 
 def test_internal_resources_are_not_content(crawler):
     mw = UsageWarningsMiddleware.from_crawler(crawler)
-    response = _response("http://example.com/robots.txt", "noindex", meta={"walsh_internal": "robots"})
+    response = _response("http://example.com/robots.txt", "noindex")
+    admission.register_internal(response.request, "robots")  # what internal.fetch() does; meta can't
     mw.process_response(response.request, response)
     assert "walsh" not in response.meta
 
