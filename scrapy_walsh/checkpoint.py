@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -54,6 +55,7 @@ from .policy.vocabulary import (
 from .politeness import politeness_for
 from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
 from .signer import signer_for
+from .store import StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -132,7 +134,10 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             try:
                 return await self.inner.download_request(request)
             finally:
-                self.politeness.settle(host)  # answer, timeout or reset: the interval counts from now
+                # answer, timeout or reset: the interval counts from now (the reservation
+                # already stamped the start, so a store that fails here loses no answer)
+                with suppress(StoreUnavailable):
+                    self.politeness.settle(host)
         finally:
             self.lock.release()
 
