@@ -61,3 +61,36 @@ def test_scrapys_default_timeout_passes():
 
 def test_the_documented_floor():
     assert DOWNLOAD_TIMEOUT_FLOOR == 5.0  # docs/architecture.md and tests/e2e/test_checkpoint_resends.py say 5 s
+
+
+def test_every_waiter_for_one_origins_robots_txt_gets_the_outcome(tmp_path):
+    """Issue 16: calls 3 and 4 for one origin got None (a Deferred awaited twice hands the
+    second awaiter None) and crashed with AttributeError on ``crawl_delay``."""
+    import asyncio
+
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+    from twisted.internet.defer import Deferred
+
+    from scrapy_walsh.middlewares.robots import RobotsMiddleware
+    from scrapy_walsh.policy.gates import RobotsFetch, robots_outcome
+
+    crawler = get_crawler(settings_dict={"ADDONS": {Addon: 500}, "WALSH_STATE_URI": f"sqlite:///{tmp_path}/s.db"})
+    gate = RobotsMiddleware.from_crawler(crawler)
+    answer: Deferred = Deferred()
+
+    async def fetch(origin, request):  # the network's part: robots.txt answers when we say so
+        from scrapy.utils.defer import maybe_deferred_to_future
+
+        return await maybe_deferred_to_future(answer)
+
+    gate._fetch = fetch
+
+    async def main():
+        calls = [asyncio.ensure_future(gate.robots_for(Request("http://a.example/p"))) for _ in range(4)]
+        await asyncio.sleep(0)
+        answer.callback(robots_outcome("http://a.example", RobotsFetch(404, b"", False), 0.0))
+        return await asyncio.gather(*calls)
+
+    results = asyncio.run(main())
+    assert all(r is not None and r.crawl_delay("Walsh-Research") is None for r in results)
