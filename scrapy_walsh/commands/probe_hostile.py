@@ -64,10 +64,12 @@ class HostileProbeSpider(scrapy.Spider):
 
     def forge(self, response: Any):
         port = int(self.port)
-        yield scrapy.Request(self.url("open", "/private/secret"), meta={Meta.INTERNAL: "robots"}, dont_filter=True)
-        forged = {Meta.INTERNAL: "blocklist"}
+        yield scrapy.Request(self.url("open", "/private/secret"), meta={str(Meta.INTERNAL): "robots"}, dont_filter=True)
+        forged = {str(Meta.INTERNAL): "blocklist"}
         yield scrapy.Request(self.url("blocked", "/page/forged"), meta=forged, dont_filter=True)
-        yield scrapy.Request(self.url("open", "/static/logo.png"), meta={Meta.INTERNAL: "robots"}, dont_filter=True)
+        yield scrapy.Request(
+            self.url("open", "/static/logo.png"), meta={str(Meta.INTERNAL): "robots"}, dont_filter=True
+        )
         yield scrapy.Request(
             response.url,
             dont_filter=True,
@@ -99,7 +101,7 @@ class HostileProbeSpider(scrapy.Spider):
 
     def failed(self, failure: Any):
         """A denied target: yield an undeclared request marked as declared."""
-        yield scrapy.Request(self.url("named", "/page/errback"), meta={Meta.DECLARED: True}, dont_filter=True)
+        yield scrapy.Request(self.url("named", "/page/errback"), meta={str(Meta.DECLARED): True}, dont_filter=True)
 
     def ignore(self, failure: Any) -> None:
         """The file:// start URL is refused: that is the expected outcome."""
