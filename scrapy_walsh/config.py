@@ -218,6 +218,13 @@ def max_field_chars(value: Any) -> int:
     return limit
 
 
+def max_item_chars(value: Any) -> int:
+    limit = whole_number(value)
+    if not limit:
+        raise ValueError(f"must be a positive whole number, got {value!r}")
+    return limit
+
+
 def refetch_interval(value: Any) -> float:
     interval = _number_or_none(value)
     if interval is None or interval < 0:
@@ -274,6 +281,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": document_field,
     "WALSH_SIGNATURE_AGENT": document_field,
     "WALSH_STATE_URI": state_uri,
+    "WALSH_MAX_ITEM_CHARS": max_item_chars,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
@@ -395,6 +403,8 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: R6: characters of all an item's strings together.
+    max_item_chars: int = 40000
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:
