@@ -10,7 +10,7 @@ import json
 import math
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scrapy_walsh import config
@@ -20,6 +20,9 @@ from scrapy_walsh.policy.robots import RobotsTxt
 from scrapy_walsh.policy.robots_match import url_path
 
 from ..fuzz import FUZZ
+
+#: The same profile, fewer examples, for properties of our own output (not remote input).
+FEWER = settings(FUZZ, max_examples=100)
 from .test_remote_input_fuzz import anything, urlish
 
 
@@ -163,3 +166,65 @@ def test_every_numeric_walsh_setting_refuses_nan_and_infinity(name, parse, value
 @pytest.mark.parametrize("value", ["٣", "１０", "1e3", "-1", True])
 def test_a_whole_number_is_ascii_digits(value):
     assert config.whole_number(value) is None
+
+
+json_value = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), anything),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(anything, inner, max_size=4)),
+    max_leaves=30,
+)
+schema_keyword = st.sampled_from(["type", "pattern", "format", "$ref", "items", "required", "maxLength", "anyOf"])
+
+
+@FUZZ
+@given(st.one_of(json_value, st.dictionaries(schema_keyword, json_value, max_size=5), anything, st.binary(max_size=80)))
+@example({"pattern": "(["})
+@example({"$ref": "#/nowhere"})
+@example("[" * 5000)
+def test_a_published_schema_is_loaded_or_refused_with_the_packages_error(candidate):
+    from scrapy_walsh.policy.blocklist import InvalidSchema, load_schema
+
+    try:
+        schema = load_schema(candidate)
+    except InvalidSchema:
+        return
+    try:
+        Blocklist.from_document(json.dumps({"contract": "walsh-research-blocklist/v1", "blocked": []}), schema=schema)
+    except InvalidBlocklist:
+        pass
+
+
+def test_a_deeply_nested_schema_is_refused():
+    from scrapy_walsh.policy.blocklist import InvalidSchema, load_schema
+
+    for depth in (300, 900, 3000):
+        nested: dict = {}
+        for _ in range(depth):
+            nested = {"items": nested}
+        with pytest.raises(InvalidSchema):
+            load_schema(nested)
+
+
+@FUZZ
+@given(st.one_of(st.none(), anything, st.binary(max_size=60)))
+@example(b"IMAGE/PNG; x=1")
+def test_a_content_type_names_a_kind_or_none(value):
+    from scrapy_walsh.policy.scope import KINDS, subresource_type
+
+    assert subresource_type(value) in (None, *KINDS)
+
+
+@FEWER
+@given(st.lists(st.tuples(anything, urlish), max_size=60), st.integers(0, 5000))
+def test_an_outline_or_llms_txt_item_fits_its_budget(links, budget):
+    from scrapy_walsh.pipelines.metadata import _chars
+    from scrapy_walsh.policy.llmstxt import Entry, LlmsTxt, Section
+    from scrapy_walsh.policy.markdown import Heading, Link, Outline
+
+    outline = Outline("t", tuple(Heading(2, t) for t, _ in links), tuple(Link(t, u) for t, u in links))
+    fields = outline.as_fields(budget)
+    assert _chars({k: v for k, v in fields.items() if k != "omitted"}) <= max(budget, 1) + len("titleheadingslinks")
+    index = LlmsTxt("n", None, (Section("s", tuple(Entry(t, u, "") for t, u in links)),))
+    fields = index.item_fields(budget)
+    kept = sum(len(s["links"]) for s in fields["sections"])
+    assert kept + fields.get("omitted_links", 0) == len(links)

@@ -55,10 +55,10 @@ def from_stored(record: Any) -> tuple[Blocklist, str]:
             if not isinstance(schema, Mapping) or record.get("schema_sha256") != schema_digest(schema):
                 raise InvalidSchema("schema: the stored copy does not match its SHA-256")
             return Blocklist.from_document(record["document"], schema=load_schema(schema)), ADOPTED_SCHEMA
-        except (InvalidBlocklist, TypeError, ValueError) as exc:
+        except (InvalidBlocklist, TypeError, ValueError, RecursionError) as exc:
             reasons.append(f"under the schema it was adopted with: {exc}")
     try:
         return Blocklist.from_document(record["document"]), BUNDLED_SCHEMA
-    except (InvalidBlocklist, TypeError, ValueError) as exc:
+    except (InvalidBlocklist, TypeError, ValueError, RecursionError) as exc:
         reasons.append(f"under the bundled schema: {exc}")
     raise InvalidBlocklist("; ".join(reasons))
