@@ -20,10 +20,10 @@ from scrapy_walsh.policy.robots import RobotsTxt
 from scrapy_walsh.policy.robots_match import url_path
 
 from ..fuzz import FUZZ
+from .test_remote_input_fuzz import anything, urlish
 
 #: The same profile, fewer examples, for properties of our own output (not remote input).
 FEWER = settings(FUZZ, max_examples=100)
-from .test_remote_input_fuzz import anything, urlish
 
 
 @pytest.mark.parametrize(
