@@ -260,6 +260,10 @@ class BlocklistMiddleware(StatefulGate):
             schema = load_schema(json.loads(response.body))
         except Exception as exc:
             stored = self.store.get(NAMESPACE, key)
+            try:
+                stored = load_schema(stored) if stored else None
+            except InvalidSchema:  # a damaged copy: the bundled schema, never a crash
+                stored = None
             source = "stored" if stored else "bundled"
             self.stats.set_value("walsh/blocklist/schema", source)
             logger.info(

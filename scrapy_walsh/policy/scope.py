@@ -85,7 +85,7 @@ MEDIA_TYPES: dict[str, str] = {
 }
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
 #: What is not part of a name's extension at its end: dots and whitespace (``logo.png.``).
-_TRAILING = ". \t\r\n\f\v"
+_TRAILING = ". \t\r\n\f\v\x00"
 
 
 def _path(url: str) -> str:

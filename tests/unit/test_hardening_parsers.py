@@ -228,3 +228,57 @@ def test_an_outline_or_llms_txt_item_fits_its_budget(links, budget):
     fields = index.item_fields(budget)
     kept = sum(len(s["links"]) for s in fields["sections"])
     assert kept + fields.get("omitted_links", 0) == len(links)
+
+
+@pytest.mark.parametrize(
+    "url, kind",
+    [
+        ("http://a.example/static/logo.png;v=1", "image"),
+        ("http://a.example/static/logo%2Epng", "image"),
+        ("http://a.example/static/logo%2epng", "image"),
+        ("http://a.example/static/logo%252Epng", "image"),
+        ("http://a.example/static/LOGO.PNG", "image"),
+        ("http://a.example/static/logo.png.", "image"),
+        ("http://a.example/static/logo.png%20", "image"),
+        ("http://a.example/static/logo.png/", "image"),
+        ("http://a.example/static%2Fapp.js", "script"),
+        ("http://a.example/site.CSS;x=1?v=2", "stylesheet"),
+        ("http://a.example[/font.woff2", "font"),
+        ("http://a.example/page/1", None),
+        ("http://a.example/docs/guide.md;v=1", None),
+        ("http://a.example/", None),
+        ("http://a.example/logo.png.html", None),
+    ],
+)
+def test_a_sub_resource_is_known_by_its_normalised_name(url, kind):
+    from scrapy_walsh.policy.scope import subresource_kind
+
+    assert subresource_kind(url) == kind
+
+
+@pytest.mark.parametrize(
+    "content_type, kind",
+    [
+        ("image/png", "image"),
+        ("IMAGE/SVG+XML; charset=utf-8", "image"),
+        ("font/woff2", "font"),
+        ("application/vnd.ms-fontobject", "font"),
+        ("text/css", "stylesheet"),
+        (b"text/javascript; charset=utf-8", "script"),
+        ("application/wasm", "script"),
+        ("video/mp4", "media"),
+        ("audio/mpeg", "media"),
+        ("text/html; charset=utf-8", None),
+        ("text/markdown", None),
+        ("application/json", None),
+        ("application/xml", None),
+        ("application/pdf", None),
+        ("application/octet-stream", None),
+        ("image", None),
+        (None, None),
+    ],
+)
+def test_a_sub_resource_is_known_by_its_content_type(content_type, kind):
+    from scrapy_walsh.policy.scope import subresource_type
+
+    assert subresource_type(content_type) == kind
