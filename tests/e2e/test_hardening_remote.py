@@ -37,7 +37,7 @@ def test_a_request_rate_that_is_no_number_is_ignored_and_every_page_gets_a_verdi
     # the rule is ignored: the host is paced at the 1 s floor, not 3 s
     pages = [r["mono"] for r in demo_site.requests if r["host_key"] == "htmlonly" and r["path"].startswith("/page/")]
     gap = pages[1] - pages[0]
-    assert 0.98 <= gap < 2.5, gap
+    assert 0.98 <= gap < 2.9, gap  # 3 s if "1/٣" were read as a rate
 
 
 def test_a_retry_after_of_hundreds_of_digits_is_a_finite_give_up(project, demo_site):
