@@ -9,6 +9,7 @@ a unit test holds every other module to that.
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 from collections.abc import Callable
@@ -35,14 +36,19 @@ REQUIRED_BACKOFF_CODES = frozenset({429, 503})
 
 
 def number(value: Any) -> float:
-    """A number as Scrapy's ``getfloat`` reads it (``2``, ``2.5``, ``"2.5"``), else ``ValueError``.
+    """A finite number as Scrapy's ``getfloat`` reads it (``2``, ``2.5``, ``"2.5"``), else ``ValueError``.
 
-    Every float setting is read here, so refusing NaN or infinity is one check more.
+    Every float setting is read here. NaN and infinity are refused: ``nan`` compares false
+    with everything, so it slips through every ``<`` check ("paused for nan s"), and an
+    infinite interval or cap means nothing a crawl can act on.
     """
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        result = float(value)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"not a number: {value!r}") from None
+    if not math.isfinite(result):
+        raise ValueError(f"not a finite number: {value!r} (NaN and infinity are refused)")
+    return result
 
 
 def _number_or_none(value: Any) -> float | None:
@@ -52,9 +58,18 @@ def _number_or_none(value: Any) -> float | None:
         return None
 
 
+def _finite_note(value: Any) -> str:
+    """`` (NaN and infinity are refused)`` when ``value`` reads as one of them, for the messages."""
+    try:
+        return "" if math.isfinite(float(value)) else " (NaN and infinity are refused)"
+    except (TypeError, ValueError, OverflowError):
+        return ""
+
+
 def whole_number(value: Any) -> int | None:
     """A non-negative whole number as a setting may hold it (``5`` or ``"5"``), else None."""
-    return None if isinstance(value, bool) or not str(value).isdigit() else int(value)
+    text = str(value)
+    return None if isinstance(value, bool) or not (text.isascii() and text.isdigit()) else int(text)
 
 
 def as_list(value: Any) -> list[Any]:
@@ -187,24 +202,32 @@ def robots_cache_seconds(value: Any) -> float:
     if seconds is None or not 0 < seconds <= ROBOTS_CACHE_SECONDS:
         raise ValueError(
             f"must be a number of seconds in (0, {ROBOTS_CACHE_SECONDS}], got {value!r} (RFC 9309 §2.4: at most 24 h)"
+            + _finite_note(value)
         )
     return seconds
 
 
 def min_interval(value: Any) -> float:
     interval = _number_or_none(value)
-    if interval is None or interval < MIN_INTERVAL_FLOOR:
+    if interval is None:
+        raise ValueError(
+            f"must be a number of seconds >= the R4 floor of {MIN_INTERVAL_FLOOR} s, got {value!r}"
+            + _finite_note(value)
+        )
+    if interval < MIN_INTERVAL_FLOOR:
         raise ValueError(
             f"{value!r} is under the R4 floor of {MIN_INTERVAL_FLOOR} s between requests to a "
             "host (it may be raised, never lowered)"
         )
-    return max(MIN_INTERVAL_FLOOR, interval)  # NaN passes the check above: it reads as the floor
+    return interval
 
 
 def max_crawl_delay(value: Any, floor: float) -> float:
     cap = _number_or_none(value)
     if cap is None or cap < floor:
-        raise ValueError(f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got {value!r}")
+        raise ValueError(
+            f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got {value!r}" + _finite_note(value)
+        )
     return cap
 
 
@@ -221,14 +244,14 @@ def backoff_http_codes(value: Any) -> tuple[int, ...]:
 def backoff_base(value: Any) -> float:
     base = _number_or_none(value)
     if base is None or base <= 0:
-        raise ValueError(f"must be a positive number of seconds, got {value!r}")
+        raise ValueError(f"must be a positive number of seconds, got {value!r}" + _finite_note(value))
     return base
 
 
 def backoff_max_delay(value: Any, floor: float) -> float:
     cap = _number_or_none(value)
     if cap is None or cap < floor:
-        raise ValueError(f"must be seconds >= WALSH_MIN_INTERVAL, got {value!r}")
+        raise ValueError(f"must be seconds >= WALSH_MIN_INTERVAL, got {value!r}" + _finite_note(value))
     return cap
 
 
@@ -246,10 +269,17 @@ def max_field_chars(value: Any) -> int:
     return limit
 
 
+def max_item_chars(value: Any) -> int:
+    limit = whole_number(value)
+    if not limit:
+        raise ValueError(f"must be a positive whole number, got {value!r}")
+    return limit
+
+
 def refetch_interval(value: Any) -> float:
     interval = _number_or_none(value)
     if interval is None or interval < 0:
-        raise ValueError(f"must be seconds >= 0, got {value!r}")
+        raise ValueError(f"must be seconds >= 0, got {value!r}" + _finite_note(value))
     return interval
 
 
@@ -302,6 +332,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
+    "WALSH_MAX_ITEM_CHARS": max_item_chars,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
@@ -423,6 +454,8 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: R6: characters of all an item's strings together.
+    max_item_chars: int = 40000
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

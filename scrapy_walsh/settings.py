@@ -218,6 +218,15 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "`<project>/.scrapy/walsh-state.sqlite3`. `redis://host:port/db` (extra `redis`) "
         "shares it with every process of the identity: fleet mode.",
     ),
+    WalshSetting(
+        "WALSH_MAX_ITEM_CHARS",
+        40000,
+        "R6",
+        "The most characters an item may carry in all its strings together, nested values "
+        "included: a body cut into many short strings is still a body, and the item is dropped. "
+        "A StructuredSourceSpider's outlines and llms.txt sections fit in 30,000 (the rest is "
+        "counted as omitted).",
+    ),
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}

@@ -368,7 +368,7 @@ class StructuredSourceSpider(scrapy.Spider):
         home = llmstxt.origin(ctx["target"])
         if home not in self._llms_emitted:
             self._llms_emitted.add(home)
-            item.update(index.as_fields())
+            item.update(index.item_fields())  # bounded for R6 (WALSH_MAX_ITEM_CHARS)
         return item
 
     # ------------------------------------------------------------------ the twin

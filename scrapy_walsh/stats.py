@@ -70,7 +70,8 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/blocklist/source",
         "Where the list in force came from: `fetched`, `stored` (the last adopted list, from the state "
-        "store) or `empty` (first-ever failure).",
+        "store), `empty` (first-ever failure) or `refused` (the stored list passes no schema and no fresh "
+        "one could be had: every request is refused, R3 fails closed).",
     ),
     Stat(
         "walsh/blocklist/entries",
@@ -90,7 +91,8 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/blocklist/stored_rejected",
-        "A stored list that no longer validates (ignored, with a warning).",
+        "A stored list that passes neither the schema it was adopted with nor the bundled one: never "
+        "replaced by an empty list (a fresh list, or every request refused).",
     ),
     Stat(
         "walsh/blocklist/empty_first_failure",
@@ -317,6 +319,16 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/store/dropped_unsent",
         "Requests dropped, unsent, because the state store was unavailable while the crawl was stopping.",
+    ),
+    Stat(
+        "walsh/blocklist/stored_schema",
+        "Which schema the stored list passed when re-adopted: `adopted` (the one it was adopted with, "
+        "kept with it) or `bundled`.",
+    ),
+    Stat(
+        "walsh/scope/subresource_responses_dropped",
+        "Responses whose `Content-Type` is a sub-resource type (image, font, audio, video, CSS, "
+        "JavaScript): dropped before any callback, counted as `subresource` denials (R6).",
     ),
 )
 

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from ..policy.addresses import PrivateAddressAllowance, parse_ip
-from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
+from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, from_stored
 from ..policy.canonical import canonical_url
 from ..policy.gates import (
     ADDRESS_ALLOWED,
@@ -330,7 +330,7 @@ def blocklist_gate(args: argparse.Namespace, ctx: Context, url: str) -> tuple[di
         if blocklist is None:
             saved = ctx.store.get(BLOCKLIST_NAMESPACE, ctx.blocklist_url) if ctx.store else None
             if saved:
-                blocklist = Blocklist.from_document(saved["document"])
+                blocklist = from_stored(saved)[0]  # under the schema it was adopted with (issue 16)
                 section["cached"] = True
                 section["source"] = (
                     f"stored copy adopted {_age(time.time() - saved['adopted'])} ago (state store; {failure})"

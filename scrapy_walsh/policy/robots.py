@@ -17,6 +17,12 @@ Choices the RFC leaves open:
   are merged, the slowest pace wins.
 * Only the first 500 KiB are parsed, and a line cut by that limit is dropped.
 * Octets that are not UTF-8 are read as ``%XX``; nothing raises.
+* Numbers are ASCII digits only. A Crawl-delay that is not a finite decimal number
+  (``٣``, ``nan``, ``inf``, ``1e3``, a value past a float's range) and a Request-rate whose
+  numbers are not 1 to 15 ASCII digits are malformed lines, ignored like any other; a
+  huge but finite Crawl-delay is read as written (the R4 cap then refuses the host).
+* A URL whose authority can't be parsed (``http://example.com[``) is matched by its
+  path, split by hand: :meth:`RobotsTxt.verdict` never raises.
 * ``parse_error``: a body with content but not one record line, or with NUL bytes.
 """
 
@@ -50,7 +56,14 @@ _KEYS: dict[str, int] = {
 }  # fmt: skip
 _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
 _SURROGATE = re.compile("[\udc80-\udcff]")
-_REQUEST_RATE = re.compile(r"(\d+)\s*/\s*(\d+)\s*([smhd]?)(?:\s.*)?", re.IGNORECASE | re.DOTALL).fullmatch
+#: ASCII only (re.ASCII): ``\\d`` would take ``٣`` and ``１``, and IGNORECASE would read ``ſ`` as ``s``.
+#: At most MAX_DIGITS digits a number: a longer one is not a rate anyone meant, and the line is ignored.
+MAX_DIGITS = 15
+_REQUEST_RATE = re.compile(
+    rf"([0-9]{{1,{MAX_DIGITS}}})[ \t]*/[ \t]*([0-9]{{1,{MAX_DIGITS}}})[ \t]*([smhd]?)(?:[ \t].*)?",
+    re.IGNORECASE | re.DOTALL | re.ASCII,
+).fullmatch
+_CRAWL_DELAY = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII).fullmatch
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 #: RFC 9309 §2.2's WS is space and tab. The other ASCII whitespace (\v, \f) is a control
@@ -187,11 +200,12 @@ def _seconds_per_request(value: str) -> float | None:
 
 
 def _crawl_delay(value: str) -> float | None:
-    try:
-        delay = float(value)
-    except ValueError:
+    """A decimal number of seconds in ASCII digits; anything else (``٣``, ``nan``, ``inf``,
+    ``1e999``, a value past a float's range) is not read, and the line is ignored."""
+    if not _CRAWL_DELAY(value):
         return None
-    return delay if math.isfinite(delay) and delay >= 0 else None
+    delay = float(value)
+    return delay if math.isfinite(delay) else None
 
 
 def _largest(values: list[float | None]) -> float | None:

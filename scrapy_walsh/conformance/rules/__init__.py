@@ -14,6 +14,7 @@ from .backoff import backoff, backoff_holds
 from .blocklist import blocklist_first, blocklist_gate, blocklist_matching, blocklist_url, state_uri
 from .configuration import unknown_walsh_settings
 from .identity import identity, spec_identity, verifiable_identity
+from .numbers import finite_numbers
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
 from .robots import named_group, robots_gate, scrapy_robots
 from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
@@ -21,6 +22,7 @@ from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
 #: The order findings are listed in, within a row.
 RULES: tuple[Rule, ...] = (
     unknown_walsh_settings,
+    finite_numbers,
     identity,
     scrapy_robots,
     robots_gate,
