@@ -15,12 +15,18 @@ stderr, where no logging filter reaches. So when a refusal is made (:func:`refus
 logging is begun (public API, once per process) with no observer of its own: its events still
 reach Python logging through the observer Scrapy's ``configure_logging`` starts, and the
 filter there drops the "Unhandled error" line that announces a pending refusal.
+
+A script that awaits ``AsyncCrawlerRunner.crawl()`` gets the ``ConformanceError`` itself and may
+handle it. Left uncaught, it reaches :data:`sys.excepthook`, which would print its traceback:
+the hook installed with the first refusal logs the reasons instead (Python still exits 1), and
+hands any other exception to the hook it replaced.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from types import TracebackType
 
 #: Where an exception that escapes a crawl is reported: asyncio's default exception handler,
 #: Twisted's "Unhandled error in Deferred" (Scrapy forwards Twisted's log to "twisted"), and
@@ -77,16 +83,30 @@ def install() -> None:
             logger.addFilter(_FILTER)
 
 
+def _excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    from .conformance import ConformanceError
+
+    if isinstance(exc, ConformanceError):
+        logging.getLogger("scrapy_walsh").critical("%s", exc)
+    else:
+        _previous_excepthook(kind, exc, tb)
+
+
+_previous_excepthook = sys.excepthook
+
+
 def refusing() -> None:
-    """A ``ConformanceError`` is being raised: keep Twisted from printing it raw to stderr.
+    """A ``ConformanceError`` is being raised: keep Twisted (or Python) from printing its traceback.
 
     Called when the error is made, before it can reach a Deferred. Only when Twisted is
     already loaded (Scrapy loads it; a pure-policy import doesn't), and once per process: a
     second ``beginLoggingTo`` would log Twisted's "selected twice" warning.
     """
-    global _pending, _twisted_begun
+    global _pending, _twisted_begun, _previous_excepthook
     install()
     _pending += 1
+    if sys.excepthook is not _excepthook:  # uncaught, it is still one message
+        _previous_excepthook, sys.excepthook = sys.excepthook, _excepthook
     if _twisted_begun or "twisted.logger" not in sys.modules:
         return
     from twisted.logger import globalLogBeginner
