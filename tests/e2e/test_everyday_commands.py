@@ -1,6 +1,9 @@
-"""``scrapy view URL`` with the add-on: like ``fetch``, the URL is a declared target that passes
-every gate, then Scrapy opens the page in a browser. ``BROWSER`` is a script that records what
-it was asked to open, so no browser runs; the assertions are on what the demo server saw."""
+"""``scrapy view URL`` and ``scrapy runspider`` with the add-on, against the demo site.
+
+``view`` is ``fetch`` plus a browser: the URL is a declared target that passes every gate, then
+Scrapy opens the page. ``BROWSER`` is a script that records what it was asked to open, so no
+browser runs. ``runspider`` fetches the spider's declared target and drops its follow-up (R6).
+The assertions are on what the demo server saw."""
 
 from __future__ import annotations
 
@@ -39,3 +42,33 @@ def test_view_obeys_the_gates_then_opens_the_page(project, demo_site, tmp_path):
     assert opened.exists(), "the browser was asked to open the page"
     assert "<html" in opened.read_text().lower()
     assert "R6: dropped" not in result.stderr
+
+
+RUNSPIDER = """
+import scrapy
+
+
+class OneSpider(scrapy.Spider):
+    name = "one"
+
+    async def start(self):
+        yield scrapy.Request(self.url)
+
+    def parse(self, response):
+        yield {"url": response.url, "status": response.status}
+        yield response.follow("/page/2")
+"""
+
+
+def test_runspider_fetches_its_declared_target_only(project, demo_site, tmp_path):
+    from ..helpers import run_scrapy
+
+    spider = tmp_path / "one.py"
+    spider.write_text(RUNSPIDER)
+    url = demo_site.url("open", "/page/1")
+    result = run_scrapy(["runspider", str(spider), "-a", f"url={url}", "-O", str(tmp_path / "out.jsonl")], cwd=project)
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = [(r["path"], r["headers"].get("User-Agent")) for r in demo_site.requests if r["host_key"] == "open"]
+    assert seen == [("/robots.txt", OUR_UA), ("/page/1", OUR_UA)], "the follow-up was dropped (R6)"
+    assert '"status": 200' in (tmp_path / "out.jsonl").read_text()
+    assert "R6: dropped" in result.stderr
