@@ -1,7 +1,7 @@
 """Packaging that tells the truth: the sdist and the wheel a release would publish.
 
-``python -m build`` (isolated, as a release builds: the sdist first, then the wheel from the
-unpacked sdist) runs once for the module. The sdist must carry what its tests need
+``python -m build`` (the sdist first, then the wheel from the unpacked sdist, as a release
+builds them) runs once for the module. The sdist must carry what its tests need
 (conftest, helpers, data, the Makefile, the example project): a quick subset of its tests runs
 from the unpacked tree, importing the package from there. The wheel is installed, with its
 declared dependencies, into a fresh venv, where ``scrapy walsh check`` runs in a new project.
@@ -36,25 +36,46 @@ NETWORK_ERRORS = re.compile(
 
 
 def _run(args, **kwargs) -> subprocess.CompletedProcess:
-    result = subprocess.run(args, capture_output=True, text=True, timeout=240, **kwargs)
+    return _check(subprocess.run(args, capture_output=True, text=True, timeout=240, **kwargs))
+
+
+def _check(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     if result.returncode != 0 and NETWORK_ERRORS.search(result.stdout + result.stderr):
-        pytest.skip(f"the package index is unreachable: {' '.join(map(str, args[:4]))} failed")
+        pytest.skip(f"the package index is unreachable: {' '.join(map(str, result.args[:4]))} failed")
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     return result
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
+    """The sdist and the wheel; the wheel's install into a fresh venv starts at once, in the
+    background (it is mostly downloads), while the sdist's tests run."""
     out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)])
+    # --no-isolation: the test extra installs the backend [build-system] names (setuptools>=77),
+    # which saves fetching it into two throw-away envs; the sdist still comes first, then the
+    # wheel is built from the unpacked sdist, as a release builds it
+    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)])
     sdist = out / f"scrapy_walsh-{__version__}.tar.gz"
     wheel = out / f"scrapy_walsh-{__version__}-py3-none-any.whl"
     assert sdist.exists() and wheel.exists(), sorted(p.name for p in out.iterdir())
-    return sdist, wheel
+    venv = tmp_path_factory.mktemp("fresh") / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    # the test venv's pip installs into the fresh one (no ensurepip), the dependencies as declared
+    install = subprocess.Popen(
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-compile", "-q"]
+        + [str(wheel)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    yield sdist, wheel, venv, install
+    if install.poll() is None:  # the wheel's test did not run
+        install.kill()
+        install.communicate()
 
 
 def test_the_sdist_runs_its_own_tests(dist, tmp_path):
-    sdist, _ = dist
+    sdist = dist[0]
     with tarfile.open(sdist) as tar:
         tar.extractall(tmp_path, filter="data")
     root = tmp_path / f"scrapy_walsh-{__version__}"
@@ -93,15 +114,13 @@ def test_the_sdist_runs_its_own_tests(dist, tmp_path):
 
 
 def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
-    _, wheel = dist
+    _, wheel, venv, install = dist
     names = zipfile.ZipFile(wheel).namelist()
     assert "scrapy_walsh/py.typed" in names and "scrapy_walsh/templates/spiders/walsh.tmpl" in names
     assert not any(n.startswith("tests/") for n in names), "tests stay in the sdist"
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    out, err = install.communicate(timeout=240)
+    _check(subprocess.CompletedProcess(install.args, install.returncode, out, err))
     python = venv / "bin" / "python"
-    # the test venv's pip installs into the fresh one (no ensurepip), the dependencies as declared
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-compile", "-q", str(wheel)])
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "SCRAPY_SETTINGS_MODULE", "VIRTUAL_ENV"}}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     where = _run([str(python), "-c", "import scrapy_walsh; print(scrapy_walsh.__file__)"], cwd=tmp_path, env=env)
