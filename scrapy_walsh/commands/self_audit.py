@@ -229,6 +229,21 @@ def _sites(code: _SpiderCode, declared: set[str]) -> list[_Site]:
     return sorted(sites, key=lambda s: (s.where.split(":")[0], s.line, s.text))
 
 
+def _start_urls_ignored(code: _SpiderCode, start_urls: set[str]) -> tuple[str, str] | None:
+    """``(file:line, "start")`` when the spider sets ``start_urls`` but its own start method
+    neither reads them nor calls the inherited one: they look declared and are not."""
+    for name in sorted(START_METHODS & code.methods.keys()):
+        method = code.methods[name]
+        reads = any(
+            (isinstance(n, ast.Attribute) and n.attr in {"start_urls", name})
+            or (isinstance(n, ast.Name) and n.id == "start_urls")
+            for n in ast.walk(method.node)
+        )
+        if start_urls and not reads:
+            return f"{method.filename}:{method.node.lineno}", name
+    return None
+
+
 def _declared_urls(spidercls: type) -> set[str]:
     urls = getattr(spidercls, "start_urls", None)
     return {u for u in urls if isinstance(u, str)} if isinstance(urls, list | tuple) else set()
@@ -316,6 +331,20 @@ def audit_spider(spidercls: type) -> list[Finding]:
         return findings
     roles = _roles(code)
     findings += [_site_finding(name, site, roles) for site in _sites(code, _declared_urls(spidercls))]
+    ignored = _start_urls_ignored(code, _declared_urls(spidercls))
+    if ignored:
+        where, method = ignored
+        findings.append(
+            Finding(
+                "6",
+                "R6",
+                WARN,
+                f"spider {name}.start_urls",
+                f"{where}: {method}() neither reads start_urls nor calls the inherited {method}(), so the "
+                f"{len(_declared_urls(spidercls))} start_urls are not declared targets and are never fetched; "
+                f"the declared targets are what {method}() yields",
+            )
+        )
     if code.link_extractors:
         findings.append(
             Finding(

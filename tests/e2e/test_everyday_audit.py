@@ -99,6 +99,14 @@ def test_every_other_way_of_asking_for_pages(report):
             "no request built after a response, no rules, link extractors or sitemap following",
         )
     ]
+    assert findings(data, "6", "quotes-start") == [
+        (
+            "warn",
+            "spider quotes-start.start_urls",
+            "other_ways.py:84: start() neither reads start_urls nor calls the inherited start(), so the 1 "
+            "start_urls are not declared targets and are never fetched; the declared targets are what start() yields",
+        )
+    ]
     errback = findings(data, "6", "quotes-follow")[2][2]
     assert "around the spider middlewares and are dropped there" in errback
     engine = findings(data, "6", "quotes-login")[3][2]

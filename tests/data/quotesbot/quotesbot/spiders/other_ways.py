@@ -73,3 +73,17 @@ class QuotesDeclaredSpider(scrapy.Spider):
 
     def parse(self, response):
         yield {"url": response.url, "title": response.css("title::text").get()}
+
+
+class QuotesStartSpider(scrapy.Spider):
+    """start() yields its own requests: the start_urls below are never fetched."""
+
+    name = "quotes-start"
+    start_urls = ["http://quotes.toscrape.com/page/9/"]
+
+    async def start(self):
+        for page in (1, 2):
+            yield scrapy.Request(f"http://quotes.toscrape.com/page/{page}/")
+
+    def parse(self, response):
+        yield {"url": response.url}
