@@ -76,16 +76,8 @@ class FrequencyMiddleware(StatefulGate):
         # the claim is the atomic form of policy.gates.recently_fetched: it fails while a
         # record younger than the interval (its TTL) exists
         last = self.store.get(NAMESPACE, target, now)
-        by = self.store.get(Namespace.FETCHED_BY, target) or {}
-        exc = RecentlyFetched(
-            SKIPPED,
-            recently_fetched_reason(last, now, self.interval),
-            request.url,
-            fetched_at=last,
-            fetched_by=by.get("spider"),
-            by_this_crawl=by.get("crawl") == self.fetcher["crawl"],
-            spider=self.fetcher["spider"],
-        )
+        reason = recently_fetched_reason(last, now, self.interval)
+        exc = RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target))
         record_denial(self.stats, exc, self.crawler.spider)
         raise exc
 
@@ -99,6 +91,15 @@ class FrequencyMiddleware(StatefulGate):
         if self.interval > 0 and internal.internal_kind(request) is None:
             self.store.set(Namespace.FETCHED_BY, target_of(request), self.fetcher, ttl=self.interval)
         return response
+
+    def _by(self, target: str) -> dict[str, object]:
+        """Who fetched ``target``, for the refusal's message (``RecentlyFetched`` words it)."""
+        by = self.store.get(Namespace.FETCHED_BY, target) or {}
+        return {
+            "fetched_by": by.get("spider"),
+            "by_this_crawl": by.get("crawl") == self.fetcher["crawl"],
+            "spider": self.fetcher["spider"],
+        }
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         self._release(request)
