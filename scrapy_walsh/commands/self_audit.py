@@ -2,6 +2,8 @@
 
 The settings rules (:mod:`scrapy_walsh.conformance`) run at every start; these two run
 only in a self-audit, because one reads source files and the other writes to the store.
+The code is read with :mod:`ast`, never searched as text (issue 18: a regex for ``.follow(``
+passed quotesbot, whose callback paginates with ``scrapy.Request(response.urljoin(...))``).
 """
 
 from __future__ import annotations
@@ -153,7 +155,12 @@ def _spider_code(spidercls: type) -> _SpiderCode | None:
                 elif target and keyword.arg == "errback":
                     code.errbacks.add(target)
             # the second positional argument of Request(url, cb), follow(url, cb), Rule(le, "cb")
-            if len(sub.args) >= 2 and (target := _self_method(sub.args[1])):
+            takes_callback = (
+                _is_request_class(callee)
+                or last == "Rule"
+                or (isinstance(sub.func, ast.Attribute) and sub.func.attr in {"follow", "follow_all"})
+            )
+            if takes_callback and len(sub.args) >= 2 and (target := _self_method(sub.args[1])):
                 code.callbacks.add(target)
     return code if found else None
 
