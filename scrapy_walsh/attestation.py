@@ -11,7 +11,7 @@ checklist's ``Finding`` so both reports render alike).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .conformance.engine import FAIL, PASS, Finding
@@ -223,3 +223,152 @@ def _scope(records: list, figures: dict) -> list[Finding]:
     if beyond:
         text += "; e.g. " + ", ".join(f"{r['host_key']} {r['path']}" for r in beyond[:3])
     return [_obs("6", not beyond, text)]
+
+
+# --------------------------------------------------------------------- the hostile probe
+
+#: (host key, path, what the server must see): the hostile probe's declared targets. A key
+#: ending in "." is that host spelled with a trailing dot (the server files it under the host).
+HOSTILE_TARGETS: tuple[tuple[str, str, str], ...] = (
+    ("open", "/page/1", "fetched once; its callback forges meta, calls engine.download, sets proxies and a Host"),
+    ("open.", "/page/2", "fetched >= 1 s after open /page/1: a trailing dot is the same host"),
+    ("down", "/page/1", "denied (robots.txt 503); its errback yields a request marked walsh_declared"),
+    ("llmsonly", "/page/1", "never requested: its robots.txt redirects to a file:// URL"),
+)
+#: Undeclared URLs the hostile probe hands to ``crawler.engine.download``.
+HOSTILE_ENGINE: tuple[tuple[str, str], ...] = (
+    ("named", "/page/engine"),
+    ("slow", "/page/engine"),
+    ("gone", "/page/engine"),
+)
+#: The User-Agent a late user middleware sets on every request.
+HOSTILE_UA = "EvilBot/1.0"
+#: Paths the hostile probe yields or downloads that must never reach any server.
+HOSTILE_NEVER = (
+    ("open", "/private/secret", "meta walsh_internal on a disallowed path"),
+    ("open", "/static/logo.png", "meta walsh_internal on a sub-resource"),
+    ("named", "/page/errback", "meta walsh_declared on a request yielded from an errback"),
+    ("open", "/page/proxy-blocked", "a proxy on a blocked host"),
+    ("open", "/page/proxy-private", "a proxy on 127.0.0.1"),
+    ("open", "/page/host-header", "a Host header naming a blocked host"),
+    ("llmsonly", "/page/1", "a robots.txt redirected to a file:// URL (unreachable: blocks)"),
+    *((key, path, "crawler.engine.download of an undeclared URL") for key, path in HOSTILE_ENGINE),
+)
+#: The largest item the MetadataOnlyPipeline may let through, for this judge (the chunked
+#: item carries 50,000 characters).
+HOSTILE_ITEM_CHARS = 50_000
+
+
+def _hostile_obs(row: str, ok: bool, message: str) -> Finding:
+    requirement = {"1": "R1", "2": "R2", "3a": "R3", "4": "R4", "6": "R6", "8": "R8", "-": "configuration"}[row]
+    return Finding(row, requirement, PASS if ok else FAIL, None, f"hostile probe: {message}")
+
+
+def _path_of(record: Mapping[str, Any]) -> str:
+    """The path of a record; a proxied request's target is an absolute URL."""
+    path = str(record.get("path", ""))
+    if "://" in path:
+        path = "/" + path.split("://", 1)[1].partition("/")[2]
+    return path.split("?", 1)[0]
+
+
+def judge_hostile(
+    records: Iterable[Mapping[str, Any]],
+    items: Sequence[Mapping[str, Any]],
+    canary: str,
+    blocked_ips: Iterable[str],
+    refused_nan: tuple[int, int],
+    user_agent: str,
+) -> tuple[list[Finding], dict[str, Any]]:
+    """Findings for the hostile probe: the server saw none of its attempts.
+
+    ``items`` is what reached the feed, ``canary`` the text of the ``file://`` start URL's
+    file, ``blocked_ips`` the addresses of listed hosts (a proxied request arrives there
+    under another Host), ``refused_nan`` the NaN start's (exit status, requests the
+    server saw)."""
+    records = sorted(records, key=lambda r: r["mono"])
+    blocked_ips = set(blocked_ips)
+    figures: dict[str, Any] = {"requests": len(records)}
+    found: list[Finding] = []
+
+    evil = [r for r in records if _ua(r) != user_agent]
+    found.append(
+        _hostile_obs(
+            "1",
+            not evil,
+            f"{len(evil)} of {len(records)} requests went out with another User-Agent "
+            f"(a middleware at priority 10001 sets {HOSTILE_UA!r})",
+        )
+    )
+
+    reached = []
+    for key, path, how in HOSTILE_NEVER:
+        if any(r["host_key"] == key and _path_of(r) == path for r in records):
+            reached.append(f"{how} ({key} {path})")
+    blocked = [r for r in records if r["host_key"] in ("blocked", "www.blocked") or r.get("ip") in blocked_ips]
+    sentinel = [r for r in records if r["host_key"] == "sentinel"]
+    figures.update(forged_reached=len(reached), blocked_contacted=len(blocked), private_contacted=len(sentinel))
+    found.append(
+        _hostile_obs(
+            "6",
+            not reached and not sentinel,
+            f"{len(HOSTILE_NEVER) - len(reached)} of {len(HOSTILE_NEVER)} forged or undeclared requests "
+            f"never reached a server; 127.0.0.1 (as a proxy) contacted {len(sentinel)} times"
+            + (f"; reached: {'; '.join(reached[:3])}" if reached else ""),
+        )
+    )
+    found.append(
+        _hostile_obs(
+            "3a",
+            not blocked,
+            f"the blocked host was contacted {len(blocked)} times "
+            "(forged meta, a proxy on it, a Host header naming it)",
+        )
+    )
+
+    open_times = [r["mono"] for r in records if r["host_key"] == "open"]
+    gaps = [b - a for a, b in zip(open_times, open_times[1:])]
+    robots = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/robots.txt")
+    in_flight = max((r.get("in_flight", 0) for r in records), default=0)
+    smallest = min(gaps, default=None)
+    figures.update(open_min_gap=None if smallest is None else round(smallest, 3), max_in_flight=in_flight)
+    dotted = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/page/2")
+    ok = in_flight <= 1 and robots == 1 and dotted == 1
+    ok = ok and smallest is not None and smallest >= MIN_INTERVAL - TOLERANCE
+    found.append(
+        _hostile_obs(
+            "4",
+            ok,
+            f"open and 'open.' (trailing dot): robots.txt requested {robots} times, 'open.' /page/2 "
+            f"{_requested(dotted)}, minimum gap "
+            + ("none" if smallest is None else f"{smallest:.3f} s")
+            + f"; at most {in_flight} in flight (engine.download on three hosts included)",
+        )
+    )
+
+    pages = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/page/1")
+    found.append(
+        _hostile_obs("8", pages == 1, f"open /page/1 {_requested(pages)} (retry, claim and redirect meta forged)")
+    )
+
+    leaked = [i for i in items if canary in str(i)]
+    large = [i for i in items if len(str(i.get("body", ""))) >= HOSTILE_ITEM_CHARS]
+    figures.update(file_items=len(leaked), chunked_items=len(large))
+    found.append(
+        _hostile_obs(
+            "6",
+            not leaked and not large,
+            f"a file:// start URL put {len(leaked)} items in the feed; an item of {HOSTILE_ITEM_CHARS:,} "
+            f"characters in 1,000-character strings reached it {len(large)} times",
+        )
+    )
+
+    status, seen = refused_nan
+    found.append(
+        _hostile_obs(
+            "-",
+            status != 0 and seen == 0,
+            f"WALSH_BACKOFF_MAX_DELAY=nan: the crawl exited {status} and the server saw {seen} requests",
+        )
+    )
+    return found, figures

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .policy.addresses import PrivateAddressAllowance
+from .policy.addresses import PrivateAddressAllowance, parse_ip
 from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, SETTINGS_BY_NAME, WALSH_SETTINGS
 from .store import DEFAULT_STATE_FILE, StateLocation, parse_state_uri
 
@@ -123,6 +123,57 @@ def blocklist_extra(value: Any) -> tuple[str, ...]:
 def document_field(value: Any) -> str | None:
     """A field of a new blocklist file (not read by crawls; ``blocklist add`` validates the document)."""
     return value
+
+
+def signing_key(value: Any) -> str | None:
+    """WALSH_SIGNING_KEY: a readable Ed25519 private key (PEM, PKCS#8), or unset.
+
+    Read once here, so a key that is missing, unreadable or not Ed25519 stops the crawl at
+    start instead of leaving requests unsigned."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"expected a path to an Ed25519 private key, got {value!r}")
+    from .signing import SigningError, load_private_key
+
+    try:
+        load_private_key(value)
+    except (SigningError, OSError) as exc:
+        raise ValueError(f"{value!r}: {exc}") from None
+    return value
+
+
+#: Hosts a key directory may be served from over plain http: loopback and the names
+#: RFC 2606 reserves for testing, so the demo and the tests can sign without TLS.
+_HTTP_DIRECTORY_HOSTS = ("localhost",)
+_HTTP_DIRECTORY_SUFFIXES = (".test", ".localhost")
+
+
+def signature_agent(value: Any) -> str | None:
+    """WALSH_SIGNATURE_AGENT: the https URL of our key directory, or unset.
+
+    A site fetches the directory to verify us; over plain http anyone on the path could
+    swap our keys, so http is refused except on loopback and ``.test`` names."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"expected the https URL of the key directory, got {value!r}")
+    parts = urlsplit(value)
+    try:
+        host = (parts.hostname or "").rstrip(".").lower()
+    except ValueError:
+        host = ""
+    if parts.scheme not in ("https", "http") or not host:
+        raise ValueError(f"{value!r} is not an absolute https URL")
+    local = host in _HTTP_DIRECTORY_HOSTS or host.endswith(_HTTP_DIRECTORY_SUFFIXES) or _loopback(host)
+    if parts.scheme == "http" and not local:
+        raise ValueError(f"{value!r} is not https: a site must fetch our key directory over TLS")
+    return value
+
+
+def _loopback(host: str) -> bool:
+    ip = parse_ip(host)
+    return ip is not None and ip.is_loopback
 
 
 def robots_mode(value: Any) -> str:
@@ -248,8 +299,8 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_REFETCH_INTERVAL": refetch_interval,
     "WALSH_DEDUP_RESET": flag,
     "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
-    "WALSH_SIGNING_KEY": document_field,
-    "WALSH_SIGNATURE_AGENT": document_field,
+    "WALSH_SIGNING_KEY": signing_key,
+    "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {

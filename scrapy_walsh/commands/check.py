@@ -22,7 +22,7 @@ from typing import Any
 
 from scrapy import Spider
 from scrapy.crawler import Crawler
-from scrapy.settings import Settings
+from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
 
@@ -57,6 +57,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", help="print one JSON object (spec version, package version, time, rows)"
     )
     parser.add_argument(
+        "--sign",
+        action="store_true",
+        help="add a detached Ed25519 signature (WALSH_SIGNING_KEY) over the record, with digests of "
+        "the settings and (with --live) of the server's log; implies --json",
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="with 'verify' as SPIDER: `scrapy walsh check verify FILE` checks a signed record",
+    )
+    parser.add_argument(
+        "--key",
+        metavar="PATH",
+        help="verify with this key (private, or its PATH.pub); default WALSH_SIGNING_KEY",
+    )
+    parser.add_argument(
         "--live",
         action="store_true",
         help="run the configuration against a conformance site on loopback and "
@@ -65,6 +82,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.spider == "verify" and args.file:
+        return verify(args.file, args.key, settings)
+    if args.file:
+        print(f"scrapy walsh check: unexpected argument {args.file!r}", file=sys.stderr)
+        return 2
+    key = None
+    if args.sign:
+        from ..config import parse
+
+        try:
+            key = parse(settings, "WALSH_SIGNING_KEY")
+        except ValueError as exc:
+            print(f"scrapy walsh check --sign: WALSH_SIGNING_KEY: {exc}", file=sys.stderr)
+            return 2
+        if not key:
+            print("scrapy walsh check --sign: set WALSH_SIGNING_KEY (scrapy walsh keys generate PATH)", file=sys.stderr)
+            return 2
     try:
         if args.live:
             from .live import live_report
@@ -75,8 +109,37 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except UnknownSpider as exc:
         print(f"scrapy walsh check: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(report, indent=2) if args.json else render(report))
+    if key:
+        from .signed_record import settings_digest, sign_report
+
+        spidercls = spider_classes(settings, args.spider)[0] if args.spider else None
+        report["settings_digest"] = settings_digest(effective_settings(settings, spidercls)[0])
+        report = sign_report(report, key)
+    print(json.dumps(report, indent=2) if args.json or key else render(report))
     return 1 if report["result"] == FAIL else 0
+
+
+def verify(path: str, key: str | None, settings: Settings) -> int:
+    """``scrapy walsh check verify FILE``: 0 when the record's signature holds, else 1."""
+    from .. import signing
+    from .signed_record import load_public_keys, verify_file
+
+    try:
+        if not key:
+            from ..config import parse
+
+            key = parse(settings, "WALSH_SIGNING_KEY")
+        if not key:
+            raise signing.SigningError("no key to verify with: give --key PATH or set WALSH_SIGNING_KEY")
+        keyid, record = verify_file(path, load_public_keys(key))
+    except (signing.SigningError, OSError, ValueError) as exc:
+        print(f"scrapy walsh check verify: {path}: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"{path}: OK, signed by key {keyid}: a {record.get('mode')} check of {record.get('project')} "
+        f"against {record.get('spec_version')}, result {record.get('result')}, at {record.get('checked_at')}"
+    )
+    return 0
 
 
 # --- effective settings --------------------------------------------------------------
@@ -139,17 +202,45 @@ def effective_settings(settings: Settings, spidercls: type[Spider] | None) -> tu
     if not addon_enabled(effective):
         for setting in WALSH_SETTINGS:
             effective.set(setting.name, setting.default, priority="default")
-        findings.append(
-            Finding(
-                "-",
-                "add-on",
-                FAIL,
-                "ADDONS",
-                f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; "
-                "without it nothing below is enforced",
-            )
-        )
+        findings.append(Finding("-", "add-on", FAIL, "ADDONS", _not_enabled(settings, effective, spidercls)))
     return effective, findings
+
+
+#: Where an ``ADDONS`` value that drops the add-on came from, by its Scrapy priority.
+_ADDONS_SOURCES = {
+    "cmdline": "the command line (-s ADDONS=...) replaces ADDONS",
+    "spider": "the spider's custom_settings replace ADDONS",
+}
+
+
+def _not_enabled(settings: Settings, effective: Settings, spidercls: type[Spider] | None) -> str:
+    """Why the add-on is off, naming what removed it when settings.py had it."""
+    text = f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; without it nothing below is enforced"
+    source = {v: k for k, v in SETTINGS_PRIORITIES.items()}.get(effective.getpriority("ADDONS") or 0)
+    if source in _ADDONS_SOURCES:
+        who = f" ({getattr(spidercls, 'name', '')})" if source == "spider" and spidercls else ""
+        text = (
+            f"scrapy_walsh.Addon is removed: {_ADDONS_SOURCES[source]}{who} without it, "
+            "so a crawl enforces nothing and logs nothing of ours; keep "
+            f"{ADDON_LINE} in every ADDONS value"
+        )
+    return text
+
+
+def removed_by_spiders(settings: Settings, classes: list[type[Spider]]) -> list[Finding]:
+    """A FAIL for each spider whose ``custom_settings`` drop the add-on from ``ADDONS``.
+
+    The project's settings may enable it while a spider's ``custom_settings`` (applied at
+    a higher priority) replace ``ADDONS`` whole. Such a crawl loads none of our code, so
+    only an audit can say so."""
+    found = []
+    for cls in classes:
+        if "ADDONS" not in (getattr(cls, "custom_settings", None) or {}):
+            continue
+        crawler = Crawler(cls, settings)
+        if not addon_enabled(crawler.settings):
+            found.append(Finding("-", "add-on", FAIL, "ADDONS", _not_enabled(settings, crawler.settings, cls)))
+    return found
 
 
 def _is_ours(path: Any) -> bool:
@@ -198,6 +289,8 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     effective, findings = effective_settings(settings, classes[0] if spider else None)
     findings += audit_settings(effective)
     findings.append(probe_state_store(effective))
+    if not spider and addon_enabled(effective):
+        findings += removed_by_spiders(settings, classes)
     for cls in classes:
         findings += audit_spider(cls)
     if not classes:

@@ -9,10 +9,19 @@ real state: the demo resolver, ``WALSH_ALLOW_PRIVATE_ADDRESSES`` for the demo's
 addresses, the demo operator's blocklist URLs, a temporary ``WALSH_STATE_URI``, and
 ``CLOSESPIDER_TIMEOUT`` as a safety net for a project that would crawl on and on.
 The verdicts come from :func:`scrapy_walsh.attestation.judge` over the server's log.
+
+A second crawl follows, with the hostile probe (:mod:`.probe_hostile`): the same settings,
+a spider that tries to get around every gate (forged meta, ``engine.download``, a late
+User-Agent middleware, proxies, a ``Host`` header, a trailing dot, ``file://``, a robots.txt
+redirected to a ``file://`` URL, a chunked item), then a start with
+``WALSH_BACKOFF_MAX_DELAY=nan``. It passes only if the server saw none of it
+(:func:`scrapy_walsh.attestation.judge_hostile`); its findings join the same rows, so the
+attestation record carries them. No peer crawler attests this part.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -24,13 +33,14 @@ from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.conf import closest_scrapy_cfg
 
-from ..attestation import NOT_OBSERVED_LIVE, judge
+from ..attestation import NOT_OBSERVED_LIVE, judge, judge_hostile
 from ..conformance import FAIL, Finding, checklist, overall
 from ..demo import DemoSite
 from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from ..exceptions import REFUSAL_HEADLINE, ConformanceError
 from ..settings import USER_AGENT
-from .check import envelope, rows_json, spider_classes
+from .check import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
+from .signed_record import digest
 
 #: A crawl that is not over by then is stopped (a project that follows every link).
 CLOSESPIDER_TIMEOUT = 60
@@ -41,6 +51,12 @@ from scrapy_walsh.commands.probe import ProbeSpider, spider_attributes
 
 WalshProbe = type("WalshProbe", (ProbeSpider,), {{"__module__": __name__, **{attributes}}})
 """
+HOSTILE_MODULE = """\
+from scrapy_walsh.commands.probe_hostile import HostileProbeSpider, hostile_attributes
+
+WalshHostileProbe = type("WalshHostileProbe", (HostileProbeSpider,), {{"__module__": __name__, **{attributes}}})
+"""
+CANARY = "walsh-hostile-canary-7f3a"
 
 
 def demo_overrides(site: DemoSite, state_dir: Path) -> dict[str, str]:
@@ -79,12 +95,26 @@ def refusal(output: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def crawl(site: DemoSite, workdir: Path, settings: Settings, spider: str | None) -> subprocess.CompletedProcess:
-    attributes = f"spider_attributes({spider!r})" if spider else "{}"
-    probe = workdir / "walsh_probe.py"
-    probe.write_text(PROBE_MODULE.format(attributes=attributes))
-    overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir)}
+def crawl(
+    site: DemoSite,
+    workdir: Path,
+    settings: Settings,
+    spider: str | None,
+    hostile: bool = False,
+    extra: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
+    if hostile:
+        attributes = f"hostile_attributes({spider!r})"
+        probe = workdir / "walsh_hostile_probe.py"
+        probe.write_text(HOSTILE_MODULE.format(attributes=attributes))
+    else:
+        attributes = f"spider_attributes({spider!r})" if spider else "{}"
+        probe = workdir / "walsh_probe.py"
+        probe.write_text(PROBE_MODULE.format(attributes=attributes))
+    overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir), **(extra or {})}
     args = [sys.executable, "-m", "scrapy", "runspider", str(probe), "-a", f"port={site.port}"]
+    if hostile:
+        args += ["-a", f"canary={workdir / 'canary.txt'}", "-o", f"{workdir / 'items.jsonl'}:jsonlines"]
     for name, value in overrides.items():
         args += ["-s", f"{name}={value}"]
     cfg = closest_scrapy_cfg()
@@ -93,13 +123,24 @@ def crawl(site: DemoSite, workdir: Path, settings: Settings, spider: str | None)
 
 
 def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
-    if spider:
-        spider_classes(settings, spider)  # an unknown name is a usage error, before any crawl
+    classes = spider_classes(settings, spider) if spider else []  # an unknown name: a usage error, before any crawl
+    # the same ADDONS finding as the static check: a removed add-on is named, not just observed
+    _, addon = effective_settings(settings, classes[0] if classes else None)
+    if not spider:
+        addon += removed_by_spiders(settings, spider_classes(settings, None))
     with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-check-") as tmp:
         result = crawl(site, Path(tmp), settings, spider)
         records = site.requests
+    log = list(records)
     findings, figures = judge(records, USER_AGENT)
+    findings += [f for f in addon if f.requirement == "add-on"]
     notes = [f"the probe crawl exited {result.returncode}; the demo site saw {len(records)} requests"]
+    if records:  # a configuration refused at start has nothing to attest against a hostile spider
+        hostile, hostile_figures, hostile_notes = hostile_phase(settings, spider)
+        findings += hostile
+        figures["hostile"] = hostile_figures
+        log += hostile_figures.pop("log")
+        notes += hostile_notes
     if not records:
         findings.insert(
             0, Finding("-", "configuration", FAIL, None, f"the crawl was refused at start: {refusal(result.stderr)}")
@@ -110,7 +151,46 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
         f"rows {', '.join(NOT_OBSERVED_LIVE)} are not observed live; the static check audits them"
     ]
     report["crawl_exit_status"] = result.returncode
+    report["server_log_digest"] = digest(log)  # what the verdicts were judged from
     report["figures"] = figures
     report["rows"] = rows_json(observed)
     report["result"] = overall(observed)
     return report
+
+
+def hostile_phase(settings: Settings, spider: str | None) -> tuple[list[Finding], dict[str, Any], list[str]]:
+    """The hostile probe's crawl and the NaN start, each on a fresh demo site."""
+    with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-hostile-") as tmp:
+        workdir = Path(tmp)
+        (workdir / "canary.txt").write_text(CANARY)
+        # a finite file (the canary), not /dev/zero: a configuration that reads it must not
+        # take the machine down with it; read as a robots.txt it allows everything
+        site.override("llmsonly", "/robots.txt", 302, headers=[("Location", f"file://{workdir / 'canary.txt'}")])
+        result = crawl(site, workdir, settings, spider, hostile=True)
+        records = site.requests
+        items = _items(workdir / "items.jsonl")
+        site.reset()
+        nan = crawl(site, workdir, settings, spider, extra={"WALSH_BACKOFF_MAX_DELAY": "nan"})
+        nan_seen = len(site.requests)
+    blocked_ips = [HOSTS["blocked"].ip, HOSTS["www.blocked"].ip]
+    findings, figures = judge_hostile(records, items, CANARY, blocked_ips, (nan.returncode, nan_seen), USER_AGENT)
+    figures["log"] = records
+    notes = [
+        f"the hostile probe crawl exited {result.returncode}; the demo site saw {len(records)} requests "
+        f"and the feed got {len(items)} items"
+    ]
+    return findings, figures, notes
+
+
+def _items(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    found = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            found.append(item)
+    return found

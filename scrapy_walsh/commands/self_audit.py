@@ -31,8 +31,8 @@ LINK_EXTRACTORS = frozenset({"LinkExtractor", "LxmlLinkExtractor"})
 START_METHODS = frozenset({"start", "start_requests"})
 #: Methods Scrapy calls with a response without being named as a callback.
 DEFAULT_CALLBACKS = frozenset({"parse", "parse_start_url", "_parse"})
-#: Engine calls that send a request from spider code (``download*``: around the scheduler,
-#: where R6 never sees it; ``crawl``: around the spider middlewares, dropped at the scheduler).
+#: Engine calls that send a request from spider code (``download*``: around the scheduler and
+#: the spider middlewares; ``crawl``: around the spider middlewares, dropped at the scheduler).
 ENGINE_CALLS = frozenset({"download", "download_async", "crawl"})
 DECLARE = "declare the pages to fetch instead (start_urls, start(), or a StructuredSourceSpider's targets)"
 
@@ -261,8 +261,8 @@ def _site_finding(name: str, site: _Site, roles: dict[str, str]) -> Finding:
     at = f"{site.where}: {site.text} in {role} {site.method}"
     if site.kind == "engine" and "crawl" not in site.text.rsplit(".", 1)[-1]:
         why = (
-            "sends a request around the scheduler, where R6's declared-target check never sees it "
-            "(the other gates still apply); " + DECLARE
+            "asks for a page that is not a declared target, around the scheduler and the spider "
+            "middlewares: R6 forbids it, whatever a later check catches; " + DECLARE
         )
     elif site.kind == "engine":
         why = "schedules a request around the spider middlewares: dropped at the scheduler (R6); " + DECLARE
@@ -286,7 +286,7 @@ def audit_spider(spidercls: type) -> list[Finding]:
     ``JsonRequest``, ``response.follow``/``follow_all``) in a callback, in an errback or in a
     helper they call fails the row, with its line; so do ``CrawlSpider`` rules, a
     ``SitemapSpider`` (it follows what its sitemaps list), and an ``engine.download()`` from
-    spider code (it goes around the scheduler, where R6 can't drop it). A link extractor and
+    spider code (around the scheduler and the spider middlewares). A link extractor and
     selectors warn: recording links as metadata is allowed, per-site HTML scraping (R9) is
     not, and only a reader can tell the two apart.
     """

@@ -34,6 +34,7 @@ from .content import (
     respond,
 )
 from .hosts import BY_IP, HOSTS, lookup
+from .verifier import VERIFIED, VERIFIER_HEADER, SignatureVerifier
 
 __all__ = ["DemoSite", "SENTINEL_IPS", "load_request_log"]
 
@@ -44,6 +45,19 @@ _MAX_LATENCY = 300.0
 _MAX_DRAIN = 10 * 1024 * 1024
 # A Host value we are willing to echo into bodies: name or IPv4 (optional port), or [IPv6].
 _AUTHORITY_RE = re.compile(r"^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$")
+
+
+#: Where a Web Bot Auth key directory is published (draft-ietf-webbotauth-httpsig-protocol).
+DIRECTORY_PATH = "/.well-known/http-message-signatures-directory"
+
+
+def _unauthorized(why: str | None) -> DemoResponse:
+    """What a site that requires verified bots answers to anything else."""
+    return DemoResponse(
+        401,
+        [("Content-Type", "text/plain; charset=utf-8"), ("WWW-Authenticate", 'Signature realm="walsh-demo"')],
+        f"a verified Web Bot Auth signature is required here ({why})\n".encode(),
+    )
 
 
 def _host_name(value: str | None) -> str:
@@ -162,6 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
             site = self.server.site
             in_flight = site._enter()
             self._status = 0
+            self._signature: str | None = None
+            self._verifier = False
             self._host_key: str | None = None
             self._replied: float | None = None  # set when the reply starts
             self.headers = None  # type: ignore[assignment]  # not parsed yet (keep-alive reuse)
@@ -221,7 +237,12 @@ class _Handler(BaseHTTPRequestHandler):
             break
         if delay > 0:  # NaN fails this test too
             site._stopping.wait(min(delay, _MAX_LATENCY))
+        self._verifier = bool(self.headers.get(VERIFIER_HEADER))
+        self._signature = None if self._verifier else site.verifier.check(self.command, self._url(), lowered)
         try:
+            if site.requires_signature(req.host_key) and self._signature != VERIFIED:
+                self._write(_unauthorized(self._signature))
+                return
             resp = site._override_for(req.host_key, req.path) or respond(req, site._blocklist_snapshot())
         except Exception:
             # A bug in a route: answer (and log) a 500 rather than drop the connection,
@@ -229,6 +250,12 @@ class _Handler(BaseHTTPRequestHandler):
             traceback.print_exc()
             resp = DemoResponse(500, [("Content-Type", "text/plain; charset=utf-8")], b"demo site error\n")
         self._write(resp)
+
+    def _url(self) -> str:
+        """The request's URL as a site reconstructs it (Host header + target)."""
+        if "://" in self.path:
+            return self.path
+        return f"http://{(self.headers.get('Host') or '').strip()}{self.path}"
 
     def _drain_body(self) -> None:
         """Read and discard a request body so the next keep-alive request parses."""
@@ -298,6 +325,8 @@ class _Handler(BaseHTTPRequestHandler):
             "port": port,
             "method": self.command or "",
             "path": self.path or "",
+            "signature": self._signature,
+            "verifier": self._verifier,
             "headers": headers,
             "status": self._status,
             "in_flight": in_flight,
@@ -317,6 +346,7 @@ class DemoSite:
         log_path: str | os.PathLike | None = None,
         hosts: Iterable[str] | None = None,
         sentinels: bool = False,
+        require_signatures: Iterable[str] = (),
     ) -> None:
         keys = list(HOSTS) if hosts is None else list(hosts)
         unknown = [k for k in keys if k not in HOSTS]
@@ -327,6 +357,9 @@ class DemoSite:
         self.log_path = os.fspath(log_path) if log_path is not None else None
         self.host_keys: tuple[str, ...] = tuple(dict.fromkeys(keys))
         self.sentinels = sentinels
+        #: Host keys that answer 401 to a request without a verified Web Bot Auth signature.
+        self.require_signatures = frozenset(require_signatures)
+        self.verifier = SignatureVerifier(lambda: self.port)
         self.sentinel_ips: list[str] = []  # the sentinel addresses actually bound
         self._requested_port = int(port)
         self._lock = threading.Lock()
@@ -527,6 +560,21 @@ class DemoSite:
                     int(status), [("Content-Type", content_type), *headers], data
                 )
 
+    def requires_signature(self, host_key: str) -> bool:
+        return host_key in self.require_signatures
+
+    def publish_directory(self, document: dict, host_key: str = "ops") -> str:
+        """Serve a Web Bot Auth key directory on ``host_key``; returns its URL."""
+        self.override(
+            host_key,
+            DIRECTORY_PATH,
+            200,
+            json.dumps(document),
+            content_type="application/http-message-signatures-directory+json",
+        )
+        self.verifier.forget()
+        return self.url(host_key, DIRECTORY_PATH)
+
     def _override_for(self, host_key: str, path: str) -> DemoResponse | None:
         with self._lock:
             resp = self._overrides.get((host_key, path))
@@ -575,11 +623,13 @@ class DemoSite:
             return time.monotonic()
 
     def _leave(self, record: dict, writing: bool) -> None:
-        line = json.dumps(record) + "\n" if self.log_path is not None else None
+        mine = record.get("verifier")  # the site's own directory fetch: not the crawler's traffic
+        line = json.dumps(record) + "\n" if self.log_path is not None and not mine else None
         with self._written:
             if not writing:  # stdlib error replies bypass _begin_write
                 self._in_flight -= 1
-            bisect.insort(self._log, record, key=lambda r: r["mono"])
+            if not mine:
+                bisect.insort(self._log, record, key=lambda r: r["mono"])
             if line is not None and self._log_file is not None:
                 self._log_file.write(line)
                 self._log_file.flush()

@@ -20,6 +20,8 @@ from ..helpers import CLOCK_TOLERANCE, REPO, run_scrapy
 
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken_project"
 MUST_ROWS = ["1", "2", "2a", "3", "3a", "4", "5", "6"]
+#: The hostile probe adds a configuration finding (the NaN start) and an R8 one.
+LIVE_ROWS = ["-", *MUST_ROWS, "8"]
 
 
 def live(cwd, *args, env=None):
@@ -58,7 +60,7 @@ def test_example_project_attests_every_must_from_the_server(example_live):
     assert result.returncode == 0, json.dumps(report, indent=1)
     assert report["mode"] == "live" and report["spec_version"] == "walsh-research-compliance/v1"
     assert report["crawl_exit_status"] == 0
-    assert [r["row"] for r in report["rows"]] == MUST_ROWS
+    assert [r["row"] for r in report["rows"]] == LIVE_ROWS
     assert all(r["status"] == "pass" for r in report["rows"]), json.dumps(report["rows"], indent=1)
     figures = report["figures"]
     assert figures["other_user_agents"] == []
@@ -72,6 +74,23 @@ def test_example_project_attests_every_must_from_the_server(example_live):
     assert f"minimum same-host gap {figures['min_gap']:.3f} s" in message(report, "4")
     assert f"over {figures['requests']} requests" in message(report, "4")
     assert f"retried {figures['retry_after_wait']:.3f} s later" in message(report, "5")
+
+
+def test_example_project_resists_the_hostile_probe(example_live):
+    """Forged meta, engine.download, a late UA middleware, proxies, a Host header, a trailing
+    dot, file:// (a start URL, a robots.txt redirect), a chunked item, a NaN setting: the
+    server saw none of it, and the attestation record says so row by row."""
+    result, report = example_live
+    hostile = [f for r in report["rows"] for f in r["findings"] if f["message"].startswith("hostile probe: ")]
+    assert {f["requirement"] for f in hostile} == {"configuration", "R1", "R3", "R4", "R6", "R8"}
+    assert all(f["status"] == "pass" for f in hostile), json.dumps(hostile, indent=1)
+    figures = report["figures"]["hostile"]
+    assert figures["forged_reached"] == figures["blocked_contacted"] == figures["private_contacted"] == 0
+    assert figures["max_in_flight"] == 1 and figures["open_min_gap"] >= MIN_INTERVAL - CLOCK_TOLERANCE
+    assert figures["file_items"] == figures["chunked_items"] == 0
+    assert any("the hostile probe crawl exited 0" in note for note in report["notes"]), report["notes"]
+    # the record names the log its verdicts were judged from (check --sign then covers it)
+    assert report["server_log_digest"].startswith("sha256:") and len(report["server_log_digest"]) == 71
 
 
 def test_broken_project_fails_with_server_side_figures(broken_live):
@@ -89,6 +108,11 @@ def test_broken_project_fails_with_server_side_figures(broken_live):
     assert rows["4"]["status"] == "fail" and figures["min_gap"] < MIN_INTERVAL - CLOCK_TOLERANCE
     assert rows["5"]["status"] == "fail"
     assert rows["6"]["status"] == "fail" and figures["subresources"] > 0 and figures["beyond_targets"] > 0
+    # without the add-on the hostile probe gets through: the late UA, the blocked host, the NaN start
+    hostile = {
+        f["requirement"]: f["status"] for r in report["rows"] for f in r["findings"] if "hostile" in f["message"]
+    }
+    assert hostile["R1"] == hostile["R3"] == hostile["configuration"] == "fail", hostile
 
 
 def test_a_crawl_the_add_on_refuses_is_a_failure_with_the_reason(broken_copy):

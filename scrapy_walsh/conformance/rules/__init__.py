@@ -13,7 +13,7 @@ from .addresses import address_guard, private_addresses
 from .backoff import backoff, backoff_holds
 from .blocklist import blocklist_first, blocklist_gate, blocklist_matching, blocklist_url, state_uri
 from .configuration import unknown_walsh_settings
-from .identity import identity, spec_identity
+from .identity import identity, spec_identity, verifiable_identity
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
 from .robots import named_group, robots_gate, scrapy_robots
 from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
@@ -40,6 +40,7 @@ RULES: tuple[Rule, ...] = (
     blocklist_matching,
     autothrottle,
     spec_identity,
+    verifiable_identity,
     backoff_holds,
     scope_holds,
     conditional_holds,

@@ -61,3 +61,52 @@ def spec_identity(subject: Subject) -> Iterator[Finding]:
             "WALSH_USER_AGENT",
             f"{ua!r} is not the {SPEC_VERSION} identity {USER_AGENT!r}: this crawl speaks for another operator",
         )
+
+
+def verifiable_identity(subject: Subject) -> Iterator[Finding]:
+    """Web Bot Auth: with a key, every request is signed at the checkpoint, so an unreadable
+    key or an unusable directory URL stops the start; without one R1 holds, unverifiably."""
+    walsh = subject.walsh
+    broken = False
+    for name in ("WALSH_SIGNING_KEY", "WALSH_SIGNATURE_AGENT"):
+        if why := walsh.refused(name):
+            broken = True
+            yield Finding("1", "R1", FAIL, name, why)
+    if broken:
+        return
+    key, agent = walsh.value("WALSH_SIGNING_KEY"), walsh.value("WALSH_SIGNATURE_AGENT")
+    if key and not agent:
+        yield Finding(
+            "1",
+            "R1",
+            FAIL,
+            "WALSH_SIGNATURE_AGENT",
+            "is not set although WALSH_SIGNING_KEY is: a signed request must name the key "
+            "directory a site verifies it with (Signature-Agent)",
+        )
+    elif agent and not key:
+        yield Finding(
+            "1",
+            "R1",
+            WARN,
+            "WALSH_SIGNING_KEY",
+            f"is not set: WALSH_SIGNATURE_AGENT {agent!r} is ignored and no request is signed",
+        )
+    elif key:
+        yield Finding(
+            "1",
+            "R1",
+            PASS,
+            "WALSH_SIGNING_KEY",
+            f"every request is signed (Web Bot Auth), naming the key directory {agent!r}",
+        )
+    else:
+        # info, not a warning: R1 asks for the exact UA, which holds; a signature is on top
+        yield Finding(
+            "1",
+            "R1",
+            PASS,
+            "WALSH_SIGNING_KEY",
+            "not set: R1 is met by the exact User-Agent, but the identity is unverifiable "
+            "(no Web Bot Auth signature; see docs/verifiable-identity.md)",
+        )

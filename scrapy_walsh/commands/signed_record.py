@@ -1,0 +1,86 @@
+"""Signed attestation records: ``check --sign`` and ``scrapy walsh check verify FILE``.
+
+A record (the JSON ``check --json`` prints) is signed detached, with the key that signs our
+requests: Ed25519 over the record's canonical JSON (:func:`scrapy_walsh.signing.sign_record`),
+stored under :data:`SIGNATURE` next to the record's own fields, and left out of what it
+covers. Before signing, the record gains what makes it checkable later: a digest of the
+effective settings it was made under and, for ``--live``, of the server's request log (the
+spec and package versions and the figures are already in it). Anyone holding our public
+key, or our published key directory, can then tell the record came from us unedited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+from .. import signing
+from ..settings import WALSH_SETTINGS, preset
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+#: The record's key holding its detached signature.
+SIGNATURE = "attestation_signature"
+
+
+def digest(value: Any) -> str:
+    """``sha256:<hex>`` of a JSON value's canonical form."""
+    return "sha256:" + hashlib.sha256(signing.canonical_json(value)).hexdigest()
+
+
+def settings_digest(settings: BaseSettings) -> str:
+    """A digest of the settings the audit judges: every WALSH_* setting and every Scrapy
+    setting the add-on presets, as the crawl would see them (repr for non-JSON values)."""
+    names = sorted({s.name for s in WALSH_SETTINGS} | {e.name for e in preset(settings)})
+    values = {}
+    for name in names:
+        value = settings.get(name)
+        if hasattr(value, "copy_to_dict"):
+            value = value.copy_to_dict()
+        try:
+            signing.canonical_json(value)
+        except (TypeError, ValueError):
+            value = repr(value)
+        values[name] = value
+    return digest(values)
+
+
+def sign_report(report: dict[str, Any], key_path: str) -> dict[str, Any]:
+    """``report`` with its detached signature (the key is WALSH_SIGNING_KEY)."""
+    key = signing.load_private_key(key_path)
+    record = {k: v for k, v in report.items() if k != SIGNATURE}
+    return {**record, SIGNATURE: signing.sign_record(key, record)}
+
+
+def load_public_keys(path: str) -> dict[str, Ed25519PublicKey]:
+    """keyid -> key from a private key PEM (ours) or a public key PEM (``PATH.pub``)."""
+    data = Path(path).read_bytes()
+    if b"PRIVATE KEY" in data:
+        public = signing.load_private_key(path).public_key()
+    else:
+        try:
+            loaded = load_pem_public_key(data)
+        except ValueError as exc:
+            raise signing.SigningError(f"{path}: not a PEM public key: {exc}") from None
+        if not isinstance(loaded, Ed25519PublicKey):
+            raise signing.SigningError(f"{path}: not an Ed25519 public key")
+        public = loaded
+    return {signing.keyid(public): public}
+
+
+def verify_file(path: str, keys: dict[str, Ed25519PublicKey]) -> tuple[str, dict[str, Any]]:
+    """Check a signed record file; return (keyid, record). SigningError says why not."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise signing.SigningError(f"{path}: not a JSON record: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get(SIGNATURE), dict):
+        raise signing.SigningError(f"{path}: no {SIGNATURE} (make it with check --json --sign)")
+    record = {k: v for k, v in document.items() if k != SIGNATURE}
+    return signing.verify_record(record, document[SIGNATURE], keys), record
