@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from typing import TYPE_CHECKING
 
 from .. import internal
@@ -26,7 +27,7 @@ from ..config import config_for
 from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched_reason
-from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta
+from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -55,6 +56,8 @@ class FrequencyMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
         self.interval = config_for(crawler).refetch_interval
+        #: who fetched a target, named when a later request for it is refused (Namespace.FETCHED_BY)
+        self.fetcher = {"spider": getattr(crawler.spidercls, "name", None), "crawl": uuid.uuid4().hex}
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if self.interval <= 0 or internal.internal_kind(request) is not None or request.meta.get(CLAIMED):
@@ -73,7 +76,8 @@ class FrequencyMiddleware(StatefulGate):
         # the claim is the atomic form of policy.gates.recently_fetched: it fails while a
         # record younger than the interval (its TTL) exists
         last = self.store.get(NAMESPACE, target, now)
-        exc = RecentlyFetched(SKIPPED, recently_fetched_reason(last, now, self.interval), request.url, fetched_at=last)
+        reason = recently_fetched_reason(last, now, self.interval)
+        exc = RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target))
         record_denial(self.stats, exc, self.crawler.spider)
         raise exc
 
@@ -84,7 +88,18 @@ class FrequencyMiddleware(StatefulGate):
         # nothing twice).
         if self.interval > 0 and internal.internal_kind(request) is None and not request.meta.get(CLAIMED):
             self.store.set(NAMESPACE, target_of(request), time.time(), ttl=self.interval)  # it skipped the check
+        if self.interval > 0 and internal.internal_kind(request) is None:
+            self.store.set(Namespace.FETCHED_BY, target_of(request), self.fetcher, ttl=self.interval)
         return response
+
+    def _by(self, target: str) -> dict[str, object]:
+        """Who fetched ``target``, for the refusal's message (``RecentlyFetched`` words it)."""
+        by = self.store.get(Namespace.FETCHED_BY, target) or {}
+        return {
+            "fetched_by": by.get("spider"),
+            "by_this_crawl": by.get("crawl") == self.fetcher["crawl"],
+            "spider": self.fetcher["spider"],
+        }
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         self._release(request)
