@@ -17,6 +17,7 @@ from .identity import identity, spec_identity
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
 from .robots import named_group, robots_gate, scrapy_robots
 from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
+from .usage import usage_preferences
 
 #: The order findings are listed in, within a row.
 RULES: tuple[Rule, ...] = (
@@ -44,4 +45,5 @@ RULES: tuple[Rule, ...] = (
     scope_holds,
     conditional_holds,
     dedup_reset,
+    usage_preferences,
 )
