@@ -9,7 +9,9 @@ and ``/headers/tdm`` answers ``tdm-reservation: 1``.
 
 from __future__ import annotations
 
-from ..helpers import add_addon_line, crawl_targets, stat, summary_value
+import json
+
+from ..helpers import add_addon_line, crawl_targets, run_scrapy, stat, summary_value
 
 PAGES = ["/page/1", "/closed/a", "/headers/content-usage", "/tdm/a", "/headers/tdm"]
 
@@ -82,3 +84,21 @@ def test_undeclared_purposes_warn_and_mean_every_purpose(plain_project, demo_sit
     assert all(items[p]["verdict"] == "usage_reserved" for p in PAGES)
     decisions = items["/page/1"]["details"]["usage"]["decisions"]
     assert {d["purpose"] for d in decisions} == {"search", "train-ai", "ai-input"}
+
+
+def test_explain_prints_the_decision_per_purpose(project, demo_site):
+    url = demo_site.url("usage", "/closed/a")
+    env = {"WALSH_DEMO_PORT": str(demo_site.port)}
+    args = ["walsh", "explain", url, "-s", "WALSH_USAGE_MODE=respect", "-s", "WALSH_PURPOSES=search,train-ai"]
+    result = run_scrapy(args, cwd=project, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    assert "usage        mode respect;" in out
+    assert "search    reserved  robots.txt line 6: Content-Usage: /closed/ search=n" in out
+    assert "train-ai  reserved  robots.txt line 5: Content-Signal: search=yes, ai-input=yes, ai-train=no" in out
+    assert f"licence/policy: {demo_site.url('usage', '/license.xml')}" in out
+    assert "decision     REFUSED by the usage gate (usage_reserved)" in out
+    report = json.loads(run_scrapy([*args, "--json"], cwd=project, env=env).stdout)
+    assert report["usage"]["reserved"] == ["search", "train-ai"]
+    # what explain fetched: robots.txt only (once per run at most), never the target
+    assert {r["path"] for r in demo_site.requests_for("usage")} == {"/robots.txt"}
