@@ -304,10 +304,9 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat("walsh/usage/mode", "Issue 20: `WALSH_USAGE_MODE` and `WALSH_PURPOSES` of the run, for the summary."),
     Stat("walsh/usage/decided", "Responses whose usage preferences were judged (every spider response)."),
-    Stat(
-        "walsh/usage/<preference>/<purpose>",
-        "… per answer (`allowed`, `reserved`, `unknown`) and declared purpose (`search`, `train-ai`, `ai-input`).",
-    ),
+    Stat("walsh/usage/allowed/<purpose>", "… per declared purpose (`search`, `train-ai`, `ai-input`) the site allows."),
+    Stat("walsh/usage/reserved/<purpose>", "… per declared purpose the site reserves."),
+    Stat("walsh/usage/unknown/<purpose>", "… per declared purpose the site says nothing about."),
     Stat("walsh/usage/reserved_responses", "Responses whose source reserves at least one declared purpose."),
     Stat("walsh/usage/items", "Items that carry the usage decision (`walsh.usage`)."),
     Stat("walsh/usage/items_reserved", "… of which the source reserves a declared purpose (report mode keeps them)."),

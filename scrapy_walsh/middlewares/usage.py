@@ -39,7 +39,7 @@ from .. import internal
 from ..config import applied, config_for
 from ..exceptions import UsageReserved, record_denial
 from ..policy.gates import OriginRobots
-from ..policy.preferences import TdmRep, TdmRepError, UsageDecision, usage_decision
+from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
 from ..policy.usage import directive_name, usage_warnings
 
 if TYPE_CHECKING:
@@ -61,6 +61,12 @@ RESERVED = "usage_reserved"
 #: The internal request kind of ``/.well-known/tdmrep.json``.
 TDMREP = "tdmrep"
 TDMREP_PATH = "/.well-known/tdmrep.json"
+#: Stats per answer, completed with the purpose: ``walsh/usage/reserved/train-ai``.
+PREFERENCE_STATS = {
+    Preference.ALLOWED: "walsh/usage/allowed/",
+    Preference.RESERVED: "walsh/usage/reserved/",
+    Preference.UNKNOWN: "walsh/usage/unknown/",
+}
 #: Directive names that become their own stats key; others count under "other".
 _STAT_NAME = re.compile(r"^[a-z0-9_-]{1,40}$")
 
@@ -168,7 +174,7 @@ class UsageWarningsMiddleware:
         info[USAGE] = {"mode": self.mode, **decision.as_dict()}
         self.stats.inc_value("walsh/usage/decided")
         for purpose in decision.decisions:
-            self.stats.inc_value(f"walsh/usage/{purpose.preference}/{purpose.purpose}")
+            self.stats.inc_value(PREFERENCE_STATS[purpose.preference] + purpose.purpose)
         if decision.reserved:
             self.stats.inc_value("walsh/usage/reserved_responses")
         warnings = usage_warnings(response.headers.getlist("X-Robots-Tag"), self.token)
