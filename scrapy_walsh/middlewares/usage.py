@@ -128,7 +128,11 @@ class UsageWarningsMiddleware:
         from .robots import RobotsMiddleware, origin_of
 
         if self._robots_gate is None:
-            downloader = getattr(self.crawler.engine, "downloader", None)
+            try:
+                engine = self.crawler.engine
+            except RuntimeError:  # no crawl running (a middleware used on its own)
+                return []
+            downloader = getattr(engine, "downloader", None)
             chain = getattr(getattr(downloader, "middleware", None), "middlewares", ())
             self._robots_gate = next((m for m in chain if isinstance(m, RobotsMiddleware)), False)
         if not self._robots_gate:
