@@ -129,6 +129,12 @@ def read_feed(response: Response) -> ReadFeed | None:
     return ReadFeed(dict(parsed.get("feed") or {}), list(parsed.get("entries") or []), str(parsed["version"]))
 
 
+def robots_sitemaps(response: Response) -> list[str]:
+    """The origin's robots.txt ``Sitemap:`` lines, as the robots gate read them."""
+    robots = walsh_meta(response).get("robots") or {}
+    return [u for u in robots.get("sitemaps") or [] if isinstance(u, str)]
+
+
 def sitemap_candidates(response: Response) -> list[str]:
     """The origin's robots.txt ``Sitemap:`` lines, then its ``/sitemap.xml``: candidates a
     user may declare as ``sitemap_targets``; never fetched by this spider on its own."""
@@ -253,7 +259,7 @@ class StructuredSourceSpider(scrapy.Spider):
             yield from self._feed_items(response, ctx, feed, "feed")
             return
         markdown = 200 <= response.status < 300 and kind in MARKDOWN_TYPES
-        if (listed := feeds.feed_for(target, ctx["sitemap_candidates"][:-1])) is not None:
+        if (listed := feeds.feed_for(target, robots_sitemaps(response))) is not None:
             # robots.txt's Sitemap lists a feed for this target: it comes before markdown
             self._feed_fallback[target] = (
                 self._markdown_item(response, ctx, "markdown", count=False)
