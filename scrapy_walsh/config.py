@@ -308,6 +308,28 @@ def state_uri(value: Any) -> StateLocation | None:
     return parse_state_uri(value, "")
 
 
+def purposes(value: Any) -> tuple[str, ...]:
+    """aipref purposes (issue 20); None (not declared) means every purpose we know."""
+    from .policy.preferences_model import PURPOSES, validate_purposes
+
+    if value is None:
+        return PURPOSES
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",")]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of purposes among {list(PURPOSES)}, got {value!r}")
+    declared = validate_purposes(v for v in value if v)
+    if not declared:
+        raise ValueError(f"must name at least one purpose among {list(PURPOSES)}, got {value!r}")
+    return declared
+
+
+def usage_mode(value: Any) -> str:
+    if value not in ("report", "respect"):
+        raise ValueError(f"must be 'report' or 'respect', got {value!r}")
+    return str(value)
+
+
 #: setting -> its parser. The two limits checked against ``WALSH_MIN_INTERVAL`` are in RELATIVE.
 PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_USER_AGENT": user_agent,
@@ -333,6 +355,8 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
     "WALSH_MAX_ITEM_CHARS": max_item_chars,
+    "WALSH_PURPOSES": purposes,
+    "WALSH_USAGE_MODE": usage_mode,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
@@ -454,6 +478,9 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: Issue 20: the declared aipref purposes and what a reservation does.
+    purposes: tuple[str, ...]
+    usage_mode: str
     #: R6: characters of all an item's strings together.
     max_item_chars: int = 40000
 

@@ -103,6 +103,13 @@ class HostPaused(WalshIgnoreRequest):
     gate = Gate.PACING
 
 
+class UsageReserved(WalshIgnoreRequest):
+    """Issue 20, ``WALSH_USAGE_MODE = "respect"``: the site reserves one of ``WALSH_PURPOSES``
+    for this URL already in robots.txt or tdmrep.json, so it is not fetched."""
+
+    gate = Gate.USAGE
+
+
 #: Every denial, for the reference docs and ``scrapy_walsh.__all__``.
 DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
     OutOfScope,
@@ -113,6 +120,7 @@ DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
     RecentlyFetched,
     CrawlDelayExceedsCap,
     HostPaused,
+    UsageReserved,
 )
 
 

@@ -227,6 +227,22 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "A StructuredSourceSpider's outlines and llms.txt sections fit in 30,000 (the rest is "
         "counted as omitted).",
     ),
+    WalshSetting(
+        "WALSH_PURPOSES",
+        None,
+        "issue 20",
+        "The uses made of what the crawl collects, as aipref labels: `search`, `train-ai`, "
+        "`ai-input` (a list, or a comma-separated string). `None` (not declared; the audit warns) "
+        "means all three: an undeclared use may be any use, so every reservation counts.",
+    ),
+    WalshSetting(
+        "WALSH_USAGE_MODE",
+        "report",
+        "issue 20",
+        "`report`: every item carries the site's usage decision (`walsh.usage`), counted. "
+        "`respect`: items whose source reserves one of `WALSH_PURPOSES` are dropped, and a "
+        "target whose robots.txt already reserves one is not fetched.",
+    ),
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}

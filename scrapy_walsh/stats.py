@@ -304,6 +304,26 @@ STATS: tuple[Stat, ...] = (
         "Items yielded for such a response whose class has no `usage_warnings` field (the class is named "
         "once in a WARNING).",
     ),
+    Stat("walsh/usage/mode", "Issue 20: `WALSH_USAGE_MODE` and `WALSH_PURPOSES` of the run, for the summary."),
+    Stat("walsh/usage/decided", "Responses whose usage preferences were judged (every spider response)."),
+    Stat("walsh/usage/allowed/<purpose>", "… per declared purpose (`search`, `train-ai`, `ai-input`) the site allows."),
+    Stat("walsh/usage/reserved/<purpose>", "… per declared purpose the site reserves."),
+    Stat("walsh/usage/unknown/<purpose>", "… per declared purpose the site says nothing about."),
+    Stat("walsh/usage/reserved_responses", "Responses whose source reserves at least one declared purpose."),
+    Stat("walsh/usage/items", "Items that carry the usage decision (`walsh.usage`)."),
+    Stat("walsh/usage/items_reserved", "… of which the source reserves a declared purpose (report mode keeps them)."),
+    Stat("walsh/usage/items_dropped", "Respect mode: items dropped because their source reserves a declared purpose."),
+    Stat(
+        "walsh/usage/tdmrep/<outcome>",
+        "Respect mode: `/.well-known/tdmrep.json` per origin: `read`, `absent`, `invalid`, `refused`, `failed`.",
+    ),
+    Stat(
+        "walsh/structured/feed_unreadable",
+        "Listed feeds that could not be read (the target went on to markdown, llms.txt).",
+    ),
+    Stat(
+        "walsh/structured/feed_entries", "Feed entries emitted as metadata items (never their bodies, never fetched)."
+    ),
     Stat(
         "walsh/store/round_trips",
         "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",

@@ -487,6 +487,9 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
                 verdict.value,
             )
     report["robots"] = robots
+    report["usage"] = usage_section(ctx, outcome, url)
+    if report["usage"]["mode"] == "respect" and report["usage"]["reserved"]:
+        decision = decision or ("refused", Gate.USAGE, USAGE_RESERVED)
     frequency = recently_fetched_section(ctx, url)
     if frequency["verdict"] == SKIPPED_RECENTLY_FETCHED:
         decision = decision or ("refused", Gate.FREQUENCY, SKIPPED_RECENTLY_FETCHED)
@@ -554,6 +557,7 @@ def render(report: dict[str, Any]) -> str:
         )
     if "verdict" in r:
         out.append(f"             verdict: {r['verdict']} -> {r['recommendation']}")
+    out += render_usage(report["usage"])
     f = report["frequency"]
     if f["verdict"] == SKIPPED_RECENTLY_FETCHED:
         out += ["", f"R8           {f['target']}: {f['reason']}"]
@@ -580,6 +584,44 @@ def render(report: dict[str, Any]) -> str:
     else:
         out += ["", f"decision     {d['outcome'].upper()} by the {d['gate']} gate ({d['verdict']})"]
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------- usage preferences (issue 20)
+
+#: The verdict of a target respect mode does not fetch (as the crawl's UsageReserved).
+USAGE_RESERVED = "usage_reserved"
+
+
+def usage_section(ctx: Context, outcome: OriginRobots | None, url: str) -> dict[str, Any]:
+    """Per declared purpose, what the selected robots.txt group says (the crawl's own model,
+    :func:`~scrapy_walsh.policy.preferences.usage_decision`), and the host's stored RateLimit
+    term. tdmrep.json and the response's headers are known only when the crawl fetches."""
+    from ..config import parse
+    from ..policy.preferences import usage_decision
+
+    purposes = parse(ctx.settings, "WALSH_PURPOSES")
+    lines = outcome.robots.usage_lines(ctx.token) if outcome is not None and outcome.robots is not None else []
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    decision = usage_decision(path, purposes, robots=lines, token=ctx.token)
+    saved = ctx.store.get(PACING_NAMESPACE, urlsplit(url).hostname or "") if ctx.store else None
+    return {
+        "mode": parse(ctx.settings, "WALSH_USAGE_MODE"),
+        "declared": ctx.settings.getpriority("WALSH_PURPOSES") not in (None, 0),
+        **decision.as_dict(),
+        "ratelimit": HostPace.from_json(saved).ratelimit if saved else None,
+    }
+
+
+def render_usage(u: dict[str, Any]) -> list[str]:
+    declared = "" if u["declared"] else " (WALSH_PURPOSES not declared: every purpose)"
+    out = ["", f"usage        mode {u['mode']}{declared}; from robots.txt (tdmrep.json and headers: at fetch)"]
+    for d in u["decisions"]:
+        out.append(f"             {d['purpose']:<9} {d['preference']:<9}" + (f" {d['source']}" if d["source"] else ""))
+    out += [f"             licence/policy: {ref}" for ref in u["references"]]
+    if u["ratelimit"]:
+        out.append(f"             RateLimit: {u['ratelimit']:g} s between requests (stored ledger)")
+    return out
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

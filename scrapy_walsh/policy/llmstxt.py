@@ -14,7 +14,7 @@ kept apart. Parsed with the same CommonMark parser as any markdown (no regex).
 
 **The twin rule** (strict on purpose): a link listed in the target host's llms.txt is the
 target's twin when it is an http(s) URL without a query whose path is the target's path
-plus ``.md`` (a path ending in ``/`` takes ``index.md``), on the target's origin or any
+plus ``.md`` (a path ending in ``/`` takes ``index.html.md``, as llmstxt.org says), on the target's origin or any
 other. A target with a query has no twin. The same-origin twin is preferred; among
 several, the first listed. A candidate this module can already see is local (an IP
 literal the address guard's pure decision refuses under ``WALSH_ALLOW_PRIVATE_ADDRESSES``,
@@ -205,7 +205,8 @@ def twin_path(target_url: str) -> str | None:
     if parts.query:
         return None
     path = parts.path or "/"
-    return path + ("index.md" if path.endswith("/") else ".md")
+    # llmstxt.org: "URLs without file names should append index.html.md instead"
+    return path + ("index.html.md" if path.endswith("/") else ".md")
 
 
 def local_address_refusal(url: str, allowance: PrivateAddressAllowance) -> str | None:

@@ -84,6 +84,8 @@ class _Group:
     rates: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
     first_line: int = 0
     agents_end: int = 0  # the line of the last User-agent record
+    #: Usage-preference records (Content-Usage, Content-Signal, License), for issue 20.
+    usage: list[tuple[str, str, int]] = field(default_factory=list)  # (field, value, line)
 
     @property
     def last_line(self) -> int:
@@ -226,6 +228,8 @@ class RobotsTxt:
         self._selected: dict[str, list[_Group]] = {}
         self._matchers: dict[str, CompiledRules] = {}
         self._group_tokens: list[set[str]] | None = None
+        #: RSL ``License:`` records, wherever they appear (like Sitemap, they belong to no group).
+        self.licences: list[tuple[str, str, int]] = []
 
     @classmethod
     def parse(cls, body: bytes | str) -> RobotsTxt:
@@ -236,6 +240,7 @@ class RobotsTxt:
         keys = _KEYS
         groups: list[_Group] = []
         sitemaps: list[str] = []
+        licences: list[tuple[str, str, int]] = []
         group: _Group | None = None
         in_agents = False  # the current group still takes User-agent lines
         recognised = False
@@ -246,6 +251,7 @@ class RobotsTxt:
             if colon:
                 kind = keys.get(name.strip(_WS).lower())
                 if kind is None:
+                    _usage_record(name, value, number, group, licences)
                     continue
                 value = value.strip(_WS)
             else:
@@ -284,7 +290,9 @@ class RobotsTxt:
                 html = " (HTML?)" if content[0].startswith("<") else ""
                 lines = f"{len(content)} line" + ("s" if len(content) > 1 else "")
                 error = f"no robots.txt record in {lines} of content{html}"
-        return cls(groups, sitemaps, error)
+        parsed = cls(groups, sitemaps, error)
+        parsed.licences = licences
+        return parsed
 
     def _select(self, token: str) -> list[_Group]:
         """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
@@ -339,6 +347,15 @@ class RobotsTxt:
         if groups is None:
             groups = self._select(token)
         return _largest([_seconds_per_request(v) for g in groups for v, _ in g.rates])
+
+    def usage_lines(self, token: str) -> list[tuple[str, str, int]]:
+        """Issue 20: ``(field, value, line)`` of the usage-preference records of ``token``'s
+        selected groups, plus every ``License:`` line, for :mod:`.preferences_robots`."""
+        groups = self._selected.get(token)
+        if groups is None:
+            groups = self._select(token)
+        in_groups = [line for g in groups for line in g.usage]
+        return in_groups + [line for line in self.licences if line not in in_groups]
 
     # ------------------------------------------------------------------ explain
 
@@ -400,3 +417,24 @@ def _slowest(values: list[tuple[str, int]], parse: Callable[[str], float | None]
 
 def _span(group: _Group) -> GroupSpan:
     return GroupSpan(group.first_line, group.last_line, tuple(group.agents))
+
+
+#: Issue 20: records kept for the usage-preference model (lower-cased names).
+_USAGE_RECORDS = frozenset({"content-usage", "content-signal", "license"})
+#: A hostile file can't make every URL pay for thousands of them.
+_MAX_USAGE_RECORDS = 100
+
+
+def _usage_record(
+    name: str, value: str, number: int, group: _Group | None, licences: list[tuple[str, str, int]]
+) -> None:
+    """Keep a usage-preference record in its group (``License`` file-wide too)."""
+    field_name = name.strip(_WS)
+    lowered = field_name.lower()
+    if lowered not in _USAGE_RECORDS:
+        return
+    record = (field_name, value.strip(_WS), number)
+    if lowered == "license" and len(licences) < _MAX_USAGE_RECORDS:
+        licences.append(record)
+    if group is not None and len(group.usage) < _MAX_USAGE_RECORDS:
+        group.usage.append(record)

@@ -25,6 +25,8 @@ class Gate(StrEnum):
     PACING = "pacing"
     IDENTITY = "identity"
     STRUCTURED = "structured"
+    #: Issue 20: usage preferences (Content-Usage, Content-Signal, TDMRep ...) in respect mode.
+    USAGE = "usage"
 
 
 class Verdict(StrEnum):

@@ -18,6 +18,7 @@ from .numbers import finite_numbers
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
 from .robots import named_group, robots_gate, scrapy_robots
 from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
+from .usage import usage_preferences
 
 #: The order findings are listed in, within a row.
 RULES: tuple[Rule, ...] = (
@@ -47,4 +48,5 @@ RULES: tuple[Rule, ...] = (
     scope_holds,
     conditional_holds,
     dedup_reset,
+    usage_preferences,
 )
