@@ -354,9 +354,9 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
-    "WALSH_MAX_ITEM_CHARS": max_item_chars,
     "WALSH_PURPOSES": purposes,
     "WALSH_USAGE_MODE": usage_mode,
+    "WALSH_MAX_ITEM_CHARS": max_item_chars,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,

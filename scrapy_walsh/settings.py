@@ -219,15 +219,6 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "shares it with every process of the identity: fleet mode.",
     ),
     WalshSetting(
-        "WALSH_MAX_ITEM_CHARS",
-        40000,
-        "R6",
-        "The most characters an item may carry in all its strings together, nested values "
-        "included: a body cut into many short strings is still a body, and the item is dropped. "
-        "A StructuredSourceSpider's outlines and llms.txt sections fit in 30,000 (the rest is "
-        "counted as omitted).",
-    ),
-    WalshSetting(
         "WALSH_PURPOSES",
         None,
         "issue 20",
@@ -242,6 +233,15 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "`report`: every item carries the site's usage decision (`walsh.usage`), counted. "
         "`respect`: items whose source reserves one of `WALSH_PURPOSES` are dropped, and a "
         "target whose robots.txt already reserves one is not fetched.",
+    ),
+    WalshSetting(
+        "WALSH_MAX_ITEM_CHARS",
+        40000,
+        "R6",
+        "The most characters an item may carry in all its strings together, nested values "
+        "included: a body cut into many short strings is still a body, and the item is dropped. "
+        "A StructuredSourceSpider's outlines and llms.txt sections fit in 30,000 (the rest is "
+        "counted as omitted).",
     ),
 )
 
