@@ -12,10 +12,11 @@ for all. Stored times are the store's clock; the local pacer follows it
 through the ledger's ``skew``, so comparing a stored time with "now" means the same on
 every machine.
 
-The queue refreshes its queued hosts' entries in one read (``get_many``) per pop, so it
-picks hosts that are free fleet-wide without a round trip per host. That read is advice:
-when the store is unavailable the queue chooses from the local copy, and the reservation
-still decides.
+The queue refreshes only the few candidates a pop considers, in one read (``get_many``),
+so it picks hosts that are free fleet-wide with a bounded number of round trips per
+request, whatever the number of queued hosts (issue 17). That read is advice: when the
+store is unavailable the queue chooses from the local copy, and the reservation still
+decides. :meth:`Politeness.sooner_elsewhere` asks each queue's calendar (O(log H)).
 """
 
 from __future__ import annotations
@@ -91,6 +92,13 @@ class Politeness:
             ),
         )
 
+    def ready_at(self, host: str) -> float:
+        """When ``host``'s next request may start, by the local copy of the ledger."""
+        return self.pacer.ready_at(host)
+
+    def interval(self, host: str) -> float:
+        return self.pacer.interval(host)
+
     def refresh(self, hosts: Iterable[str]) -> None:
         """Bring the shared times of ``hosts`` up to date, in one store read (advice only:
         an unavailable store leaves the local copy as it is)."""
@@ -103,9 +111,8 @@ class Politeness:
 
     def sooner_elsewhere(self, host: str) -> float | None:
         """The ready time of the queued host, other than ``host``, that is ready first."""
-        waiting = {h for queue in self.queues for h in queue.pqueues if h != host}
-        found = self.pacer.soonest(waiting)
-        return None if found is None else found[0]
+        found = [t for queue in self.queues if (t := queue.soonest_other(host)) is not None]
+        return min(found, default=None)
 
     def _own(self, pace: HostPace | str) -> dict[str, Any]:
         if isinstance(pace, str):

@@ -26,7 +26,8 @@ def _refusal(record: logging.LogRecord) -> BaseException | None:
         event = getattr(record.msg, "event", None)
         failure = event.get("log_failure") if isinstance(event, dict) else None
         exc = getattr(failure, "value", None)
-    return exc if isinstance(exc, ConformanceError) else None
+    # a state store that refuses to open (store/sqlite.py StoreRefused) is a refusal too
+    return exc if isinstance(exc, ConformanceError) or getattr(exc, "clean_refusal", False) else None
 
 
 class CleanRefusal(logging.Filter):

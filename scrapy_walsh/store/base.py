@@ -78,6 +78,8 @@ class StateStore(ABC):
         self.identity = identity.lower()
         #: Wall-clock seconds: stored times must mean the same thing to the next process.
         self.clock = clock
+        #: operation counts for the benchmarks (issue 17); backends fill in what they count
+        self.counts: dict[str, int] = {}
 
     @abstractmethod
     def get(self, namespace: str, key: str, default: Any = None) -> Any:
