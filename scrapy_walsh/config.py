@@ -229,6 +229,13 @@ def state_uri(value: Any) -> StateLocation | None:
     return parse_state_uri(value, "")
 
 
+def pace_by(value: Any) -> str:
+    """``host`` or ``ip``: the key of one pacing interval (R4)."""
+    if isinstance(value, str) and value.strip().lower() in ("host", "ip"):
+        return value.strip().lower()
+    raise ValueError(f"must be 'host' or 'ip', got {value!r}")
+
+
 #: setting -> its parser. The two limits checked against ``WALSH_MIN_INTERVAL`` are in RELATIVE.
 PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_USER_AGENT": user_agent,
@@ -253,6 +260,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": document_field,
     "WALSH_SIGNATURE_AGENT": document_field,
     "WALSH_STATE_URI": state_uri,
+    "WALSH_PACE_BY": pace_by,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
@@ -384,6 +392,8 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: "host" or "ip": what one pacing interval covers (R4).
+    pace_by: str
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:
