@@ -131,13 +131,15 @@ def store_for(crawler: Crawler) -> StateStore:
         _STORES[crawler] = store
         _announce(store, config.state_shared())
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
-        if hasattr(store, "round_trips"):
-            stats = crawler.stats
+        stats = crawler.stats
 
-            def record(spider: object = None) -> None:
-                assert stats is not None
+        def record(spider: object = None) -> None:
+            assert stats is not None
+            for name, count in store.counts.items():  # sqlite: reads, keys read, transactions
+                stats.set_value(f"walsh/store/{name}", count)
+            if hasattr(store, "round_trips"):
                 stats.set_value("walsh/store/round_trips", getattr(store, "round_trips", 0))
                 stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
 
-            crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
+        crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
     return store
