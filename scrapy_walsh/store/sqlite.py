@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS walsh_state (
 """
 META = "CREATE TABLE IF NOT EXISTS walsh_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
 BUSY_TIMEOUT_MS = 10_000
+#: Namespaces whose writes are advice about cost, never safety (``store/fetching.py``: "another
+#: process is fetching this robots.txt"): committed without their own fsync. Losing one to a
+#: power cut costs at most a duplicate fetch; a process crash loses nothing (the WAL is written).
+ADVISORY = frozenset({"fetching"})
 
 
 class StoreRefused(StateStoreError):
@@ -170,7 +174,9 @@ class SqliteStore(StateStore):
 
     def delete(self, namespace: str, key: str) -> None:
         self._write(
-            "DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?", (self.identity, namespace, key)
+            "DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?",
+            (self.identity, namespace, key),
+            durable=namespace not in ADVISORY,
         )
 
     def items(self, namespace: str) -> Iterator[tuple[str, Any]]:
@@ -211,7 +217,7 @@ class SqliteStore(StateStore):
             return Updated(float(result), value, now)
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
-        with self._transaction() as now:
+        with self._transaction(namespace not in ADVISORY) as now:
             if self._read(namespace, key, now)[1] is not False:
                 return False
             self._upsert(namespace, key, value, now, ttl, False)
@@ -221,17 +227,27 @@ class SqliteStore(StateStore):
         self._db.close()
 
     @contextmanager
-    def _transaction(self) -> Iterator[float]:
-        """One ``BEGIN IMMEDIATE`` transaction (the write lock first); yields now."""
+    def _transaction(self, durable: bool = True) -> Iterator[float]:
+        """One ``BEGIN IMMEDIATE`` transaction (the write lock first); yields now.
+
+        ``durable=False`` (only :data:`ADVISORY` namespaces) commits without the fsync: the
+        next durable commit's fsync covers it, since the WAL is written in order."""
+        name = "transactions" if durable else "advisory_transactions"
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            if not durable:
+                self._db.execute("PRAGMA synchronous=OFF")
             try:
-                yield self.clock()
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            self.counts["transactions"] += 1
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.clock()
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            finally:
+                if not durable:  # after COMMIT: the commit itself ran without the fsync
+                    self._db.execute("PRAGMA synchronous=FULL")
+            self.counts[name] = self.counts.get(name, 0) + 1
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {self.uri}: write failed: {exc}") from exc
 
@@ -266,6 +282,6 @@ class SqliteStore(StateStore):
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {self.uri}: {exc}") from exc
 
-    def _write(self, sql: str, params: tuple) -> None:
-        with self._transaction():
+    def _write(self, sql: str, params: tuple, durable: bool = True) -> None:
+        with self._transaction(durable):
             self._db.execute(sql, params)
