@@ -53,7 +53,7 @@ LATENCY = 0.002
 PAGES = 2
 AIM = 0.9
 #: the sqlite store's counters, per request (stats walsh/store/...)
-STORE_COUNTS = ("transactions", "reads", "keys_read")
+STORE_COUNTS = ("transactions", "unsynced_transactions", "reads", "keys_read")
 
 SPIDER = """
 import scrapy
@@ -173,7 +173,8 @@ def fsyncs(hosts: int, seconds: float, root: Path) -> None:
     calls = sum(int(line.split()[3]) for line in lines if line.rstrip().endswith(("fsync", "fdatasync")))
     print(
         f"(a) at {hosts} hosts under strace: {run['requests']} requests, {calls} fsync+fdatasync "
-        f"({calls / max(1, run['requests']):.2f} per request), {run['transactions']:.2f} store transactions, "
+        f"({calls / max(1, run['requests']):.2f} per request), {run['transactions']:.2f} fsynced and "
+        f"{run['unsynced_transactions']:.2f} other store transactions, "
         f"{run['reads']:.2f} store reads per request"
     )
 
@@ -239,7 +240,7 @@ def main() -> None:
     )
     header = (
         f"{'hosts':>7} | {'(a) req/s':>9} | {'(b) req/s':>9} | {'(c) req/s':>9} | {'a/b':>5} | {'a/c':>6} | "
-        f"{'RSS a/b/c MiB':>15} | {'KiB/host':>8} | {'viol a/c':>8} | {'tx/req':>6}"
+        f"{'RSS a/b/c MiB':>15} | {'KiB/host':>8} | {'viol a/c':>8} | {'tx/req fsync+not':>16}"
     )
     with tempfile.TemporaryDirectory(prefix="scale_bench_") as tmp:
         root = Path(args.workdir or tmp)
@@ -254,7 +255,8 @@ def main() -> None:
                 f"{hosts:>7} | {a['rate']:>9.1f} | {b['rate']:>9.1f} | {c['rate']:>9.1f} | "
                 f"{a['rate'] / b['rate']:>5.2f} | {a['rate'] / max(c['rate'], 1e-9):>6.1f} | "
                 f"{a['rss'] / 1024:>4.0f} {b['rss'] / 1024:>4.0f} {c['rss'] / 1024:>4.0f} | {extra:>8.2f} | "
-                f"{a['violations']:>3} {c['violations']:>3} | {a['transactions']:>6.2f}{flag}",
+                f"{a['violations']:>3} {c['violations']:>3} | "
+                f"{a['transactions']:>7.2f} {a['unsynced_transactions']:>8.2f}{flag}",
                 flush=True,
             )
         if not args.no_fleet:

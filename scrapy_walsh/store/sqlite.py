@@ -41,10 +41,17 @@ CREATE TABLE IF NOT EXISTS walsh_state (
 """
 META = "CREATE TABLE IF NOT EXISTS walsh_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
 BUSY_TIMEOUT_MS = 10_000
-#: Namespaces whose writes are advice about cost, never safety (``store/fetching.py``: "another
-#: process is fetching this robots.txt"): committed without their own fsync. Losing one to a
-#: power cut costs at most a duplicate fetch; a process crash loses nothing (the WAL is written).
-ADVISORY = frozenset({"fetching"})
+#: How each write is committed (``PRAGMA synchronous`` for that commit; docs/state-store.md).
+#: FULL: fsynced before the call returns (survives a power cut). NORMAL: written to the WAL
+#: before the call returns, so visible to every process and kept through a ``kill -9`` or any
+#: process crash, fsynced with the next FULL commit or checkpoint (a power cut can lose the
+#: last few). OFF is the same as NORMAL for a process crash here (WAL, same machine).
+FULL, NORMAL, OFF = "FULL", "NORMAL", "OFF"
+#: Per namespace, for set/claim/delete: fetch claims are advice about cost (a lost one costs a
+#: duplicate robots.txt fetch), R8 fetch claims one per request (a power cut could lose the
+#: last ones: those pages may be fetched again after the reboot). Everything else, the
+#: blocklist, robots.txt records and validators included, is FULL.
+SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL}
 
 
 class StoreRefused(StateStoreError):
@@ -176,7 +183,7 @@ class SqliteStore(StateStore):
         self._write(
             "DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?",
             (self.identity, namespace, key),
-            durable=namespace not in ADVISORY,
+            sync=SYNC_BY_NAMESPACE.get(namespace, FULL),
         )
 
     def items(self, namespace: str) -> Iterator[tuple[str, Any]]:
@@ -203,9 +210,15 @@ class SqliteStore(StateStore):
         return found
 
     def update(
-        self, namespace: str, key: str, operation: Operation, args: Sequence[Any] = (), ttl: float | None = None
+        self,
+        namespace: str,
+        key: str,
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
     ) -> Updated:
-        with self._transaction() as now:
+        with self._transaction(FULL if fsync else NORMAL) as now:
             self.counts["keys_read"] += 1
             value, expires = self._read(namespace, key, now)
             if not isinstance(value, dict):
@@ -217,7 +230,7 @@ class SqliteStore(StateStore):
             return Updated(float(result), value, now)
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
-        with self._transaction(namespace not in ADVISORY) as now:
+        with self._transaction(SYNC_BY_NAMESPACE.get(namespace, FULL)) as now:
             if self._read(namespace, key, now)[1] is not False:
                 return False
             self._upsert(namespace, key, value, now, ttl, False)
@@ -227,15 +240,16 @@ class SqliteStore(StateStore):
         self._db.close()
 
     @contextmanager
-    def _transaction(self, durable: bool = True) -> Iterator[float]:
+    def _transaction(self, sync: str = FULL) -> Iterator[float]:
         """One ``BEGIN IMMEDIATE`` transaction (the write lock first); yields now.
 
-        ``durable=False`` (only :data:`ADVISORY` namespaces) commits without the fsync: the
-        next durable commit's fsync covers it, since the WAL is written in order."""
-        name = "transactions" if durable else "advisory_transactions"
+        ``sync`` other than FULL commits without waiting for the fsync: the next FULL
+        commit's (or checkpoint's) fsync covers it, since the WAL is written in order."""
+        durable = sync == FULL
+        name = "transactions" if durable else "unsynced_transactions"
         try:
             if not durable:
-                self._db.execute("PRAGMA synchronous=OFF")
+                self._db.execute(f"PRAGMA synchronous={sync}")
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
@@ -282,6 +296,6 @@ class SqliteStore(StateStore):
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {self.uri}: {exc}") from exc
 
-    def _write(self, sql: str, params: tuple, durable: bool = True) -> None:
-        with self._transaction(durable):
+    def _write(self, sql: str, params: tuple, sync: str = FULL) -> None:
+        with self._transaction(sync):
             self._db.execute(sql, params)

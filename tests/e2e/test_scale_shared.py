@@ -95,3 +95,36 @@ def test_two_processes_on_one_sqlite_file_never_overwrite_each_others_entries(tm
     assert all("seen_a" in v and "seen_b" in v for v in entries.values()), entries
     assert sum(taken) <= 20 * (3 / 0.05 + 1) + 20, taken  # never two takes inside one interval
     assert store.counts["transactions"] >= 1
+
+
+RESERVER = textwrap.dedent(
+    """
+    import sys
+    from scrapy_walsh.store import SqliteStore, Ledger
+    ledger = Ledger(SqliteStore(sys.argv[1], "Walsh-Research"), "pacing")
+    done = ledger.reserve("h.example", 30.0, 0.0, ttl=90)
+    assert done.wait == 0
+    print(done.now, flush=True)  # the request would leave now
+    sys.stdin.read()  # killed here
+    """
+)
+
+
+def test_a_reservation_survives_kill_9_before_its_request_leaves(tmp_path):
+    """The reservation is committed without its own fsync (docs/state-store.md), yet it is in
+    the WAL before ``reserve`` returns: a process SIGKILLed right after never lets the next
+    process take the slot early."""
+    path = tmp_path / "s.sqlite3"
+    script = tmp_path / "reserver.py"
+    script.write_text(RESERVER)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    stamped = float(child.stdout.readline())
+    child.kill()
+    child.wait(timeout=10)
+    from scrapy_walsh.store import Ledger, SqliteStore
+
+    again = Ledger(SqliteStore(path, "Walsh-Research"), "pacing").reserve("h.example", 30.0, 0.0, ttl=90)
+    assert again.wait > 25, again
+    assert again.value["last_start"] == stamped
