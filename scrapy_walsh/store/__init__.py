@@ -99,6 +99,15 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
     raise StateStoreError(f"{location.uri}: no backend for {location.scheme!r}")
 
 
+#: The store's operation counts (issue 17), as stats at the end of a crawl.
+COUNT_STATS = {
+    "reads": "walsh/store/reads",
+    "keys_read": "walsh/store/keys_read",
+    "transactions": "walsh/store/transactions",
+    "unsynced_transactions": "walsh/store/unsynced_transactions",
+}
+
+
 def _announce(store: StateStore, shared: bool) -> None:
     """Say at start-up which store this crawl uses and who else uses it."""
     import logging
@@ -135,8 +144,9 @@ def store_for(crawler: Crawler) -> StateStore:
 
         def record(spider: object = None) -> None:
             assert stats is not None
-            for name, count in store.counts.items():  # sqlite: reads, keys read, transactions
-                stats.set_value(f"walsh/store/{name}", count)
+            for name, key in COUNT_STATS.items():  # sqlite: reads, keys read, transactions
+                if name in store.counts:
+                    stats.set_value(key, store.counts[name])
             if hasattr(store, "round_trips"):
                 stats.set_value("walsh/store/round_trips", getattr(store, "round_trips", 0))
                 stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
