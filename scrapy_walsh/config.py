@@ -10,16 +10,18 @@ a unit test holds every other module to that.
 from __future__ import annotations
 
 import math
+import os
 import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .policy.addresses import PrivateAddressAllowance, parse_ip
-from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, SETTINGS_BY_NAME, WALSH_SETTINGS
-from .store import DEFAULT_STATE_FILE, StateLocation, parse_state_uri
+from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, ROBOTS_TOKEN, SETTINGS_BY_NAME, WALSH_SETTINGS
+from .store import StateLocation, parse_state_uri
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -308,6 +310,13 @@ def state_uri(value: Any) -> StateLocation | None:
     return parse_state_uri(value, "")
 
 
+def pace_by(value: Any) -> str:
+    """``host`` or ``ip``: the key of one pacing interval (R4)."""
+    if isinstance(value, str) and value.strip().lower() in ("host", "ip"):
+        return value.strip().lower()
+    raise ValueError(f"must be 'host' or 'ip', got {value!r}")
+
+
 def purposes(value: Any) -> tuple[str, ...]:
     """aipref purposes (issue 20); None (not declared) means every purpose we know."""
     from .policy.preferences_model import PURPOSES, validate_purposes
@@ -354,6 +363,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
+    "WALSH_PACE_BY": pace_by,
     "WALSH_PURPOSES": purposes,
     "WALSH_USAGE_MODE": usage_mode,
     "WALSH_MAX_ITEM_CHARS": max_item_chars,
@@ -430,17 +440,27 @@ def parse(settings: BaseSettings, name: str) -> Any:
     return PARSERS[name](value)
 
 
-def default_state() -> StateLocation:
-    """The default store: Scrapy's project data dir (``<project>/.scrapy/``, where Scrapy also
-    keeps ``HTTPCACHE_DIR``); outside a project, ``.scrapy/`` under the working directory."""
-    from scrapy.utils.project import data_path
+def state_dir() -> Path:
+    """The per-user state directory: ``$XDG_STATE_HOME/scrapy-walsh``, falling back to
+    ``~/.local/state/scrapy-walsh`` (the XDG Base Directory spec's place for state that
+    outlives a run but is not worth backing up with the user's documents)."""
+    base = os.environ.get("XDG_STATE_HOME", "").strip()
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
+    return root / "scrapy-walsh"
 
-    return parse_state_uri(None, data_path(DEFAULT_STATE_FILE))
+
+def default_state(identity: str = "") -> StateLocation:
+    """The default store: one sqlite file per identity per user on this machine
+    (``<state dir>/<identity>.sqlite3``), shared by every project, spider and command of
+    that identity, so the pacing ledger, robots.txt cache and adopted blocklist hold per
+    identity, not per project (issue 17)."""
+    name = "".join(c if c.isalnum() or c in "-._" else "_" for c in (identity or ROBOTS_TOKEN).lower())
+    return parse_state_uri(None, state_dir() / f"{name.strip('.') or 'walsh'}.sqlite3")
 
 
 def state_location(settings: BaseSettings) -> StateLocation:
     """``WALSH_STATE_URI`` resolved; ``ValueError`` saying why a URI is refused."""
-    return parse(settings, "WALSH_STATE_URI") or default_state()
+    return parse(settings, "WALSH_STATE_URI") or default_state(str(raw(settings, "WALSH_ROBOTS_TOKEN") or ""))
 
 
 def applied(settings: BaseSettings) -> bool:
@@ -478,6 +498,8 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: "host" or "ip": what one pacing interval covers (R4).
+    pace_by: str
     #: Issue 20: the declared aipref purposes and what a reservation does.
     purposes: tuple[str, ...]
     usage_mode: str
@@ -497,7 +519,11 @@ class WalshConfig:
         return cls(**{attribute(name): readings.value(name) for name in readings.raw})
 
     def state_location(self) -> StateLocation:
-        return self.state_uri or default_state()
+        return self.state_uri or default_state(self.robots_token)
+
+    def state_shared(self) -> bool:
+        """True for the default store, which every process of the identity on this machine shares."""
+        return self.state_uri is None
 
 
 _CONFIGS: weakref.WeakKeyDictionary[Crawler, WalshConfig] = weakref.WeakKeyDictionary()

@@ -54,7 +54,8 @@ def _refusal(record: logging.LogRecord) -> BaseException | None:
     if exc is None:  # a Twisted log event forwarded to logging carries its Failure in the event
         failure = (_event(record) or {}).get("log_failure")
         exc = getattr(failure, "value", None)
-    return exc if isinstance(exc, ConformanceError) else None
+    # a state store that refuses to open (store/sqlite.py StoreRefused) is a refusal too
+    return exc if isinstance(exc, ConformanceError) or getattr(exc, "clean_refusal", False) else None
 
 
 class CleanRefusal(logging.Filter):

@@ -214,9 +214,18 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "R3, R7",
         "Where persistent state lives: `sqlite:///relative.sqlite3`, "
-        "`sqlite:////absolute.sqlite3`. `None` means "
-        "`<project>/.scrapy/walsh-state.sqlite3`. `redis://host:port/db` (extra `redis`) "
-        "shares it with every process of the identity: fleet mode.",
+        "`sqlite:////absolute.sqlite3`. `None` means the identity's one store on this machine, "
+        "`$XDG_STATE_HOME/scrapy-walsh/<identity>.sqlite3` (`~/.local/state` without XDG_STATE_HOME), "
+        "shared by every project and command of the identity. `redis://host:port/db` (extra `redis`) "
+        "shares it with every process of the identity on any machine: fleet mode.",
+    ),
+    WalshSetting(
+        "WALSH_PACE_BY",
+        "host",
+        "R4",
+        "What one pacing interval covers: `host` (the canonical host name, the default: one IP "
+        "address may serve thousands of unrelated sites on shared hosting) or `ip` (the address "
+        "the name resolved to, so aliases and IP literals of one server share its interval).",
     ),
     WalshSetting(
         "WALSH_PURPOSES",

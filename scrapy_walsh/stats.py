@@ -332,6 +332,14 @@ STATS: tuple[Stat, ...] = (
         "walsh/store/unreachable_seconds",
         "Fleet mode: time spent waiting for an unreachable Redis (nothing was sent meanwhile).",
     ),
+    Stat("walsh/store/reads", "sqlite: read queries of the state store (issue 17: per request, flat in the hosts)."),
+    Stat("walsh/store/keys_read", "sqlite: keys read from the state store."),
+    Stat("walsh/store/transactions", "sqlite: write transactions committed with an fsync (FULL)."),
+    Stat(
+        "walsh/store/unsynced_transactions",
+        "sqlite: write transactions committed to the WAL without their own fsync (reservations, settles, "
+        "fetch claims: kill -9 safe; docs/state-store.md).",
+    ),
     Stat(
         "walsh/store/unavailable",
         "Requests not sent because the state store was unavailable; each went back to the scheduler.",

@@ -41,8 +41,9 @@ from ..config import config_for
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
-from ..policy.hostkey import url_host
+from ..policy.hostkey import host_key, url_host
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
+from ..politeness import politeness_for
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -223,7 +224,8 @@ class AddressGuardMiddleware:
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         guard = self._active_guard()  # installed before anything connects
         host = urlparse_cached(request).hostname
-        if not host or self.allowance.allow_all:
+        by_ip = politeness_for(self.crawler).by_ip  # WALSH_PACE_BY = "ip" needs the address
+        if not host or (self.allowance.allow_all and not by_ip):
             return
         ip = parse_ip(host)
         if ip is not None:
@@ -232,8 +234,11 @@ class AddressGuardMiddleware:
             addresses = await _getaddrinfo(host)
         else:
             addresses = await _addresses(guard.lookup(host))
+        if by_ip:
+            politeness_for(self.crawler).learn(host_key(host), addresses)
         # a name that does not resolve fails the same way at connect time: nothing to refuse
-        self.check(request, host, addresses)
+        if not self.allowance.allow_all:
+            self.check(request, host, addresses)
 
     def check(self, request: Request, host: str, addresses: list[str]) -> None:
         """Refuse ``request`` when any of ``addresses`` (``host``'s) is refused."""
