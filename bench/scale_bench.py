@@ -52,6 +52,8 @@ DOMAIN = "scale-bench.test"
 LATENCY = 0.002
 PAGES = 2
 AIM = 0.9
+#: the sqlite store's counters, per request (stats walsh/store/...)
+STORE_COUNTS = ("transactions", "unsynced_transactions", "reads", "keys_read")
 
 SPIDER = """
 import scrapy
@@ -115,10 +117,18 @@ def make_project(root: Path, settings: str) -> Path:
     return root
 
 
-def crawl(project: Path, hosts: int, port: int, seconds: float, shard: int = 0, of: int = 1) -> subprocess.Popen:
+def crawl(
+    project: Path, hosts: int, port: int, seconds: float, shard: int = 0, of: int = 1, profile: str | None = None
+) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+    # one state directory per crawl: the default store is per identity per machine (issue 17),
+    # and a bench run must neither read nor leave the user's ledger
+    env["XDG_STATE_HOME"] = str(project / "state")
     args = [f"hosts={hosts}", f"port={port}", f"pages={PAGES}", f"shard={shard}", f"of={of}"]
-    command = [sys.executable, "-m", "scrapy", "crawl", "scale", "-s", f"CLOSESPIDER_TIMEOUT={seconds}"]
+    profiler = ["-m", "cProfile", "-o", profile] if profile and profile.endswith(".prof") else []
+    tracer = ["strace", "-f", "-c", "-o", profile, "-e", "trace=fsync,fdatasync"] if profile and not profiler else []
+    command = [*tracer, sys.executable, *profiler, "-m", "scrapy", "crawl", "scale"]
+    command += ["-s", f"CLOSESPIDER_TIMEOUT={seconds}"]
     for arg in args:
         command += ["-a", arg]
     with open(project / f"crawl_{shard}.log", "w") as log:  # the child keeps its own descriptor
@@ -132,23 +142,41 @@ def rate(log: list[tuple[str, str, float]]) -> float:
     return (len(log) - 1) / (max(times) - min(times))
 
 
-def run_one(variant: str, hosts: int, seconds: float, root: Path) -> dict:
+def run_one(variant: str, hosts: int, seconds: float, root: Path, profile: str | None = None) -> dict:
     work = root / f"{variant}_{hosts}"
     server = BenchServer(BENCH_IP, LATENCY)
     try:
         with DemoSite(hosts=["ops"]) as site:
             project = make_project(work, settings_for(variant, site))
-            code, rss = wait_rss(crawl(project, hosts, server.port, seconds))
+            code, rss = wait_rss(crawl(project, hosts, server.port, seconds, profile=profile))
     finally:
         server.stop()
     log = list(server.log)
+    text = (project / "crawl_0.log").read_text()
+    counted = {k: int(m.group(1)) if (m := re.search(rf"'walsh/store/{k}': (\d+)", text)) else 0 for k in STORE_COUNTS}
     return {
         "rate": rate(log),
         "requests": len(log),
         "rss": rss,
         "violations": len(violations(log)),
         "exit": code,
+        **{k: v / max(1, len(log)) for k, v in counted.items()},
+        "project": project,
     }
+
+
+def fsyncs(hosts: int, seconds: float, root: Path) -> None:
+    """(a) at ``hosts`` under ``strace -f -c``: fsync/fdatasync calls per request."""
+    out = str(root / "strace.txt")
+    run = run_one("a", hosts, seconds, root, profile=out)
+    lines = Path(out).read_text().splitlines()
+    calls = sum(int(line.split()[3]) for line in lines if line.rstrip().endswith(("fsync", "fdatasync")))
+    print(
+        f"(a) at {hosts} hosts under strace: {run['requests']} requests, {calls} fsync+fdatasync "
+        f"({calls / max(1, run['requests']):.2f} per request), {run['transactions']:.2f} fsynced and "
+        f"{run['unsynced_transactions']:.2f} other store transactions, "
+        f"{run['reads']:.2f} store reads per request"
+    )
 
 
 def run_fleet(hosts: int, processes: int, seconds: float, root: Path) -> dict:
@@ -177,6 +205,18 @@ def run_fleet(hosts: int, processes: int, seconds: float, root: Path) -> dict:
     }
 
 
+def profile(hosts: int, seconds: float, root: Path) -> None:
+    """(a) at ``hosts`` under cProfile: where the add-on's time per request goes."""
+    import pstats
+
+    out = str(root / f"a_{hosts}.prof")
+    run = run_one("a", hosts, seconds, root, profile=out)
+    print(f"(a) at {hosts} hosts: {run['rate']:.1f} req/s, {run['requests']} requests; profile {out}")
+    stats = pstats.Stats(out)
+    stats.sort_stats("tottime").print_stats(25)
+    stats.sort_stats("cumulative").print_stats("scrapy_walsh", 30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", default="100,1000,10000,50000")
@@ -184,7 +224,15 @@ def main() -> None:
     parser.add_argument("--fleet-hosts", type=int, default=10000)
     parser.add_argument("--no-fleet", action="store_true")
     parser.add_argument("--workdir", help="keep projects and crawl logs here (default: a temp dir)")
+    parser.add_argument("--profile", metavar="N", type=int, help="only (a) at N hosts under cProfile: top functions")
+    parser.add_argument("--fsyncs", metavar="N", type=int, help="only (a) at N hosts under strace: fsyncs per request")
     args = parser.parse_args()
+    if args.fsyncs:
+        fsyncs(args.fsyncs, args.seconds, Path(args.workdir or tempfile.mkdtemp(prefix="scale_fsyncs_")))
+        return
+    if args.profile:
+        profile(args.profile, args.seconds, Path(args.workdir or tempfile.mkdtemp(prefix="scale_profile_")))
+        return
     sizes = [int(n) for n in args.hosts.split(",")]
     print(
         f"N hosts x {PAGES} pages, {LATENCY * 1000:.0f} ms loopback server, one process, "
@@ -192,7 +240,7 @@ def main() -> None:
     )
     header = (
         f"{'hosts':>7} | {'(a) req/s':>9} | {'(b) req/s':>9} | {'(c) req/s':>9} | {'a/b':>5} | {'a/c':>6} | "
-        f"{'RSS a/b/c MiB':>15} | {'KiB/host':>8} | {'viol a/c':>8}"
+        f"{'RSS a/b/c MiB':>15} | {'KiB/host':>8} | {'viol a/c':>8} | {'tx/req fsync+not':>16}"
     )
     with tempfile.TemporaryDirectory(prefix="scale_bench_") as tmp:
         root = Path(args.workdir or tmp)
@@ -207,7 +255,8 @@ def main() -> None:
                 f"{hosts:>7} | {a['rate']:>9.1f} | {b['rate']:>9.1f} | {c['rate']:>9.1f} | "
                 f"{a['rate'] / b['rate']:>5.2f} | {a['rate'] / max(c['rate'], 1e-9):>6.1f} | "
                 f"{a['rss'] / 1024:>4.0f} {b['rss'] / 1024:>4.0f} {c['rss'] / 1024:>4.0f} | {extra:>8.2f} | "
-                f"{a['violations']:>3} {c['violations']:>3}{flag}",
+                f"{a['violations']:>3} {c['violations']:>3} | "
+                f"{a['transactions']:>7.2f} {a['unsynced_transactions']:>8.2f}{flag}",
                 flush=True,
             )
         if not args.no_fleet:

@@ -28,6 +28,7 @@ _EXCEPTIONS = (
     "CrawlDelayExceedsCap",
     "HostPaused",
     "ConformanceError",
+    "UsageReserved",
     "CheckpointRefused",
 )
 #: public name -> the module that defines it
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported throug
         PrivateAddressRefused,
         RecentlyFetched,
         RobotsDenied,
+        UsageReserved,
         WalshIgnoreRequest,
     )
     from .settings import SPEC_VERSION

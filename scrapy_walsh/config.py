@@ -9,16 +9,19 @@ a unit test holds every other module to that.
 
 from __future__ import annotations
 
+import math
+import os
 import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .policy.addresses import PrivateAddressAllowance, parse_ip
-from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, SETTINGS_BY_NAME, WALSH_SETTINGS
-from .store import DEFAULT_STATE_FILE, StateLocation, parse_state_uri
+from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, ROBOTS_TOKEN, SETTINGS_BY_NAME, WALSH_SETTINGS
+from .store import StateLocation, parse_state_uri
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -35,14 +38,19 @@ REQUIRED_BACKOFF_CODES = frozenset({429, 503})
 
 
 def number(value: Any) -> float:
-    """A number as Scrapy's ``getfloat`` reads it (``2``, ``2.5``, ``"2.5"``), else ``ValueError``.
+    """A finite number as Scrapy's ``getfloat`` reads it (``2``, ``2.5``, ``"2.5"``), else ``ValueError``.
 
-    Every float setting is read here, so refusing NaN or infinity is one check more.
+    Every float setting is read here. NaN and infinity are refused: ``nan`` compares false
+    with everything, so it slips through every ``<`` check ("paused for nan s"), and an
+    infinite interval or cap means nothing a crawl can act on.
     """
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        result = float(value)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"not a number: {value!r}") from None
+    if not math.isfinite(result):
+        raise ValueError(f"not a finite number: {value!r} (NaN and infinity are refused)")
+    return result
 
 
 def _number_or_none(value: Any) -> float | None:
@@ -52,9 +60,18 @@ def _number_or_none(value: Any) -> float | None:
         return None
 
 
+def _finite_note(value: Any) -> str:
+    """`` (NaN and infinity are refused)`` when ``value`` reads as one of them, for the messages."""
+    try:
+        return "" if math.isfinite(float(value)) else " (NaN and infinity are refused)"
+    except (TypeError, ValueError, OverflowError):
+        return ""
+
+
 def whole_number(value: Any) -> int | None:
     """A non-negative whole number as a setting may hold it (``5`` or ``"5"``), else None."""
-    return None if isinstance(value, bool) or not str(value).isdigit() else int(value)
+    text = str(value)
+    return None if isinstance(value, bool) or not (text.isascii() and text.isdigit()) else int(text)
 
 
 def as_list(value: Any) -> list[Any]:
@@ -187,24 +204,32 @@ def robots_cache_seconds(value: Any) -> float:
     if seconds is None or not 0 < seconds <= ROBOTS_CACHE_SECONDS:
         raise ValueError(
             f"must be a number of seconds in (0, {ROBOTS_CACHE_SECONDS}], got {value!r} (RFC 9309 §2.4: at most 24 h)"
+            + _finite_note(value)
         )
     return seconds
 
 
 def min_interval(value: Any) -> float:
     interval = _number_or_none(value)
-    if interval is None or interval < MIN_INTERVAL_FLOOR:
+    if interval is None:
+        raise ValueError(
+            f"must be a number of seconds >= the R4 floor of {MIN_INTERVAL_FLOOR} s, got {value!r}"
+            + _finite_note(value)
+        )
+    if interval < MIN_INTERVAL_FLOOR:
         raise ValueError(
             f"{value!r} is under the R4 floor of {MIN_INTERVAL_FLOOR} s between requests to a "
             "host (it may be raised, never lowered)"
         )
-    return max(MIN_INTERVAL_FLOOR, interval)  # NaN passes the check above: it reads as the floor
+    return interval
 
 
 def max_crawl_delay(value: Any, floor: float) -> float:
     cap = _number_or_none(value)
     if cap is None or cap < floor:
-        raise ValueError(f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got {value!r}")
+        raise ValueError(
+            f"must be a number of seconds >= WALSH_MIN_INTERVAL ({floor:g}), got {value!r}" + _finite_note(value)
+        )
     return cap
 
 
@@ -221,14 +246,14 @@ def backoff_http_codes(value: Any) -> tuple[int, ...]:
 def backoff_base(value: Any) -> float:
     base = _number_or_none(value)
     if base is None or base <= 0:
-        raise ValueError(f"must be a positive number of seconds, got {value!r}")
+        raise ValueError(f"must be a positive number of seconds, got {value!r}" + _finite_note(value))
     return base
 
 
 def backoff_max_delay(value: Any, floor: float) -> float:
     cap = _number_or_none(value)
     if cap is None or cap < floor:
-        raise ValueError(f"must be seconds >= WALSH_MIN_INTERVAL, got {value!r}")
+        raise ValueError(f"must be seconds >= WALSH_MIN_INTERVAL, got {value!r}" + _finite_note(value))
     return cap
 
 
@@ -246,10 +271,17 @@ def max_field_chars(value: Any) -> int:
     return limit
 
 
+def max_item_chars(value: Any) -> int:
+    limit = whole_number(value)
+    if not limit:
+        raise ValueError(f"must be a positive whole number, got {value!r}")
+    return limit
+
+
 def refetch_interval(value: Any) -> float:
     interval = _number_or_none(value)
     if interval is None or interval < 0:
-        raise ValueError(f"must be seconds >= 0, got {value!r}")
+        raise ValueError(f"must be seconds >= 0, got {value!r}" + _finite_note(value))
     return interval
 
 
@@ -276,6 +308,35 @@ def state_uri(value: Any) -> StateLocation | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     return parse_state_uri(value, "")
+
+
+def pace_by(value: Any) -> str:
+    """``host`` or ``ip``: the key of one pacing interval (R4)."""
+    if isinstance(value, str) and value.strip().lower() in ("host", "ip"):
+        return value.strip().lower()
+    raise ValueError(f"must be 'host' or 'ip', got {value!r}")
+
+
+def purposes(value: Any) -> tuple[str, ...]:
+    """aipref purposes (issue 20); None (not declared) means every purpose we know."""
+    from .policy.preferences_model import PURPOSES, validate_purposes
+
+    if value is None:
+        return PURPOSES
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",")]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of purposes among {list(PURPOSES)}, got {value!r}")
+    declared = validate_purposes(v for v in value if v)
+    if not declared:
+        raise ValueError(f"must name at least one purpose among {list(PURPOSES)}, got {value!r}")
+    return declared
+
+
+def usage_mode(value: Any) -> str:
+    if value not in ("report", "respect"):
+        raise ValueError(f"must be 'report' or 'respect', got {value!r}")
+    return str(value)
 
 
 def download_handler(value: Any) -> str:
@@ -313,6 +374,10 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
+    "WALSH_PACE_BY": pace_by,
+    "WALSH_PURPOSES": purposes,
+    "WALSH_USAGE_MODE": usage_mode,
+    "WALSH_MAX_ITEM_CHARS": max_item_chars,
     "WALSH_DOWNLOAD_HANDLER": download_handler,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
@@ -387,17 +452,27 @@ def parse(settings: BaseSettings, name: str) -> Any:
     return PARSERS[name](value)
 
 
-def default_state() -> StateLocation:
-    """The default store: Scrapy's project data dir (``<project>/.scrapy/``, where Scrapy also
-    keeps ``HTTPCACHE_DIR``); outside a project, ``.scrapy/`` under the working directory."""
-    from scrapy.utils.project import data_path
+def state_dir() -> Path:
+    """The per-user state directory: ``$XDG_STATE_HOME/scrapy-walsh``, falling back to
+    ``~/.local/state/scrapy-walsh`` (the XDG Base Directory spec's place for state that
+    outlives a run but is not worth backing up with the user's documents)."""
+    base = os.environ.get("XDG_STATE_HOME", "").strip()
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
+    return root / "scrapy-walsh"
 
-    return parse_state_uri(None, data_path(DEFAULT_STATE_FILE))
+
+def default_state(identity: str = "") -> StateLocation:
+    """The default store: one sqlite file per identity per user on this machine
+    (``<state dir>/<identity>.sqlite3``), shared by every project, spider and command of
+    that identity, so the pacing ledger, robots.txt cache and adopted blocklist hold per
+    identity, not per project (issue 17)."""
+    name = "".join(c if c.isalnum() or c in "-._" else "_" for c in (identity or ROBOTS_TOKEN).lower())
+    return parse_state_uri(None, state_dir() / f"{name.strip('.') or 'walsh'}.sqlite3")
 
 
 def state_location(settings: BaseSettings) -> StateLocation:
     """``WALSH_STATE_URI`` resolved; ``ValueError`` saying why a URI is refused."""
-    return parse(settings, "WALSH_STATE_URI") or default_state()
+    return parse(settings, "WALSH_STATE_URI") or default_state(str(raw(settings, "WALSH_ROBOTS_TOKEN") or ""))
 
 
 def applied(settings: BaseSettings) -> bool:
@@ -435,8 +510,15 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: "host" or "ip": what one pacing interval covers (R4).
+    pace_by: str
+    #: Issue 20: the declared aipref purposes and what a reservation does.
+    purposes: tuple[str, ...]
+    usage_mode: str
+    #: R6: characters of all an item's strings together.
+    max_item_chars: int = 40000
     #: The download handler the checkpoint wraps (import path).
-    download_handler: str
+    download_handler: str = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:
@@ -451,7 +533,11 @@ class WalshConfig:
         return cls(**{attribute(name): readings.value(name) for name in readings.raw})
 
     def state_location(self) -> StateLocation:
-        return self.state_uri or default_state()
+        return self.state_uri or default_state(self.robots_token)
+
+    def state_shared(self) -> bool:
+        """True for the default store, which every process of the identity on this machine shares."""
+        return self.state_uri is None
 
 
 _CONFIGS: weakref.WeakKeyDictionary[Crawler, WalshConfig] = weakref.WeakKeyDictionary()

@@ -72,9 +72,23 @@ class NotModified(WalshIgnoreRequest):
 
 
 class RecentlyFetched(WalshIgnoreRequest):
-    """R8: the target was fetched within ``WALSH_REFETCH_INTERVAL``."""
+    """R8: the target was fetched within ``WALSH_REFETCH_INTERVAL``.
+
+    The message names the spider that fetched it (``details["fetched_by"]``; the record is
+    shared by every spider of the identity, so it may be another one) and the command that
+    lets the next crawl fetch it, with this URL: the way out is in the refusal itself.
+    """
 
     gate = Gate.FREQUENCY
+
+    def __init__(self, verdict: str, reason: str, url: str = "", **details: Any):
+        by = details.get("fetched_by")
+        if by:
+            when = "earlier in this crawl" if details.get("by_this_crawl") else "in an earlier run"
+            reason += f"; by spider {by}" + (f" (this spider, {when})" if by == details.get("spider") else "")
+        if url:
+            reason += f"; `scrapy walsh state forget {url}` lets the next crawl fetch it"
+        super().__init__(verdict, reason, url, **details)
 
 
 class CrawlDelayExceedsCap(WalshIgnoreRequest):
@@ -89,6 +103,13 @@ class HostPaused(WalshIgnoreRequest):
     gate = Gate.PACING
 
 
+class UsageReserved(WalshIgnoreRequest):
+    """Issue 20, ``WALSH_USAGE_MODE = "respect"``: the site reserves one of ``WALSH_PURPOSES``
+    for this URL already in robots.txt or tdmrep.json, so it is not fetched."""
+
+    gate = Gate.USAGE
+
+
 #: Every denial, for the reference docs and ``scrapy_walsh.__all__``.
 DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
     OutOfScope,
@@ -99,6 +120,7 @@ DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
     RecentlyFetched,
     CrawlDelayExceedsCap,
     HostPaused,
+    UsageReserved,
 )
 
 
@@ -110,8 +132,10 @@ class ConformanceError(ValueError):
     """Raised at start-up when a setting would break a MUST; names setting and requirement."""
 
     def __init__(self, findings: Iterable[Finding]):
+        from . import refusal
         from .conformance.engine import Status
 
+        refusal.refusing()  # reported as these reasons only, on asyncio and on Twisted
         self.findings = [f for f in findings if f.status == Status.FAIL]
         lines = "\n".join(
             f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"
@@ -132,8 +156,8 @@ HINTS: dict[str, str] = {
     "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows the line",
     "robots/unknown_unreachable": "robots.txt could not be read, so nothing is fetched from that origin (R2, "
     "RFC 9309 §2.3.1.4); try later, `scrapy walsh explain URL`",
-    "frequency/skipped_recently_fetched": "fetched within WALSH_REFETCH_INTERVAL (R8); "
-    "`scrapy walsh state forget URL` to fetch it again",
+    "frequency/skipped_recently_fetched": "fetch times are shared by every spider of the identity for "
+    "WALSH_REFETCH_INTERVAL (R8); `scrapy walsh state show URL` shows the record",
     "pacing/crawl_delay_exceeds_cap": "the site's Crawl-delay is over WALSH_MAX_CRAWL_DELAY (R4)",
     "pacing/host_paused_beyond_max_delay": "the site asked us (Retry-After) to stay away longer than "
     "WALSH_BACKOFF_MAX_DELAY (R5)",

@@ -12,10 +12,11 @@ for all. Stored times are the store's clock; the local pacer follows it
 through the ledger's ``skew``, so comparing a stored time with "now" means the same on
 every machine.
 
-The queue refreshes its queued hosts' entries in one read (``get_many``) per pop, so it
-picks hosts that are free fleet-wide without a round trip per host. That read is advice:
-when the store is unavailable the queue chooses from the local copy, and the reservation
-still decides.
+The queue refreshes only the few candidates a pop considers, in one read (``get_many``),
+so it picks hosts that are free fleet-wide with a bounded number of round trips per
+request, whatever the number of queued hosts (issue 17). That read is advice: when the
+store is unavailable the queue chooses from the local copy, and the reservation still
+decides. :meth:`Politeness.sooner_elsewhere` asks each queue's calendar (O(log H)).
 """
 
 from __future__ import annotations
@@ -47,17 +48,62 @@ if TYPE_CHECKING:
     from .store import Reservation
 
 
+def pace_key(host: str, address: str | None, pace_by: str) -> str:
+    """The ledger key of one pacing interval: the canonical host, or with ``WALSH_PACE_BY =
+    "ip"`` the address it resolved to (the host itself until that is known)."""
+    return address if pace_by == "ip" and address else host
+
+
+class _PaceTable(dict):
+    """The pacer's ``hosts``, looked up through the pacing key: with ``WALSH_PACE_BY = "ip"``
+    every name of one address (and its IP literal) reads and writes one :class:`HostPace`,
+    whoever asks (the pacing, robots and backoff middlewares call the pacer by host)."""
+
+    def __init__(self, key: Any):
+        super().__init__()
+        self._key = key
+
+    def get(self, host: Any, default: Any = None) -> Any:
+        return super().get(self._key(host), default)
+
+    def __getitem__(self, host: Any) -> Any:
+        return super().__getitem__(self._key(host))
+
+    def __setitem__(self, host: Any, value: Any) -> None:
+        super().__setitem__(self._key(host), value)
+
+    def __contains__(self, host: object) -> bool:
+        return super().__contains__(self._key(host))
+
+
 class Politeness:
     def __init__(self, crawler: Crawler):
-        floor = config_for(crawler).min_interval
+        config = config_for(crawler)
+        floor = config.min_interval
         self.store = store_for(crawler)
         self.ledger = Ledger(self.store, NAMESPACE)
         self.pacer = Pacer(floor, margin=PACING_MARGIN, clock=self.ledger.now)
+        #: "ip": one interval per resolved address (WALSH_PACE_BY); "host" by default.
+        self.pace_by = getattr(config, "pace_by", "host")
+        self.by_ip = self.pace_by == "ip"
+        #: host -> the address it resolved to (fed by the address guard), with pace_by = ip
+        self.addresses: dict[str, str] = {}
+        if self.by_ip:
+            self.pacer.hosts = _PaceTable(self.key)
         #: The scheduler's politeness queues; their per-host sub-queues say which hosts
         #: have requests waiting (an empty sub-queue is removed at once).
         self.queues: weakref.WeakSet[Any] = weakref.WeakSet()
-        for host, data in self.ledger.entries():
-            self.pacer.hosts[host] = HostPace.from_json(data)
+        for key, data in self.ledger.entries():
+            dict.__setitem__(self.pacer.hosts, key, HostPace.from_json(data))  # stored by pacing key
+
+    def key(self, host: str) -> str:
+        """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
+        return self.addresses.get(host, host) if self.by_ip else host
+
+    def learn(self, host: str, addresses: list[str]) -> None:
+        """``host`` resolved to ``addresses`` (the address guard tells us, before pacing)."""
+        if self.by_ip and addresses:
+            self.addresses[host] = addresses[0]
 
     def now(self) -> float:
         """Now on the store's clock."""
@@ -70,42 +116,59 @@ class Politeness:
         pace = self.pacer.pace(host)
         interval = pace.interval(self.pacer.floor)
         reservation = self.ledger.reserve(
-            host, interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
+            self.key(host), interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
         )
         self._adopt(host, reservation)
         return reservation.wait
 
     def settle(self, host: str) -> HostPace:
         """The answer arrived now: the next interval counts from here (never earlier)."""
+        pace = self.pacer.pace(host)
+        now = self.now()
+        if pace.last_start is not None and now - pace.last_start <= self.pacer.margin:
+            # The answer came within the margin every ready time already adds: counting the
+            # interval from it changes nothing, so no write (half the transactions per
+            # request on a fast server; issue 17). Durability is unchanged: the reservation
+            # was committed before the request left.
+            return pace
         return self._adopt(
-            host, self.ledger.advance(host, {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP)
+            host,
+            self.ledger.advance(
+                self.key(host), {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
+            ),
         )
 
     def pause(self, host: str, until: float) -> None:
         """R5: nothing goes to ``host`` before ``until`` (our clock, ``self.now()``), fleet-wide."""
         offset = until - self.now()
+        ttl = max(offset, 0.0) + self.pacer.interval(host) + KEEP
         self._adopt(
             host,
-            self.ledger.advance(
-                host, {"not_before": offset}, self._own(host), ttl=max(offset, 0.0) + self.pacer.interval(host) + KEEP
-            ),
+            self.ledger.advance(self.key(host), {"not_before": offset}, self._own(host), ttl=ttl),
         )
+
+    def ready_at(self, host: str) -> float:
+        """When ``host``'s next request may start, by the local copy of the ledger."""
+        return self.pacer.ready_at(host)
+
+    def interval(self, host: str) -> float:
+        return self.pacer.interval(host)
 
     def refresh(self, hosts: Iterable[str]) -> None:
         """Bring the shared times of ``hosts`` up to date, in one store read (advice only:
         an unavailable store leaves the local copy as it is)."""
+        keys = {self.key(h): h for h in hosts}
         try:
-            found = self.ledger.get_many(hosts)
+            found = self.ledger.get_many(keys)
         except StoreUnavailable:
             return
-        for host, data in found.items():
-            self._merge(self.pacer.pace(host), data)
+        for key, data in found.items():
+            self._merge(self.pacer.pace(keys[key]), data)
 
     def sooner_elsewhere(self, host: str) -> float | None:
         """The ready time of the queued host, other than ``host``, that is ready first."""
-        waiting = {h for queue in self.queues for h in queue.pqueues if h != host}
-        found = self.pacer.soonest(waiting)
-        return None if found is None else found[0]
+        found = [t for queue in self.queues if (t := queue.soonest_other(host)) is not None]
+        return min(found, default=None)
 
     def _own(self, pace: HostPace | str) -> dict[str, Any]:
         if isinstance(pace, str):

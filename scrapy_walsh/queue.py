@@ -8,9 +8,26 @@ waiting work (queued requests × interval: the host that bounds the crawl's leng
 when none is ready, the one ready soonest. It never returns nothing while it holds
 requests.
 
-The ready times are the shared ledger's: each choice first refreshes the queued hosts'
-entries from the state store in one read (``get_many``: one sqlite query, one Redis
-``MGET``), so in a fleet a process picks hosts that no other process has just taken.
+**Cost: O(log H) per operation in the number H of queued hosts** (issue 17). Two heaps
+index the hosts, both with lazy invalidation (an entry is checked when it reaches the
+top, and dropped or re-filed if it no longer holds):
+
+- the *calendar*: ``(ready time, host)`` of hosts not ready yet, earliest first;
+- the *ready heap*: ``(-(queued × interval), tie, host)`` of hosts ready now, most
+  waiting work first.
+
+A pop moves the calendar's due hosts to the ready heap (each host moves once per
+reservation it waits out: amortised O(log H) per request), then takes the ready heap's
+top. Ready times only move when a request of that host is reserved, settled or paused,
+so a stale entry is found and re-filed when it surfaces, at most once per such change:
+amortised O(log H). Keys are recomputed whenever a host becomes ready, so a host's work
+and interval are current at the moment it competes. Garbage (superseded entries) is
+compacted when it outgrows the live entries, keeping memory O(H).
+
+The ready times are the shared ledger's: a pop refreshes from the state store only the
+few candidates it considers (``CANDIDATES`` per read, at most ``READS`` reads: one sqlite
+query or one Redis ``MGET`` each), so in a fleet a process skips hosts another process
+has just taken, with store round trips per request bounded by a constant, whatever H.
 The choice is advice; the pacing middleware's reservation is what decides. Among equally
 loaded ready hosts the tie is broken by host name, except in a fleet (a Redis store):
 there each process breaks ties in its own random order, so processes holding the same
@@ -20,6 +37,7 @@ targets spread over the hosts instead of all racing for the same one.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import os
 import zlib
 from contextlib import suppress
@@ -37,6 +55,11 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+#: Ready hosts refreshed from the store in one read when a pop considers them.
+CANDIDATES = 4
+#: Reads per pop at most; after them the best locally-ready host is handed out (advice).
+READS = 2
+
 
 def host_directory(host: str) -> str:
     """A host's ``JOBDIR`` sub-directory name: path-unsafe characters replaced by ``_``,
@@ -44,6 +67,19 @@ def host_directory(host: str) -> str:
     slot directories, so a ``JOBDIR`` written before keeps resuming."""
     safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in host)
     return f"{safe}-{hashlib.md5(host.encode('utf8')).hexdigest()}"  # noqa: S324 - a name, not security
+
+
+class _Desc(str):
+    """A host name that sorts in reverse, so the min-heap breaks ties by the larger name
+    (the order ``max()`` gave before issue 17)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:  # type: ignore[override]
+        return str.__gt__(self, other)
+
+    def __gt__(self, other: str) -> bool:  # type: ignore[override]
+        return str.__lt__(self, other)
 
 
 class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
@@ -58,24 +94,157 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         self.politeness = politeness_for(crawler)
         #: Scrapy's queue for start requests, passed on to each host's queue (see pqfactory).
         self.start_queue_cls = kwargs.get("start_queue_cls")
-        super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
-        # pacing asks which hosts wait here (with JOBDIR, in the memory and the disk queue)
-        self.politeness.queues.add(self)
         #: this process's tie-break order among equally loaded hosts (fleet mode only)
         self._salt = os.urandom(8) if self.politeness.store.fleet else b""
+        #: the calendar: (ready time, host) of hosts waiting for their slot
+        self._calendar: list[tuple[float, str]] = []
+        #: host -> the ready time of its live calendar entry
+        self._due: dict[str, float] = {}
+        #: the ready heap: (-work, tie, host) of hosts ready now
+        self._ready: list[tuple[float, Any, str]] = []
+        #: host -> the key of its live ready-heap entry
+        self._work: dict[str, float] = {}
+        self._count = 0
+        #: operation counts (issue 17's cost test): heap pushes and pops, hosts examined
+        self.ops = {"heap": 0, "examined": 0, "reads": 0, "keys_read": 0, "pops": 0}
+        super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
+        for host, queue in self.pqueues.items():  # JOBDIR resume
+            self._count += len(queue)
+            self._file(host)
+        # pacing asks which hosts wait here (with JOBDIR, in the memory and the disk queue)
+        self.politeness.queues.add(self)
+
+    # -- the index -----------------------------------------------------------------------
+
+    def _tie(self, host: str) -> int | str:
+        return zlib.crc32(self._salt + host.encode()) if self._salt else host
+
+    def _key(self, host: str) -> tuple[float, Any, str]:
+        tie = self._tie(host)
+        tie = -tie if isinstance(tie, int) else _Desc(tie)
+        return (-len(self.pqueues[host]) * self.politeness.interval(host), tie, host)
+
+    def _file(self, host: str, now: float | None = None) -> None:
+        """Put ``host`` in the calendar or, when ready now, in the ready heap."""
+        ready_at = self.politeness.ready_at(host)
+        if now is None:
+            now = self.politeness.now()
+        self._work.pop(host, None)
+        self._due.pop(host, None)
+        if ready_at <= now:
+            entry = self._key(host)
+            self._work[host] = entry[0]
+            self._push(self._ready, entry)
+        else:
+            self._due[host] = ready_at
+            self._push(self._calendar, (ready_at, host))
+
+    def _push(self, heap: list, entry: tuple) -> None:
+        self.ops["heap"] += 1
+        heapq.heappush(heap, entry)
+        if len(heap) > 2 * len(self.pqueues) + 64:
+            self._compact()
+
+    def _pop(self, heap: list) -> Any:
+        self.ops["heap"] += 1
+        return heapq.heappop(heap)
+
+    def _compact(self) -> None:
+        """Drop superseded entries: the heaps stay O(live hosts)."""
+        self._calendar = [(t, h) for t, h in self._calendar if self._due.get(h) == t]
+        heapq.heapify(self._calendar)
+        self._ready = [e for e in self._ready if self._work.get(e[2]) == e[0]]
+        heapq.heapify(self._ready)
+
+    def _release(self, now: float) -> None:
+        """Move the calendar's due hosts to the ready heap (checked against the pacer)."""
+        while self._calendar and self._calendar[0][0] <= now:
+            ready_at, host = self._pop(self._calendar)
+            if self._due.get(host) != ready_at:
+                continue  # superseded
+            self.ops["examined"] += 1
+            self._file(host, now)
+
+    def _top_ready(self, now: float) -> str | None:
+        """The live ready-heap top that is still ready by the local pacer (stale ones re-filed)."""
+        while self._ready:
+            work, _, host = self._ready[0]
+            if self._work.get(host) != work:
+                self._pop(self._ready)  # superseded
+                continue
+            self.ops["examined"] += 1
+            if self.politeness.ready_at(host) > now:
+                self._pop(self._ready)
+                self._file(host, now)  # taken since it was filed: back to the calendar
+                continue
+            return host
+        return None
+
+    def _soonest(self) -> tuple[float, str] | None:
+        while self._calendar:
+            ready_at, host = self._calendar[0]
+            if self._due.get(host) != ready_at:
+                self._pop(self._calendar)
+                continue
+            current = self.politeness.ready_at(host)
+            if current != ready_at:  # moved (a pause, a settle): re-file
+                self._pop(self._calendar)
+                self._file(host)
+                continue
+            return ready_at, host
+        return None
 
     def _next_host(self) -> str | None:
         if not self.pqueues:
             return None
-        self.politeness.refresh(self.pqueues)
-        pacer = self.politeness.pacer
-        now = pacer.clock()
-        ready = [h for h in self.pqueues if pacer.ready_at(h) <= now]
-        if ready:
-            return max(ready, key=lambda h: (len(self.pqueues[h]) * pacer.interval(h), self._tie(h)))
-        found = pacer.soonest(self.pqueues)
+        self.ops["pops"] += 1
+        now = self.politeness.now()
+        self._release(now)
+        for _ in range(READS):
+            batch: list[tuple[float, Any, str]] = []
+            while len(batch) < CANDIDATES and (host := self._top_ready(now)) is not None:
+                batch.append(self._pop(self._ready))
+                del self._work[host]
+            if not batch:
+                break
+            self.ops["reads"] += 1
+            self.ops["keys_read"] += len(batch)
+            self.politeness.refresh(entry[2] for entry in batch)
+            now = self.politeness.now()
+            chosen = None
+            for entry in batch:
+                host = entry[2]
+                if chosen is None and self.politeness.ready_at(host) <= now:
+                    chosen = host
+                self._file(host, now)  # ready ones go back with a fresh key, taken ones to the calendar
+            if chosen is not None:
+                return chosen
+        host = self._top_ready(now)
+        if host is not None:
+            return host
+        found = self._soonest()
         assert found is not None
         return found[1]
+
+    def soonest_other(self, host: str) -> float | None:
+        """The ready time of the host ready first here, other than ``host``: O(log H)."""
+        now = self.politeness.now()
+        self._release(now)
+        top = self._top_ready(now)
+        if top is not None and top != host:
+            return self.politeness.ready_at(top)
+        if top == host and len(self._ready) > 1:
+            # the heap's second best is one of the root's children
+            for entry in self._ready[1:3]:
+                if self._work.get(entry[2]) == entry[0] and entry[2] != host:
+                    return self.politeness.ready_at(entry[2])
+        found = self._soonest()
+        if found is not None and found[1] == host:
+            others = [e for e in self._calendar[1:3] if self._due.get(e[1]) == e[0] and e[1] != host]
+            return min(others)[0] if others else None
+        return None if found is None else found[0]
+
+    # -- Scrapy's queue interface ----------------------------------------------------------
 
     def pqfactory(self, slot: str, startprios: Iterable[int] = ()) -> ScrapyPriorityQueue:
         """One host's queue, in its own ``JOBDIR`` sub-directory (:func:`host_directory`)."""
@@ -87,14 +256,16 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
             start_queue_cls=self.start_queue_cls,
         )
 
-    def _tie(self, host: str) -> int | str:
-        return zlib.crc32(self._salt + host.encode()) if self._salt else host
-
     def push(self, request: Request) -> None:
         host = url_host(request.url)
-        if host not in self.pqueues:
-            self.pqueues[host] = self.pqfactory(host)
-        self.pqueues[host].push(request)
+        queue = self.pqueues.get(host)
+        if queue is None:
+            queue = self.pqueues[host] = self.pqfactory(host)
+        queue.push(request)
+        self._count += 1
+        if host in self._work or host not in self._due:
+            self._file(host)  # its work grew (or it is new): a fresh key
+        # a host in the calendar gets its key when it becomes ready
 
     def pop(self) -> Request | None:
         host = self._next_host()
@@ -102,8 +273,11 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
             return None
         queue = self.pqueues[host]
         request = queue.pop()
+        self._count -= 1
         if len(queue) == 0:
             del self.pqueues[host]
+            self._work.pop(host, None)
+            self._due.pop(host, None)
             queue.close()
             if self.key:  # reclaim the JOBDIR sub-directory, as Scrapy's queue does
                 with suppress(OSError):
@@ -113,3 +287,15 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
     def peek(self) -> Request | None:
         host = self._next_host()
         return None if host is None else self.pqueues[host].peek()
+
+    def close(self) -> dict[str, list[int]]:
+        self._calendar.clear()
+        self._ready.clear()
+        self._due.clear()
+        self._work.clear()
+        self._count = 0
+        return super().close()
+
+    def __len__(self) -> int:
+        """O(1): Scrapy asks on every engine loop (its own queue sums over every host)."""
+        return self._count

@@ -6,16 +6,45 @@ exits 1), and the event loop or Twisted logs the unretrieved exception with its 
 which buries the one message that matters. This filter, on the loggers those reports go
 through, turns such a record into the error's own text: the reasons, once, naming each
 setting and requirement. Any other exception keeps its traceback.
+
+On the Twisted reactor (``CrawlerProcess``, ``CrawlerRunner``) the script drops the failed
+crawl's Deferred, and Twisted reports it as two critical events: the line "Unhandled error
+in Deferred:", then the failure. Until someone calls ``globalLogBeginner.beginLoggingTo``
+(Scrapy doesn't), Twisted also writes every critical event, traceback included, straight to
+stderr, where no logging filter reaches. So when a refusal is made (:func:`refusing`), Twisted
+logging is begun (public API, once per process) with no observer of its own: its events still
+reach Python logging through the observer Scrapy's ``configure_logging`` starts, and the
+filter there drops the "Unhandled error" line that announces a pending refusal.
+
+A script that awaits ``AsyncCrawlerRunner.crawl()`` gets the ``ConformanceError`` itself and may
+handle it. Left uncaught, it reaches :data:`sys.excepthook`, which would print its traceback:
+the hook installed with the first refusal logs the reasons instead (Python still exits 1), and
+hands any other exception to the hook it replaced.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
+from types import TracebackType
 
 #: Where an exception that escapes a crawl is reported: asyncio's default exception handler,
 #: Twisted's "Unhandled error in Deferred" (Scrapy forwards Twisted's log to "twisted"), and
 #: Scrapy's own crawler and command loggers.
 LOGGERS = ("asyncio", "twisted", "scrapy.crawler", "scrapy.core.engine", "scrapy.utils.defer")
+
+#: Twisted's header for an unhandled failure (``twisted.internet.defer``), logged before the failure.
+UNHANDLED_IN_DEFERRED = "Unhandled error in Deferred:"
+
+#: Refusals made and not yet reported: while one is pending, Twisted's header line is dropped.
+_pending = 0
+_twisted_begun = False
+
+
+def _event(record: logging.LogRecord) -> dict | None:
+    """The Twisted log event a record forwarded by Twisted's logging observer carries."""
+    event = getattr(record.msg, "event", None)
+    return event if isinstance(event, dict) else None
 
 
 def _refusal(record: logging.LogRecord) -> BaseException | None:
@@ -23,21 +52,25 @@ def _refusal(record: logging.LogRecord) -> BaseException | None:
 
     exc = record.exc_info[1] if record.exc_info else None
     if exc is None:  # a Twisted log event forwarded to logging carries its Failure in the event
-        event = getattr(record.msg, "event", None)
-        failure = event.get("log_failure") if isinstance(event, dict) else None
+        failure = (_event(record) or {}).get("log_failure")
         exc = getattr(failure, "value", None)
-    return exc if isinstance(exc, ConformanceError) else None
+    # a state store that refuses to open (store/sqlite.py StoreRefused) is a refusal too
+    return exc if isinstance(exc, ConformanceError) or getattr(exc, "clean_refusal", False) else None
 
 
 class CleanRefusal(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
+        global _pending
         exc = _refusal(record)
         if exc is not None:
+            _pending = max(0, _pending - 1)
             record.msg, record.args = "%s", (str(exc),)
             record.exc_info = record.exc_text = None
             record.levelno, record.levelname = logging.CRITICAL, "CRITICAL"
             record.name = "scrapy_walsh"
-        return True
+            return True
+        event = _event(record)
+        return not (_pending and event is not None and event.get("log_format") == UNHANDLED_IN_DEFERRED)
 
 
 _FILTER = CleanRefusal()
@@ -49,3 +82,36 @@ def install() -> None:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+
+
+def _excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    from .conformance import ConformanceError
+
+    if isinstance(exc, ConformanceError):
+        logging.getLogger("scrapy_walsh").critical("%s", exc)
+    else:
+        _previous_excepthook(kind, exc, tb)
+
+
+_previous_excepthook = sys.excepthook
+
+
+def refusing() -> None:
+    """A ``ConformanceError`` is being raised: keep Twisted (or Python) from printing its traceback.
+
+    Called when the error is made, before it can reach a Deferred. Only when Twisted is
+    already loaded (Scrapy loads it; a pure-policy import doesn't), and once per process: a
+    second ``beginLoggingTo`` would log Twisted's "selected twice" warning.
+    """
+    global _pending, _twisted_begun, _previous_excepthook
+    install()
+    _pending += 1
+    if sys.excepthook is not _excepthook:  # uncaught, it is still one message
+        _previous_excepthook, sys.excepthook = sys.excepthook, _excepthook
+    if _twisted_begun or "twisted.logger" not in sys.modules:
+        return
+    from twisted.logger import globalLogBeginner
+
+    _twisted_begun = True
+    # no observer of ours and no replay: Scrapy's observer already saw every event so far
+    globalLogBeginner.beginLoggingTo([], discardBuffer=True, redirectStandardIO=False)

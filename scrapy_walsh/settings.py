@@ -218,9 +218,43 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "R3, R7",
         "Where persistent state lives: `sqlite:///relative.sqlite3`, "
-        "`sqlite:////absolute.sqlite3`. `None` means "
-        "`<project>/.scrapy/walsh-state.sqlite3`. `redis://host:port/db` (extra `redis`) "
-        "shares it with every process of the identity: fleet mode.",
+        "`sqlite:////absolute.sqlite3`. `None` means the identity's one store on this machine, "
+        "`$XDG_STATE_HOME/scrapy-walsh/<identity>.sqlite3` (`~/.local/state` without XDG_STATE_HOME), "
+        "shared by every project and command of the identity. `redis://host:port/db` (extra `redis`) "
+        "shares it with every process of the identity on any machine: fleet mode.",
+    ),
+    WalshSetting(
+        "WALSH_PACE_BY",
+        "host",
+        "R4",
+        "What one pacing interval covers: `host` (the canonical host name, the default: one IP "
+        "address may serve thousands of unrelated sites on shared hosting) or `ip` (the address "
+        "the name resolved to, so aliases and IP literals of one server share its interval).",
+    ),
+    WalshSetting(
+        "WALSH_PURPOSES",
+        None,
+        "issue 20",
+        "The uses made of what the crawl collects, as aipref labels: `search`, `train-ai`, "
+        "`ai-input` (a list, or a comma-separated string). `None` (not declared; the audit warns) "
+        "means all three: an undeclared use may be any use, so every reservation counts.",
+    ),
+    WalshSetting(
+        "WALSH_USAGE_MODE",
+        "report",
+        "issue 20",
+        "`report`: every item carries the site's usage decision (`walsh.usage`), counted. "
+        "`respect`: items whose source reserves one of `WALSH_PURPOSES` are dropped, and a "
+        "target whose robots.txt already reserves one is not fetched.",
+    ),
+    WalshSetting(
+        "WALSH_MAX_ITEM_CHARS",
+        40000,
+        "R6",
+        "The most characters an item may carry in all its strings together, nested values "
+        "included: a body cut into many short strings is still a body, and the item is dropped. "
+        "A StructuredSourceSpider's outlines and llms.txt sections fit in 30,000 (the rest is "
+        "counted as omitted).",
     ),
     WalshSetting(
         "WALSH_DOWNLOAD_HANDLER",

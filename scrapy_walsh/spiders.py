@@ -40,7 +40,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from . import config, internal
-from .policy import llmstxt
+from .policy import feeds, llmstxt
 from .policy.addresses import PrivateAddressAllowance
 from .policy.markdown import outline
 from .policy.sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
@@ -61,11 +61,12 @@ logger = logging.getLogger(__name__)
 
 #: ``meta`` key naming the declared target and step of a structured-flow request.
 MARKER = Meta.STRUCTURED
-TARGET, LLMS_TXT, TWIN, SITEMAP = "target", "llms_txt", "twin", "sitemap"
+TARGET, LLMS_TXT, TWIN, SITEMAP, FEED = "target", "llms_txt", "twin", "sitemap", "feed"
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 LLMS_TXT_TYPES = MARKDOWN_TYPES | {"text/plain"}
 ACCEPT_MARKDOWN = "text/markdown, text/x-markdown;q=0.9"
 ACCEPT_LLMS_TXT = "text/markdown, text/plain;q=0.9"
+ACCEPT_FEED = "application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, */*;q=0.1"
 #: Markdown and llms.txt bodies are read only up to this size (the download is cut there).
 MAX_STRUCTURED_BYTES = 1_048_576
 #: Non-2xx answers reach the callbacks (redirects are still followed: no 3xx here).
@@ -90,6 +91,48 @@ def body_text(response: Response) -> str:
 
 def walsh_meta(response: Response) -> dict[str, Any]:
     return response.meta.get("walsh") or {}
+
+
+@dataclass
+class ReadFeed:
+    """A feed as read: its own fields, its entries (mappings), and its format."""
+
+    feed: dict[str, Any]
+    entries: list[Any]
+    version: str
+
+
+def read_feed(response: Response) -> ReadFeed | None:
+    """The response as a feed (R9, feeds first), or None when it is not one: a 2xx whose
+    body parses as RSS or Atom (``feedparser``, from the bytes: it never fetches anything)
+    or as JSON Feed. Only feed media types and the generic XML/JSON ones are tried."""
+    kind = media_type(response)
+    if not 200 <= response.status < 300 or len(response.body) > MAX_STRUCTURED_BYTES:
+        return None
+    if kind not in feeds.FEED_TYPES and kind not in feeds.MAYBE_FEED_TYPES:
+        return None
+    if kind in feeds.JSON_FEED_TYPES or response.body.lstrip()[:1] == b"{":
+        found = feeds.read_json_feed(response.body)
+        return None if found is None else ReadFeed(found[0], found[1], str(found[0]["version"]))
+    import io
+
+    import feedparser  # loaded on the first feed only
+
+    # a stream, never bytes or str: feedparser would open a str (or bytes) naming a URL or file
+    parsed = feedparser.parse(
+        io.BytesIO(response.body),
+        response_headers={"content-type": kind, "content-location": response.url},
+        sanitize_html=False,
+    )
+    if not parsed.get("version"):  # not RSS or Atom (feedparser found no feed element)
+        return None
+    return ReadFeed(dict(parsed.get("feed") or {}), list(parsed.get("entries") or []), str(parsed["version"]))
+
+
+def robots_sitemaps(response: Response) -> list[str]:
+    """The origin's robots.txt ``Sitemap:`` lines, as the robots gate read them."""
+    robots = walsh_meta(response).get("robots") or {}
+    return [u for u in robots.get("sitemaps") or [] if isinstance(u, str)]
 
 
 def sitemap_candidates(response: Response) -> list[str]:
@@ -128,6 +171,8 @@ class StructuredSourceSpider(scrapy.Spider):
         self._llms: dict[tuple[str, str, int], _Pending | llmstxt.LlmsTxt | str] = {}
         self._llms_emitted: set[tuple[str, str, int]] = set()
         self._allowance: PrivateAddressAllowance | None = None
+        # per declared target: the markdown item to emit if its listed feed can't be read
+        self._feed_fallback: dict[str, dict[str, Any] | None] = {}
 
     # ------------------------------------------------------------------ declared inputs
 
@@ -210,7 +255,21 @@ class StructuredSourceSpider(scrapy.Spider):
             "sitemap_candidates": sitemap_candidates(response),
         }
         kind = media_type(response)
-        if 200 <= response.status < 300 and kind in MARKDOWN_TYPES and len(response.body) <= MAX_STRUCTURED_BYTES:
+        if (feed := read_feed(response)) is not None:  # feeds first: the target is a feed
+            yield from self._feed_items(response, ctx, feed, "feed")
+            return
+        markdown = 200 <= response.status < 300 and kind in MARKDOWN_TYPES
+        if (listed := feeds.feed_for(target, robots_sitemaps(response))) is not None:
+            # robots.txt's Sitemap lists a feed for this target: it comes before markdown
+            self._feed_fallback[target] = (
+                self._markdown_item(response, ctx, "markdown", count=False)
+                if markdown and len(response.body) <= MAX_STRUCTURED_BYTES
+                else None
+            )
+            ctx["markdown"] = f"answered {response.status} {kind or 'without a Content-Type'}"
+            yield self._feed_request(listed, ctx, "robots.txt Sitemap")
+            return
+        if markdown and len(response.body) <= MAX_STRUCTURED_BYTES:
             yield self._markdown_item(response, ctx, "markdown")
             return
         ctx["markdown"] = f"answered {response.status} {kind or 'without a Content-Type'}"
@@ -223,8 +282,11 @@ class StructuredSourceSpider(scrapy.Spider):
         self.crawler.stats.inc_value("walsh/structured/target_failed")
         yield {"target": target, **self._refusal(failure)}
 
-    def _markdown_item(self, response: Response, ctx: dict[str, Any], source: str) -> dict[str, Any]:
-        self.crawler.stats.inc_value(f"walsh/structured/{source}")
+    def _markdown_item(
+        self, response: Response, ctx: dict[str, Any], source: str, count: bool = True
+    ) -> dict[str, Any]:
+        if count:
+            self.crawler.stats.inc_value(f"walsh/structured/{source}")
         item = {"url": response.url, "source": source, **ctx}
         item.update(outline(body_text(response), response.url).as_fields())
         return item
@@ -323,6 +385,11 @@ class StructuredSourceSpider(scrapy.Spider):
     def _decide(self, ctx: dict[str, Any], index: llmstxt.LlmsTxt) -> Iterator[Any]:
         target = ctx["target"]
         ctx.setdefault("llms_txt", llmstxt.llms_txt_url(target))
+        if "feed" not in ctx and (listed := feeds.feed_for(target, [e.url for e in index.entries()])) is not None:
+            # llms.txt lists a feed for this target: read it before any twin
+            self._feed_fallback[target] = None
+            yield self._feed_request(listed, {**ctx, "llms_index": index}, "llms.txt")
+            return
         if self._allowance is None:
             self._allowance = (
                 config.config_for(self.crawler).allow_private_addresses
@@ -368,7 +435,7 @@ class StructuredSourceSpider(scrapy.Spider):
         home = llmstxt.origin(ctx["target"])
         if home not in self._llms_emitted:
             self._llms_emitted.add(home)
-            item.update(index.as_fields())
+            item.update(index.item_fields())  # bounded for R6 (WALSH_MAX_ITEM_CHARS)
         return item
 
     # ------------------------------------------------------------------ the twin
@@ -408,6 +475,76 @@ class StructuredSourceSpider(scrapy.Spider):
             },
         ]
         yield self._left_out(ctx, "the twin was refused or failed; never falling back to HTML")
+
+    # ------------------------------------------------------------------ feeds first
+
+    def _feed_request(self, url: str, ctx: dict[str, Any], listed_in: str) -> scrapy.Request:
+        """A feed listed for the target (robots.txt Sitemap or llms.txt), read before the rest."""
+        self.crawler.stats.inc_value("walsh/structured/feed_requested")
+        ctx = {**ctx, "feed": url, "feed_listed_in": listed_in}
+        return self._followup(
+            url, FEED, ctx, callback=self.parse_feed, errback=self.feed_failed, headers={"Accept": ACCEPT_FEED}
+        )
+
+    def parse_feed(self, response: Response, ctx: dict[str, Any]) -> Iterator[Any]:
+        feed = read_feed(response)
+        if feed is not None:
+            ctx = {k: v for k, v in ctx.items() if k != "llms_index"}
+            self._feed_fallback.pop(ctx["target"], None)
+            yield from self._feed_items(response, ctx, feed, "listed_feed")
+            return
+        kind = media_type(response)
+        yield from self._after_feed(ctx, f"the feed answered {response.status} {kind or 'without a Content-Type'}")
+
+    def feed_failed(self, failure: Failure) -> Iterator[Any]:
+        ctx = failure.request.cb_kwargs["ctx"]  # type: ignore[attr-defined]
+        out = list(self._after_feed(ctx, f"the feed was not fetched: {self._refusal(failure)['reason']}"))
+        for request in out:
+            # an errback's output skips the spider middlewares: use the plan up here
+            if isinstance(request, scrapy.Request) and self.planned_followup(request):
+                internal.declare(self.crawler, request)
+        yield from out
+
+    def _after_feed(self, ctx: dict[str, Any], why: str) -> Iterator[Any]:
+        """The listed feed could not be read: markdown, then llms.txt, as if it were not listed."""
+        self.crawler.stats.inc_value("walsh/structured/feed_unreadable")
+        logger.info("R9: the feed %s of %s is not read (%s)", ctx.get("feed"), ctx["target"], why)
+        index = ctx.get("llms_index")
+        ctx = {k: v for k, v in ctx.items() if k != "llms_index"}
+        ctx["feed_unreadable"] = why
+        fallback = self._feed_fallback.pop(ctx["target"], None)
+        if fallback is not None:
+            self.crawler.stats.inc_value("walsh/structured/markdown")
+            yield {**fallback, "feed": ctx.get("feed"), "feed_unreadable": why}
+        elif isinstance(index, llmstxt.LlmsTxt):
+            yield from self._decide(ctx, index)
+        else:
+            yield from self._via_llms_txt(ctx)
+
+    def _feed_items(
+        self, response: Response, ctx: dict[str, Any], feed: ReadFeed, source: str
+    ) -> Iterator[dict[str, Any]]:
+        """One item per entry (metadata only, R6; links reported, never fetched), plus one
+        for the feed itself. No ``url`` on entries: R7's dedup keys on the feed's URL."""
+        self.crawler.stats.inc_value(f"walsh/structured/{source}")
+        entries = feed.entries[: feeds.MAX_ENTRIES]
+        self.crawler.stats.inc_value("walsh/structured/feed_entries", len(entries))
+        yield {
+            "url": response.url,
+            "source": source,
+            **ctx,
+            "feed_title": feeds.entry_metadata(feed.feed, response.url)["title"],
+            "feed_format": feed.version,
+            "entries": len(entries),
+            "entries_not_read": max(0, len(feed.entries) - len(entries)),
+        }
+        for entry in entries:
+            yield {
+                "target": ctx["target"],
+                "feed": response.url,
+                "source": "feed_entry",
+                **feeds.entry_metadata(entry, response.url),
+            }
 
     # ------------------------------------------------------------------ (c) left out
 

@@ -70,7 +70,8 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/blocklist/source",
         "Where the list in force came from: `fetched`, `stored` (the last adopted list, from the state "
-        "store) or `empty` (first-ever failure).",
+        "store), `empty` (first-ever failure) or `refused` (the stored list passes no schema and no fresh "
+        "one could be had: every request is refused, R3 fails closed).",
     ),
     Stat(
         "walsh/blocklist/entries",
@@ -90,7 +91,8 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/blocklist/stored_rejected",
-        "A stored list that no longer validates (ignored, with a warning).",
+        "A stored list that passes neither the schema it was adopted with nor the bundled one: never "
+        "replaced by an empty list (a fresh list, or every request refused).",
     ),
     Stat(
         "walsh/blocklist/empty_first_failure",
@@ -321,6 +323,26 @@ STATS: tuple[Stat, ...] = (
         "Items yielded for such a response whose class has no `usage_warnings` field (the class is named "
         "once in a WARNING).",
     ),
+    Stat("walsh/usage/mode", "Issue 20: `WALSH_USAGE_MODE` and `WALSH_PURPOSES` of the run, for the summary."),
+    Stat("walsh/usage/decided", "Responses whose usage preferences were judged (every spider response)."),
+    Stat("walsh/usage/allowed/<purpose>", "… per declared purpose (`search`, `train-ai`, `ai-input`) the site allows."),
+    Stat("walsh/usage/reserved/<purpose>", "… per declared purpose the site reserves."),
+    Stat("walsh/usage/unknown/<purpose>", "… per declared purpose the site says nothing about."),
+    Stat("walsh/usage/reserved_responses", "Responses whose source reserves at least one declared purpose."),
+    Stat("walsh/usage/items", "Items that carry the usage decision (`walsh.usage`)."),
+    Stat("walsh/usage/items_reserved", "… of which the source reserves a declared purpose (report mode keeps them)."),
+    Stat("walsh/usage/items_dropped", "Respect mode: items dropped because their source reserves a declared purpose."),
+    Stat(
+        "walsh/usage/tdmrep/<outcome>",
+        "Respect mode: `/.well-known/tdmrep.json` per origin: `read`, `absent`, `invalid`, `refused`, `failed`.",
+    ),
+    Stat(
+        "walsh/structured/feed_unreadable",
+        "Listed feeds that could not be read (the target went on to markdown, llms.txt).",
+    ),
+    Stat(
+        "walsh/structured/feed_entries", "Feed entries emitted as metadata items (never their bodies, never fetched)."
+    ),
     Stat(
         "walsh/store/round_trips",
         "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",
@@ -329,6 +351,14 @@ STATS: tuple[Stat, ...] = (
         "walsh/store/unreachable_seconds",
         "Fleet mode: time spent waiting for an unreachable Redis (nothing was sent meanwhile).",
     ),
+    Stat("walsh/store/reads", "sqlite: read queries of the state store (issue 17: per request, flat in the hosts)."),
+    Stat("walsh/store/keys_read", "sqlite: keys read from the state store."),
+    Stat("walsh/store/transactions", "sqlite: write transactions committed with an fsync (FULL)."),
+    Stat(
+        "walsh/store/unsynced_transactions",
+        "sqlite: write transactions committed to the WAL without their own fsync (reservations, settles, "
+        "fetch claims: kill -9 safe; docs/state-store.md).",
+    ),
     Stat(
         "walsh/store/unavailable",
         "Requests not sent because the state store was unavailable; each went back to the scheduler.",
@@ -336,6 +366,16 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/store/dropped_unsent",
         "Requests dropped, unsent, because the state store was unavailable while the crawl was stopping.",
+    ),
+    Stat(
+        "walsh/blocklist/stored_schema",
+        "Which schema the stored list passed when re-adopted: `adopted` (the one it was adopted with, "
+        "kept with it) or `bundled`.",
+    ),
+    Stat(
+        "walsh/scope/subresource_responses_dropped",
+        "Responses whose `Content-Type` is a sub-resource type (image, font, audio, video, CSS, "
+        "JavaScript): dropped before any callback, counted as `subresource` denials (R6).",
     ),
 )
 

@@ -83,6 +83,7 @@ class ComplianceSummary:
         config = config_for(self.crawler)
         self.stats.set_value("walsh/identity/user_agent", config.user_agent)
         self.stats.set_value(ROBOTS_MODE, config.robots_mode)
+        self.stats.set_value("walsh/usage/mode", f"{config.usage_mode} for {', '.join(config.purposes)}")
         logger.warning("%s", render_summary(self.stats.get_stats()))
 
 
@@ -228,6 +229,7 @@ def render_summary(stats: Mapping[str, Any]) -> str:
             (key[len(ROBOTS_VERDICT) :], n) for key, n in stats.items() if key.startswith(ROBOTS_VERDICT)
         )
     ]
+    lines.append(_usage_line(stats))
     lines.append(f"  denied            {stats.get(DENIED, 0)}")
     lines += [f"      {n:>5}  {what}" for what, n in denials]
     lines += _what_you_can_do(stats)
@@ -243,3 +245,15 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     lines.append(f"  backoffs          {stats.get(BACKOFF_COUNT, 0)} (Scrapy retries: {stats.get('retry/count', 0)})")
     lines += [f"      {n:>5}  {what}" for what, n in backoffs if what != "count"]
     return "\n".join(lines)
+
+
+def _usage_line(stats: Mapping[str, Any]) -> str:
+    """Issue 20: the usage mode and purposes, and what sites reserved of them."""
+    reserved = sorted((k.rsplit("/", 1)[1], n) for k, n in stats.items() if k.startswith("walsh/usage/reserved/"))
+    return (
+        f"  usage preferences {stats.get('walsh/usage/mode', 'report')}: "
+        f"{stats.get('walsh/usage/decided', 0)} responses judged, "
+        f"reserved: {', '.join(f'{p} {n}' for p, n in reserved) or 'none'}; "
+        f"{stats.get('walsh/usage/items_dropped', 0)} items dropped, "
+        f"{stats.get('walsh/denied/usage/usage_reserved', 0)} targets not fetched"
+    )

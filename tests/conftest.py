@@ -14,6 +14,25 @@ from scrapy_walsh.demo import DemoSite
 from .helpers import add_addon_line, run_scrapy
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _module_state_home(tmp_path_factory):
+    """Module-scoped fixtures crawl before any function-scoped fixture runs: they get a
+    per-module ``XDG_STATE_HOME``, never the developer's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg_state_module")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def private_state_home(tmp_path_factory, monkeypatch):
+    """Each test gets its own ``XDG_STATE_HOME`` (inherited by crawl subprocesses), so the
+    default per-identity store (issue 17) is never the developer's real one, and a test
+    relying on fresh state gets it."""
+    home = tmp_path_factory.mktemp("xdg_state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def demo_site():
     with DemoSite() as site:

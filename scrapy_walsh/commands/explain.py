@@ -19,8 +19,15 @@ module is only the transport. Decisions where the issue is silent:
   robots.txt redirects mean "unavailable" (RFC 9309 §2.3.1.2), as in a crawl.
 * A name that does not resolve is not a private address: the address gate lets it
   through (its connections fail), so robots.txt is unreachable, as in a crawl.
-* Cached copies come from the crawl's state store (read only; explain never writes it):
-  a robots.txt outcome younger than ``WALSH_ROBOTS_CACHE_SECONDS`` is used instead of
+* explain shares the crawl's state store (by default the identity's one per machine,
+  issue 17): each request it sends first *reserves* the host's slot in the same pacing
+  ledger as a crawl (waiting when another process of the identity holds it) and settles
+  it when the answer arrives, so a crawl and explain together keep R4; a robots.txt it
+  fetches is stored as a crawl stores it (a crawl starting next reads it instead of
+  fetching it again), and while another process is fetching that robots.txt, explain
+  waits for its copy. When the store can't be opened, nothing is sent (as ``--offline``).
+* Cached copies come from that state store: a robots.txt outcome younger than
+  ``WALSH_ROBOTS_CACHE_SECONDS`` is used instead of
   a fetch (the crawl would use it too); a stored copy under 30 days old stands in for
   an unreachable robots.txt, and the last adopted blocklist for one that can't be
   fetched. The output says which copy was used. ``--offline`` uses stored copies and
@@ -44,6 +51,7 @@ import json
 import socket
 import sys
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from ..policy.addresses import PrivateAddressAllowance, parse_ip
-from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist
+from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, from_stored
 from ..policy.canonical import canonical_url
 from ..policy.gates import (
     ADDRESS_ALLOWED,
@@ -63,6 +71,7 @@ from ..policy.gates import (
     ROBOTS_NAMESPACE,
     STALE_LIMIT,
     UNAVAILABLE,
+    UNREACHABLE,
     AddressDecision,
     OriginRobots,
     RobotsFetch,
@@ -73,11 +82,13 @@ from ..policy.gates import (
     origin_of,
     recently_fetched,
     recently_fetched_reason,
+    record,
     restore,
     robots_outcome,
     usable_copy,
     with_stale_copy,
 )
+from ..policy.hostkey import host_key
 from ..policy.pacing import HostPace
 from ..policy.robots import MAX_BYTES, RobotsTxt
 from ..policy.vocabulary import (
@@ -92,6 +103,8 @@ from ..policy.vocabulary import (
     Verdict,
     recommendation,
 )
+from ..store import fetching
+from ..store.base import StateStoreError
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings
@@ -146,7 +159,10 @@ class Context:
     extra: list[str]
     offline: bool
     refetch_interval: float = 0.0
+    pace_by: str = "host"
     store: StateStore | None = None
+    #: host -> (ledger key, interval) of a slot taken and not yet settled
+    reserved: dict[str, tuple[str, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     @classmethod
@@ -174,21 +190,61 @@ class Context:
             blocklist_url=config.blocklist_url,
             extra=list(config.blocklist_extra),
             refetch_interval=config.refetch_interval,
+            pace_by=getattr(config, "pace_by", "host"),
             offline=offline,
         )
 
     def open_store(self) -> None:
-        """The crawl's state store, read only, if it exists (explain never creates one)."""
+        """The crawl's state store (created when missing, unless ``--offline``): explain
+        reserves its requests in its pacing ledger. Unusable: nothing is sent."""
         from ..store import StateStoreError, open_store, state_location
 
         location = state_location(self.settings)
-        if location.scheme == "sqlite" and not location.path.exists():
+        if self.offline and location.scheme == "sqlite" and not location.path.exists():
             self.notes.append(f"no state store at {location.uri}: no cached copies")
             return
         try:
             self.store = open_store(location, self.token)
         except StateStoreError as exc:
-            self.notes.append(f"state store unusable ({exc}): no cached copies")
+            self.notes.append(f"state store unusable ({exc}): no cached copies, and nothing sent (offline)")
+            self.offline = True
+
+    def reserve(self, host: str, address: str) -> None:
+        """Wait for ``host``'s slot in the shared pacing ledger and take it, as a crawl's
+        pacing middleware does (same key, interval and margin); ``Refused`` without a store."""
+        from ..politeness import KEEP, PACING_MARGIN, pace_key
+        from ..store import Ledger, StateStoreError
+
+        if self.store is None:
+            raise Refused(f"{host}: no state store to reserve a pacing slot in: not sent")
+        ledger = Ledger(self.store, PACING_NAMESPACE)
+        key = pace_key(host, address, self.pace_by)
+        try:
+            while True:
+                saved = self.store.get(PACING_NAMESPACE, key) or {}
+                interval = HostPace.from_json(saved).interval(self.floor)
+                done = ledger.reserve(key, interval, PACING_MARGIN, ttl=interval + KEEP)
+                if not done.wait:
+                    self.reserved[host] = (key, interval)
+                    return
+                self.notes.append(f"waited {done.wait:.2f} s for {host}'s pacing slot (shared ledger, R4)")
+                time.sleep(done.wait)
+        except StateStoreError as exc:
+            raise Refused(f"{host}: the pacing ledger can't be reached ({exc}): not sent") from exc
+
+    def settle(self, host: str) -> None:
+        """The answer arrived: the next interval counts from now (the crawl's settle)."""
+        from ..politeness import KEEP
+        from ..store import Ledger, StateStoreError
+
+        found = self.reserved.pop(host, None)
+        if found is None or self.store is None:
+            return
+        key, interval = found
+        try:
+            Ledger(self.store, PACING_NAMESPACE).advance(key, {"last_start": 0.0}, ttl=interval + KEEP)
+        except StateStoreError:
+            pass  # the reservation already holds the slot
 
 
 # --------------------------------------------------------------------- network
@@ -280,6 +336,7 @@ def fetch_once(url: str, ctx: Context, limit: int, blocklist: Blocklist | None) 
         path = parts.path or "/"
         if parts.query:
             path += "?" + parts.query
+        ctx.reserve(host_key(host), address)  # R4: the identity's one ledger, as a crawl
         try:
             conn.request("GET", path, headers={"User-Agent": ctx.user_agent, "Accept-Encoding": "identity"})
             response = conn.getresponse()
@@ -288,6 +345,7 @@ def fetch_once(url: str, ctx: Context, limit: int, blocklist: Blocklist | None) 
             status = response.status
         finally:
             conn.close()
+            ctx.settle(host_key(host))
         if follow_redirect(status, bool(location), hops):
             url = urljoin(url, location or "")
             hops += 1
@@ -330,7 +388,7 @@ def blocklist_gate(args: argparse.Namespace, ctx: Context, url: str) -> tuple[di
         if blocklist is None:
             saved = ctx.store.get(BLOCKLIST_NAMESPACE, ctx.blocklist_url) if ctx.store else None
             if saved:
-                blocklist = Blocklist.from_document(saved["document"])
+                blocklist = from_stored(saved)[0]  # under the schema it was adopted with (issue 16)
                 section["cached"] = True
                 section["source"] = (
                     f"stored copy adopted {_age(time.time() - saved['adopted'])} ago (state store; {failure})"
@@ -386,6 +444,16 @@ def robots_source(
             return from_saved(restore(origin, saved, "stale"), "state store, --offline")
         section["source"] = "not fetched (--offline) and nothing stored"
         return section, None, None
+    if ctx.store is not None and not fetching.claim(ctx.store, f"robots {origin}"):
+        # another process of the identity is fetching it: wait for its copy
+        deadline = time.monotonic() + fetching.CLAIM_TTL
+        while time.monotonic() < deadline and fetching.held(ctx.store, f"robots {origin}"):
+            time.sleep(fetching.POLL)
+        saved = ctx.store.get(ROBOTS_NAMESPACE, origin)
+        if saved is not None and usable_copy(saved, time.time(), ctx.cache_seconds):
+            why = "state store: another process of the identity just read it"
+            return from_saved(restore(origin, saved, "cache"), why)
+        fetching.claim(ctx.store, f"robots {origin}")
     try:
         got = fetch_once(robots_url, ctx, MAX_BYTES, blocklist)
     except (Refused, Unresolved) as exc:
@@ -395,7 +463,15 @@ def robots_source(
     else:
         fetch = RobotsFetch(got.status, got.body, got.has_location)
         section.update(status=got.status, address=got.address)
+    finally:
+        if ctx.store is not None:
+            fetching.release(ctx.store, f"robots {origin}")
     result = robots_outcome(origin, fetch, now)
+    if result.outcome != UNREACHABLE and fetch.status is not None and ctx.store is not None:
+        saved_now = record(result, fetch.body or b"")
+        if saved_now is not None:  # stored as a crawl stores it: the next crawl reads it
+            with suppress(StateStoreError):
+                ctx.store.set(ROBOTS_NAMESPACE, origin, saved_now, ttl=STALE_LIMIT)
     if result.outcome == AVAILABLE:
         section["source"] = f"fetched now ({got.url}: HTTP {got.status}, {len(got.body)} bytes)"
         return section, result, None
@@ -487,6 +563,9 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
                 verdict.value,
             )
     report["robots"] = robots
+    report["usage"] = usage_section(ctx, outcome, url)
+    if report["usage"]["mode"] == "respect" and report["usage"]["reserved"]:
+        decision = decision or ("refused", Gate.USAGE, USAGE_RESERVED)
     frequency = recently_fetched_section(ctx, url)
     if frequency["verdict"] == SKIPPED_RECENTLY_FETCHED:
         decision = decision or ("refused", Gate.FREQUENCY, SKIPPED_RECENTLY_FETCHED)
@@ -554,6 +633,7 @@ def render(report: dict[str, Any]) -> str:
         )
     if "verdict" in r:
         out.append(f"             verdict: {r['verdict']} -> {r['recommendation']}")
+    out += render_usage(report["usage"])
     f = report["frequency"]
     if f["verdict"] == SKIPPED_RECENTLY_FETCHED:
         out += ["", f"R8           {f['target']}: {f['reason']}"]
@@ -580,6 +660,44 @@ def render(report: dict[str, Any]) -> str:
     else:
         out += ["", f"decision     {d['outcome'].upper()} by the {d['gate']} gate ({d['verdict']})"]
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------- usage preferences (issue 20)
+
+#: The verdict of a target respect mode does not fetch (as the crawl's UsageReserved).
+USAGE_RESERVED = "usage_reserved"
+
+
+def usage_section(ctx: Context, outcome: OriginRobots | None, url: str) -> dict[str, Any]:
+    """Per declared purpose, what the selected robots.txt group says (the crawl's own model,
+    :func:`~scrapy_walsh.policy.preferences.usage_decision`), and the host's stored RateLimit
+    term. tdmrep.json and the response's headers are known only when the crawl fetches."""
+    from ..config import parse
+    from ..policy.preferences import usage_decision
+
+    purposes = parse(ctx.settings, "WALSH_PURPOSES")
+    lines = outcome.robots.usage_lines(ctx.token) if outcome is not None and outcome.robots is not None else []
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    decision = usage_decision(path, purposes, robots=lines, token=ctx.token)
+    saved = ctx.store.get(PACING_NAMESPACE, urlsplit(url).hostname or "") if ctx.store else None
+    return {
+        "mode": parse(ctx.settings, "WALSH_USAGE_MODE"),
+        "declared": ctx.settings.getpriority("WALSH_PURPOSES") not in (None, 0),
+        **decision.as_dict(),
+        "ratelimit": HostPace.from_json(saved).ratelimit if saved else None,
+    }
+
+
+def render_usage(u: dict[str, Any]) -> list[str]:
+    declared = "" if u["declared"] else " (WALSH_PURPOSES not declared: every purpose)"
+    out = ["", f"usage        mode {u['mode']}{declared}; from robots.txt (tdmrep.json and headers: at fetch)"]
+    for d in u["decisions"]:
+        out.append(f"             {d['purpose']:<9} {d['preference']:<9}" + (f" {d['source']}" if d["source"] else ""))
+    out += [f"             licence/policy: {ref}" for ref in u["references"]]
+    if u["ratelimit"]:
+        out.append(f"             RateLimit: {u['ratelimit']:g} s between requests (stored ledger)")
+    return out
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

@@ -27,6 +27,7 @@ import scrapy
 
 from ..attestation import HOSTILE_ENGINE, HOSTILE_TARGETS, HOSTILE_UA
 from ..demo.hosts import HOSTS
+from ..policy.vocabulary import Meta
 
 #: The chunked item: 50 strings of 1,000 characters (50,000 in all).
 CHUNKS = 50
@@ -63,17 +64,19 @@ class HostileProbeSpider(scrapy.Spider):
 
     def forge(self, response: Any):
         port = int(self.port)
-        yield scrapy.Request(self.url("open", "/private/secret"), meta={"walsh_internal": "robots"}, dont_filter=True)
-        forged = {"walsh_internal": "blocklist"}
+        yield scrapy.Request(self.url("open", "/private/secret"), meta={str(Meta.INTERNAL): "robots"}, dont_filter=True)
+        forged = {str(Meta.INTERNAL): "blocklist"}
         yield scrapy.Request(self.url("blocked", "/page/forged"), meta=forged, dont_filter=True)
-        yield scrapy.Request(self.url("open", "/static/logo.png"), meta={"walsh_internal": "robots"}, dont_filter=True)
+        yield scrapy.Request(
+            self.url("open", "/static/logo.png"), meta={str(Meta.INTERNAL): "robots"}, dont_filter=True
+        )
         yield scrapy.Request(
             response.url,
             dont_filter=True,
             meta={
                 "retry_times": 1,
-                "walsh_backoff_attempt": 1,
-                "walsh_fetch_claim": True,
+                Meta.BACKOFF_ATTEMPT: 1,
+                Meta.FETCH_CLAIM: True,
                 "redirect_urls": [response.url],
             },
         )
@@ -98,7 +101,7 @@ class HostileProbeSpider(scrapy.Spider):
 
     def failed(self, failure: Any):
         """A denied target: yield an undeclared request marked as declared."""
-        yield scrapy.Request(self.url("named", "/page/errback"), meta={"walsh_declared": True}, dont_filter=True)
+        yield scrapy.Request(self.url("named", "/page/errback"), meta={str(Meta.DECLARED): True}, dont_filter=True)
 
     def ignore(self, failure: Any) -> None:
         """The file:// start URL is refused: that is the expected outcome."""

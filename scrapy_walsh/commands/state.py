@@ -12,6 +12,11 @@ validators, so the next crawl fetches those targets again (unconditionally);
 ``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
 crawl reads it afresh.
 
+``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
+after the store refused to open (emptied, replaced or unreadable: issue 16) or on
+purpose. Every remembered opt-out, robots.txt and pacing entry goes with them, so it
+asks for ``--yes``. A Redis store is never reset from here.
+
 Decisions where the issue is silent: the pacing ledger and the adopted blocklist are
 safety state and are never changed here (shown, read only). The store is the crawl's
 own (``WALSH_STATE_URI``, the project's settings with the add-on applied); a store that
@@ -39,11 +44,14 @@ if TYPE_CHECKING:
     from ..store import StateStore
 
 HELP = "show or forget what the state store remembers: R8 fetch times, R7 validators and items, cached robots.txt"
-SYNTAX = "show [URL|HOST] [--json] | forget URL... [--items] | forget --host HOST [--items] | forget --robots HOST"
+SYNTAX = (
+    "show [URL|HOST] [--json] | forget URL... [--items] | forget --host HOST [--items] | forget --robots HOST"
+    " | reset --yes"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    actions = parser.add_subparsers(dest="action", required=True, metavar="{show,forget}")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{show,forget,reset}")
     show = actions.add_parser("show", help="what is stored, and why a target would be skipped")
     show.add_argument("target", nargs="?", metavar="URL|HOST", help="one target URL, or every record of one host")
     show.add_argument("--json", action="store_true", help="print one JSON object")
@@ -53,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     forget.add_argument("--robots", metavar="HOST", help="drop the cached robots.txt of this host's origins")
     forget.add_argument("--items", action="store_true", help="also forget which spiders emitted these URLs")
     forget.add_argument("--json", action="store_true", help="print one JSON object")
+    reset = actions.add_parser("reset", help="remove the sqlite state store's files, to start afresh")
+    reset.add_argument("--yes", action="store_true", help="yes: every remembered opt-out and pacing entry goes")
 
 
 def _host(value: str) -> str:
@@ -185,6 +195,30 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def reset(location: Any, yes: bool) -> int:
+    """Remove an sqlite store's files (the only way to start afresh on a refused store)."""
+    from ..store.sqlite import store_files
+
+    if location.scheme != "sqlite":
+        print(f"error: {location.uri} is not sqlite; a fleet's Redis is never reset from here", file=sys.stderr)
+        return 1
+    files = [f for f in store_files(location.path) if f.exists()]
+    if not files:
+        print(f"no state store at {location.uri}: nothing to reset")
+        return 0
+    if not yes:
+        print(
+            f"error: this removes {', '.join(str(f) for f in files)}: every opt-out, robots.txt and "
+            "pacing entry it remembers. Run again with --yes",
+            file=sys.stderr,
+        )
+        return 1
+    for found in files:
+        found.unlink(missing_ok=True)
+        print(f"removed      {found}")
+    return 0
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..addon import Addon
     from ..config import WalshConfig
@@ -197,6 +231,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     Addon().update_settings(effective)
     config = WalshConfig.from_settings(effective)
     location = config.state_location()
+    if args.action == "reset":
+        return reset(location, args.yes)
     if location.scheme == "sqlite" and not location.path.exists():
         print(f"no state store at {location.uri}: nothing is remembered yet", file=sys.stderr)
         return 0

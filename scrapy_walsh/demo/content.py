@@ -295,6 +295,17 @@ ROBOTS: dict[str, str] = {
     ),
     "hostile": ALLOW_ALL,
     "ops": ALLOW_ALL,
+    "usage": (
+        "# Usage preferences (issue 20): RSL licence, Content Signals, aipref Content-Usage.\n"
+        "License: {base}/license.xml\n"
+        "\n"
+        "User-agent: *\n"
+        "Content-Signal: search=yes, ai-input=yes, ai-train=no\n"
+        "Content-Usage: /closed/ search=n\n"
+        "Allow: /\n"
+    ),
+    "ratelimit": ALLOW_ALL,
+    "feeds": ALLOW_ALL + "\nSitemap: {base}/blog/feed.xml\n",
 }
 
 # An error page that *looks* like an allow-all robots.txt: a crawler that parses the
@@ -650,6 +661,91 @@ def _redirect(req: DemoRequest) -> DemoResponse:
     return _text(int(code_raw), f"redirecting to {location}\n", headers=[("Location", location)])
 
 
+# --------------------------------------------------------------------------- usage, feeds (issue 20)
+
+#: What every page of the ratelimit host answers with: 2 requests per 5 s, i.e. 2.5 s apart.
+RATELIMIT_HEADERS = [("RateLimit-Policy", '"pages";q=2;w=5'), ("RateLimit", '"pages";r=2;t=5')]
+RATELIMIT_INTERVAL = 2.5
+TDM_POLICY_PATH = "/tdm-policy.json"
+
+
+def _tdmrep(req: DemoRequest) -> DemoResponse:
+    rules = [{"location": "/tdm/*", "tdm-reservation": 1, "tdm-policy": req.base + TDM_POLICY_PATH}]
+    return DemoResponse(200, [("Content-Type", JSON)], json.dumps(rules).encode())
+
+
+#: (slug, title, published, author, categories) of the demo feeds' entries.
+FEED_ENTRIES = [
+    ("post-1", "First post", "2026-11-01T10:00:00Z", "Ada", ["news", "demo"]),
+    ("post-2", "Second post", "2026-11-02T10:00:00Z", "Grace", ["demo"]),
+    ("post-3", "Third post", "2026-11-03T10:00:00Z", "Ada", []),
+]
+#: The body text of every entry: a crawler that emits it breaks R6.
+FEED_ENTRY_BODY = "The full text of this entry, which is content and never leaves the crawl."
+
+
+def _rss(req: DemoRequest, section: str) -> bytes:
+    items = "".join(
+        "<item>"
+        f"<title>{xml_escape(title)}</title><link>{req.base}{section}{slug}</link>"
+        f"<guid>{req.base}{section}{slug}</guid>"
+        f"<pubDate>{email.utils.format_datetime(datetime.fromisoformat(when))}</pubDate>"
+        f"<author>{author.lower()}@walsh-demo.test ({author})</author>"
+        + "".join(f"<category>{c}</category>" for c in cats)
+        + f"<description>{FEED_ENTRY_BODY}</description></item>"
+        for slug, title, when, author, cats in FEED_ENTRIES
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>'
+        f"<title>Demo blog</title><link>{req.base}{section}</link><description>Posts</description>"
+        f"{items}</channel></rss>\n"
+    ).encode()
+
+
+def _atom(req: DemoRequest, section: str) -> bytes:
+    entries = "".join(
+        "<entry>"
+        f'<title>{xml_escape(title)}</title><link href="{req.base}{section}{slug}"/>'
+        f"<id>{req.base}{section}{slug}</id><published>{when}</published><updated>{when}</updated>"
+        f"<author><name>{author}</name></author>"
+        + "".join(f'<category term="{c}"/>' for c in cats)
+        + f'<content type="text">{FEED_ENTRY_BODY}</content></entry>'
+        for slug, title, when, author, cats in FEED_ENTRIES
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
+        f"<title>Demo news</title><id>{req.base}{section}</id><updated>2026-11-03T10:00:00Z</updated>"
+        f"{entries}</feed>\n"
+    ).encode()
+
+
+def _json_feed(req: DemoRequest, section: str) -> bytes:
+    items = [
+        {
+            "id": f"{req.base}{section}{slug}",
+            "url": f"{req.base}{section}{slug}",
+            "title": title,
+            "date_published": when,
+            "authors": [{"name": author}],
+            "tags": cats,
+            "content_text": FEED_ENTRY_BODY,
+        }
+        for slug, title, when, author, cats in FEED_ENTRIES
+    ]
+    doc = {"version": "https://jsonfeed.org/version/1.1", "title": "Demo updates", "items": items}
+    return json.dumps(doc).encode()
+
+
+def _feeds_llms(req: DemoRequest) -> str:
+    b = req.base
+    return _llms(
+        "Feeds Demo",
+        "A site whose sections publish feeds.",
+        None,
+        [("Feeds", [("Updates", f"{b}/updates/feed.json", "The updates section as a JSON Feed")])],
+    )
+
+
 def _busy_limited(req: DemoRequest) -> DemoResponse:
     if req.path_hit == 1:
         return _text(429, "429 Too Many Requests\n", headers=[("Retry-After", "3")])
@@ -693,6 +789,23 @@ HOST_ROUTES: dict[str, dict[str, Route]] = {
         ),
     },
     "llmsonly": {"/llms.txt": lambda r, _: _text(200, _llmsonly_llms(r))},
+    "usage": {
+        "/.well-known/tdmrep.json": lambda r, _: _tdmrep(r),
+        "/headers/content-usage": lambda r, _: _html_page(r, "content-usage", extra=[("Content-Usage", "search=n")]),
+        "/headers/tdm": lambda r, _: _html_page(
+            r, "tdm", extra=[("tdm-reservation", "1"), ("tdm-policy", r.base + TDM_POLICY_PATH)]
+        ),
+    },
+    "feeds": {
+        "/blog/feed.xml": lambda r, _: DemoResponse(200, [("Content-Type", "application/rss+xml")], _rss(r, "/blog/")),
+        "/news/atom.xml": lambda r, _: DemoResponse(
+            200, [("Content-Type", "application/atom+xml")], _atom(r, "/news/")
+        ),
+        "/updates/feed.json": lambda r, _: DemoResponse(
+            200, [("Content-Type", "application/feed+json")], _json_feed(r, "/updates/")
+        ),
+        "/llms.txt": lambda r, _: _text(200, _feeds_llms(r)),
+    },
     "hostile": {"/llms.txt": lambda r, _: _text(200, _hostile_llms(r))},
     "ops": {
         BLOCKLIST_PATH: lambda r, bl: DemoResponse(bl[0], [("Content-Type", JSON)], bl[1]),
@@ -711,6 +824,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "decoys": ("/private/",),
     "ops": ("/bot/",),
     "hostile": ("/research-off/",),
+    "usage": ("/open/", "/closed/", "/tdm/"),
+    "feeds": ("/blog/", "/news/", "/updates/"),
 }
 
 
@@ -749,6 +864,8 @@ def respond(req: DemoRequest, blocklist: tuple[int, bytes] | None = None) -> Dem
     if blocklist is None:
         blocklist = (200, blocklist_bytes(default_blocklist()))
     resp = _route(req, blocklist)
+    if req.host_key == "ratelimit" and resp.status == 200 and req.path != "/robots.txt":
+        resp.headers.extend(RATELIMIT_HEADERS)
     if resp.status == 200:
         resp.headers.extend(("X-Robots-Tag", _clean(v)) for v in req.params("x-robots-tag"))
     return resp

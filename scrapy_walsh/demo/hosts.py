@@ -41,6 +41,14 @@ _TABLE = [
     ("gone", "127.0.0.13", "robots.txt answers 404"),
     ("hostile", "127.0.0.14", "llms.txt listing twins on 127.0.0.1, [::1] and a disallowing origin"),
     ("ops", "127.0.0.15", "serves the blocklist and its schema"),
+    (
+        "usage",
+        "127.0.0.16",
+        "usage preferences: Content-Usage, Content-Signal and License in robots.txt, "
+        "Content-Usage and tdm-reservation headers, /.well-known/tdmrep.json",
+    ),
+    ("ratelimit", "127.0.0.17", "pages answer with RateLimit-Policy and RateLimit headers asking 2.5 s per request"),
+    ("feeds", "127.0.0.18", "RSS, Atom and JSON Feed; a feed listed by robots.txt Sitemap and one by llms.txt"),
 ]
 
 HOSTS: dict[str, DemoHost] = {key: DemoHost(key, ip, purpose) for key, ip, purpose in _TABLE}

@@ -42,8 +42,9 @@ from ..config import config_for
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
-from ..policy.hostkey import url_host
+from ..policy.hostkey import host_key, url_host
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
+from ..politeness import politeness_for
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -224,9 +225,14 @@ class AddressGuardMiddleware:
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         self._active_guard()  # installed before anything connects
         host = urlparse_cached(request).hostname
-        if host and not self.allowance.allow_all:
+        by_ip = politeness_for(self.crawler).by_ip  # WALSH_PACE_BY = "ip" needs the address
+        if host and (not self.allowance.allow_all or by_ip):
+            addresses = await self.addresses_of(host)
+            if by_ip:
+                politeness_for(self.crawler).learn(host_key(host), addresses)
             # a name that does not resolve fails the same way at connect time: nothing to refuse
-            self.check(request, host, await self.addresses_of(host))
+            if not self.allowance.allow_all:
+                self.check(request, host, addresses)
         admission.stamp(request, admission.ADDRESS)
 
     async def addresses_of(self, host: str) -> list[str]:

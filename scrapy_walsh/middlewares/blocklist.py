@@ -10,6 +10,12 @@ the last adopted list is persisted in the state store, so even a new process who
 first fetch fails still honours yesterday's opt-outs. Only a first-ever failure with
 nothing stored leaves the list empty, with a WARNING and a stat.
 
+The stored list keeps the schema it was validated with (the published one may be looser
+than the bundled copy); a new process re-validates it against that schema, then the
+bundled one, whichever passes (:func:`~scrapy_walsh.policy.blocklist.from_stored`). A
+stored list that passes neither is never replaced by an empty list: until a fresh list is
+adopted, every request is refused (fail closed, one ERROR naming the store record).
+
 A blocked host is refused here, before the robots gate, so it is never contacted,
 not even for robots.txt. Redirect hops are new requests and meet this gate again.
 """
@@ -33,7 +39,9 @@ from ..policy.blocklist import (
     InvalidBlocklist,
     InvalidSchema,
     bundled_schema,
+    from_stored,
     load_schema,
+    stored_record,
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
@@ -67,6 +75,8 @@ class BlocklistMiddleware(StatefulGate):
         self.next_refresh = 0.0  # fetch before the first request
         self._refreshing: Deferred[None] | None = None
         self._schema: dict[str, Any] | None = None
+        #: Why the stored list could not be re-adopted; until a fresh list is adopted the gate fails closed.
+        self._stored_refused: str | None = None
         self._restore()
 
     # ------------------------------------------------------------------ the gate
@@ -142,13 +152,14 @@ class BlocklistMiddleware(StatefulGate):
                     self.stats.inc_value("walsh/blocklist/rejected")
                 else:
                     self._adopt(fetched, "fetched")
-                    self.store.set(NAMESPACE, self.url, {"document": fetched.document, "adopted": time.time()})
+                    self.store.set(NAMESPACE, self.url, stored_record(fetched, self._schema, time.time()))
                     return
         self._keep(failure)
 
     def _adopt(self, blocklist: Blocklist, source: str) -> None:
         self.blocklist = blocklist.with_extra(self.extra)
         self.source = source
+        self._stored_refused = None
         self.next_refresh = time.time() + blocklist.refresh_seconds
         self.stats.inc_value(f"walsh/blocklist/adopted/{source}")
         self.stats.set_value("walsh/blocklist/entries", len(self.blocklist))
@@ -167,7 +178,9 @@ class BlocklistMiddleware(StatefulGate):
         self.stats.inc_value("walsh/blocklist/fetch_failed")
         retry_in = min(RETRY_AFTER_FAILURE, self.blocklist.refresh_seconds)
         self.next_refresh = time.time() + retry_in
-        if self.source == "none":
+        if self._stored_refused is not None:
+            self._fail_closed(failure, retry_in)
+        elif self.source == "none":
             self.stats.set_value("walsh/blocklist/source", "empty")
             self.stats.set_value("walsh/blocklist/empty_first_failure", 1)
             logger.warning(
@@ -190,18 +203,49 @@ class BlocklistMiddleware(StatefulGate):
                 extra={"spider": self.crawler.spider},
             )
 
+    def _fail_closed(self, failure: str, retry_in: float) -> None:
+        """R3: no fresh list, and the stored one passes no schema: refuse every request,
+        never crawl with an empty list. Said once; the fetch is retried as usual."""
+        first = self.source != "refused"
+        self.blocklist = Blocklist.refusing_all(
+            f"no usable operator blocklist: {self.url} {failure}, and the stored list is unusable (R3 fails closed)"
+        )
+        self.source = "refused"
+        self.stats.set_value("walsh/blocklist/source", "refused")
+        if first:
+            logger.error(
+                "Operator blocklist %s: %s, and the list stored in the state store (namespace %r, key %r) "
+                "passes neither the schema it was adopted with nor the bundled one (%s): every request is "
+                "refused until a fresh list is adopted, never crawled with an EMPTY list (R3); retrying in %.0f s",
+                self.url,
+                failure,
+                str(NAMESPACE),
+                self.url,
+                self._stored_refused,
+                retry_in,
+                extra={"spider": self.crawler.spider},
+            )
+
     def _restore(self) -> None:
-        """Adopt the list persisted by an earlier run, if any, before anything is fetched."""
+        """Adopt the list persisted by an earlier run, if any, before anything is fetched:
+        re-validated against the schema it was adopted with, or the bundled one."""
         saved = self.store.get(NAMESPACE, self.url)
         if not saved:
             return
         try:
-            restored = Blocklist.from_document(saved["document"])
-        except (InvalidBlocklist, KeyError, TypeError) as exc:
+            restored, schema = from_stored(saved)
+        except InvalidBlocklist as exc:
             self.stats.inc_value("walsh/blocklist/stored_rejected")
-            logger.warning("The stored blocklist for %s is unusable (%s); ignoring it", self.url, exc)
+            logger.warning(
+                "The stored blocklist for %s passes no schema (%s): it is not replaced by an empty list; "
+                "nothing is fetched until a fresh list is adopted",
+                self.url,
+                exc,
+            )
+            self._stored_refused = str(exc)
             return
         self._adopt(restored, "stored")
+        self.stats.set_value("walsh/blocklist/stored_schema", schema)
         self.next_refresh = 0.0  # still fetch a fresh copy before the first request
 
     async def _load_schema(self) -> dict[str, Any]:
@@ -217,6 +261,10 @@ class BlocklistMiddleware(StatefulGate):
             schema = load_schema(json.loads(response.body))
         except Exception as exc:
             stored = self.store.get(NAMESPACE, key)
+            try:
+                stored = load_schema(stored) if stored else None
+            except InvalidSchema:  # a damaged copy: the bundled schema, never a crash
+                stored = None
             source = "stored" if stored else "bundled"
             self.stats.set_value("walsh/blocklist/schema", source)
             logger.info(

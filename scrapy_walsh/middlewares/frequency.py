@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from typing import TYPE_CHECKING
 
 from .. import admission, internal
@@ -28,7 +29,7 @@ from ..config import config_for
 from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched_reason
-from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta
+from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ class FrequencyMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
         self.interval = config_for(crawler).refetch_interval
+        #: who fetched a target, named when a later request for it is refused (Namespace.FETCHED_BY)
+        self.fetcher = {"spider": getattr(crawler.spidercls, "name", None), "crawl": uuid.uuid4().hex}
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         self._gate(request)  # raises when the target was fetched within the interval
@@ -76,7 +79,8 @@ class FrequencyMiddleware(StatefulGate):
         # the claim is the atomic form of policy.gates.recently_fetched: it fails while a
         # record younger than the interval (its TTL) exists
         last = self.store.get(NAMESPACE, target, now)
-        exc = RecentlyFetched(SKIPPED, recently_fetched_reason(last, now, self.interval), request.url, fetched_at=last)
+        reason = recently_fetched_reason(last, now, self.interval)
+        exc = RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target))
         record_denial(self.stats, exc, self.crawler.spider)
         raise exc
 
@@ -90,9 +94,20 @@ class FrequencyMiddleware(StatefulGate):
         # nothing twice). Writing the answer's time replaces the claim, so a copy of this
         # request's meta holds no live claim any more.
         if self.interval > 0 and internal.internal_kind(request) is None:
-            self.store.set(NAMESPACE, target_of(request, self._claim(request)), time.time(), ttl=self.interval)
+            target = target_of(request, self._claim(request))
+            self.store.set(NAMESPACE, target, time.time(), ttl=self.interval)
+            self.store.set(Namespace.FETCHED_BY, target, self.fetcher, ttl=self.interval)
             admission.drop_claim(request)
         return response
+
+    def _by(self, target: str) -> dict[str, object]:
+        """Who fetched ``target``, for the refusal's message (``RecentlyFetched`` words it)."""
+        by = self.store.get(Namespace.FETCHED_BY, target) or {}
+        return {
+            "fetched_by": by.get("spider"),
+            "by_this_crawl": by.get("crawl") == self.fetcher["crawl"],
+            "spider": self.fetcher["spider"],
+        }
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
         self._release(request)

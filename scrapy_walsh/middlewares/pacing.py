@@ -69,6 +69,10 @@ async def _sleep(seconds: float) -> None:
     await maybe_deferred_to_future(deferLater(reactor, seconds))
 
 
+def _header_lines(response: Response) -> list[tuple[bytes, bytes]]:
+    return [(name, value) for name, values in response.headers.items() for value in values]
+
+
 class PacingMiddleware:
     def __init__(self, crawler: Crawler, politeness: Politeness):
         assert crawler.stats is not None
@@ -120,6 +124,8 @@ class PacingMiddleware:
         host = url_host(request.url)
         if self.pacer.seen(host):
             self.politeness.settle(host)  # the next interval counts from the answer
+        if (asked := self.pacer.follow_ratelimit(host, _header_lines(response))) is not None:
+            self.politeness.pause(host, self.politeness.now() + asked)  # RateLimit, fleet-wide (issue 20)
         latency = request.meta.get("download_latency")
         if latency is not None:
             # 429 and 503 belong to backoff (R5); other 5xx slow the host down here

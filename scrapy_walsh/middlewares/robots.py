@@ -55,6 +55,8 @@ from ..policy.gates import (
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
 from ..politeness import politeness_for
+from ..store import fetching
+from ..store.waiting import sleep
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -166,14 +168,26 @@ class RobotsMiddleware(StatefulGate):
         self.origins[origin] = waiters
         try:
             result = self._from_store(origin)
+            if result is None and not fetching.claim(self.store, f"robots {origin}"):
+                result = await self._copy_from_another_process(origin)  # issue 17: one fetch per identity
             if result is None:
-                result = await self._fetch(origin, request)
+                try:
+                    result = await self._fetch(origin, request)
+                finally:
+                    fetching.release(self.store, f"robots {origin}")
         except Exception as exc:  # never leave waiters hanging
             result = robots_outcome(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"), time.time())
         self.origins[origin] = result
         for waiter in waiters:
             waiter.callback(result)
         return result
+
+    async def _copy_from_another_process(self, origin: str) -> OriginRobots | None:
+        """Another process of the identity is fetching this robots.txt: its stored copy."""
+        deadline = time.monotonic() + fetching.CLAIM_TTL
+        while time.monotonic() < deadline and fetching.held(self.store, f"robots {origin}"):
+            await sleep(fetching.POLL)
+        return self._from_store(origin)
 
     def _expired(self, robots: OriginRobots) -> bool:
         now = time.time()

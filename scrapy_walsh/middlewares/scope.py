@@ -19,7 +19,11 @@ start URLs come from its Redis list (``next_requests()``, also called from its i
 handler straight into the engine): they are its declared targets and are marked there.
 
 ``SubresourceMiddleware`` (a downloader middleware, the first gate) refuses images,
-scripts, stylesheets, fonts, audio and video, by URL extension or explicit type.
+scripts, stylesheets, fonts, audio and video, by URL extension (read after normalising the
+path: ``logo.png;v=1``, ``logo%2Epng``, ``LOGO.PNG``) or explicit type; and, since any URL
+can answer with an image, drops a response whose ``Content-Type`` is one of those types
+(``process_response``, the last downloader middleware a response meets): its bytes are
+never parsed or emitted, and the drop is a counted ``subresource`` denial.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .. import internal
 from ..exceptions import OutOfScope, record_denial
-from ..policy.scope import subresource_kind
+from ..policy.scope import subresource_kind, subresource_type
 from ..policy.vocabulary import NOT_DECLARED, SUBRESOURCE
 
 if TYPE_CHECKING:
@@ -184,5 +188,25 @@ class SubresourceMiddleware:
         if kind is None:
             return
         exc = OutOfScope(SUBRESOURCE, f"{kind} sub-resources are never downloaded (R6)", request.url, kind=kind)
+        record_denial(self.stats, exc, self.crawler.spider)
+        raise exc
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        """A response of a sub-resource type is dropped here, before any callback sees its bytes."""
+        if internal.internal_kind(request) is not None:
+            return response  # robots.txt, the blocklist: read by their own gates, whatever their type
+        content_type = response.headers.get(b"Content-Type")
+        kind = subresource_type(content_type)
+        if kind is None:
+            return response
+        media = content_type.decode("latin-1").split(";", 1)[0].strip() if content_type else ""
+        self.stats.inc_value("walsh/scope/subresource_responses_dropped")
+        exc = OutOfScope(
+            SUBRESOURCE,
+            f"the answer is {media} ({kind}): sub-resource bytes are dropped, never parsed or emitted (R6)",
+            request.url,
+            kind=kind,
+            content_type=media,
+        )
         record_denial(self.stats, exc, self.crawler.spider)
         raise exc

@@ -1,15 +1,27 @@
-"""Seed 000 usage warnings: ``X-Robots-Tag`` directives travel with the page, never block.
+"""Seed 000 usage warnings and issue 20 usage preferences: they travel with the page.
 
-``UsageWarningsMiddleware`` (downloader) parses the header on every final response of a
-spider request (redirects are followed before it sees them; robots.txt and the blocklist
-are the package's own resources, not content, and are skipped) and writes the
-directives that apply to ``WALSH_ROBOTS_TOKEN`` to ``response.meta["walsh"]["usage_warnings"]``:
-a sorted list of lower-case strings, absent when there are none. The response always
-goes on: the content is already retrieved.
+``UsageWarningsMiddleware`` (downloader) parses ``X-Robots-Tag`` on every final response of
+a spider request (redirects are followed before it sees them; robots.txt and the blocklist
+are the package's own resources, not content, and are skipped) and writes the directives
+that apply to ``WALSH_ROBOTS_TOKEN`` to ``response.meta["walsh"]["usage_warnings"]``: a
+sorted list of lower-case strings, absent when there are none.
 
-``UsageWarningsItemMiddleware`` (spider) copies them into each item the callback yields
-for that response, when the item can take a ``usage_warnings`` field (a dict, or an item
-class declaring it); an item class that can't is named once in the log and counted.
+It also writes the combined usage decision for ``WALSH_PURPOSES``
+(:func:`scrapy_walsh.policy.preferences.usage_decision`) to
+``response.meta["walsh"]["usage"]``, from the selected robots.txt group's records
+(``Content-Usage``, ``Content-Signal``, ``License``, as the robots gate parsed them),
+``/.well-known/tdmrep.json`` (read in ``respect`` mode only: it costs one more request per
+origin) and the response's headers.
+
+``UsageWarningsItemMiddleware`` (spider) copies both into each item the callback yields for
+that response: the warnings into a ``usage_warnings`` field (a dict, or an item class
+declaring it; a class that can't is named once in the log and counted), the decision into
+the item's ``walsh`` dict under ``usage``.
+
+``WALSH_USAGE_MODE = "report"`` (default) only attaches and counts. ``"respect"`` refuses,
+before it is sent, a request whose robots.txt or tdmrep.json already reserves one of our
+purposes (:class:`~scrapy_walsh.exceptions.UsageReserved`), and drops an item whose source
+reserves one (headers included).
 """
 
 from __future__ import annotations
@@ -19,10 +31,15 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
+from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.utils.httpobj import urlparse_cached
 
 from .. import internal
-from ..config import config_for
+from ..config import applied, config_for
+from ..exceptions import UsageReserved, record_denial
+from ..policy.gates import OriginRobots
+from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
 from ..policy.usage import directive_name, usage_warnings
 
 if TYPE_CHECKING:
@@ -32,39 +49,158 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: After the gates' own process_request (80-120); any place works for process_response.
+#: After the gates' own process_request (80-120): robots.txt is known by then.
 PRIORITY = 125
 #: After DeclaredTargetsMiddleware (990): items leave the spider through it first.
 SPIDER_PRIORITY = 980
 FIELD = "usage_warnings"
+#: ``response.meta["walsh"]`` key, and the key inside an item's ``walsh`` dict.
+USAGE = "usage"
+#: The verdict of a request refused before it is sent (respect mode).
+RESERVED = "usage_reserved"
+#: The internal request kind of ``/.well-known/tdmrep.json``.
+TDMREP = "tdmrep"
+TDMREP_PATH = "/.well-known/tdmrep.json"
+#: Stats per answer, completed with the purpose: ``walsh/usage/reserved/train-ai``.
+PREFERENCE_STATS = {
+    Preference.ALLOWED: "walsh/usage/allowed/",
+    Preference.RESERVED: "walsh/usage/reserved/",
+    Preference.UNKNOWN: "walsh/usage/unknown/",
+}
 #: Directive names that become their own stats key; others count under "other".
 _STAT_NAME = re.compile(r"^[a-z0-9_-]{1,40}$")
+
+
+def _path(request: Request) -> str:
+    parts = urlparse_cached(request)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _origin(request: Request) -> str:
+    parts = urlparse_cached(request)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 class UsageWarningsMiddleware:
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
+        self.crawler = crawler
         self.stats = crawler.stats
-        self.token: str = config_for(crawler).robots_token
+        config = config_for(crawler)
+        self.token: str = config.robots_token
+        self.purposes: tuple[str, ...] = config.purposes
+        self.mode: str = config.usage_mode
+        #: origin -> its tdmrep.json (None: absent, refused or invalid); respect mode only.
+        self.tdmrep: dict[str, TdmRep | None] = {}
+        self._robots_gate: Any = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> UsageWarningsMiddleware:
         return cls(crawler)
 
+    # ------------------------------------------------------------------ before the fetch
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        """Respect mode: what robots.txt and tdmrep.json already reserve is not fetched."""
+        if self.mode != "respect" or internal.internal_kind(request) is not None:
+            return
+        if urlparse_cached(request).scheme not in ("http", "https"):
+            return
+        tdmrep = await self._tdmrep(request)
+        decision = usage_decision(
+            _path(request), self.purposes, robots=self._robots_lines(request), tdmrep=tdmrep, token=self.token
+        )
+        if not decision.reserved:
+            return
+        reasons = "; ".join(f"{d.purpose} by {d.source}" for d in decision.decisions if d.purpose in decision.reserved)
+        exc = UsageReserved(
+            RESERVED,
+            f"the site reserves {', '.join(decision.reserved)} (in WALSH_PURPOSES) before any fetch: {reasons}",
+            request.url,
+            usage=decision.as_dict(),
+        )
+        record_denial(self.stats, exc, self.crawler.spider)
+        raise exc
+
+    def _robots_lines(self, request: Request) -> list[tuple[str, str, int]]:
+        """The selected group's usage records, from the robots gate's outcome for this
+        origin (already awaited: that gate runs first); [] when robots.txt is not read."""
+        from .robots import RobotsMiddleware, origin_of
+
+        if self._robots_gate is None:
+            try:
+                engine = self.crawler.engine
+            except RuntimeError:  # no crawl running (a middleware used on its own)
+                return []
+            downloader = getattr(engine, "downloader", None)
+            chain = getattr(getattr(downloader, "middleware", None), "middlewares", ())
+            self._robots_gate = next((m for m in chain if isinstance(m, RobotsMiddleware)), False)
+        if not self._robots_gate:
+            return []
+        known = self._robots_gate.origins.get(origin_of(request))
+        if not isinstance(known, OriginRobots) or known.robots is None:
+            return []
+        return known.robots.usage_lines(self.token)
+
+    async def _tdmrep(self, request: Request) -> TdmRep | None:
+        """This origin's tdmrep.json, fetched once through every gate (as robots.txt is)."""
+        origin = _origin(request)
+        if origin in self.tdmrep:
+            return self.tdmrep[origin]
+        self.tdmrep[origin] = None  # one fetch per origin, also while it is in flight
+        try:
+            response = await internal.fetch(self.crawler, origin + TDMREP_PATH, TDMREP)
+        except IgnoreRequest:
+            self.stats.inc_value("walsh/usage/tdmrep/refused")
+            return None
+        except Exception:  # noqa: BLE001 - a network failure means no file
+            self.stats.inc_value("walsh/usage/tdmrep/failed")
+            return None
+        if response.status != 200:
+            self.stats.inc_value("walsh/usage/tdmrep/absent")
+            return None
+        try:
+            parsed = TdmRep.parse(response.body)
+        except TdmRepError:
+            self.stats.inc_value("walsh/usage/tdmrep/invalid")
+            return None
+        self.stats.inc_value("walsh/usage/tdmrep/read")
+        self.tdmrep[origin] = parsed
+        return parsed
+
+    # ------------------------------------------------------------------ the answer
+
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         if internal.internal_kind(request) is not None:
             return response
-        warnings = usage_warnings(response.headers.getlist("X-Robots-Tag"), self.token)
-        if not warnings:
-            return response
         info = dict(request.meta.get("walsh") or {})  # copy-on-write, as record_verdict does
-        info[FIELD] = warnings
+        decision = self._decide(request, response)
+        info[USAGE] = {"mode": self.mode, **decision.as_dict()}
+        self.stats.inc_value("walsh/usage/decided")
+        for purpose in decision.decisions:
+            self.stats.inc_value(PREFERENCE_STATS[purpose.preference] + purpose.purpose)
+        if decision.reserved:
+            self.stats.inc_value("walsh/usage/reserved_responses")
+        warnings = usage_warnings(response.headers.getlist("X-Robots-Tag"), self.token)
+        if warnings:
+            info[FIELD] = warnings
+            self.stats.inc_value("walsh/usage/responses")
+            for warning in warnings:
+                name = directive_name(warning)
+                self.stats.inc_value(f"walsh/usage/directive/{name if _STAT_NAME.match(name) else 'other'}")
         request.meta["walsh"] = info
-        self.stats.inc_value("walsh/usage/responses")
-        for warning in warnings:
-            name = directive_name(warning)
-            self.stats.inc_value(f"walsh/usage/directive/{name if _STAT_NAME.match(name) else 'other'}")
         return response
+
+    def _decide(self, request: Request, response: Response) -> UsageDecision:
+        headers = [(k, v) for k, values in response.headers.items() for v in values]
+        return usage_decision(
+            _path(request),
+            self.purposes,
+            robots=self._robots_lines(request),
+            tdmrep=self.tdmrep.get(_origin(request)),
+            headers=headers,
+            token=self.token,
+        )
 
 
 class UsageWarningsItemMiddleware(BaseSpiderMiddleware):
@@ -73,8 +209,20 @@ class UsageWarningsItemMiddleware(BaseSpiderMiddleware):
         assert crawler.stats is not None
         self.stats = crawler.stats
         self._explained: set[type] = set()
+        self.mode = config_for(crawler).usage_mode if applied(crawler.settings) else "report"
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
+        usage = _usage(response)
+        if usage is not None and ItemAdapter.is_item(item):
+            if self.mode == "respect" and usage.get("reserved"):
+                self.stats.inc_value("walsh/usage/items_dropped")
+                logger.info(
+                    "respect: an item of %s is dropped: the site reserves %s",
+                    response.url if response is not None else "?",
+                    ", ".join(usage["reserved"]),
+                )
+                return None
+            self._attach_usage(item, usage)
         warnings = _warnings(response)
         if not warnings or not ItemAdapter.is_item(item):
             return item
@@ -98,12 +246,39 @@ class UsageWarningsItemMiddleware(BaseSpiderMiddleware):
                 )
         return item
 
+    def _attach_usage(self, item: Any, usage: dict[str, Any]) -> None:
+        """``item["walsh"]["usage"]``: added to the item's own ``walsh`` dict when it has one."""
+        adapter = ItemAdapter(item)
+        try:
+            current = adapter.get("walsh")
+            if isinstance(current, dict):
+                if current.get(USAGE) is None:
+                    adapter["walsh"] = {**current, USAGE: usage}
+            elif current is None:
+                adapter["walsh"] = {USAGE: usage}
+            else:
+                return  # the item's own "walsh" field, not ours to change
+        except (KeyError, TypeError, AttributeError, ValueError):
+            self.stats.inc_value("walsh/usage/items_without_field")
+            return
+        self.stats.inc_value("walsh/usage/items")
+        if usage.get("reserved"):
+            self.stats.inc_value("walsh/usage/items_reserved")
+
+
+def _meta(response: Response | None) -> dict[str, Any]:
+    if response is None:
+        return {}
+    try:
+        return response.meta.get("walsh") or {}
+    except AttributeError:  # a response not tied to a request
+        return {}
+
+
+def _usage(response: Response | None) -> dict[str, Any] | None:
+    found = _meta(response).get(USAGE)
+    return found if isinstance(found, dict) else None
+
 
 def _warnings(response: Response | None) -> list[str]:
-    if response is None:
-        return []
-    try:
-        info = response.meta.get("walsh") or {}
-    except AttributeError:  # a response not tied to a request
-        return []
-    return list(info.get(FIELD) or [])
+    return list(_meta(response).get(FIELD) or [])

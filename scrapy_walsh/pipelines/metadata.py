@@ -3,8 +3,10 @@
 Metadata is what a citation needs: URL, status, title, headings, links, dates,
 verdicts. A page body is content. An item is dropped, naming the field, when any string
 in it (nested lists and dicts included) is longer than ``WALSH_MAX_FIELD_CHARS``, or
-when it carries bytes anywhere. A long list of short links is fine; one long string
-is not.
+when it carries bytes anywhere. A list of short links is fine; one long string is not,
+and neither is a body cut into many short strings: the characters of every string of
+the item (keys of nested dicts included) are summed, and an item over
+``WALSH_MAX_ITEM_CHARS`` is dropped, naming the field that holds the most.
 """
 
 from __future__ import annotations
@@ -44,21 +46,45 @@ def _offences(value: Any, path: str, limit: int) -> Iterator[str]:
             yield from _offences(inner, f"{path}[{index}]", limit)
 
 
+def _chars(value: Any) -> int:
+    """Characters of every string in ``value``, nested lists, sets and dicts (keys too) included."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, Mapping):
+        return sum(_chars(k) + _chars(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return sum(_chars(v) for v in value)
+    return 0
+
+
 class MetadataOnlyPipeline:
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.stats = crawler.stats
         from ..config import config_for
 
-        self.limit = config_for(crawler).max_field_chars
+        config = config_for(crawler)
+        self.limit = config.max_field_chars
+        self.total_limit = config.max_item_chars
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> MetadataOnlyPipeline:
         return cls(crawler)
 
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
-        for field, value in ItemAdapter(item).items():
+        fields = ItemAdapter(item).items()
+        sizes: dict[str, int] = {}
+        for field, value in fields:
             for offence in _offences(value, field, self.limit):
                 self.stats.inc_value("walsh/items/content_rejected")
                 raise ContentInItem(f"R6: item rejected, field {offence}")
+            sizes[field] = len(field) + _chars(value)
+        total = sum(sizes.values())
+        if total > self.total_limit:
+            largest = max(sizes, key=sizes.__getitem__)
+            self.stats.inc_value("walsh/items/content_rejected")
+            raise ContentInItem(
+                f"R6: item rejected, its strings hold {total} characters in all, over "
+                f"WALSH_MAX_ITEM_CHARS={self.total_limit} (field {largest} holds {sizes[largest]})"
+            )
         return item

@@ -9,6 +9,11 @@ beyond ``max_delay`` means giving up on that request, never retrying early. A ga
 value (a float, a negative number, a bad date, several different headers) falls back
 to the computed delay, and is reported; the computed delay is still never under any
 number the garbage could have meant.
+
+Every number read is finite: delta-seconds of hundreds of digits (``float`` reads them as
+``inf``), ``1e999`` and the like are clamped to :data:`MAX_SECONDS`, which reads as "longer
+than any ``WALSH_BACKOFF_MAX_DELAY``", so the request is given up, never retried early, and
+no infinity reaches the pacing ledger or a log line.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from email.utils import parsedate_to_datetime
 
 DELTA_SECONDS = re.compile(r"[0-9]+")
 NUMBER = re.compile(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?")
+#: The longest wait any Retry-After is read as (about 31.7 years): a finite "never, as far as
+#: this crawl is concerned".
+MAX_SECONDS = 1e9
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,7 @@ class RetryAfter:
 
 def _one(value: str, now: float) -> float | None:
     if DELTA_SECONDS.fullmatch(value):
-        return float(value)
+        return min(float(value), MAX_SECONDS)  # float() of 400 digits is inf
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
@@ -49,13 +57,13 @@ def _one(value: str, now: float) -> float | None:
         return None
     if when.tzinfo is None:  # asctime and "-0000" dates: HTTP dates are always GMT (RFC 9110 §5.6.7)
         when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - now)
+    return min(max(0.0, when.timestamp() - now), MAX_SECONDS)
 
 
 def _readable(value: str) -> float:
     if NUMBER.fullmatch(value):
         number = float(value)
-        return number if number > 0 and number == number else 0.0
+        return min(number, MAX_SECONDS) if number > 0 else 0.0  # NUMBER has no nan; 1e999 is inf
     return 0.0
 
 

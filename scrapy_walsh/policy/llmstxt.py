@@ -14,7 +14,7 @@ kept apart. Parsed with the same CommonMark parser as any markdown (no regex).
 
 **The twin rule** (strict on purpose): a link listed in the target host's llms.txt is the
 target's twin when it is an http(s) URL without a query whose path is the target's path
-plus ``.md`` (a path ending in ``/`` takes ``index.md``), on the target's origin or any
+plus ``.md`` (a path ending in ``/`` takes ``index.html.md``, as llmstxt.org says), on the target's origin or any
 other. A target with a query has no twin. The same-origin twin is preferred; among
 several, the first listed. A candidate this module can already see is local (an IP
 literal the address guard's pure decision refuses under ``WALSH_ALLOW_PRIVATE_ADDRESSES``,
@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from .addresses import PrivateAddressAllowance, parse_ip, refusal
 from .hostkey import host_key, url_host
-from .markdown import MAX_TEXT, clip, inline_text, links_in, parse_tokens
+from .markdown import ITEM_BUDGET, MAX_TEXT, clip, inline_text, links_in, parse_tokens
 
 #: The section llmstxt.org reserves for secondary links.
 OPTIONAL = "optional"
@@ -94,6 +94,39 @@ class LlmsTxt:
             "sections": [{"name": s.name, "links": [e.as_dict() for e in s.entries]} for s in self.sections],
             "optional": [e.as_dict() for e in self.optional],
         }
+
+    def item_fields(self, budget: int = ITEM_BUDGET) -> dict[str, Any]:
+        """:meth:`as_fields` for an item: entries while they fit in ``budget`` characters,
+        ``omitted_links`` counting the rest (R6: an item stays metadata). The stored copy
+        keeps every entry (:meth:`as_fields`): the twin rule needs them all."""
+        left = budget - len(self.name) - len(self.summary or "")
+        kept = 0
+
+        def fit(entries: tuple[Entry, ...]) -> list[dict[str, str]]:
+            nonlocal left, kept
+            out = []
+            for entry in entries:
+                left -= len(entry.title) + len(entry.url) + len(entry.note) + len("titleurlnote")
+                if left < 0:
+                    break
+                out.append(entry.as_dict())
+            kept += len(out)
+            return out
+
+        sections = []
+        for section in self.sections:
+            left -= len(section.name) + len("namelinks")
+            sections.append({"name": section.name, "links": fit(section.entries) if left >= 0 else []})
+        fields: dict[str, Any] = {
+            "name": self.name,
+            "summary": self.summary,
+            "sections": sections,
+            "optional": fit(self.optional),
+        }
+        total = sum(len(s.entries) for s in self.sections) + len(self.optional)
+        if kept < total:
+            fields["omitted_links"] = total - kept
+        return fields
 
 
 def parse(text: str, base_url: str | None = None) -> LlmsTxt:
@@ -172,7 +205,8 @@ def twin_path(target_url: str) -> str | None:
     if parts.query:
         return None
     path = parts.path or "/"
-    return path + ("index.md" if path.endswith("/") else ".md")
+    # llmstxt.org: "URLs without file names should append index.html.md instead"
+    return path + ("index.html.md" if path.endswith("/") else ".md")
 
 
 def local_address_refusal(url: str, allowance: PrivateAddressAllowance) -> str | None:

@@ -31,6 +31,10 @@ MAX_TEXT = 300
 MAX_URL = 2000
 MAX_HEADINGS = 500
 MAX_LINKS = 2000
+#: R6: the characters an outline or an llms.txt puts into one item, all strings together,
+#: under the default WALSH_MAX_ITEM_CHARS (40,000) with room for the item's other fields.
+#: What does not fit is counted (``omitted``), never cut mid-string.
+ITEM_BUDGET = 30_000
 
 
 @cache
@@ -129,12 +133,29 @@ class Outline:
     headings: tuple[Heading, ...]
     links: tuple[Link, ...]
 
-    def as_fields(self) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "headings": [{"level": h.level, "text": h.text} for h in self.headings],
-            "links": [{"text": link.text, "url": link.url} for link in self.links],
-        }
+    def as_fields(self, budget: int = ITEM_BUDGET) -> dict[str, Any]:
+        """The item fields: title, then headings, then links, while they fit in ``budget``
+        characters; ``omitted`` counts what did not fit (R6: an item stays metadata)."""
+        left = budget - len(self.title or "")
+        headings: list[dict[str, Any]] = []
+        links: list[dict[str, str]] = []
+        for h in self.headings:
+            left -= len(h.text) + len("level") + len("text")
+            if left < 0:
+                break
+            headings.append({"level": h.level, "text": h.text})
+        for link in self.links if left >= 0 else ():
+            left -= len(link.text) + len(link.url) + len("text") + len("url")
+            if left < 0:
+                break
+            links.append({"text": link.text, "url": link.url})
+        fields: dict[str, Any] = {"title": self.title, "headings": headings, "links": links}
+        if len(headings) < len(self.headings) or len(links) < len(self.links):
+            fields["omitted"] = {
+                "headings": len(self.headings) - len(headings),
+                "links": len(self.links) - len(links),
+            }
+        return fields
 
 
 def outline(text: str, base_url: str | None = None) -> Outline:

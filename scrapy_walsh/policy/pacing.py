@@ -18,7 +18,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy_walsh.policy.ratelimit import HeaderLines
 
 #: The adaptive delay never rises above this (seconds).
 ADAPTIVE_MAX = 60.0
@@ -45,10 +48,13 @@ class HostPace:
     request_rate: float | None = None
     adaptive: float = 0.0
     not_before: float = 0.0
+    #: Seconds per request the host's ``RateLimit`` / ``RateLimit-Policy`` headers ask for
+    #: (issue 20; :func:`scrapy_walsh.policy.ratelimit.requested_interval`).
+    ratelimit: float | None = None
 
     def interval(self, floor: float) -> float:
-        """``max(floor, Crawl-delay, Request-rate, adaptive)``: every term only adds."""
-        return max(floor, self.crawl_delay or 0.0, self.request_rate or 0.0, self.adaptive)
+        """``max(floor, Crawl-delay, Request-rate, RateLimit, adaptive)``: every term only adds."""
+        return max(floor, self.crawl_delay or 0.0, self.request_rate or 0.0, self.ratelimit or 0.0, self.adaptive)
 
     def ready_at(self, floor: float, margin: float = 0.0) -> float:
         """The earliest start of the next request; 0 for a host never seen."""
@@ -99,6 +105,19 @@ class Pacer:
         pace = self.pace(host)
         pace.crawl_delay = crawl_delay
         pace.request_rate = request_rate
+
+    def follow_ratelimit(self, host: str, headers: HeaderLines) -> float | None:
+        """A response's RateLimit fields become the host's ``ratelimit`` term (a response
+        without them leaves it as it was). Returns the host's whole interval when the
+        fields asked for a pace, else None: the caller holds the host that long fleet-wide."""
+        from scrapy_walsh.policy.ratelimit import requested_interval  # http_sf loads on first use
+
+        asked = requested_interval(headers)
+        if asked is None:
+            return None
+        pace = self.pace(host)
+        pace.ratelimit = asked
+        return pace.interval(self.floor)
 
     def observe(self, host: str, latency: float, ok: bool) -> None:
         """Follow the host's smoothed latency (AutoThrottle with a target concurrency of 1);

@@ -17,6 +17,12 @@ Choices the RFC leaves open:
   are merged, the slowest pace wins.
 * Only the first 500 KiB are parsed, and a line cut by that limit is dropped.
 * Octets that are not UTF-8 are read as ``%XX``; nothing raises.
+* Numbers are ASCII digits only. A Crawl-delay that is not a finite decimal number
+  (``٣``, ``nan``, ``inf``, ``1e3``, a value past a float's range) and a Request-rate whose
+  numbers are not 1 to 15 ASCII digits are malformed lines, ignored like any other; a
+  huge but finite Crawl-delay is read as written (the R4 cap then refuses the host).
+* A URL whose authority can't be parsed (``http://example.com[``) is matched by its
+  path, split by hand: :meth:`RobotsTxt.verdict` never raises.
 * ``parse_error``: a body with content but not one record line, or with NUL bytes.
 """
 
@@ -50,7 +56,14 @@ _KEYS: dict[str, int] = {
 }  # fmt: skip
 _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
 _SURROGATE = re.compile("[\udc80-\udcff]")
-_REQUEST_RATE = re.compile(r"(\d+)\s*/\s*(\d+)\s*([smhd]?)(?:\s.*)?", re.IGNORECASE | re.DOTALL).fullmatch
+#: ASCII only (re.ASCII): ``\\d`` would take ``٣`` and ``１``, and IGNORECASE would read ``ſ`` as ``s``.
+#: At most MAX_DIGITS digits a number: a longer one is not a rate anyone meant, and the line is ignored.
+MAX_DIGITS = 15
+_REQUEST_RATE = re.compile(
+    rf"([0-9]{{1,{MAX_DIGITS}}})[ \t]*/[ \t]*([0-9]{{1,{MAX_DIGITS}}})[ \t]*([smhd]?)(?:[ \t].*)?",
+    re.IGNORECASE | re.DOTALL | re.ASCII,
+).fullmatch
+_CRAWL_DELAY = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII).fullmatch
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 #: RFC 9309 §2.2's WS is space and tab. The other ASCII whitespace (\v, \f) is a control
@@ -71,6 +84,8 @@ class _Group:
     rates: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
     first_line: int = 0
     agents_end: int = 0  # the line of the last User-agent record
+    #: Usage-preference records (Content-Usage, Content-Signal, License), for issue 20.
+    usage: list[tuple[str, str, int]] = field(default_factory=list)  # (field, value, line)
 
     @property
     def last_line(self) -> int:
@@ -187,11 +202,12 @@ def _seconds_per_request(value: str) -> float | None:
 
 
 def _crawl_delay(value: str) -> float | None:
-    try:
-        delay = float(value)
-    except ValueError:
+    """A decimal number of seconds in ASCII digits; anything else (``٣``, ``nan``, ``inf``,
+    ``1e999``, a value past a float's range) is not read, and the line is ignored."""
+    if not _CRAWL_DELAY(value):
         return None
-    return delay if math.isfinite(delay) and delay >= 0 else None
+    delay = float(value)
+    return delay if math.isfinite(delay) else None
 
 
 def _largest(values: list[float | None]) -> float | None:
@@ -212,6 +228,8 @@ class RobotsTxt:
         self._selected: dict[str, list[_Group]] = {}
         self._matchers: dict[str, CompiledRules] = {}
         self._group_tokens: list[set[str]] | None = None
+        #: RSL ``License:`` records, wherever they appear (like Sitemap, they belong to no group).
+        self.licences: list[tuple[str, str, int]] = []
 
     @classmethod
     def parse(cls, body: bytes | str) -> RobotsTxt:
@@ -222,6 +240,7 @@ class RobotsTxt:
         keys = _KEYS
         groups: list[_Group] = []
         sitemaps: list[str] = []
+        licences: list[tuple[str, str, int]] = []
         group: _Group | None = None
         in_agents = False  # the current group still takes User-agent lines
         recognised = False
@@ -232,6 +251,7 @@ class RobotsTxt:
             if colon:
                 kind = keys.get(name.strip(_WS).lower())
                 if kind is None:
+                    _usage_record(name, value, number, group, licences)
                     continue
                 value = value.strip(_WS)
             else:
@@ -270,7 +290,9 @@ class RobotsTxt:
                 html = " (HTML?)" if content[0].startswith("<") else ""
                 lines = f"{len(content)} line" + ("s" if len(content) > 1 else "")
                 error = f"no robots.txt record in {lines} of content{html}"
-        return cls(groups, sitemaps, error)
+        parsed = cls(groups, sitemaps, error)
+        parsed.licences = licences
+        return parsed
 
     def _select(self, token: str) -> list[_Group]:
         """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
@@ -325,6 +347,15 @@ class RobotsTxt:
         if groups is None:
             groups = self._select(token)
         return _largest([_seconds_per_request(v) for g in groups for v, _ in g.rates])
+
+    def usage_lines(self, token: str) -> list[tuple[str, str, int]]:
+        """Issue 20: ``(field, value, line)`` of the usage-preference records of ``token``'s
+        selected groups, plus every ``License:`` line, for :mod:`.preferences_robots`."""
+        groups = self._selected.get(token)
+        if groups is None:
+            groups = self._select(token)
+        in_groups = [line for g in groups for line in g.usage]
+        return in_groups + [line for line in self.licences if line not in in_groups]
 
     # ------------------------------------------------------------------ explain
 
@@ -386,3 +417,24 @@ def _slowest(values: list[tuple[str, int]], parse: Callable[[str], float | None]
 
 def _span(group: _Group) -> GroupSpan:
     return GroupSpan(group.first_line, group.last_line, tuple(group.agents))
+
+
+#: Issue 20: records kept for the usage-preference model (lower-cased names).
+_USAGE_RECORDS = frozenset({"content-usage", "content-signal", "license"})
+#: A hostile file can't make every URL pay for thousands of them.
+_MAX_USAGE_RECORDS = 100
+
+
+def _usage_record(
+    name: str, value: str, number: int, group: _Group | None, licences: list[tuple[str, str, int]]
+) -> None:
+    """Keep a usage-preference record in its group (``License`` file-wide too)."""
+    field_name = name.strip(_WS)
+    lowered = field_name.lower()
+    if lowered not in _USAGE_RECORDS:
+        return
+    record = (field_name, value.strip(_WS), number)
+    if lowered == "license" and len(licences) < _MAX_USAGE_RECORDS:
+        licences.append(record)
+    if group is not None and len(group.usage) < _MAX_USAGE_RECORDS:
+        group.usage.append(record)

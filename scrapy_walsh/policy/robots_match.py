@@ -71,12 +71,26 @@ def url_path(url: str) -> str:
     if plain:
         return plain[1]
     url = url.partition("#")[0]
-    parts = urlsplit(url)
-    path = parts.path
+    try:
+        parts = urlsplit(url)
+        path, query = parts.path, parts.query
+    except ValueError:  # an authority urlsplit refuses ("http://example.com["): the path is still there
+        path, _, query = _raw_path(url).partition("?")
     if "?" in url:  # a "?" with nothing after it is still part of what rules match
-        path += "?" + parts.query
+        path += "?" + query
     path = normalise(path)
     return path if path[:1] == "/" else "/" + path
+
+
+def _raw_path(url: str) -> str:
+    """The path and query of a URL whose authority ``urlsplit`` refuses, split by hand
+    (RFC 3986 §3: the authority after ``//`` ends at the first ``/`` or ``?``)."""
+    scheme = re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", url)
+    rest = url[scheme.end() :] if scheme else url
+    if rest[:2] == "//":
+        end = re.search(r"[/?]", rest[2:])
+        rest = rest[2 + end.start() :] if end else ""
+    return rest
 
 
 class _Pattern(NamedTuple):

@@ -4,12 +4,26 @@ A request is a sub-resource when its URL path ends in an image, script, styleshe
 audio or video extension, or when it says so explicitly: ``meta["resource_type"]`` (the
 name scrapy-playwright uses) or a ``Sec-Fetch-Dest`` header naming one of those kinds.
 Documents (``.html``, ``.md``, ``.txt``, ``.xml``, ``.json``, ``.pdf`` ...) are not.
+
+The extension is read by meaning, not by shape (issue 16): the path is percent-decoded
+(``logo%2Epng``, ``%2e``, an encoded ``%2F``), path parameters are cut from each segment
+(``logo.png;v=1``), case is folded (``LOGO.PNG``), trailing dots and whitespace go
+(``logo.png.``), and a trailing slash does not hide the last segment (``logo.png/``).
+
+A response is a sub-resource by its ``Content-Type`` too (:func:`subresource_type`), since
+any URL can answer with an image: ``image/*``, ``font/*``, ``audio/*``, ``video/*``,
+``text/css``, the JavaScript types of RFC 9239 and the HTML standard, WebAssembly, and the
+legacy font and streaming-playlist types. ``image/svg+xml`` is an image. Documents and
+data (``text/html``, ``text/markdown``, ``text/plain``, ``application/json``, ``*/xml``,
+``application/pdf``) are not: R9 reads some of them, and seed 001 §6.1 names images,
+scripts and stylesheets as the sub-resources.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 KINDS: dict[str, frozenset[str]] = {
     "image": frozenset("apng avif bmp gif ico jpeg jpg png svg svgz tif tiff webp".split()),
@@ -32,6 +46,76 @@ EXPLICIT = {
     "video": "media",
     "track": "media",
 }
+#: Media types by their top-level type: every subtype is a sub-resource.
+TOP_LEVEL_TYPES = {"image": "image", "font": "font", "audio": "media", "video": "media"}
+#: Other media types of sub-resources, lower case, without parameters.
+MEDIA_TYPES: dict[str, str] = {
+    "text/css": "stylesheet",
+    **dict.fromkeys(
+        [
+            "text/javascript",  # RFC 9239: the one to use; the rest are its obsolete aliases
+            "application/javascript",
+            "application/x-javascript",
+            "application/ecmascript",
+            "application/x-ecmascript",
+            "text/ecmascript",
+            "text/x-javascript",
+            "text/jscript",
+            "text/livescript",
+            "application/wasm",
+        ],
+        "script",
+    ),
+    **dict.fromkeys(
+        [
+            "application/font-woff",
+            "application/font-woff2",
+            "application/font-sfnt",
+            "application/x-font-ttf",
+            "application/x-font-otf",
+            "application/x-font-woff",
+            "application/vnd.ms-fontobject",
+        ],
+        "font",
+    ),
+    **dict.fromkeys(
+        ["application/ogg", "application/vnd.apple.mpegurl", "application/x-mpegurl", "application/dash+xml"],
+        "media",
+    ),
+}
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
+#: What is not part of a name's extension at its end: dots and whitespace (``logo.png.``).
+_TRAILING = ". \t\r\n\f\v\x00"
+
+
+def _path(url: str) -> str:
+    """The URL's path, also when ``urlsplit`` refuses its authority (``http://a[/x.png``)."""
+    try:
+        return urlsplit(url).path
+    except ValueError:
+        rest = url.split("#", 1)[0].split("?", 1)[0]
+        scheme = _SCHEME(rest)
+        rest = rest[scheme.end() :] if scheme else rest
+        if rest[:2] == "//":
+            slash = rest.find("/", 2)
+            rest = rest[slash:] if slash != -1 else ""
+        return rest
+
+
+def last_name(url: str) -> str:
+    """The last non-empty segment of the URL's path as a server reads it: percent-decoded
+    (twice at most: ``%252E``), without path parameters, lower case, no trailing dots."""
+    path = _path(url)
+    for _ in range(3):
+        decoded = unquote(path)
+        if decoded == path:
+            break
+        path = decoded
+    for segment in reversed(path.split("/")):
+        name = segment.split(";", 1)[0].rstrip(_TRAILING).lower()
+        if name:
+            return name
+    return ""
 
 
 def subresource_kind(url: str, resource_type: Any = None, fetch_dest: str | None = None) -> str | None:
@@ -39,7 +123,20 @@ def subresource_kind(url: str, resource_type: Any = None, fetch_dest: str | None
     for explicit in (resource_type, fetch_dest):
         if isinstance(explicit, str) and explicit.strip().lower() in EXPLICIT:
             return EXPLICIT[explicit.strip().lower()]
-    name = urlsplit(url).path.rsplit("/", 1)[-1]
+    name = last_name(url)
     if "." not in name:
         return None
-    return BY_EXTENSION.get(name.rsplit(".", 1)[-1].lower())
+    return BY_EXTENSION.get(name.rsplit(".", 1)[-1])
+
+
+def subresource_type(content_type: str | bytes | None) -> str | None:
+    """The kind of sub-resource a ``Content-Type`` names, or None (a document, or no type)."""
+    if content_type is None:
+        return None
+    if isinstance(content_type, bytes):
+        content_type = content_type.decode("latin-1")
+    media = content_type.split(";", 1)[0].strip().lower()
+    top, _, sub = media.partition("/")
+    if not sub:
+        return None
+    return TOP_LEVEL_TYPES.get(top) or MEDIA_TYPES.get(media)

@@ -25,6 +25,8 @@ class Gate(StrEnum):
     PACING = "pacing"
     IDENTITY = "identity"
     STRUCTURED = "structured"
+    #: Issue 20: usage preferences (Content-Usage, Content-Signal, TDMRep ...) in respect mode.
+    USAGE = "usage"
     CHECKPOINT = "checkpoint"
 
 
@@ -168,6 +170,7 @@ class Namespace(StrEnum):
     ROBOTS = "robots"
     BLOCKLIST = "blocklist"
     FETCHED = "fetched"
+    FETCHED_BY = "fetched_by"
     VALIDATORS = "validators"
     SEEN = "seen"
     LLMS_TXT = "llms_txt"
@@ -181,6 +184,7 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.ROBOTS: "R2: each origin's robots.txt outcome and body, kept 30 days for the stale-copy rule.",
     Namespace.BLOCKLIST: "R3: the last adopted operator blocklist, and the published schema it was checked with.",
     Namespace.FETCHED: "R8: when each target was last fetched (expires after WALSH_REFETCH_INTERVAL).",
+    Namespace.FETCHED_BY: "R8: which spider fetched each target (named when another request for it is skipped).",
     Namespace.VALIDATORS: "R7: each target's ETag and Last-Modified.",
     Namespace.SEEN: "R7: item URLs already emitted, per spider (`seen:<spider>`).",
     Namespace.LLMS_TXT: "R9: parsed llms.txt indexes, reused across runs.",

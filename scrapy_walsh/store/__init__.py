@@ -38,8 +38,6 @@ __all__ = [
     "state_location",
 ]
 
-DEFAULT_STATE_FILE = "walsh-state.sqlite3"
-
 
 @dataclass(frozen=True)
 class StateLocation:
@@ -52,7 +50,7 @@ def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
     """Resolve ``WALSH_STATE_URI``; raise ``ValueError`` saying why a URI is refused.
 
     ``None`` (the default) means an sqlite file at ``default_path``, which the add-on
-    sets to the project's ``.scrapy/`` data directory.
+    sets to the identity's file in the per-user state directory (``config.default_state``).
     """
     if uri is None or (isinstance(uri, str) and not uri.strip()):
         path = Path(default_path)
@@ -82,12 +80,9 @@ def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
 
 
 def state_location(settings: BaseSettings) -> StateLocation:
-    """``WALSH_STATE_URI`` for this crawl; the default is Scrapy's project data dir.
-
-    Inside a project that is ``<project>/.scrapy/walsh-state.sqlite3`` (Scrapy's
-    ``data_path``, where Scrapy also keeps ``HTTPCACHE_DIR``); outside one, it is
-    ``.scrapy/walsh-state.sqlite3`` under the working directory.
-    """
+    """``WALSH_STATE_URI`` for this crawl; the default is one file per identity per user,
+    ``$XDG_STATE_HOME/scrapy-walsh/<identity>.sqlite3`` (``~/.local/state`` without
+    ``XDG_STATE_HOME``), shared by every process of the identity on this machine."""
     from ..config import state_location as configured
 
     return configured(settings)
@@ -102,6 +97,28 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
 
         return RedisStore(location.uri, identity)
     raise StateStoreError(f"{location.uri}: no backend for {location.scheme!r}")
+
+
+#: The store's operation counts (issue 17), as stats at the end of a crawl.
+COUNT_STATS = {
+    "reads": "walsh/store/reads",
+    "keys_read": "walsh/store/keys_read",
+    "transactions": "walsh/store/transactions",
+    "unsynced_transactions": "walsh/store/unsynced_transactions",
+}
+
+
+def _announce(store: StateStore, shared: bool) -> None:
+    """Say at start-up which store this crawl uses and who else uses it."""
+    import logging
+
+    if store.fleet:
+        how = "shared by every process of the identity that names this Redis (fleet mode)"
+    elif shared:
+        how = "shared by every process of the identity on this machine (the default: WALSH_STATE_URI unset)"
+    else:
+        how = "this project's own (WALSH_STATE_URI); other projects of the identity keep their own ledgers"
+    logging.getLogger("scrapy_walsh").info("State store %s (identity %s): %s", store.uri, store.identity, how)
 
 
 _STORES: weakref.WeakKeyDictionary[Crawler, StateStore] = weakref.WeakKeyDictionary()
@@ -121,14 +138,18 @@ def store_for(crawler: Crawler) -> StateStore:
         config = config_for(crawler)
         store = open_store(config.state_location(), config.robots_token)
         _STORES[crawler] = store
+        _announce(store, config.state_shared())
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
-        if hasattr(store, "round_trips"):
-            stats = crawler.stats
+        stats = crawler.stats
 
-            def record(spider: object = None) -> None:
-                assert stats is not None
+        def record(spider: object = None) -> None:
+            assert stats is not None
+            for name, key in COUNT_STATS.items():  # sqlite: reads, keys read, transactions
+                if name in store.counts:
+                    stats.set_value(key, store.counts[name])
+            if hasattr(store, "round_trips"):
                 stats.set_value("walsh/store/round_trips", getattr(store, "round_trips", 0))
                 stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
 
-            crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
+        crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
     return store

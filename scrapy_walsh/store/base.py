@@ -78,6 +78,8 @@ class StateStore(ABC):
         self.identity = identity.lower()
         #: Wall-clock seconds: stored times must mean the same thing to the next process.
         self.clock = clock
+        #: operation counts for the benchmarks (issue 17); backends fill in what they count
+        self.counts: dict[str, int] = {}
 
     @abstractmethod
     def get(self, namespace: str, key: str, default: Any = None) -> Any:
@@ -109,11 +111,20 @@ class StateStore(ABC):
 
     @abstractmethod
     def update(
-        self, namespace: str, key: str, operation: Operation, args: Sequence[Any] = (), ttl: float | None = None
+        self,
+        namespace: str,
+        key: str,
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
     ) -> Updated:
         """Run ``operation`` atomically on the entry (``{}`` when missing or not an object),
         on the store's clock. A write keeps the entry's expiry if that is later than
-        ``now + ttl`` (an expiry is never shortened)."""
+        ``now + ttl`` (an expiry is never shortened). ``fsync=False``: the write must
+        survive a crash of this process (it is visible to every other process before the call
+        returns) but may wait for the next fsync to survive a power cut (sqlite; Redis
+        follows its own ``appendfsync``)."""
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the connection; later calls may fail."""

@@ -140,7 +140,8 @@ class Ledger:
     ) -> Reservation:
         """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken)."""
         self._flush()
-        return self._run(key, RESERVE, (interval, margin, assign or {}), ttl)
+        # crash-safe, not fsynced: docs/state-store.md "Durability"
+        return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
 
     def advance(
         self, key: str, offsets: dict[str, float], assign: dict[str, Any] | None = None, ttl: float | None = None
@@ -149,7 +150,8 @@ class Ledger:
         store is unavailable, the advance is kept for later and applied to the answer only."""
         try:
             self._flush()
-            return self._run(key, ADVANCE, (offsets, assign or {}), ttl)
+            # a pause (R5, up to an hour) is fsynced; a settle only moves the interval's start
+            return self._run(key, ADVANCE, (offsets, assign or {}), ttl, fsync="not_before" in offsets)
         except StoreUnavailable:
             return self._keep(key, offsets, assign or {}, ttl)
 
@@ -158,8 +160,10 @@ class Ledger:
         """How many entries wait for the store to be back."""
         return len(self._pending)
 
-    def _run(self, key: str, operation: Operation, args: tuple[Any, ...], ttl: float | None) -> Reservation:
-        done = self.store.update(self.namespace, key, operation, args, ttl)
+    def _run(
+        self, key: str, operation: Operation, args: tuple[Any, ...], ttl: float | None, fsync: bool = True
+    ) -> Reservation:
+        done = self.store.update(self.namespace, key, operation, args, ttl, fsync=fsync)
         self.skew = done.now - time.time()
         return Reservation(done.result, done.value, done.now)
 

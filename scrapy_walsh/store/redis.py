@@ -208,7 +208,13 @@ class RedisStore(StateStore):
         return {k: json.loads(v) for k, v in zip(full_keys, values) if v is not None}
 
     def update(
-        self, namespace: str, key: str, operation: Operation, args: Sequence[Any] = (), ttl: float | None = None
+        self,
+        namespace: str,
+        key: str,
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
     ) -> Updated:
         script = self._scripts.get(operation.lua)
         if script is None:

@@ -1,5 +1,12 @@
 """The embedded default: one sqlite file, stdlib only.
 
+**The store records what it holds** (issue 16): a store is created once, with a random
+id kept both inside it (table ``walsh_meta``) and beside it (``<file>.id``). Opening
+a file that the id file says was initialised, but which is now missing, empty (truncated
+to 0 bytes), holds another id (replaced) or is unreadable, is refused with
+:class:`StoreRefused` naming the file: the opt-outs and the pacing ledger are never
+silently re-created. ``scrapy walsh state reset`` starts afresh (it removes both).
+
 Every ``set`` is its own transaction in WAL mode with ``synchronous=FULL``, so a
 ``kill -9`` (or a power cut) at any instant leaves either the old value or the new
 one, never a torn row, and a committed value is on disk before ``set`` returns.
@@ -32,7 +39,43 @@ CREATE TABLE IF NOT EXISTS walsh_state (
     PRIMARY KEY (identity, namespace, key)
 ) WITHOUT ROWID
 """
+META = "CREATE TABLE IF NOT EXISTS walsh_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
 BUSY_TIMEOUT_MS = 10_000
+#: How each write is committed (``PRAGMA synchronous`` for that commit; docs/state-store.md).
+#: FULL: fsynced before the call returns (survives a power cut). NORMAL: written to the WAL
+#: before the call returns, so visible to every process and kept through a ``kill -9`` or any
+#: process crash, fsynced with the next FULL commit or checkpoint (a power cut can lose the
+#: last few). OFF is the same as NORMAL for a process crash here (WAL, same machine).
+FULL, NORMAL, OFF = "FULL", "NORMAL", "OFF"
+#: Per namespace, for set/claim/delete: fetch claims are advice about cost (a lost one costs a
+#: duplicate robots.txt fetch), R8 fetch claims one per request (a power cut could lose the
+#: last ones: those pages may be fetched again after the reboot). Everything else, the
+#: blocklist, robots.txt records and validators included, is FULL.
+SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL}
+
+
+class StoreRefused(StateStoreError):
+    """The state file is not the store this machine created (empty, replaced, unreadable)."""
+
+    #: reported as its message alone, never a traceback (scrapy_walsh/refusal.py)
+    clean_refusal = True
+
+
+def id_file(path: Path) -> Path:
+    """The file beside the store that remembers the store's id."""
+    return path.with_name(path.name + ".id")
+
+
+def store_files(path: Path) -> list[Path]:
+    """Every file of one sqlite store: the database, its WAL and shared memory, its id file."""
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"), id_file(path)]
+
+
+def _fix_message(path: Path) -> str:
+    return (
+        f"refusing to start on it: the opt-outs and the pacing ledger it held would be lost silently. "
+        f"If you mean to start afresh, run `scrapy walsh state reset` (removes {path} and {id_file(path).name})"
+    )
 
 
 class SqliteStore(StateStore):
@@ -41,6 +84,19 @@ class SqliteStore(StateStore):
     ):
         self.path = Path(path)
         super().__init__(uri or f"sqlite:///{self.path}", identity, **({"clock": clock} if clock else {}))
+        #: operation counts (issue 17): read queries, keys read, write transactions
+        self.counts = {"reads": 0, "keys_read": 0, "transactions": 0}
+        remembered = self._remembered_id()
+        try:
+            size = self.path.stat().st_size if self.path.exists() else None
+        except OSError:
+            size = None
+        if remembered is not None and not size:
+            state = "missing" if size is None else "empty (0 bytes)"
+            raise StoreRefused(
+                f"state store {self.path} was initialised (id {remembered}) and is now {state}: "
+                + _fix_message(self.path)
+            )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, one per write.
@@ -56,11 +112,56 @@ class SqliteStore(StateStore):
                 raise StateStoreError(f"{self.uri}: sqlite refused WAL mode (got {mode!r})")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute(SCHEMA)
+            self._db.execute(META)
+            self.store_id = self._own_id(remembered)
             self._db.execute("DELETE FROM walsh_state WHERE expires IS NOT NULL AND expires <= ?", (self.clock(),))
+        except StoreRefused:
+            self._db.close()
+            raise
         except (sqlite3.Error, OSError) as exc:
+            if remembered is not None and isinstance(exc, sqlite3.DatabaseError):
+                raise StoreRefused(
+                    f"state store {self.path} (id {remembered}) is unreadable ({exc}): {_fix_message(self.path)}"
+                ) from exc
             raise StateStoreError(f"cannot open the state store {self.uri}: {exc}") from exc
 
+    def _remembered_id(self) -> str | None:
+        try:
+            return id_file(self.path).read_text().strip() or None
+        except OSError:
+            return None
+
+    def _own_id(self, remembered: str | None) -> str:
+        """The store's id: created with the store, checked against the id file."""
+        import uuid
+
+        with self._transaction():
+            row = self._db.execute("SELECT value FROM walsh_meta WHERE name='id'").fetchone()
+            if row is None:
+                has_data = self._db.execute("SELECT 1 FROM walsh_state LIMIT 1").fetchone() is not None
+                if remembered is not None and not has_data:
+                    raise StoreRefused(
+                        f"state store {self.path} was initialised (id {remembered}) and is now a new, empty "
+                        f"database: {_fix_message(self.path)}"
+                    )
+                # a new store, or one written before ids existed: it gets an id now
+                found = remembered or uuid.uuid4().hex
+                self._db.execute("INSERT INTO walsh_meta (name, value) VALUES ('id', ?)", (found,))
+            else:
+                found = row[0]
+        if remembered is not None and remembered != found:
+            raise StoreRefused(
+                f"state store {self.path} holds store {found}, not {remembered}, the one created here "
+                f"(replaced by another file): {_fix_message(self.path)}"
+            )
+        if remembered is None:
+            tmp = id_file(self.path).with_suffix(".id.tmp")
+            tmp.write_text(found + "\n")
+            tmp.replace(id_file(self.path))
+        return found
+
     def get(self, namespace: str, key: str, default: Any = None) -> Any:
+        self.counts["keys_read"] += 1
         row = self._query(
             "SELECT value FROM walsh_state WHERE identity=? AND namespace=? AND key=? "
             "AND (expires IS NULL OR expires > ?)",
@@ -80,7 +181,9 @@ class SqliteStore(StateStore):
 
     def delete(self, namespace: str, key: str) -> None:
         self._write(
-            "DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?", (self.identity, namespace, key)
+            "DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?",
+            (self.identity, namespace, key),
+            sync=SYNC_BY_NAMESPACE.get(namespace, FULL),
         )
 
     def items(self, namespace: str) -> Iterator[tuple[str, Any]]:
@@ -94,6 +197,7 @@ class SqliteStore(StateStore):
 
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
         keys = list(keys)
+        self.counts["keys_read"] += len(keys)
         found: dict[str, Any] = {}
         for start in range(0, len(keys), 500):  # under sqlite's bound-parameter limit
             chunk = keys[start : start + 500]
@@ -106,9 +210,16 @@ class SqliteStore(StateStore):
         return found
 
     def update(
-        self, namespace: str, key: str, operation: Operation, args: Sequence[Any] = (), ttl: float | None = None
+        self,
+        namespace: str,
+        key: str,
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
     ) -> Updated:
-        with self._transaction() as now:
+        with self._transaction(FULL if fsync else NORMAL) as now:
+            self.counts["keys_read"] += 1
             value, expires = self._read(namespace, key, now)
             if not isinstance(value, dict):
                 value = {}
@@ -119,7 +230,7 @@ class SqliteStore(StateStore):
             return Updated(float(result), value, now)
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
-        with self._transaction() as now:
+        with self._transaction(SYNC_BY_NAMESPACE.get(namespace, FULL)) as now:
             if self._read(namespace, key, now)[1] is not False:
                 return False
             self._upsert(namespace, key, value, now, ttl, False)
@@ -129,16 +240,28 @@ class SqliteStore(StateStore):
         self._db.close()
 
     @contextmanager
-    def _transaction(self) -> Iterator[float]:
-        """One ``BEGIN IMMEDIATE`` transaction (the write lock first); yields now."""
+    def _transaction(self, sync: str = FULL) -> Iterator[float]:
+        """One ``BEGIN IMMEDIATE`` transaction (the write lock first); yields now.
+
+        ``sync`` other than FULL commits without waiting for the fsync: the next FULL
+        commit's (or checkpoint's) fsync covers it, since the WAL is written in order."""
+        durable = sync == FULL
+        name = "transactions" if durable else "unsynced_transactions"
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            if not durable:
+                self._db.execute(f"PRAGMA synchronous={sync}")
             try:
-                yield self.clock()
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.clock()
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            finally:
+                if not durable:  # after COMMIT: the commit itself ran without the fsync
+                    self._db.execute("PRAGMA synchronous=FULL")
+            self.counts[name] = self.counts.get(name, 0) + 1
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {self.uri}: write failed: {exc}") from exc
 
@@ -167,11 +290,12 @@ class SqliteStore(StateStore):
         )
 
     def _query(self, sql: str, params: tuple) -> sqlite3.Cursor:
+        self.counts["reads"] += 1
         try:
             return self._db.execute(sql, params)
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {self.uri}: {exc}") from exc
 
-    def _write(self, sql: str, params: tuple) -> None:
-        with self._transaction():
+    def _write(self, sql: str, params: tuple, sync: str = FULL) -> None:
+        with self._transaction(sync):
             self._db.execute(sql, params)

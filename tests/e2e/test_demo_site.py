@@ -118,6 +118,14 @@ ROBOTS = {
     "gone": (404, "not found\n"),
     "hostile": (200, ALLOW_ALL),
     "ops": (200, ALLOW_ALL),
+    "usage": (
+        200,
+        "# Usage preferences (issue 20): RSL licence, Content Signals, aipref Content-Usage.\n"
+        "License: {base}/license.xml\n\nUser-agent: *\nContent-Signal: search=yes, ai-input=yes, ai-train=no\n"
+        "Content-Usage: /closed/ search=n\nAllow: /\n",
+    ),
+    "ratelimit": (200, ALLOW_ALL),
+    "feeds": (200, ALLOW_ALL + "\nSitemap: {base}/blog/feed.xml\n"),
 }
 
 

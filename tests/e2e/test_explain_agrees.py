@@ -1,8 +1,8 @@
 """``scrapy walsh explain`` decides as the crawl does: one table, two real runs (issue 15, item 2).
 
 Every row is a URL whose fate one gate settles. Each is explained with ``scrapy walsh
-explain --json URL`` (a real subprocess, before the crawl, since explain never writes the
-store) and then crawled in one real ``scrapy crawl`` of all rows against the demo site.
+explain --json URL`` (a real subprocess, before the crawl) and then crawled in one real
+``scrapy crawl`` of all rows against the demo site.
 Both must name the same gate and verdict, and the crawl must reach the row's expected
 answer, so a row can't agree by both sides failing the same way.
 
@@ -80,7 +80,8 @@ def runs(tmp_path_factory, site):
     site.override("busy", "/robots.txt", 200, "User-agent: *\nCrawl-delay: 999\n")
 
     urls = {row: build(site) for row, (build, _) in ROWS.items()}
-    # explain never writes the store, so the rows are explained side by side
+    # explain writes only pacing reservations and robots.txt outcomes it read (issue 17): the
+    # rows are explained side by side, sharing the crawl's ledger
     with ThreadPoolExecutor(max_workers=3) as pool:
         results = dict(
             zip(urls, pool.map(lambda url: run_scrapy(["walsh", "explain", "--json", url], cwd=project), urls.values()))
@@ -126,5 +127,7 @@ def test_nothing_reached_the_sentinel_or_the_blocked_host(runs, site):
 
 
 def test_the_redirect_row_met_six_answers_each_time(runs, site):
-    """The first robots.txt request and 5 followed redirects, for explain and for the crawl."""
-    assert len(site.requests_for("open", "/robots.txt")) == 2 * 6
+    """The first robots.txt request and 5 followed redirects, once: since issue 17 explain
+    stores the outcome it read in the crawl's store (one robots.txt fetch per identity), and
+    the crawl, agreeing on the verdict above, reads it instead of fetching it again."""
+    assert len(site.requests_for("open", "/robots.txt")) == 6

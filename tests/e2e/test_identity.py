@@ -1,5 +1,7 @@
 """R1 end to end: a plain ``scrapy startproject`` project plus the one add-on line."""
 
+import os
+
 import pytest
 
 from scrapy_walsh.demo import DemoSite
@@ -63,8 +65,8 @@ def ua_crawl(tmp_path_factory):
         result = crawl(project, site)
         seen = site.requests
     assert result.returncode == 0, result.stderr[-3000:]
-    # WALSH_STATE_URI's default: the project's own .scrapy/ data dir
-    assert f"state: sqlite:///{project.resolve()}/.scrapy/walsh-state.sqlite3" in result.stderr
+    # WALSH_STATE_URI's default: the identity's one store in the per-user state dir (issue 17)
+    assert f"state: sqlite:///{os.environ['XDG_STATE_HOME']}/scrapy-walsh/walsh-research.sqlite3" in result.stderr
     return result.stderr, seen
 
 

@@ -84,7 +84,8 @@ def test_the_downloader_middleware_writes_meta_and_counts(crawler):
     assert before == {"verdicts": {"robots": "allowed_implicit"}}  # copy-on-write
     plain = _response("http://example.com/b")
     mw.process_response(plain.request, plain)
-    assert "walsh" not in plain.meta
+    assert "usage_warnings" not in plain.meta["walsh"]
+    assert plain.meta["walsh"]["usage"]["reserved"] == []  # issue 20: every response is judged
     stats = crawler.stats.get_stats()
     assert stats["walsh/usage/responses"] == 1
     assert stats["walsh/usage/directive/noindex"] == 1 and stats["walsh/usage/directive/noai"] == 1

@@ -129,7 +129,7 @@ def test_vocabulary_is_defined_once():
     store_ops = {"get", "set", "delete", "items", "get_many", "claim", "reserve", "advance"}
     offenders = []
     for path in root.rglob("*.py"):
-        if path.name in ("vocabulary.py", "probe_hostile.py"):  # the hostile probe forges the keys on purpose
+        if path.name == "vocabulary.py":
             continue
         tree = ast.parse(path.read_text())
         docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}

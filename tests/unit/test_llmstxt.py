@@ -59,9 +59,9 @@ def test_not_an_llms_txt():
 
 def test_twin_path():
     assert twin_path("https://a.example/guide/intro") == "/guide/intro.md"
-    assert twin_path("https://a.example/") == "/index.md"
-    assert twin_path("https://a.example") == "/index.md"
-    assert twin_path("https://a.example/dir/") == "/dir/index.md"
+    assert twin_path("https://a.example/") == "/index.html.md"
+    assert twin_path("https://a.example") == "/index.html.md"
+    assert twin_path("https://a.example/dir/") == "/dir/index.html.md"
     assert twin_path("https://a.example/p?q=1") is None
 
 

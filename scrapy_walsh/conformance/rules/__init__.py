@@ -15,13 +15,16 @@ from .blocklist import blocklist_first, blocklist_gate, blocklist_matching, bloc
 from .checkpoint import checkpoint, download_timeout
 from .configuration import unknown_walsh_settings
 from .identity import identity, spec_identity, verifiable_identity
+from .numbers import finite_numbers
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
 from .robots import named_group, robots_gate, scrapy_robots
 from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
+from .usage import usage_preferences
 
 #: The order findings are listed in, within a row.
 RULES: tuple[Rule, ...] = (
     unknown_walsh_settings,
+    finite_numbers,
     identity,
     checkpoint,
     scrapy_robots,
@@ -48,4 +51,5 @@ RULES: tuple[Rule, ...] = (
     scope_holds,
     conditional_holds,
     dedup_reset,
+    usage_preferences,
 )

@@ -56,6 +56,8 @@ def scope(subject: Subject) -> Iterator[Finding]:
             )
     if why := walsh.refused("WALSH_MAX_FIELD_CHARS"):
         yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", why)
+    if why := walsh.refused("WALSH_MAX_ITEM_CHARS"):
+        yield Finding("6", "R6", FAIL, "WALSH_MAX_ITEM_CHARS", why)
 
 
 def freshness(subject: Subject) -> Iterator[Finding]:
@@ -92,7 +94,8 @@ def scope_holds(subject: Subject) -> Iterator[Finding]:
             PASS,
             "SPIDER_MIDDLEWARES",
             "declared targets only, no sub-resources, items metadata-only "
-            f"(strings up to {subject.walsh.value('WALSH_MAX_FIELD_CHARS')} characters)",
+            f"(strings up to {subject.walsh.value('WALSH_MAX_FIELD_CHARS')} characters, "
+            f"{subject.walsh.value('WALSH_MAX_ITEM_CHARS')} in all)",
         )
 
 

@@ -11,7 +11,8 @@ adopted and whether a host is covered by it. One module per concern:
 - :mod:`.jsontext`: the size cap, UTF-8 and strict JSON;
 - :mod:`.dates`: dates, date-times and durations;
 - :mod:`.hosts`: the one canonical form of hosts and listed domains;
-- :mod:`.edit`: deterministic edits of the operator's file.
+- :mod:`.edit`: deterministic edits of the operator's file;
+- :mod:`.stored`: the adopted list as stored, with the schema it passed (re-adopted under it).
 
 Importing it does not import jsonschema; the first validation does.
 """
@@ -30,8 +31,11 @@ from .errors import InvalidBlocklist, InvalidSchema
 from .hosts import canonical_domain, normalise_host
 from .jsontext import MAX_DOCUMENT_BYTES
 from .schema import bundled_schema, load_schema
+from .stored import ADOPTED_SCHEMA, BUNDLED_SCHEMA, from_stored, schema_digest, stored_record
 
 __all__ = [
+    "ADOPTED_SCHEMA",
+    "BUNDLED_SCHEMA",
     "CONTRACT",
     "DEFAULT_REFRESH_SECONDS",
     "EXTRA_REASON",
@@ -44,7 +48,10 @@ __all__ = [
     "InvalidSchema",
     "bundled_schema",
     "canonical_domain",
+    "from_stored",
     "load_schema",
     "normalise_host",
     "parse_duration",
+    "schema_digest",
+    "stored_record",
 ]

@@ -69,7 +69,7 @@ class Blocklist:
     canonical domains; iterating yields the :class:`BlocklistEntry` objects.
     """
 
-    __slots__ = ("_names", "_ips", "document", "updated", "refresh", "refresh_seconds", "duplicates")
+    __slots__ = ("_names", "_ips", "document", "updated", "refresh", "refresh_seconds", "duplicates", "_all")
 
     def __init__(
         self,
@@ -94,6 +94,17 @@ class Blocklist:
         self.refresh_seconds = DEFAULT_REFRESH_SECONDS if refresh is None else _bounded(parse_duration(refresh))
         #: Entries dropped because an earlier one had the same canonical domain.
         self.duplicates = duplicates
+        #: Set by :meth:`refusing_all`: the entry that covers every host.
+        self._all: BlocklistEntry | None = None
+
+    @classmethod
+    def refusing_all(cls, reason: str) -> Blocklist:
+        """A list that covers every host, with ``reason``: R3 fails closed when the list we
+        must honour can't be had (a stored list that passes no schema, and no fresh one),
+        rather than crawling with an empty list."""
+        blocklist = cls({}, {})
+        blocklist._all = BlocklistEntry("*", None, reason, "*")
+        return blocklist
 
     @classmethod
     def empty(cls) -> Blocklist:
@@ -180,6 +191,8 @@ class Blocklist:
         the first bad domain. A domain the operator already lists keeps the
         operator's entry.
         """
+        if self._all is not None:
+            return self  # already covers every host
         if isinstance(domains, str):
             domains = domains.split(",")
         names, ips = dict(self._names), dict(self._ips)
@@ -208,6 +221,8 @@ class Blocklist:
         one dict probe per label of the host, whatever the size of the list."""
         if not isinstance(host_or_url, str):
             raise TypeError(f"expected a host or URL string, got {type(host_or_url).__name__}")
+        if self._all is not None:
+            return self._all
         host, is_ip = canonical(extract_host(host_or_url))
         if is_ip:
             return self._ips.get(host)

@@ -60,7 +60,7 @@ def load_schema(obj: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
 def _schema_key(schema: Mapping[str, Any]) -> str:
     try:
         return json.dumps(schema, sort_keys=True, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidSchema(f"schema: not JSON-serialisable: {exc}") from None
 
 
@@ -86,7 +86,10 @@ def _plan_for(schema: Mapping[str, Any]) -> Plan:
     key = _schema_key(schema)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = _build_plan(copy.deepcopy(dict(schema)))  # our own copy: the caller's may change
+        try:
+            plan = _build_plan(copy.deepcopy(dict(schema)))  # our own copy: the caller's may change
+        except RecursionError:  # jsonschema and deepcopy recurse per level of nesting
+            raise InvalidSchema("schema: nested too deeply") from None
         if len(_PLANS) >= 8:
             _PLANS.clear()
         _PLANS[key] = plan
@@ -99,10 +102,10 @@ def _build_plan(schema: dict[str, Any]) -> Plan:
 
     try:
         Draft202012Validator.check_schema(schema)
+        bad_ref = _unresolvable_ref(schema)
     except SchemaError as exc:
         at = where(exc.absolute_path, root="schema")
         raise InvalidSchema(f"schema: {at}: {short(exc.message)}") from None
-    bad_ref = _unresolvable_ref(schema)
     if bad_ref is not None:
         raise InvalidSchema(f"schema: unresolvable $ref {short(repr(bad_ref), 80)}")
     fast = entries_fast_path(schema)

@@ -1,0 +1,31 @@
+"""Issue 20: the declared purposes (``WALSH_PURPOSES``) and the usage mode.
+
+The warning sits in row 9 with seed 000's other usage rules (usage warnings travel with
+what R9 emits); a value that can't be read is a configuration failure, like any other.
+
+Not declaring purposes is allowed but warned about: the crawl then judges every item
+for every purpose we know (the most cautious reading), which the operator should confirm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..engine import FAIL, WARN, Finding, Subject
+
+
+def usage_preferences(subject: Subject) -> Iterator[Finding]:
+    walsh = subject.walsh
+    for name in ("WALSH_PURPOSES", "WALSH_USAGE_MODE"):
+        if why := walsh.refused(name):
+            yield Finding("-", "configuration", FAIL, name, why)
+    if walsh.given("WALSH_PURPOSES") is None and not walsh.refused("WALSH_PURPOSES"):
+        purposes = ", ".join(walsh.value("WALSH_PURPOSES"))
+        yield Finding(
+            "9",
+            "seed 000",
+            WARN,
+            "WALSH_PURPOSES",
+            f"not declared: usage preferences are judged for every purpose ({purposes}), the "
+            'most cautious reading; declare the uses you make, e.g. WALSH_PURPOSES = ["search"]',
+        )

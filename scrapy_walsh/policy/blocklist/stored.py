@@ -1,0 +1,64 @@
+"""The adopted list as the state store keeps it, with the schema it was validated with.
+
+R3: an opt-out never lapses. A list adopted under the operator's *published* schema may
+not pass the bundled one (the published schema may be looser: a field the bundled schema
+requires, made optional). Re-validating the stored list against the bundled schema alone
+turned such a list "unusable" on the next run, and the crawl went on with an EMPTY list.
+So the record carries the schema the list passed (``None`` when that was the bundled
+one) and its SHA-256, and :func:`from_stored` re-validates against that schema, then
+against the bundled one: whichever passes. A record that passes neither raises
+:class:`InvalidBlocklist`; the caller must then fail closed, never run with an empty list.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .document import Blocklist
+from .errors import InvalidBlocklist, InvalidSchema
+from .schema import _bundled, load_schema
+
+#: What :func:`from_stored` says it validated with.
+ADOPTED_SCHEMA, BUNDLED_SCHEMA = "adopted", "bundled"
+
+
+def schema_digest(schema: Mapping[str, Any]) -> str:
+    """SHA-256 of the schema's canonical JSON (sorted keys), to tell a stored copy is intact."""
+    text = json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def stored_record(blocklist: Blocklist, schema: Mapping[str, Any] | None, adopted: float) -> dict[str, Any]:
+    """What the store keeps for an adopted list: the document, when, and the schema it passed."""
+    if schema is not None and schema_digest(schema) == schema_digest(_bundled()):
+        schema = None  # the bundled schema: nothing to keep, the package has it
+    return {
+        "document": blocklist.document,
+        "adopted": adopted,
+        "schema": None if schema is None else dict(schema),
+        "schema_sha256": None if schema is None else schema_digest(schema),
+    }
+
+
+def from_stored(record: Any) -> tuple[Blocklist, str]:
+    """The stored list re-adopted, and which schema it passed (:data:`ADOPTED_SCHEMA` or
+    :data:`BUNDLED_SCHEMA`); :class:`InvalidBlocklist` naming both failures when neither."""
+    if not isinstance(record, Mapping) or "document" not in record:
+        raise InvalidBlocklist(f"stored record: not an adopted list ({type(record).__name__})")
+    reasons: list[str] = []
+    schema = record.get("schema")
+    if schema is not None:
+        try:
+            if not isinstance(schema, Mapping) or record.get("schema_sha256") != schema_digest(schema):
+                raise InvalidSchema("schema: the stored copy does not match its SHA-256")
+            return Blocklist.from_document(record["document"], schema=load_schema(schema)), ADOPTED_SCHEMA
+        except (InvalidBlocklist, TypeError, ValueError, RecursionError) as exc:
+            reasons.append(f"under the schema it was adopted with: {exc}")
+    try:
+        return Blocklist.from_document(record["document"]), BUNDLED_SCHEMA
+    except (InvalidBlocklist, TypeError, ValueError, RecursionError) as exc:
+        reasons.append(f"under the bundled schema: {exc}")
+    raise InvalidBlocklist("; ".join(reasons))

@@ -1,0 +1,113 @@
+"""The R6 audit of ``scrapy walsh check`` reads the spider's code with ``ast``, on quotesbot.
+
+``tests/data/quotesbot`` is a copy of Scrapy's classic example project (``scrapy/quotesbot``:
+its settings, ``toscrape-css`` and ``toscrape-xpath``, whose callbacks paginate with
+``scrapy.Request(response.urljoin(next_page_url))``) with the add-on line added, plus
+``other_ways.py``: the other ways a spider asks for pages after a response. The real command
+runs in a copy of the project; each finding is asserted exactly, by file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ..helpers import run_scrapy
+
+QUOTESBOT = Path(__file__).resolve().parent.parent / "data" / "quotesbot"
+DECLARE = "declare the pages to fetch instead (start_urls, start(), or a StructuredSourceSpider's targets)"
+DROPPED = "a request a callback yields is dropped (R6: no link following), so it is never fetched; " + DECLARE
+
+
+@pytest.fixture(scope="module")
+def quotesbot(tmp_path_factory):
+    root = tmp_path_factory.mktemp("quotesbot") / "quotesbot"
+    shutil.copytree(QUOTESBOT, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def report(quotesbot):
+    result = run_scrapy(["walsh", "check", "--json"], cwd=quotesbot, timeout=120)
+    assert result.stdout.strip(), result.stderr[-3000:]
+    return result, json.loads(result.stdout)
+
+
+def findings(report, row, spider):
+    rows = {r["row"]: r for r in report["rows"]}
+    return [
+        (f["status"], f["setting"], f["message"])
+        for f in rows[row]["findings"]
+        if (f["setting"] or "").split(".")[0] == f"spider {spider}"
+    ]
+
+
+@pytest.mark.parametrize("spider, file", [("toscrape-css", "toscrape-css.py"), ("toscrape-xpath", "toscrape-xpath.py")])
+def test_quotesbot_pagination_fails_row_6_by_line(report, spider, file):
+    result, data = report
+    assert result.returncode == 1, "a spider written to paginate fails the self-audit"
+    assert findings(data, "6", spider) == [
+        ("fail", f"spider {spider}.parse", f"{file}:21: scrapy.Request(...) in callback parse: {DROPPED}")
+    ]
+    assert findings(data, "9", spider) == [
+        (
+            "warn",
+            f"spider {spider}",
+            f"extracts with CSS/XPath selectors ({file} lines 12, 14, 15, 16, 19): R9 forbids per-site HTML "
+            "scraping; keep them generic (title, headings, links)",
+        )
+    ]
+
+
+def test_every_other_way_of_asking_for_pages(report):
+    _, data = report
+    where = {
+        spider: [(status, setting, ": ".join(message.split(": ")[:2])) for status, setting, message in found]
+        for spider in ("quotes-follow", "quotes-login", "quotes-crawl", "quotes-sitemap", "quotes-declared")
+        for found in [findings(data, "6", spider)]
+    }
+    assert where["quotes-follow"] == [
+        ("fail", "spider quotes-follow.parse", "other_ways.py:18: response.follow_all(...) in callback parse"),
+        # line 19 follows a declared target: fetched once, as a target, so not reported
+        ("fail", "spider quotes-follow.parse", "other_ways.py:22: response.follow(...) in callback parse"),
+        ("fail", "spider quotes-follow.failed", "other_ways.py:28: scrapy.Request(...) in errback failed"),
+    ]
+    assert where["quotes-login"] == [
+        # login_page() builds the start request (called from start()): declared, not reported
+        ("fail", "spider quotes-login.login", "other_ways.py:41: FormRequest.from_response(...) in callback login"),
+        ("fail", "spider quotes-login.after_login", "other_ways.py:44: JsonRequest(...) in callback after_login"),
+        ("fail", "spider quotes-login.parse_api", "other_ways.py:47: scrapy.Request(...) in callback parse_api"),
+        (
+            "fail",
+            "spider quotes-login.parse_api",
+            "other_ways.py:47: self.crawler.engine.download_async(...) in callback parse_api",
+        ),
+    ]
+    assert [s[:2] for s in where["quotes-crawl"]] == [
+        ("fail", "spider quotes-crawl.rules"),
+        ("warn", "spider quotes-crawl"),
+    ]
+    assert where["quotes-crawl"][1][2].startswith("other_ways.py:54: uses a LinkExtractor")
+    assert [s[:2] for s in where["quotes-sitemap"]] == [("fail", "spider quotes-sitemap.sitemap_urls")]
+    assert findings(data, "6", "quotes-declared") == [
+        (
+            "pass",
+            "spider quotes-declared",
+            "no request built after a response, no rules, link extractors or sitemap following",
+        )
+    ]
+    assert findings(data, "6", "quotes-start") == [
+        (
+            "warn",
+            "spider quotes-start.start_urls",
+            "other_ways.py:84: start() neither reads start_urls nor calls the inherited start(), so the 1 "
+            "start_urls are not declared targets and are never fetched; the declared targets are what start() yields",
+        )
+    ]
+    errback = findings(data, "6", "quotes-follow")[2][2]
+    assert "around the spider middlewares and are dropped there" in errback
+    engine = findings(data, "6", "quotes-login")[3][2]
+    assert "not a declared target, around the scheduler and the spider middlewares" in engine

@@ -1,0 +1,144 @@
+"""Packaging that tells the truth: the sdist and the wheel a release would publish.
+
+``python -m build`` (the sdist first, then the wheel from the unpacked sdist, as a release
+builds them) runs once for the module. The sdist must carry what its tests need
+(conftest, helpers, data, the Makefile, the example project): a quick subset of its tests runs
+from the unpacked tree, importing the package from there. The wheel is installed, with its
+declared dependencies, into a fresh venv, where ``scrapy walsh check`` runs in a new project.
+
+Building and installing fetch setuptools and the dependencies from the package index; when the
+index can't be reached, the tests skip and say so (any other failure fails).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from scrapy_walsh import __version__
+
+from ..helpers import REPO
+
+#: What pip and build print when the index is out of reach (no network, no DNS, a proxy refusing).
+NETWORK_ERRORS = re.compile(
+    r"NewConnectionError|Temporary failure in name resolution|Name or service not known|"
+    r"Network is unreachable|ConnectTimeout|ReadTimeout|ProxyError|No matching distribution found|"
+    r"Could not find a version that satisfies the requirement"
+)
+
+
+def _run(args, **kwargs) -> subprocess.CompletedProcess:
+    return _check(subprocess.run(args, capture_output=True, text=True, timeout=240, **kwargs))
+
+
+def _check(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    if result.returncode != 0 and NETWORK_ERRORS.search(result.stdout + result.stderr):
+        pytest.skip(f"the package index is unreachable: {' '.join(map(str, result.args[:4]))} failed")
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    """The sdist and the wheel; the wheel's install into a fresh venv starts at once, in the
+    background (it is mostly downloads), while the sdist's tests run."""
+    out = tmp_path_factory.mktemp("dist")
+    # --no-isolation: the test extra installs the backend [build-system] names (setuptools>=77),
+    # which saves fetching it into two throw-away envs; the sdist still comes first, then the
+    # wheel is built from the unpacked sdist, as a release builds it
+    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)])
+    sdist = out / f"scrapy_walsh-{__version__}.tar.gz"
+    wheel = out / f"scrapy_walsh-{__version__}-py3-none-any.whl"
+    assert sdist.exists() and wheel.exists(), sorted(p.name for p in out.iterdir())
+    venv = tmp_path_factory.mktemp("fresh") / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    # the test venv's pip installs into the fresh one (no ensurepip), the dependencies as declared
+    install = subprocess.Popen(
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-compile", "-q"]
+        + [str(wheel)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    yield sdist, wheel, venv, install
+    if install.poll() is None:  # the wheel's test did not run
+        install.kill()
+        install.communicate()
+
+
+def test_the_sdist_runs_its_own_tests(dist, tmp_path):
+    sdist = dist[0]
+    with tarfile.open(sdist) as tar:
+        tar.extractall(tmp_path, filter="data")
+    root = tmp_path / f"scrapy_walsh-{__version__}"
+    for needed in (
+        "LICENSE",
+        "Makefile",
+        "tests/conftest.py",
+        "tests/helpers.py",
+        "tests/data/google-robotstxt-ctc.jsonl",
+        "tests/data/quotesbot/scrapy.cfg",
+        "example_project/scrapy.cfg",
+        "docs/conf.py",
+    ):
+        assert (root / needed).is_file(), f"the sdist lacks {needed}"
+    assert not list(root.rglob("__pycache__")), "no bytecode in the sdist"
+    env = dict(os.environ, PYTHONPATH=str(root))  # the package under test is the unpacked one
+    env.pop("SCRAPY_SETTINGS_MODULE", None)
+    where = _run([sys.executable, "-c", "import scrapy_walsh; print(scrapy_walsh.__file__)"], cwd=root, env=env)
+    assert Path(where.stdout.strip()).is_relative_to(root)
+    # pure tests that read the data and the docs, and one that drives real `scrapy` commands
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/unit/test_robots.py",
+            "tests/unit/test_reference.py",
+            "tests/e2e/test_walsh_help.py::test_top_level_help_lists_one_subcommand_per_line",
+        ],
+        cwd=root,
+        env=env,
+    )
+
+
+def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
+    _, wheel, venv, install = dist
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "scrapy_walsh/py.typed" in names and "scrapy_walsh/templates/spiders/walsh.tmpl" in names
+    assert not any(n.startswith("tests/") for n in names), "tests stay in the sdist"
+    out, err = install.communicate(timeout=240)
+    _check(subprocess.CompletedProcess(install.args, install.returncode, out, err))
+    python = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "SCRAPY_SETTINGS_MODULE", "VIRTUAL_ENV"}}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    where = _run([str(python), "-c", "import scrapy_walsh; print(scrapy_walsh.__file__)"], cwd=tmp_path, env=env)
+    assert Path(where.stdout.strip()).is_relative_to(venv), "imported from the wheel, not the checkout"
+    _run([str(venv / "bin" / "scrapy"), "startproject", "fresh"], cwd=tmp_path, env=env)
+    project = tmp_path / "fresh"
+    settings = project / "fresh" / "settings.py"
+    settings.write_text(settings.read_text().replace("ADDONS = {}", 'ADDONS = {"scrapy_walsh.Addon": 500}'))
+    check = subprocess.run(
+        [str(venv / "bin" / "scrapy"), "walsh", "check", "--json"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    report = json.loads(check.stdout)
+    assert check.returncode == 0, check.stderr[-3000:]
+    assert report["package_version"] == __version__ and report["project"] == "fresh"
+    assert report["result"] in {"pass", "warn"}
+    assert not [r["row"] for r in report["rows"] if r["status"] == "fail"]

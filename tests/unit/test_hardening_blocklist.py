@@ -1,0 +1,66 @@
+"""Issue 16, class 7a, the pure part: a stored list re-adopts under the schema it passed."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_walsh.policy.blocklist import (
+    ADOPTED_SCHEMA,
+    BUNDLED_SCHEMA,
+    Blocklist,
+    InvalidBlocklist,
+    bundled_schema,
+    from_stored,
+    load_schema,
+    stored_record,
+)
+
+LOOSER = {**bundled_schema(), "required": ["contract", "updated", "blocked"]}
+DOCUMENT = {
+    "contract": "walsh-research-blocklist/v1",
+    "updated": "2026-11-01T00:00:00Z",
+    "blocked": [{"domain": "blocked.example", "added": "2026-11-01", "reason": "r"}],
+}
+FULL = {**DOCUMENT, "operator": "o", "contact": "c", "policy": "https://wal.sh/bot/"}
+
+
+def test_a_list_adopted_under_a_looser_schema_re_adopts_under_it():
+    adopted = Blocklist.from_document(DOCUMENT, schema=load_schema(LOOSER))
+    with pytest.raises(InvalidBlocklist):
+        Blocklist.from_document(DOCUMENT)  # the bundled schema refuses it: the bug
+    restored, schema = from_stored(stored_record(adopted, LOOSER, 1.0))
+    assert schema == ADOPTED_SCHEMA and "www.blocked.example" in restored
+
+
+def test_the_bundled_schema_is_not_stored_and_old_records_still_restore():
+    record = stored_record(Blocklist.from_document(FULL), bundled_schema(), 1.0)
+    assert record["schema"] is None and record["schema_sha256"] is None
+    assert from_stored(record)[1] == BUNDLED_SCHEMA
+    assert from_stored({"document": FULL, "adopted": 1.0})[1] == BUNDLED_SCHEMA  # before issue 16
+
+
+def test_a_tampered_schema_falls_back_to_the_bundled_one_or_refuses():
+    record = stored_record(Blocklist.from_document(DOCUMENT, schema=load_schema(LOOSER)), LOOSER, 1.0)
+    record["schema"] = {**LOOSER, "required": ["contract"]}  # no longer its digest
+    with pytest.raises(InvalidBlocklist, match="under the schema it was adopted with.*under the bundled schema"):
+        from_stored(record)
+    record["document"] = FULL
+    assert from_stored(record)[1] == BUNDLED_SCHEMA
+
+
+@pytest.mark.parametrize(
+    "record", [None, [], {"adopted": 1.0}, {"document": "not json"}, {"document": FULL, "schema": 3}]
+)
+def test_a_broken_record_is_the_packages_error_or_the_bundled_list(record):
+    try:
+        from_stored(record)
+    except InvalidBlocklist:
+        pass
+
+
+def test_a_list_refusing_all_covers_every_host():
+    refusing = Blocklist.refusing_all("no usable list")
+    for host in ("a.example", "http://b.example/x", "127.0.0.1", ""):
+        entry = refusing.match(host)
+        assert entry is not None and entry.reason == "no usable list"
+    assert refusing.with_extra(["c.example"]) is refusing

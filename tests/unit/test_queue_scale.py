@@ -1,0 +1,77 @@
+"""Issue 17: the politeness queue's cost per pop does not grow with the number of queued
+hosts. Counted operations (store keys read, heap operations, hosts examined), never a
+timing, so it cannot flake. A real crawler, a real sqlite store, the real queue and
+ledger; each pop is followed by the reservation the pacing middleware would make."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy import Request
+from scrapy.utils.test import get_crawler
+
+from scrapy_walsh import Addon
+from scrapy_walsh.politeness import politeness_for
+from scrapy_walsh.queue import PolitenessAwarePriorityQueue
+
+POPS = 300
+
+
+def _queue(tmp_path, hosts: int):
+    from scrapy.squeues import FifoMemoryQueue
+
+    crawler = get_crawler(
+        settings_dict={"ADDONS": {Addon: 500}, "WALSH_STATE_URI": f"sqlite:///{tmp_path}/s{hosts}.sqlite3"}
+    )
+    crawler.engine = type("Engine", (), {"downloader": None})()  # DownloaderInterface only keeps it
+    queue = PolitenessAwarePriorityQueue(crawler, FifoMemoryQueue, "")
+    for page in (1, 2):
+        for h in range(hosts):
+            queue.push(Request(f"http://h{h:05d}.example/page/{page}"))
+    return queue, politeness_for(crawler)
+
+
+def _cost(tmp_path, hosts: int) -> dict[str, float]:
+    queue, politeness = _queue(tmp_path, hosts)
+    store = politeness.store
+    before_store = dict(store.counts)
+    ops = getattr(queue, "ops", {})  # the old queue counted nothing
+    before_ops = dict(ops)
+    seen = set()
+    for _ in range(POPS):
+        request = queue.pop()
+        assert request is not None
+        host = request.url.split("/")[2]
+        seen.add(host)
+        politeness.reserve(host)  # what the pacing middleware does before the request leaves
+    assert len(queue) == 2 * hosts - POPS
+    assert len(seen) == POPS, "ready-first: every pop went to a host not yet asked"
+    cost = {k: (store.counts[k] - before_store[k]) / POPS for k in ("keys_read", "reads")}
+    cost.update({k: (ops[k] - before_ops[k]) / POPS for k in ("heap", "examined") if k in ops})
+    return cost
+
+
+def test_pop_cost_does_not_grow_with_the_number_of_queued_hosts(tmp_path):
+    small, large = _cost(tmp_path, 400), _cost(tmp_path, 10_000)
+    for name in small:
+        assert large[name] <= small[name] * 1.5 + 1, (name, small, large)
+    # bounded by a constant, not by H: at most a few keys and reads per request
+    assert large["keys_read"] <= 10 and large["reads"] <= 3, large
+
+
+def test_most_waiting_work_first_then_soonest(tmp_path):
+    queue, politeness = _queue(tmp_path, 3)
+    queue.push(Request("http://h00001.example/page/3"))  # h00001 now holds the most work
+    first = queue.pop()
+    assert first.url.startswith("http://h00001.example/")
+    politeness.reserve("h00001.example")
+    order = []
+    for _ in range(2):
+        request = queue.pop()
+        host = request.url.split("/")[2]
+        politeness.reserve(host)
+        order.append(host)
+    assert order == ["h00002.example", "h00000.example"]  # equal work: the larger name first, as before
+    # every host taken: the one ready soonest comes next, and sooner_elsewhere sees the others
+    nxt = queue.pop()
+    assert nxt.url.split("/")[2] == "h00001.example"
+    assert politeness.sooner_elsewhere("h00001.example") == pytest.approx(politeness.ready_at("h00002.example"))
