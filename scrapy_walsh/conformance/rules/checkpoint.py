@@ -57,7 +57,9 @@ def checkpoint(subject: Subject) -> Iterator[Finding]:
 def download_timeout(subject: Subject) -> Iterator[Finding]:
     """R4/R5: a timeout under the floor abandons a server that is still answering."""
     value = number(subject.settings, "DOWNLOAD_TIMEOUT")
-    if value is None or not math.isfinite(value) or value < DOWNLOAD_TIMEOUT_FLOOR:
+    if value is None or not math.isfinite(value):
+        return  # not a finite number: the finite_numbers rule names it
+    if value < DOWNLOAD_TIMEOUT_FLOOR:
         yield Finding(
             "4",
             "R4",
