@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import math
 from contextlib import suppress
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -52,7 +53,7 @@ from .policy.vocabulary import (
     PROXY_REFUSED,
     SCHEME_NOT_ALLOWED,
 )
-from .politeness import politeness_for
+from .politeness import Politeness, politeness_for
 from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
 from .signer import signer_for
 from .store import StoreUnavailable
@@ -101,10 +102,16 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         pool = getattr(self.inner, "_pool", None)
         if pool is not None:
             pool.retryAutomatically = False  # no resend of a request the server may have seen
-        self.politeness = politeness_for(crawler)
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.lock = DeferredLock()
         self._logged_ua = False
+
+    @cached_property
+    def politeness(self) -> Politeness:
+        """The crawl's pacer, opened on the first download: a store that refuses to open
+        is then reported once, cleanly, by the component that opens it first, not as a
+        traceback of Scrapy's handler loading."""
+        return politeness_for(self.crawler)
 
     async def download_request(self, request: Request) -> Response:
         if urlparse_cached(request).scheme not in SCHEMES:

@@ -204,7 +204,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R1 (verifiable)",
         "Path of the operator's Ed25519 private key (PEM, PKCS#8) for Web Bot Auth: "
         "`scrapy walsh keys generate PATH` writes one, `scrapy walsh keys directory` prints its "
-        "key directory. Read by `scrapy walsh keys`; signing every request is not wired in yet.",
+        "key directory. With it (and `WALSH_SIGNATURE_AGENT`), every request is signed at the "
+        "checkpoint; a key that can't be read stops the start.",
     ),
     WalshSetting(
         "WALSH_SIGNATURE_AGENT",

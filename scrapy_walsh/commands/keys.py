@@ -7,8 +7,7 @@ publish at ``/.well-known/http-message-signatures-directory``. ``verify URL`` fe
 published directory, once, with our exact User-Agent and without following redirects (as a
 site's verifier does), and checks that it holds our key under its thumbprint.
 
-The key is ``--key PATH`` or the ``WALSH_SIGNING_KEY`` setting, read as a plain string (the
-setting is not registered yet). Exit status: 0, or 1 with the reason on stderr.
+The key is ``--key PATH`` or the ``WALSH_SIGNING_KEY`` setting. Exit status: 0, or 1 with the reason on stderr.
 """
 
 from __future__ import annotations

@@ -623,7 +623,7 @@ class DemoSite:
             return time.monotonic()
 
     def _leave(self, record: dict, writing: bool) -> None:
-        mine = record.get("verifier")  # the site's own directory fetch: not the crawler's traffic
+        mine = record.pop("verifier", False)  # the site's own directory fetch: not the crawler's traffic
         line = json.dumps(record) + "\n" if self.log_path is not None and not mine else None
         with self._written:
             if not writing:  # stdlib error replies bypass _begin_write

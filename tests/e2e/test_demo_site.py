@@ -277,6 +277,7 @@ def test_log_fields(site: DemoSite) -> None:
         "headers",
         "status",
         "in_flight",
+        "signature",  # Web Bot Auth: "verified", "missing" or "invalid: ..."
     }
     assert all(r["mono"] <= r["replied"] <= r["end"] for r in recs)
     assert all(r["in_flight"] == 1 for r in recs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from scrapy_walsh.config import default_state
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 from scrapy_walsh.policy.blocklist import bundled_schema
@@ -70,7 +71,7 @@ def test_a_list_adopted_under_a_looser_published_schema_still_blocks_when_the_se
 def test_a_stored_list_that_passes_no_schema_fails_closed(plain_project):
     port = adopt_under_the_looser_schema(plain_project)
     # the stored copy of the schema no longer matches its digest: only the bundled one is left
-    store = SqliteStore(str(plain_project / ".scrapy" / "walsh-state.sqlite3"), "Walsh-Research")
+    store = SqliteStore(str(default_state("Walsh-Research").path), "Walsh-Research")  # the per-user store
     keys = [k for k, _ in store.items(Namespace.BLOCKLIST) if not k.startswith("schema:")]
     (key,) = keys
     record = store.get(Namespace.BLOCKLIST, key)
