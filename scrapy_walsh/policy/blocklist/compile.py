@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .formats import prepare as prepare_jsonschema
+
 _ANNOTATIONS = frozenset(
     {"title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"}
 )
@@ -113,6 +115,7 @@ def _compile_keyword(
         if len(names) == 1 and names[0] in _PY_TYPES:
             cls = _PY_TYPES[names[0]]
             return lambda x: isinstance(x, cls)
+        prepare_jsonschema()
         from jsonschema import Draft202012Validator  # already loaded: a plan is being built
 
         is_type = Draft202012Validator.TYPE_CHECKER.is_type
@@ -155,6 +158,7 @@ def _compile_keyword(
     if key == "format":
         if not isinstance(value, str):
             return None
+        prepare_jsonschema()
         from jsonschema import Draft202012Validator
 
         conforms = Draft202012Validator.FORMAT_CHECKER.conforms

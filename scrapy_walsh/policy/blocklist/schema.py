@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .compile import entries_fast_path
 from .errors import InvalidBlocklist, InvalidSchema, short, where
+from .formats import prepare as prepare_jsonschema
 from .jsontext import decode, reject_constant
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ def _plan_for(schema: Mapping[str, Any]) -> Plan:
 
 
 def _build_plan(schema: dict[str, Any]) -> Plan:
+    prepare_jsonschema()
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -116,6 +118,7 @@ def _build_plan(schema: dict[str, Any]) -> Plan:
 
 
 def _new_validator(schema: Any) -> Draft202012Validator:
+    prepare_jsonschema()
     from jsonschema import Draft202012Validator
     from jsonschema_specifications import REGISTRY
 
@@ -151,6 +154,7 @@ def _unresolvable_ref(schema: Any) -> str | None:
     """The first $ref of ``schema`` that can't be resolved without the network, found
     up front so that :func:`load_schema` rejects such a schema (jsonschema would only
     notice when validation reaches it)."""
+    prepare_jsonschema()
     from jsonschema_specifications import REGISTRY
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import DRAFT202012

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidBlocklist, InvalidSchema, short, where
+from .formats import prepare as prepare_jsonschema
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -59,6 +60,7 @@ def _first_error(errors: Iterable[ValidationError]) -> ValidationError | None:
     """The error to report: the shallowest (a wrong contract before a bad entry), the
     first in document order among equals (blocked[3] before blocked[7]). jsonschema's
     best_match would rank an anyOf below a plain format error elsewhere."""
+    prepare_jsonschema()
     from jsonschema.exceptions import best_match
 
     first = None
