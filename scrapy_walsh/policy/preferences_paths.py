@@ -13,6 +13,10 @@ hostile ``*a*a*a...$`` pattern cannot make it backtrack exponentially as a regex
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scrapy_walsh.policy.preferences_model import Statement
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _HEX = frozenset(b"0123456789abcdefABCDEF")
@@ -95,6 +99,15 @@ class PathPattern:
     def matches(self, normalized_path: str) -> bool:
         """Does the rule cover ``normalized_path`` (a :func:`normalize` d URL path)?"""
         return _wildcard_match(self.text if self.anchored else self.text + "*", normalized_path)
+
+
+@dataclass(frozen=True, slots=True)
+class PathRule:
+    """A statement that applies to the paths one pattern covers: a robots.txt
+    ``Content-Usage`` line with a path, or a ``tdmrep.json`` rule."""
+
+    pattern: PathPattern
+    statement: Statement
 
 
 def url_path(path: str) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from scrapy_walsh.policy.preferences_model import Signal, Statement
-from scrapy_walsh.policy.preferences_paths import PathPattern, url_path
+from scrapy_walsh.policy.preferences_paths import PathPattern, PathRule, url_path
 from scrapy_walsh.policy.preferences_syntax import parse_aipref, parse_content_signal
 
 RobotsLine = tuple[str, str] | tuple[str, str, int]
@@ -45,23 +45,15 @@ def _source(field: str, value: str, line: int | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class UsageRule:
-    """One ``Content-Usage`` rule: the path it covers and what it says."""
-
-    pattern: PathPattern
-    statement: Statement
-
-
-@dataclass(frozen=True, slots=True)
 class RobotsPreferences:
     """The usage records of one selected group, parsed once, asked per path."""
 
-    usage_rules: tuple[UsageRule, ...] = ()
+    usage_rules: tuple[PathRule, ...] = ()
     group_statements: tuple[Statement, ...] = ()
 
     @classmethod
     def from_lines(cls, lines: Iterable[RobotsLine]) -> RobotsPreferences:
-        rules: list[UsageRule] = []
+        rules: list[PathRule] = []
         group: list[Statement] = []
         for entry in lines:
             field, value = str(entry[0]), str(entry[1])
@@ -89,7 +81,7 @@ class RobotsPreferences:
         return chosen + list(self.group_statements)
 
 
-def _usage_rule(value: str, source: str) -> UsageRule | None:
+def _usage_rule(value: str, source: str) -> PathRule | None:
     """attach-05 §3.2: a leading ``/`` starts a path, ended by the first SP or HTAB."""
     raw_path, preference = "", value
     if value.startswith("/"):
@@ -98,4 +90,4 @@ def _usage_rule(value: str, source: str) -> UsageRule | None:
     pattern = PathPattern.parse(raw_path)
     if pattern is None:
         return None
-    return UsageRule(pattern, Statement(Signal.CONTENT_USAGE_ROBOTS, source, parse_aipref(preference)))
+    return PathRule(pattern, Statement(Signal.CONTENT_USAGE_ROBOTS, source, parse_aipref(preference)))

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 
 from scrapy_walsh.policy.preferences_model import AI_INPUT, TRAIN_AI, Preference, Signal, Statement
-from scrapy_walsh.policy.preferences_paths import PathPattern, url_path
+from scrapy_walsh.policy.preferences_paths import PathPattern, PathRule, url_path
 
 #: The same cap as robots.txt (RFC 9309 §2.5): a larger file is not parsed at all.
 MAX_BYTES = 512_000
@@ -33,16 +33,10 @@ class TdmRepError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class TdmRule:
-    pattern: PathPattern
-    statement: Statement
-
-
-@dataclass(frozen=True, slots=True)
 class TdmRep:
     """A parsed ``tdmrep.json``: its valid rules, in the file's order."""
 
-    rules: tuple[TdmRule, ...] = ()
+    rules: tuple[PathRule, ...] = ()
 
     @classmethod
     def parse(cls, body: str | bytes) -> TdmRep:
@@ -68,7 +62,7 @@ class TdmRep:
         return next((rule.statement for rule in self.rules if rule.pattern.matches(target)), None)
 
 
-def _rule(index: int, entry: object) -> TdmRule | None:
+def _rule(index: int, entry: object) -> PathRule | None:
     if not isinstance(entry, dict):
         return None
     location, reservation = entry.get("location"), entry.get("tdm-reservation")
@@ -81,7 +75,7 @@ def _rule(index: int, entry: object) -> TdmRule | None:
     if reservation == 1:
         policy = entry.get("tdm-policy")
         reference = policy[:2048] if isinstance(policy, str) and policy else None
-        return TdmRule(
+        return PathRule(
             pattern, Statement(Signal.TDMREP_FILE, source, dict.fromkeys(_AI, Preference.RESERVED), reference)
         )
-    return TdmRule(pattern, Statement(Signal.TDMREP_FILE, source, dict.fromkeys(_AI, Preference.ALLOWED)))
+    return PathRule(pattern, Statement(Signal.TDMREP_FILE, source, dict.fromkeys(_AI, Preference.ALLOWED)))
