@@ -122,16 +122,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 def verify(path: str, key: str | None, settings: Settings) -> int:
     """``scrapy walsh check verify FILE``: 0 when the record's signature holds, else 1."""
     from .. import signing
+    from .keys import key_path
     from .signed_record import load_public_keys, verify_file
 
     try:
-        if not key:
-            from ..config import parse
-
-            key = parse(settings, "WALSH_SIGNING_KEY")
-        if not key:
-            raise signing.SigningError("no key to verify with: give --key PATH or set WALSH_SIGNING_KEY")
-        keyid, record = verify_file(path, load_public_keys(key))
+        keyid, record = verify_file(path, load_public_keys(key_path(key, settings)))
     except (signing.SigningError, OSError, ValueError) as exc:
         print(f"scrapy walsh check verify: {path}: {exc}", file=sys.stderr)
         return 1

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.action == "generate":
             return generate(Path(args.path), force=args.force)
-        key = signing.load_private_key(_key_path(args, settings))
+        key = signing.load_private_key(key_path(args.key, settings))
         if args.action == "directory":
             print(json.dumps(signing.directory([key]), indent=2))
             return 0
@@ -67,10 +67,11 @@ def _fail(message: str) -> int:
     return 1
 
 
-def _key_path(args: argparse.Namespace, settings: Settings) -> str:
+def key_path(given: str | None, settings: Settings) -> str:
+    """``--key PATH`` when given, else ``WALSH_SIGNING_KEY``; SigningError when neither is set."""
     from ..config import parse
 
-    path = args.key or parse(settings, "WALSH_SIGNING_KEY")
+    path = given or parse(settings, "WALSH_SIGNING_KEY")
     if not path:
         raise signing.SigningError("no signing key: give --key PATH or set WALSH_SIGNING_KEY")
     return str(path)

@@ -136,12 +136,11 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     findings += [f for f in addon if f.requirement == "add-on"]
     notes = [f"the probe crawl exited {result.returncode}; the demo site saw {len(records)} requests"]
     if records:  # a configuration refused at start has nothing to attest against a hostile spider
-        hostile, hostile_figures, hostile_notes = hostile_phase(settings, spider)
+        hostile, figures["hostile"], hostile_notes, hostile_log = hostile_phase(settings, spider)
         findings += hostile
-        figures["hostile"] = hostile_figures
-        log += hostile_figures.pop("log")
         notes += hostile_notes
-    if not records:
+        log += hostile_log
+    else:
         findings.insert(
             0, Finding("-", "configuration", FAIL, None, f"the crawl was refused at start: {refusal(result.stderr)}")
         )
@@ -158,8 +157,11 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     return report
 
 
-def hostile_phase(settings: Settings, spider: str | None) -> tuple[list[Finding], dict[str, Any], list[str]]:
-    """The hostile probe's crawl and the NaN start, each on a fresh demo site."""
+def hostile_phase(
+    settings: Settings, spider: str | None
+) -> tuple[list[Finding], dict[str, Any], list[str], list[dict]]:
+    """The hostile probe's crawl and the NaN start, on a fresh demo site: findings, figures,
+    notes, and the server's log of the hostile crawl (for the record's digest)."""
     with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-hostile-") as tmp:
         workdir = Path(tmp)
         (workdir / "canary.txt").write_text(CANARY)
@@ -174,12 +176,11 @@ def hostile_phase(settings: Settings, spider: str | None) -> tuple[list[Finding]
         nan_seen = len(site.requests)
     blocked_ips = [HOSTS["blocked"].ip, HOSTS["www.blocked"].ip]
     findings, figures = judge_hostile(records, items, CANARY, blocked_ips, (nan.returncode, nan_seen), USER_AGENT)
-    figures["log"] = records
     notes = [
         f"the hostile probe crawl exited {result.returncode}; the demo site saw {len(records)} requests "
         f"and the feed got {len(items)} items"
     ]
-    return findings, figures, notes
+    return findings, figures, notes, records
 
 
 def _items(path: Path) -> list[dict[str, Any]]:
