@@ -102,3 +102,38 @@ def wait_rss(process) -> tuple[int, int]:
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     return process.returncode, usage.ru_maxrss
+
+
+class CpuSampler:
+    """The CPU seconds (user + system) a process has used, sampled from ``/proc`` every
+    ``every`` s on the monotonic clock the server logs with: :meth:`between` is the CPU
+    spent while the server saw the crawl's requests, start-up and shutdown left out. A
+    wall-clock rate swings with the machine's other load; the CPU per request much less."""
+
+    def __init__(self, pid: int, every: float = 0.05):
+        self.samples: list[tuple[float, float]] = []
+        self._path = f"/proc/{pid}/stat"
+        self._tick = os.sysconf("SC_CLK_TCK")
+        self._every = every
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                with open(self._path) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                return  # the process is gone
+            self.samples.append((time.monotonic(), (int(fields[11]) + int(fields[12])) / self._tick))
+            time.sleep(self._every)
+
+    def join(self) -> None:
+        self._thread.join(timeout=5)
+
+    def _at(self, moment: float) -> float:
+        before = [cpu for t, cpu in self.samples if t <= moment]
+        return before[-1] if before else (self.samples[0][1] if self.samples else 0.0)
+
+    def between(self, start: float, end: float) -> float:
+        return self._at(end) - self._at(start)

@@ -41,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _loopback import BenchServer, resolver_source, violations, wait_rss  # noqa: E402
+from _loopback import BenchServer, CpuSampler, resolver_source, violations, wait_rss  # noqa: E402
 
 from scrapy_walsh.demo import DemoSite  # noqa: E402
 from scrapy_walsh.settings import USER_AGENT  # noqa: E402
@@ -148,15 +148,21 @@ def run_one(variant: str, hosts: int, seconds: float, root: Path, profile: str |
     try:
         with DemoSite(hosts=["ops"]) as site:
             project = make_project(work, settings_for(variant, site))
-            code, rss = wait_rss(crawl(project, hosts, server.port, seconds, profile=profile))
+            process = crawl(project, hosts, server.port, seconds, profile=profile)
+            cpu = CpuSampler(process.pid)
+            code, rss = wait_rss(process)
+            cpu.join()
     finally:
         server.stop()
     log = list(server.log)
+    times = [t for *_, t in log] or [0.0]
     text = (project / "crawl_0.log").read_text()
     counted = {k: int(m.group(1)) if (m := re.search(rf"'walsh/store/{k}': (\d+)", text)) else 0 for k in STORE_COUNTS}
     return {
         "rate": rate(log),
         "requests": len(log),
+        # CPU ms per request while the server saw requests (start-up and shutdown left out)
+        "cpu_ms": 1000 * cpu.between(min(times), max(times)) / max(1, len(log) - 1),
         "rss": rss,
         "violations": len(violations(log)),
         "exit": code,
@@ -240,7 +246,8 @@ def main() -> None:
     )
     header = (
         f"{'hosts':>7} | {'(a) req/s':>9} | {'(b) req/s':>9} | {'(c) req/s':>9} | {'a/b':>5} | {'a/c':>6} | "
-        f"{'RSS a/b/c MiB':>15} | {'KiB/host':>8} | {'viol a/c':>8} | {'tx/req fsync+not':>16}"
+        f"{'RSS a/b/c MiB':>15} | {'KiB/host':>8} | {'viol a/c':>8} | {'tx/req fsync+not':>16} | "
+        f"{'CPU ms/req a b':>14} | {'b/a CPU':>7}"
     )
     with tempfile.TemporaryDirectory(prefix="scale_bench_") as tmp:
         root = Path(args.workdir or tmp)
@@ -256,7 +263,8 @@ def main() -> None:
                 f"{a['rate'] / b['rate']:>5.2f} | {a['rate'] / max(c['rate'], 1e-9):>6.1f} | "
                 f"{a['rss'] / 1024:>4.0f} {b['rss'] / 1024:>4.0f} {c['rss'] / 1024:>4.0f} | {extra:>8.2f} | "
                 f"{a['violations']:>3} {c['violations']:>3} | "
-                f"{a['transactions']:>7.2f} {a['unsynced_transactions']:>8.2f}{flag}",
+                f"{a['transactions']:>7.2f} {a['unsynced_transactions']:>8.2f} | "
+                f"{a['cpu_ms']:>6.2f} {b['cpu_ms']:>7.2f} | {b['cpu_ms'] / max(a['cpu_ms'], 1e-9):>7.2f}{flag}",
                 flush=True,
             )
         if not args.no_fleet:

@@ -105,6 +105,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.lock = DeferredLock()
         self._logged_ua = False
+        self._found_gates: tuple[Any, Any] | None = None
 
     @cached_property
     def politeness(self) -> Politeness:
@@ -225,18 +226,23 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             request.meta["download_timeout"] = DOWNLOAD_TIMEOUT_FLOOR
 
     def _gates(self) -> tuple[Any, Any]:
-        """The crawl's blocklist gate and address guard (the instances the middlewares use)."""
+        """The crawl's blocklist gate and address guard (the instances the middlewares use),
+        found once the engine has its downloader (its middlewares never change after)."""
+        if self._found_gates is not None:
+            return self._found_gates
         from .middlewares.addresses import AddressGuardMiddleware
         from .middlewares.blocklist import BlocklistMiddleware
 
         engine = self.crawler.engine
         found: dict[type, Any] = {}
-        if engine is not None:
-            for mw in engine.downloader.middleware.middlewares:
-                for cls in (BlocklistMiddleware, AddressGuardMiddleware):
-                    if isinstance(mw, cls):
-                        found[cls] = mw
-        return found.get(BlocklistMiddleware), found.get(AddressGuardMiddleware)
+        if engine is None:
+            return None, None
+        for mw in engine.downloader.middleware.middlewares:
+            for cls in (BlocklistMiddleware, AddressGuardMiddleware):
+                if isinstance(mw, cls):
+                    found[cls] = mw
+        self._found_gates = (found.get(BlocklistMiddleware), found.get(AddressGuardMiddleware))
+        return self._found_gates
 
 
 def _authority_host(value: str) -> str:

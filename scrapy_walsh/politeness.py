@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .config import config_for
+from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import HostPace, Pacer
 from .policy.vocabulary import Namespace
 from .store import StoreUnavailable, store_for
@@ -80,6 +81,8 @@ class Politeness:
     def __init__(self, crawler: Crawler):
         config = config_for(crawler)
         floor = config.min_interval
+        #: R4's cap and R5's longest pause: a host beyond either is refused by the pacing gate
+        self.cap, self.max_pause = config.max_crawl_delay, config.backoff_max_delay
         self.store = store_for(crawler)
         self.ledger = Ledger(self.store, NAMESPACE)
         self.pacer = Pacer(floor, margin=PACING_MARGIN, clock=self.ledger.now)
@@ -169,6 +172,25 @@ class Politeness:
         """The ready time of the queued host, other than ``host``, that is ready first."""
         found = [t for queue in self.queues if (t := queue.soonest_other(host)) is not None]
         return min(found, default=None)
+
+    def better_elsewhere(self, host: str) -> bool:
+        """Another queued host is ready before ``host``: a request for ``host`` that must wait
+        goes back to the scheduler rather than hold the one download slot."""
+        sooner = self.sooner_elsewhere(host)
+        return sooner is not None and sooner < self.pacer.ready_at(host)
+
+    def requeue_instead(self, host: str) -> bool:
+        """For a gate before pacing that just learnt ``host`` must wait (its robots.txt was
+        fetched a moment ago): send the request back now, without passing the later gates
+        twice. Not when the pacing gate would refuse it (a Crawl-delay over the cap, a pause
+        beyond ``WALSH_BACKOFF_MAX_DELAY``): that refusal is not put off until the slot."""
+        wait = self.pacer.ready_at(host) - self.now()
+        if wait <= 0 or wait > self.max_pause:
+            return False
+        pace = self.pacer.hosts.get(host)
+        if pace is not None and crawl_delay_over_cap(pace.crawl_delay, self.cap):
+            return False
+        return self.better_elsewhere(host)
 
     def _own(self, pace: HostPace | str) -> dict[str, Any]:
         if isinstance(pace, str):

@@ -207,6 +207,11 @@ STATS: tuple[Stat, ...] = (
         "are counted once).",
     ),
     Stat(
+        "walsh/robots/requeued_after_fetch",
+        "Of those, the ones the robots.txt gate sent back right after fetching their host's robots.txt "
+        "(the host must now wait its interval), before the later gates.",
+    ),
+    Stat(
         "walsh/checkpoint/slot_taken",
         "Requests the checkpoint found without a free pacing slot (another process, an internal fetch or an "
         "`engine.download` took it first): nothing sent; they waited or were requeued.",

@@ -95,8 +95,9 @@ class FrequencyMiddleware(StatefulGate):
         # request's meta holds no live claim any more.
         if self.interval > 0 and internal.internal_kind(request) is None:
             target = target_of(request, self._claim(request))
-            self.store.set(NAMESPACE, target, time.time(), ttl=self.interval)
-            self.store.set(Namespace.FETCHED_BY, target, self.fetcher, ttl=self.interval)
+            # one transaction (one round trip in a fleet), committed like the claim it replaces
+            entries = [(NAMESPACE, target, time.time()), (Namespace.FETCHED_BY, target, self.fetcher)]
+            self.store.set_many(entries, ttl=self.interval)
             admission.drop_claim(request)
         return response
 

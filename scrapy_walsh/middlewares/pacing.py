@@ -63,6 +63,17 @@ HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY
 STORE_RETRY = 1.0
 
 
+#: Requests sent back to the scheduler because another host was ready sooner.
+REQUEUED = "walsh/pacing/requeued"
+
+
+def back_to_scheduler(request: Request) -> Request:
+    """The copy of ``request`` a gate returns to send it back to the scheduler: its admission
+    tokens carried over, counted as a requeue (``internal.first_pass`` is then False)."""
+    request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
+    return admission.carry(request, request.replace(dont_filter=True))
+
+
 async def _sleep(seconds: float) -> None:
     from twisted.internet import reactor  # the installed one; importing earlier would install the default
 
@@ -105,14 +116,9 @@ class PacingMiddleware:
                 )
                 record_denial(self.stats, exc, self.crawler.spider)
                 raise exc
-            sooner = self.politeness.sooner_elsewhere(host)
-            requeue = (
-                sooner is not None and sooner < self.pacer.ready_at(host) and internal.internal_kind(request) is None
-            )
-            if requeue:
-                self.stats.inc_value("walsh/pacing/requeued")
-                request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
-                return admission.carry(request, request.replace(dont_filter=True))
+            if internal.internal_kind(request) is None and self.politeness.better_elsewhere(host):
+                self.stats.inc_value(REQUEUED)
+                return back_to_scheduler(request)
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             await _sleep(wait)
@@ -156,16 +162,14 @@ class PacingMiddleware:
         """The checkpoint found the slot taken (another process, an internal fetch or an
         ``engine.download`` got there first): nothing was sent. Wait, or give the download
         slot to a host that is ready sooner, then the request walks the gates again."""
-        sooner = self.politeness.sooner_elsewhere(exc.host)
-        if internal.internal_kind(request) is None and sooner is not None and sooner < self.pacer.ready_at(exc.host):
-            self.stats.inc_value("walsh/pacing/requeued")
+        if internal.internal_kind(request) is None and self.politeness.better_elsewhere(exc.host):
+            self.stats.inc_value(REQUEUED)
         else:
             self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
             await _sleep(exc.wait)
         if internal.internal_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)
-        request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
-        return admission.carry(request, request.replace(dont_filter=True))
+        return back_to_scheduler(request)
 
     async def _store_unavailable(self, request: Request, exc: StoreUnavailable) -> Request:
         """Nothing was sent (a gate or the reservation could not reach the store): back to
@@ -177,8 +181,7 @@ class PacingMiddleware:
         if not self.crawler.crawling:
             self.stats.inc_value("walsh/store/dropped_unsent")
             raise IgnoreRequest(f"not sent: the crawl is stopping and {exc}")
-        request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
-        return admission.carry(request, request.replace(dont_filter=True))
+        return back_to_scheduler(request)
 
     def _check_cap(self, request: Request, host: str) -> None:
         delay = self.pacer.pace(host).crawl_delay if host in self.pacer.hosts else None

@@ -57,6 +57,7 @@ from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
 from ..politeness import politeness_for
 from ..store import fetching
 from ..store.waiting import sleep
+from . import pacing
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PRIORITY = 100  # where Scrapy had its RobotsTxtMiddleware
+#: Requests sent back to the scheduler right after their host's robots.txt was fetched.
+REQUEUED_AFTER_FETCH = "walsh/robots/requeued_after_fetch"
 #: An unreachable robots.txt is asked again after this long (not persisted).
 UNREACHABLE_RECHECK = 600.0
 NAMESPACE = ROBOTS_NAMESPACE
@@ -87,23 +90,35 @@ class RobotsMiddleware(StatefulGate):
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
         #: an origin's outcome, or the waiters for the fetch under way
         self.origins: dict[str, OriginRobots | list[Deferred[OriginRobots]]] = {}
-        self.pacer = politeness_for(crawler).pacer
+        self.politeness = politeness_for(crawler)
+        self.pacer = self.politeness.pacer
         self._warned_parse: set[str] = set()
 
     # ------------------------------------------------------------------ the gate
 
-    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        await self._gate(request)  # raises when robots.txt refuses it
+    async def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
+        waited = await self._gate(request)  # raises when robots.txt refuses it
         admission.stamp(request, admission.ROBOTS)
+        if waited and self.politeness.requeue_instead(url_host(request.url)):
+            # robots.txt was just fetched from this host, so the request must now wait its
+            # interval while another host is ready: back to the scheduler from here, not after
+            # the later gates (which it passes anyway when it comes back; issue 17)
+            self.stats.inc_value(REQUEUED_AFTER_FETCH)
+            self.stats.inc_value(pacing.REQUEUED)
+            return pacing.back_to_scheduler(request)
+        return None
 
-    async def _gate(self, request: Request) -> None:
+    async def _gate(self, request: Request) -> bool:
+        """Raise when robots.txt refuses ``request``; True when it waited for a robots.txt fetch."""
         if internal.internal_kind(request) is not None:
-            return  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
+            return False  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
         if urlparse_cached(request).scheme not in ("http", "https"):
-            return  # refused by the admission gate and the checkpoint
+            return False  # refused by the admission gate and the checkpoint
         if self.mode == "ignore":
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
-            return
+            return False
+        known = self.origins.get(origin_of(request))
+        waited = not isinstance(known, OriginRobots) or self._expired(known)
         robots = await self.robots_for(request)
         crawl_delay, request_rate = robots.crawl_delay(self.token), robots.request_rate(self.token)
         # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
@@ -130,12 +145,13 @@ class RobotsMiddleware(StatefulGate):
                 logger.info(
                     "report_only: fetching %s although %s", request.url, reason, extra={"spider": self.crawler.spider}
                 )
-                return
+                return waited
             exc = RobotsDenied(
                 verdict.value, reason, request.url, recommendation=recommendation(verdict).value, origin=robots.origin
             )
             record_denial(self.stats, exc, self.crawler.spider)
             raise exc
+        return waited
 
     def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None, **pace: Any) -> None:
         if internal.first_pass(request):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -152,6 +153,11 @@ def parse_ip(text: str | IPAddress) -> IPAddress | None:
     """
     if isinstance(text, (ipaddress.IPv4Address, ipaddress.IPv6Address)):
         return text
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=4096)  # asked of the same host by several gates per request (pure)
+def _parse_text(text: str) -> IPAddress | None:
     host = text.strip().rstrip(".")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]

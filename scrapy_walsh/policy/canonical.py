@@ -8,9 +8,11 @@ one URL.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
 
+@lru_cache(maxsize=4096)  # a URL is canonicalised on the way out and back (R8, R7): once is enough
 def canonical_url(url: str) -> str:
     from w3lib.url import canonicalize_url  # on first use: w3lib.url loads urllib.request (~20 ms)
 

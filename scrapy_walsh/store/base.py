@@ -89,6 +89,12 @@ class StateStore(ABC):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         """Store ``value`` (JSON-serialisable) atomically; it expires after ``ttl`` s."""
 
+    def set_many(self, entries: Sequence[tuple[str, str, Any]], ttl: float | None = None) -> None:
+        """Store each ``(namespace, key, value)`` with one ``ttl``; backends do it in one
+        transaction (sqlite) or one round trip (Redis)."""
+        for namespace, key, value in entries:
+            self.set(namespace, key, value, ttl)
+
     @abstractmethod
     def delete(self, namespace: str, key: str) -> None: ...
 

@@ -186,6 +186,21 @@ class RedisStore(StateStore):
         encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         self._call("SET", lambda: self._redis.set(self._key(namespace, key), encoded, px=_ms(ttl)))
 
+    def set_many(self, entries: Sequence[tuple[str, str, Any]], ttl: float | None = None) -> None:
+        encoded = [
+            (self._key(namespace, key), json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+            for namespace, key, value in entries
+        ]
+
+        def send() -> None:
+            pipe = self._redis.pipeline(transaction=True)  # MULTI ... EXEC: one round trip
+            for full_key, value in encoded:
+                pipe.set(full_key, value, px=_ms(ttl))
+            pipe.execute()
+
+        if encoded:
+            self._call("MULTI SET", send)
+
     def delete(self, namespace: str, key: str) -> None:
         self._call("DEL", lambda: self._redis.delete(self._key(namespace, key)))
 

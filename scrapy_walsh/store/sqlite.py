@@ -7,9 +7,12 @@ to 0 bytes), holds another id (replaced) or is unreadable, is refused with
 :class:`StoreRefused` naming the file: the opt-outs and the pacing ledger are never
 silently re-created. ``scrapy walsh state reset`` starts afresh (it removes both).
 
-Every ``set`` is its own transaction in WAL mode with ``synchronous=FULL``, so a
-``kill -9`` (or a power cut) at any instant leaves either the old value or the new
-one, never a torn row, and a committed value is on disk before ``set`` returns.
+Every write (``set``, ``set_many``, ``claim``, ``update``, ``delete``) is one transaction in
+WAL mode, so a ``kill -9`` at any instant leaves either the old value or the new one, never
+a torn row. Opt-outs and pauses commit with ``synchronous=FULL`` (on disk before the call
+returns, through a power cut too); reservations, settles and the R8 records commit to the
+WAL without their own fsync (:data:`SYNC_BY_NAMESPACE`, ``update(fsync=False)``;
+docs/state-store.md says what that trades).
 Several processes may share the file; writers wait up to ``busy_timeout``. The atomic
 operations (``claim``, and ``update``, which runs a ledger operation's Python) read and
 write inside one ``BEGIN IMMEDIATE`` transaction, which takes the write lock before
@@ -47,11 +50,12 @@ BUSY_TIMEOUT_MS = 10_000
 #: process crash, fsynced with the next FULL commit or checkpoint (a power cut can lose the
 #: last few). OFF is the same as NORMAL for a process crash here (WAL, same machine).
 FULL, NORMAL, OFF = "FULL", "NORMAL", "OFF"
-#: Per namespace, for set/claim/delete: fetch claims are advice about cost (a lost one costs a
-#: duplicate robots.txt fetch), R8 fetch claims one per request (a power cut could lose the
-#: last ones: those pages may be fetched again after the reboot). Everything else, the
+#: Per namespace, for set/set_many/claim/delete: fetch claims are advice about cost (a lost one
+#: costs a duplicate robots.txt fetch); the R8 records (the claim before a request, the fetch
+#: time and its fetcher after the answer) are one per request, and a power cut could lose the
+#: last ones: those pages may be fetched again after the reboot. Everything else, the
 #: blocklist, robots.txt records and validators included, is FULL.
-SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL}
+SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL}
 
 
 class StoreRefused(StateStoreError):
@@ -111,6 +115,8 @@ class SqliteStore(StateStore):
             if mode.lower() != "wal":
                 raise StateStoreError(f"{self.uri}: sqlite refused WAL mode (got {mode!r})")
             self._db.execute("PRAGMA synchronous=FULL")
+            #: the connection's current PRAGMA synchronous (switched per transaction kind)
+            self._sync = FULL
             self._db.execute(SCHEMA)
             self._db.execute(META)
             self.store_id = self._own_id(remembered)
@@ -170,14 +176,26 @@ class SqliteStore(StateStore):
         return default if row is None else json.loads(row[0])
 
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
-        now = self.clock()
-        encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-        self._write(
-            "INSERT INTO walsh_state (identity, namespace, key, value, expires, updated) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity, namespace, key) DO UPDATE SET "
-            "value=excluded.value, expires=excluded.expires, updated=excluded.updated",
-            (self.identity, namespace, key, encoded, None if ttl is None else now + ttl, now),
-        )
+        self.set_many([(namespace, key, value)], ttl)
+
+    def set_many(self, entries: Sequence[tuple[str, str, Any]], ttl: float | None = None) -> None:
+        """One transaction, fsynced unless every namespace is in :data:`SYNC_BY_NAMESPACE`."""
+        rows = [
+            (namespace, key, json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+            for namespace, key, value in entries
+        ]
+        if not rows:
+            return
+        modes = {SYNC_BY_NAMESPACE.get(namespace, FULL) for namespace, _, _ in rows}
+        sync = FULL if FULL in modes else NORMAL if NORMAL in modes else OFF
+        with self._transaction(sync) as now:
+            expires = None if ttl is None else now + ttl
+            self._db.executemany(
+                "INSERT INTO walsh_state (identity, namespace, key, value, expires, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity, namespace, key) DO UPDATE SET "
+                "value=excluded.value, expires=excluded.expires, updated=excluded.updated",
+                [(self.identity, namespace, key, encoded, expires, now) for namespace, key, encoded in rows],
+            )
 
     def delete(self, namespace: str, key: str) -> None:
         self._write(
@@ -244,23 +262,21 @@ class SqliteStore(StateStore):
         """One ``BEGIN IMMEDIATE`` transaction (the write lock first); yields now.
 
         ``sync`` other than FULL commits without waiting for the fsync: the next FULL
-        commit's (or checkpoint's) fsync covers it, since the WAL is written in order."""
-        durable = sync == FULL
-        name = "transactions" if durable else "unsynced_transactions"
+        commit's (or checkpoint's) fsync covers it, since the WAL is written in order. The
+        connection's ``PRAGMA synchronous`` is switched only when the mode changes (two
+        statements fewer per transaction of a run of the same kind; issue 17)."""
+        name = "transactions" if sync == FULL else "unsynced_transactions"
         try:
-            if not durable:
+            if sync != self._sync:
                 self._db.execute(f"PRAGMA synchronous={sync}")
+                self._sync = sync
+            self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self.clock()
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            finally:
-                if not durable:  # after COMMIT: the commit itself ran without the fsync
-                    self._db.execute("PRAGMA synchronous=FULL")
+                yield self.clock()
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
             self.counts[name] = self.counts.get(name, 0) + 1
         except sqlite3.Error as exc:
             raise StateStoreError(f"state store {self.uri}: write failed: {exc}") from exc

@@ -84,6 +84,18 @@ def test_get_many_and_namespaces_and_identities(uri):
         }
 
 
+def test_set_many_writes_every_entry_at_once_with_its_ttl(uri):
+    store = store_at(uri)
+    trips = getattr(store, "round_trips", 0)
+    store.set_many([("fetched", "http://a/1", 1.5), ("fetched_by", "http://a/1", {"spider": "s"})], ttl=0.3)
+    if uri.startswith("redis"):
+        assert store.round_trips - trips == 1, "one MULTI/EXEC, not a round trip per entry"
+    other = store_at(uri)
+    assert other.get("fetched", "http://a/1") == 1.5 and other.get("fetched_by", "http://a/1") == {"spider": "s"}
+    time.sleep(0.35)
+    assert other.get("fetched", "http://a/1") is None and other.get("fetched_by", "http://a/1") is None
+
+
 RACER = textwrap.dedent("""
     import sys, time
     from scrapy_walsh.store import Ledger, open_store, parse_state_uri
