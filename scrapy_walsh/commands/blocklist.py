@@ -22,11 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema_specifications import REGISTRY
-
 from .. import config
-from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema
+from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema, formats
 from ..policy.blocklist.edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
 
 if TYPE_CHECKING:
@@ -175,6 +172,10 @@ def problems(data: bytes) -> list[str]:
         document = json.loads(text)
     except ValueError as exc:
         return [f"$: not JSON: {exc}"]
+    formats.prepare()  # before jsonschema: no 1.6 s iri grammar for formats the blocklist never uses
+    from jsonschema import Draft202012Validator
+    from jsonschema_specifications import REGISTRY
+
     validator = Draft202012Validator(
         bundled_schema(), format_checker=Draft202012Validator.FORMAT_CHECKER, registry=REGISTRY
     )

@@ -22,3 +22,13 @@ print(type(sys.modules.get("rfc3987_syntax")).__name__)
 def test_the_bundled_schema_plan_defers_the_iri_grammar_and_iri_still_validates():
     out = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["_Deferred", "1", "0", "module"], out
+
+
+def test_the_blocklist_command_defers_the_iri_grammar_too():
+    """``scrapy walsh blocklist`` imported jsonschema at module level, before the stand-in."""
+    program = (
+        "import sys\nfrom scrapy_walsh.commands.blocklist import problems\n"
+        "print(len(problems(b'{}')) > 0, type(sys.modules.get('rfc3987_syntax')).__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "_Deferred"], out
