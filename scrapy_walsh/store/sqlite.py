@@ -23,13 +23,18 @@ pacing slot.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .base import Operation, StateStore, StateStoreError, Updated
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS walsh_state (
@@ -75,6 +80,24 @@ def store_files(path: Path) -> list[Path]:
     return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"), id_file(path)]
 
 
+def _retrying(statement: Callable[[], T]) -> T:
+    """``statement()``, again while sqlite says the file is locked, for up to the busy timeout.
+
+    The busy handler covers transactions, but switching a new file to WAL (and creating its
+    tables) while another process creates the same file can fail at once with "database is
+    locked". The default store is shared by every process of the identity, so crawls started
+    together on a new machine would meet it."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return statement()
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 def _fix_message(path: Path) -> str:
     return (
         f"refusing to start on it: the opt-outs and the pacing ledger it held would be lost silently. "
@@ -111,14 +134,14 @@ class SqliteStore(StateStore):
                 self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
             )
             self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            mode = _retrying(lambda: self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0])
             if mode.lower() != "wal":
                 raise StateStoreError(f"{self.uri}: sqlite refused WAL mode (got {mode!r})")
             self._db.execute("PRAGMA synchronous=FULL")
             #: the connection's current PRAGMA synchronous (switched per transaction kind)
             self._sync = FULL
-            self._db.execute(SCHEMA)
-            self._db.execute(META)
+            _retrying(lambda: self._db.execute(SCHEMA))
+            _retrying(lambda: self._db.execute(META))
             self.store_id = self._own_id(remembered)
             self._db.execute("DELETE FROM walsh_state WHERE expires IS NOT NULL AND expires <= ?", (self.clock(),))
         except StoreRefused:
@@ -139,8 +162,6 @@ class SqliteStore(StateStore):
 
     def _own_id(self, remembered: str | None) -> str:
         """The store's id: created with the store, checked against the id file."""
-        import uuid
-
         with self._transaction():
             row = self._db.execute("SELECT value FROM walsh_meta WHERE name='id'").fetchone()
             if row is None:
@@ -161,7 +182,8 @@ class SqliteStore(StateStore):
                 f"(replaced by another file): {_fix_message(self.path)}"
             )
         if remembered is None:
-            tmp = id_file(self.path).with_suffix(".id.tmp")
+            # a name of its own: processes creating the store at once each write theirs (same id)
+            tmp = id_file(self.path).with_name(f"{id_file(self.path).name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
             tmp.write_text(found + "\n")
             tmp.replace(id_file(self.path))
         return found

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, new_project
 
@@ -95,6 +96,43 @@ def test_two_processes_on_one_sqlite_file_never_overwrite_each_others_entries(tm
     assert all("seen_a" in v and "seen_b" in v for v in entries.values()), entries
     assert sum(taken) <= 20 * (3 / 0.05 + 1) + 20, taken  # never two takes inside one interval
     assert store.counts["transactions"] >= 1
+
+
+OPENER = textwrap.dedent(
+    """
+    import sys, time
+    from scrapy_walsh.store import SqliteStore
+    start = float(sys.argv[2])
+    while time.time() < start:  # every process opens at the same instant
+        pass
+    print(SqliteStore(sys.argv[1], "Walsh-Research").store_id)
+    """
+)
+
+
+def test_processes_opening_a_new_default_store_at_once_all_open_the_same_store(tmp_path):
+    """The default store is shared per identity, so on a new machine several crawls may create it
+    at the same instant: none may fail (sqlite answered "database is locked" to the WAL switch,
+    and the id file's temporary name was shared), and all get the one store id."""
+    script = tmp_path / "opener.py"
+    script.write_text(OPENER)
+    for round_ in range(4):
+        path = tmp_path / f"r{round_}" / "state.sqlite3"
+        start = time.time() + 2.0
+        procs = [
+            subprocess.Popen(
+                [sys.executable, str(script), str(path), repr(start)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(8)
+        ]
+        results = [p.communicate(timeout=60) for p in procs]
+        assert all(p.returncode == 0 for p in procs), [err[-300:] for _, err in results if err]
+        ids = {out.strip() for out, _ in results}
+        assert len(ids) == 1, ids
+        assert (path.parent / "state.sqlite3.id").read_text().strip() in ids
 
 
 RESERVER = textwrap.dedent(
