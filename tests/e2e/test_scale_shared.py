@@ -103,7 +103,8 @@ OPENER = textwrap.dedent(
     import sys, time
     from scrapy_walsh.store import SqliteStore
     start = float(sys.argv[2])
-    while time.time() < start:  # every process opens at the same instant
+    time.sleep(max(0.0, start - time.time() - 0.02))
+    while time.time() < start:  # every process opens at the same instant (spinning 20 ms at most)
         pass
     print(SqliteStore(sys.argv[1], "Walsh-Research").store_id)
     """
