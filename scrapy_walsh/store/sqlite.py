@@ -47,6 +47,12 @@ CREATE TABLE IF NOT EXISTS walsh_state (
     PRIMARY KEY (identity, namespace, key)
 ) WITHOUT ROWID
 """
+#: One entry written whole (value, expiry, time); ``_upsert`` decides the expiry it passes.
+UPSERT = (
+    "INSERT INTO walsh_state (identity, namespace, key, value, expires, updated) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity, namespace, key) DO UPDATE SET "
+    "value=excluded.value, expires=excluded.expires, updated=excluded.updated"
+)
 META = "CREATE TABLE IF NOT EXISTS walsh_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
 BUSY_TIMEOUT_MS = 10_000
 #: How each write is committed (``PRAGMA synchronous`` for that commit; docs/state-store.md).
@@ -213,9 +219,7 @@ class SqliteStore(StateStore):
         with self._transaction(sync) as now:
             expires = None if ttl is None else now + ttl
             self._db.executemany(
-                "INSERT INTO walsh_state (identity, namespace, key, value, expires, updated) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity, namespace, key) DO UPDATE SET "
-                "value=excluded.value, expires=excluded.expires, updated=excluded.updated",
+                UPSERT,
                 [(self.identity, namespace, key, encoded, expires, now) for namespace, key, encoded in rows],
             )
 
@@ -321,9 +325,7 @@ class SqliteStore(StateStore):
             new = None if expires is None else expires
         encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         self._db.execute(
-            "INSERT INTO walsh_state (identity, namespace, key, value, expires, updated) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (identity, namespace, key) DO UPDATE SET "
-            "value=excluded.value, expires=excluded.expires, updated=excluded.updated",
+            UPSERT,
             (self.identity, namespace, key, encoded, new, now),
         )
 
