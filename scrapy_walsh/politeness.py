@@ -185,12 +185,16 @@ class Politeness:
         twice. Not when the pacing gate would refuse it (a Crawl-delay over the cap, a pause
         beyond ``WALSH_BACKOFF_MAX_DELAY``): that refusal is not put off until the slot."""
         wait = self.pacer.ready_at(host) - self.now()
-        if wait <= 0 or wait > self.max_pause:
-            return False
-        pace = self.pacer.hosts.get(host)
-        if pace is not None and crawl_delay_over_cap(pace.crawl_delay, self.cap):
+        if wait <= 0 or wait > self.max_pause or self.capped_delay(host) is not None:
             return False
         return self.better_elsewhere(host)
+
+    def capped_delay(self, host: str) -> float | None:
+        """R4's cap: ``host``'s Crawl-delay when it is over ``WALSH_MAX_CRAWL_DELAY`` (the host
+        is not crawled), else None."""
+        pace = self.pacer.hosts.get(host)
+        delay = pace.crawl_delay if pace is not None else None
+        return delay if crawl_delay_over_cap(delay, self.cap) else None
 
     def _own(self, pace: HostPace | str) -> dict[str, Any]:
         if isinstance(pace, str):

@@ -37,9 +37,7 @@ from twisted.internet.task import deferLater
 
 from .. import admission, internal
 from ..checkpoint import NotYourTurn
-from ..config import config_for
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
-from ..policy.gates import crawl_delay_over_cap
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..politeness import politeness_for
@@ -91,9 +89,6 @@ class PacingMiddleware:
         self.stats = crawler.stats
         self.politeness = politeness
         self.pacer = politeness.pacer
-        config = config_for(crawler)
-        self.cap = config.max_crawl_delay
-        self.max_pause = config.backoff_max_delay
         self._capped: set[str] = set()
 
     @classmethod
@@ -107,11 +102,11 @@ class PacingMiddleware:
         request.meta["download_slot"] = host
         self._check_cap(request, host)
         while wait := self._wait(host):  # 0 once the slot looks free (the checkpoint reserves it)
-            if wait > self.max_pause:
+            if wait > self.politeness.max_pause:
                 exc = HostPaused(
                     HOST_PAUSED,
                     f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
-                    f"over WALSH_BACKOFF_MAX_DELAY {self.max_pause:.0f} s",
+                    f"over WALSH_BACKOFF_MAX_DELAY {self.politeness.max_pause:.0f} s",
                     request.url,
                 )
                 record_denial(self.stats, exc, self.crawler.spider)
@@ -184,8 +179,8 @@ class PacingMiddleware:
         return back_to_scheduler(request)
 
     def _check_cap(self, request: Request, host: str) -> None:
-        delay = self.pacer.pace(host).crawl_delay if host in self.pacer.hosts else None
-        if not crawl_delay_over_cap(delay, self.cap):
+        delay = self.politeness.capped_delay(host)
+        if delay is None:
             return
         if host not in self._capped:
             self._capped.add(host)
@@ -195,11 +190,11 @@ class PacingMiddleware:
                 "the host is not crawled (R4 cap; never clamped)",
                 host,
                 delay,
-                self.cap,
+                self.politeness.cap,
             )
         exc = CrawlDelayExceedsCap(
             CRAWL_DELAY_EXCEEDS_CAP,
-            f"Crawl-delay {delay} s exceeds WALSH_MAX_CRAWL_DELAY {self.cap} s",
+            f"Crawl-delay {delay} s exceeds WALSH_MAX_CRAWL_DELAY {self.politeness.cap} s",
             request.url,
             crawl_delay=delay,
         )
