@@ -117,9 +117,10 @@ class RobotsMiddleware(StatefulGate):
         if self.mode == "ignore":
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
             return False
-        known = self.origins.get(origin_of(request))
-        waited = not isinstance(known, OriginRobots) or self._expired(known)
-        robots = await self.robots_for(request)
+        robots = self._usable(origin_of(request))
+        waited = robots is None
+        if robots is None:
+            robots = await self.robots_for(request)
         crawl_delay, request_rate = robots.crawl_delay(self.token), robots.request_rate(self.token)
         # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
         self.pacer.set_robots(url_host(request.url), crawl_delay, request_rate)
@@ -172,9 +173,10 @@ class RobotsMiddleware(StatefulGate):
     async def robots_for(self, request: Request) -> OriginRobots:
         """This origin's outcome; the first caller fetches it, later callers await it."""
         origin = origin_of(request)
+        usable = self._usable(origin)
+        if usable is not None:
+            return usable
         known = self.origins.get(origin)
-        if isinstance(known, OriginRobots) and not self._expired(known):
-            return known
         if isinstance(known, list):
             # one Deferred per waiter: a Deferred awaited twice hands the second awaiter None
             mine: Deferred[OriginRobots] = Deferred()
@@ -204,6 +206,11 @@ class RobotsMiddleware(StatefulGate):
         while time.monotonic() < deadline and fetching.held(self.store, f"robots {origin}"):
             await sleep(fetching.POLL)
         return self._from_store(origin)
+
+    def _usable(self, origin: str) -> OriginRobots | None:
+        """This origin's outcome when it is known and not expired (no fetch, no wait)."""
+        known = self.origins.get(origin)
+        return known if isinstance(known, OriginRobots) and not self._expired(known) else None
 
     def _expired(self, robots: OriginRobots) -> bool:
         now = time.time()
