@@ -18,10 +18,10 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from . import checkpoint, refusal
+from . import checkpoint, clean_refusal
 from .conformance import ConformanceGuard, enforce, user_set
 from .conformance.engine import path_of
-from .middlewares import addresses, conditional, frequency, scope, usage
+from .middlewares import addresses, conditional, frequency, scope, usage_preferences
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
@@ -63,8 +63,8 @@ COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", RobotsMiddleware, ROBOTS_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", conditional.ConditionalMiddleware, conditional.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", frequency.FrequencyMiddleware, frequency.PRIORITY),
-    ("DOWNLOADER_MIDDLEWARES", usage.UsageWarningsMiddleware, usage.PRIORITY),
-    ("SPIDER_MIDDLEWARES", usage.UsageWarningsItemMiddleware, usage.SPIDER_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", usage_preferences.UsagePreferencesMiddleware, usage_preferences.PRIORITY),
+    ("SPIDER_MIDDLEWARES", usage_preferences.UsagePreferencesItemMiddleware, usage_preferences.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", PacingMiddleware, PACING_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),
@@ -78,7 +78,7 @@ COMPONENTS = (
 
 class Addon:
     def update_settings(self, settings: BaseSettings) -> None:
-        refusal.install()  # a refusal below is reported as its reasons, never as a traceback
+        clean_refusal.install()  # a refusal below is reported as its reasons, never as a traceback
         for setting in WALSH_SETTINGS:
             settings.set(setting.name, setting.default, priority="default")
         for entry in preset(settings):

@@ -2,7 +2,7 @@
 
 Three kinds, each held by the package, never a plain meta string:
 
-* **internal** (robots.txt, the blocklist and its schema): object identity. ``internal.fetch``
+* **internal** (robots.txt, the blocklist and its schema): object identity. ``own_fetch.fetch``
   registers the Request object it builds; such requests go through ``engine.download_async``
   and never cross the scheduler, so identity is enough.
 * **gate stamps**: object identity. Each gate that lets a request pass stamps *that object*

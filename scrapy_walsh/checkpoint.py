@@ -12,7 +12,7 @@ scheme to ``None``. For each request the checkpoint
 * applies the blocklist and the address guard to the target's blocklist entry and to any
   proxy (``meta["proxy"]``, whoever set it): a refused proxy is sent nothing, not a CONNECT;
 * raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
-* signs the request (Web Bot Auth, ``scrapy_walsh.signer``) when a key is configured, last;
+* signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
 * takes the host's pacing reservation itself, under one global lock held for the reservation
   and the download only (never while waiting), so at most one request is on the network at
   any moment and the reserved start is the real send time. A taken slot raises
@@ -53,9 +53,9 @@ from .policy.vocabulary import (
     PROXY_REFUSED,
     SCHEME_NOT_ALLOWED,
 )
-from .politeness import Politeness, politeness_for
+from .request_signer import signer_for
 from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
-from .signer import signer_for
+from .shared_pacer import Politeness, politeness_for
 from .store import StoreUnavailable
 
 if TYPE_CHECKING:

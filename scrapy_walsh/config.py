@@ -151,7 +151,7 @@ def signing_key(value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValueError(f"expected a path to an Ed25519 private key, got {value!r}")
-    from .signing import SigningError, load_private_key
+    from .webbotauth import SigningError, load_private_key
 
     try:
         load_private_key(value)
@@ -319,7 +319,7 @@ def pace_by(value: Any) -> str:
 
 def purposes(value: Any) -> tuple[str, ...]:
     """aipref purposes (issue 20); None (not declared) means every purpose we know."""
-    from .policy.preferences_model import PURPOSES, validate_purposes
+    from .policy.preferences.model import PURPOSES, validate_purposes
 
     if value is None:
         return PURPOSES

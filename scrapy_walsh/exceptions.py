@@ -132,10 +132,10 @@ class ConformanceError(ValueError):
     """Raised at start-up when a setting would break a MUST; names setting and requirement."""
 
     def __init__(self, findings: Iterable[Finding]):
-        from . import refusal
+        from . import clean_refusal
         from .conformance.engine import Status
 
-        refusal.refusing()  # reported as these reasons only, on asyncio and on Twisted
+        clean_refusal.refusing()  # reported as these reasons only, on asyncio and on Twisted
         self.findings = [f for f in findings if f.status == Status.FAIL]
         lines = "\n".join(
             f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"

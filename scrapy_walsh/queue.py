@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.pqueues import DownloaderAwarePriorityQueue, ScrapyPriorityQueue
 
 from .policy.hostkey import url_host
-from .politeness import politeness_for
+from .shared_pacer import politeness_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -39,7 +39,7 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from . import config, internal
+from . import admission, config
 from .policy import feeds, llmstxt
 from .policy.addresses import PrivateAddressAllowance
 from .policy.markdown import outline
@@ -343,7 +343,7 @@ class StructuredSourceSpider(scrapy.Spider):
                 if isinstance(out, scrapy.Request):
                     # an errback's output skips the spider middlewares: use the plan up here
                     if self.planned_followup(out):
-                        internal.declare(self.crawler, out)
+                        admission.declare(self.crawler, out)
                 yield out
             return
         yield from self._settle(home, f"llms.txt not fetched: {refusal['reason']}", None)
@@ -502,7 +502,7 @@ class StructuredSourceSpider(scrapy.Spider):
         for request in out:
             # an errback's output skips the spider middlewares: use the plan up here
             if isinstance(request, scrapy.Request) and self.planned_followup(request):
-                internal.declare(self.crawler, request)
+                admission.declare(self.crawler, request)
         yield from out
 
     def _after_feed(self, ctx: dict[str, Any], why: str) -> Iterator[Any]:

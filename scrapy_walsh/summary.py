@@ -22,6 +22,7 @@ from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedE
 
 from .config import config_for
 from .policy.hostkey import url_host
+from .policy.vocabulary import Gate, GateVerdict
 from .settings import SPEC_VERSION
 
 if TYPE_CHECKING:
@@ -255,5 +256,5 @@ def _usage_line(stats: Mapping[str, Any]) -> str:
         f"{stats.get('walsh/usage/decided', 0)} responses judged, "
         f"reserved: {', '.join(f'{p} {n}' for p, n in reserved) or 'none'}; "
         f"{stats.get('walsh/usage/items_dropped', 0)} items dropped, "
-        f"{stats.get('walsh/denied/usage/usage_reserved', 0)} targets not fetched"
+        f"{stats.get(f'walsh/denied/{Gate.USAGE}/{GateVerdict.USAGE_RESERVED}', 0)} targets not fetched"
     )

@@ -121,13 +121,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def verify(path: str, key: str | None, settings: Settings) -> int:
     """``scrapy walsh check verify FILE``: 0 when the record's signature holds, else 1."""
-    from .. import signing
+    from .. import webbotauth
     from .keys import key_path
     from .signed_record import load_public_keys, verify_file
 
     try:
         keyid, record = verify_file(path, load_public_keys(key_path(key, settings)))
-    except (signing.SigningError, OSError, ValueError) as exc:
+    except (webbotauth.SigningError, OSError, ValueError) as exc:
         print(f"scrapy walsh check verify: {path}: {exc}", file=sys.stderr)
         return 1
     print(

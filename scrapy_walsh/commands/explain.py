@@ -98,6 +98,7 @@ from ..policy.vocabulary import (
     NOT_BLOCKED,
     PRIVATE_ADDRESS,
     SKIPPED_RECENTLY_FETCHED,
+    USAGE_RESERVED,
     Gate,
     Namespace,
     Verdict,
@@ -212,7 +213,7 @@ class Context:
     def reserve(self, host: str, address: str) -> None:
         """Wait for ``host``'s slot in the shared pacing ledger and take it, as a crawl's
         pacing middleware does (same key, interval and margin); ``Refused`` without a store."""
-        from ..politeness import KEEP, PACING_MARGIN, pace_key
+        from ..shared_pacer import KEEP, PACING_MARGIN, pace_key
         from ..store import Ledger, StateStoreError
 
         if self.store is None:
@@ -234,7 +235,7 @@ class Context:
 
     def settle(self, host: str) -> None:
         """The answer arrived: the next interval counts from now (the crawl's settle)."""
-        from ..politeness import KEEP
+        from ..shared_pacer import KEEP
         from ..store import Ledger, StateStoreError
 
         found = self.reserved.pop(host, None)
@@ -663,9 +664,6 @@ def render(report: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------- usage preferences (issue 20)
-
-#: The verdict of a target respect mode does not fetch (as the crawl's UsageReserved).
-USAGE_RESERVED = "usage_reserved"
 
 
 def usage_section(ctx: Context, outcome: OriginRobots | None, url: str) -> dict[str, Any]:

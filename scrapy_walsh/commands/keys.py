@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .. import signing
+from .. import webbotauth
 from ..settings import USER_AGENT
 
 if TYPE_CHECKING:
@@ -53,12 +53,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.action == "generate":
             return generate(Path(args.path), force=args.force)
-        key = signing.load_private_key(key_path(args.key, settings))
+        key = webbotauth.load_private_key(key_path(args.key, settings))
         if args.action == "directory":
-            print(json.dumps(signing.directory([key]), indent=2))
+            print(json.dumps(webbotauth.directory([key]), indent=2))
             return 0
         return verify(args.url, key)
-    except signing.SigningError as exc:
+    except webbotauth.SigningError as exc:
         return _fail(str(exc))
 
 
@@ -73,7 +73,7 @@ def key_path(given: str | None, settings: Settings) -> str:
 
     path = given or parse(settings, "WALSH_SIGNING_KEY")
     if not path:
-        raise signing.SigningError("no signing key: give --key PATH or set WALSH_SIGNING_KEY")
+        raise webbotauth.SigningError("no signing key: give --key PATH or set WALSH_SIGNING_KEY")
     return str(path)
 
 
@@ -82,12 +82,12 @@ def generate(path: Path, *, force: bool) -> int:
     existing = [str(p) for p in (path, public_path) if p.exists()]
     if existing and not force:
         return _fail(f"{', '.join(existing)} already exists; pass --force to replace the key pair")
-    key = signing.generate_key()
-    _write(path, signing.private_pem(key), 0o600)
-    _write(public_path, signing.public_pem(key), 0o644)
+    key = webbotauth.generate_key()
+    _write(path, webbotauth.private_pem(key), 0o600)
+    _write(public_path, webbotauth.public_pem(key), 0o644)
     print(f"private key: {path} (mode 0600)")
     print(f"public key:  {public_path}")
-    print(f"keyid:       {signing.keyid(key)}")
+    print(f"keyid:       {webbotauth.keyid(key)}")
     print(f"next: scrapy walsh keys directory --key {path} > http-message-signatures-directory")
     return 0
 
@@ -115,7 +115,7 @@ def verify(url: str, key: Ed25519PrivateKey) -> int:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return _fail(f"{url!r} is not an http(s) URL")
     request = urllib.request.Request(
-        url, headers={"User-Agent": USER_AGENT, "Accept": signing.DIRECTORY_MEDIA_TYPE}, method="GET"
+        url, headers={"User-Agent": USER_AGENT, "Accept": webbotauth.DIRECTORY_MEDIA_TYPE}, method="GET"
     )
     opener = urllib.request.build_opener(_NoRedirect)
     try:
@@ -130,15 +130,15 @@ def verify(url: str, key: Ed25519PrivateKey) -> int:
         return _fail(f"{url}: HTTP {status} (a directory must be served with 200)")
     if len(body) > MAX_DIRECTORY_BYTES:
         return _fail(f"{url}: larger than {MAX_DIRECTORY_BYTES} bytes; not a key directory")
-    if parts.path == signing.WELL_KNOWN_PATH and content_type != signing.DIRECTORY_MEDIA_TYPE:
+    if parts.path == webbotauth.WELL_KNOWN_PATH and content_type != webbotauth.DIRECTORY_MEDIA_TYPE:
         return _fail(
-            f"{url}: served as {content_type}; the well-known directory must be {signing.DIRECTORY_MEDIA_TYPE}"
+            f"{url}: served as {content_type}; the well-known directory must be {webbotauth.DIRECTORY_MEDIA_TYPE}"
         )
     try:
-        keys = signing.directory_keys(json.loads(body))
+        keys = webbotauth.directory_keys(json.loads(body))
     except ValueError as exc:  # SigningError is a ValueError, and so is a JSON syntax error
         return _fail(f"{url}: {exc}")
-    ours = signing.keyid(key)
+    ours = webbotauth.keyid(key)
     if ours not in keys:
         return _fail(f"{url}: our key {ours} is not in the directory ({len(keys)} Ed25519 keys: {', '.join(keys)})")
     if parts.scheme != "https":

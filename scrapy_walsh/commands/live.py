@@ -83,7 +83,7 @@ def refusal(output: str) -> str:
     """Why the crawl refused to start, from its log: the ConformanceError, else the last line."""
     lines = [line for line in output.splitlines() if line.strip()]
     error = f"{ConformanceError.__module__}.{ConformanceError.__qualname__}:"
-    # the refusal is logged as its reasons (scrapy_walsh.refusal); a traceback ends the same way
+    # the refusal is logged as its reasons (scrapy_walsh.clean_refusal); a traceback ends the same way
     starts = [i for i, line in enumerate(lines) if line.startswith(error) or REFUSAL_HEADLINE in line]
     if starts:
         reasons = []

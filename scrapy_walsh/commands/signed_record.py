@@ -1,7 +1,7 @@
 """Signed attestation records: ``check --sign`` and ``scrapy walsh check verify FILE``.
 
 A record (the JSON ``check --json`` prints) is signed detached, with the key that signs our
-requests: Ed25519 over the record's canonical JSON (:func:`scrapy_walsh.signing.sign_record`),
+requests: Ed25519 over the record's canonical JSON (:func:`scrapy_walsh.webbotauth.sign_record`),
 stored under :data:`SIGNATURE` next to the record's own fields, and left out of what it
 covers. Before signing, the record gains what makes it checkable later: a digest of the
 effective settings it was made under and, for ``--live``, of the server's request log (the
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from .. import signing
+from .. import webbotauth
 from ..settings import WALSH_SETTINGS, preset
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ SIGNATURE = "attestation_signature"
 
 def digest(value: Any) -> str:
     """``sha256:<hex>`` of a JSON value's canonical form."""
-    return "sha256:" + hashlib.sha256(signing.canonical_json(value)).hexdigest()
+    return "sha256:" + hashlib.sha256(webbotauth.canonical_json(value)).hexdigest()
 
 
 def settings_digest(settings: BaseSettings) -> str:
@@ -44,7 +44,7 @@ def settings_digest(settings: BaseSettings) -> str:
         if hasattr(value, "copy_to_dict"):
             value = value.copy_to_dict()
         try:
-            signing.canonical_json(value)
+            webbotauth.canonical_json(value)
         except (TypeError, ValueError):
             value = repr(value)
         values[name] = value
@@ -53,25 +53,25 @@ def settings_digest(settings: BaseSettings) -> str:
 
 def sign_report(report: dict[str, Any], key_path: str) -> dict[str, Any]:
     """``report`` with its detached signature (the key is WALSH_SIGNING_KEY)."""
-    key = signing.load_private_key(key_path)
+    key = webbotauth.load_private_key(key_path)
     record = {k: v for k, v in report.items() if k != SIGNATURE}
-    return {**record, SIGNATURE: signing.sign_record(key, record)}
+    return {**record, SIGNATURE: webbotauth.sign_record(key, record)}
 
 
 def load_public_keys(path: str) -> dict[str, Ed25519PublicKey]:
     """keyid -> key from a private key PEM (ours) or a public key PEM (``PATH.pub``)."""
     data = Path(path).read_bytes()
     if b"PRIVATE KEY" in data:
-        public = signing.load_private_key(path).public_key()
+        public = webbotauth.load_private_key(path).public_key()
     else:
         try:
             loaded = load_pem_public_key(data)
         except ValueError as exc:
-            raise signing.SigningError(f"{path}: not a PEM public key: {exc}") from None
+            raise webbotauth.SigningError(f"{path}: not a PEM public key: {exc}") from None
         if not isinstance(loaded, Ed25519PublicKey):
-            raise signing.SigningError(f"{path}: not an Ed25519 public key")
+            raise webbotauth.SigningError(f"{path}: not an Ed25519 public key")
         public = loaded
-    return {signing.keyid(public): public}
+    return {webbotauth.keyid(public): public}
 
 
 def verify_file(path: str, keys: dict[str, Ed25519PublicKey]) -> tuple[str, dict[str, Any]]:
@@ -79,8 +79,8 @@ def verify_file(path: str, keys: dict[str, Ed25519PublicKey]) -> tuple[str, dict
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise signing.SigningError(f"{path}: not a JSON record: {exc}") from None
+        raise webbotauth.SigningError(f"{path}: not a JSON record: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get(SIGNATURE), dict):
-        raise signing.SigningError(f"{path}: no {SIGNATURE} (make it with check --json --sign)")
+        raise webbotauth.SigningError(f"{path}: no {SIGNATURE} (make it with check --json --sign)")
     record = {k: v for k, v in document.items() if k != SIGNATURE}
-    return signing.verify_record(record, document[SIGNATURE], keys), record
+    return webbotauth.verify_record(record, document[SIGNATURE], keys), record

@@ -2,7 +2,7 @@
 
 A site that requires verified bots reads the request's ``Signature-Agent``, fetches the key
 directory it names (over HTTP, cached), and checks the HTTP Message Signature with
-:func:`scrapy_walsh.signing.verify_request`. The demo does exactly that, with one limit: it
+:func:`scrapy_walsh.webbotauth.verify_request`. The demo does exactly that, with one limit: it
 fetches directories only from its own hosts (a test must never reach the internet). Each
 request's record says ``verified``, ``missing`` or ``invalid: <why>``; a host listed in
 ``require_signatures`` answers 401 to anything but ``verified``.
@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
-from .. import signing
+from .. import webbotauth
 from .hosts import lookup
 
 #: The header the site's own directory fetches carry (left out of the request log).
@@ -46,12 +46,12 @@ class SignatureVerifier:
         if not any(k.lower() in ("signature", "signature-input") for k in headers):
             return MISSING
         try:
-            agents = signing.signature_agents(headers)
+            agents = webbotauth.signature_agents(headers)
             keys: dict = {}
             for agent in agents.values():
-                keys.update(signing.directory_keys(self._directory(agent)))
-            signing.verify_request(method, url, headers, keys)
-        except (signing.SigningError, OSError, ValueError, http.client.HTTPException) as exc:
+                keys.update(webbotauth.directory_keys(self._directory(agent)))
+            webbotauth.verify_request(method, url, headers, keys)
+        except (webbotauth.SigningError, OSError, ValueError, http.client.HTTPException) as exc:
             return f"invalid: {exc}"
         return VERIFIED
 

@@ -44,7 +44,7 @@ from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
 from ..policy.hostkey import host_key, url_host
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
-from ..politeness import politeness_for
+from ..shared_pacer import politeness_for
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

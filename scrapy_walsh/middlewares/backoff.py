@@ -16,19 +16,19 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from .. import admission, internal
+from .. import admission
 from ..config import config_for
 from ..policy.backoff import Backoff
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import Meta
-from ..politeness import politeness_for
+from ..shared_pacer import politeness_for
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..politeness import Politeness
+    from ..shared_pacer import Politeness
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ class BackoffMiddleware:
                 decision.reason,
             )
             return response
-        if request.meta.get("dont_retry") or internal.internal_kind(request) is not None:
+        if request.meta.get("dont_retry") or admission.internal_kind(request) is not None:
             logger.info(
                 "%s answered %s: %s paused for %.1f s (%s); not retried here",
                 request.url,

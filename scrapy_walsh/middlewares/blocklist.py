@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from .. import admission, internal
+from .. import admission, own_fetch, request_meta
 from ..config import config_for
 from ..exceptions import BlockedByOperator, record_denial
 from ..policy.blocklist import (
@@ -82,21 +82,21 @@ class BlocklistMiddleware(StatefulGate):
     # ------------------------------------------------------------------ the gate
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        kind = internal.internal_kind(request)
-        if kind in (internal.BLOCKLIST, internal.BLOCKLIST_SCHEMA):
+        kind = admission.internal_kind(request)
+        if kind in (own_fetch.BLOCKLIST, own_fetch.BLOCKLIST_SCHEMA):
             return  # the operator's own contract resources
         if time.time() >= self.next_refresh:
             await self._refresh_once()
         host = url_host(request.url)
         entry = self.blocklist.match(host)
         if entry is None:
-            internal.record_verdict(request, "blocklist", NOT_BLOCKED)
+            request_meta.record_verdict(request, "blocklist", NOT_BLOCKED)
             admission.stamp(request, admission.BLOCKLIST)
             return
         self.stats.inc_value("walsh/blocklist/blocked")
         if request.meta.get("redirect_urls"):
             self.stats.inc_value("walsh/blocklist/redirect_blocked")
-        if kind == internal.ROBOTS:
+        if kind == own_fetch.ROBOTS:
             self.stats.inc_value("walsh/blocklist/robots_blocked")
         added = f"added {entry.added}: " if entry.added else ""
         exc = BlockedByOperator(
@@ -130,8 +130,8 @@ class BlocklistMiddleware(StatefulGate):
             self._schema = await self._load_schema()
         failure = None
         try:
-            response = await internal.fetch(
-                self.crawler, self.url, internal.BLOCKLIST, download_maxsize=MAX_DOCUMENT_BYTES
+            response = await own_fetch.fetch(
+                self.crawler, self.url, own_fetch.BLOCKLIST, download_maxsize=MAX_DOCUMENT_BYTES
             )
         except Exception as exc:  # network errors, size cap, a gate's refusal
             failure = f"fetch failed: {type(exc).__name__}: {exc}"
@@ -255,7 +255,7 @@ class BlocklistMiddleware(StatefulGate):
             return bundled_schema()
         key = f"schema:{self.schema_url}"
         try:
-            response = await internal.fetch(self.crawler, self.schema_url, internal.BLOCKLIST_SCHEMA)
+            response = await own_fetch.fetch(self.crawler, self.schema_url, own_fetch.BLOCKLIST_SCHEMA)
             if response.status != 200:
                 raise ValueError(f"HTTP {response.status}")
             schema = load_schema(json.loads(response.body))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import internal
+from .. import admission, request_meta
 from ..exceptions import NotModified
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import NOT_MODIFIED, Meta, Namespace
@@ -30,7 +30,7 @@ SENT = Meta.CONDITIONAL
 
 class ConditionalMiddleware(StatefulGate):
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if internal.internal_kind(request) is not None or request.method not in ("GET", "HEAD"):
+        if admission.internal_kind(request) is not None or request.method not in ("GET", "HEAD"):
             return
         saved = self.store.get(NAMESPACE, canonical_url(request.url))
         if not saved:
@@ -44,15 +44,15 @@ class ConditionalMiddleware(StatefulGate):
             sent = True
         if sent:
             request.meta[SENT] = True
-            if internal.first_pass(request):
+            if request_meta.first_pass(request):
                 self.stats.inc_value("walsh/conditional/sent")
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if internal.internal_kind(request) is not None:
+        if admission.internal_kind(request) is not None:
             return response
         if response.status == 304 and request.meta.get(SENT):
             self.stats.inc_value("walsh/conditional/not_modified")
-            internal.record_verdict(request, "conditional", NOT_MODIFIED)
+            request_meta.record_verdict(request, "conditional", NOT_MODIFIED)
             raise NotModified(NOT_MODIFIED, "304 Not Modified: no new data since the last fetch", request.url)
         if 200 <= response.status < 300:
             etag = response.headers.get(b"ETag")

@@ -24,7 +24,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
-from .. import admission, internal
+from .. import admission
 from ..config import config_for
 from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
@@ -67,7 +67,7 @@ class FrequencyMiddleware(StatefulGate):
         admission.stamp(request, admission.FREQUENCY)
 
     def _gate(self, request: Request) -> None:
-        if self.interval <= 0 or internal.internal_kind(request) is not None:
+        if self.interval <= 0 or admission.internal_kind(request) is not None:
             return
         if self._claim(request) is not None:
             return  # a redirect hop, retry or requeue of the fetch under way
@@ -93,7 +93,7 @@ class FrequencyMiddleware(StatefulGate):
         # 540), so a 404 or a 410 counts as fetched just like a 200 (a resumed crawl sends
         # nothing twice). Writing the answer's time replaces the claim, so a copy of this
         # request's meta holds no live claim any more.
-        if self.interval > 0 and internal.internal_kind(request) is None:
+        if self.interval > 0 and admission.internal_kind(request) is None:
             target = target_of(request, self._claim(request))
             # one transaction (one round trip in a fleet), committed like the claim it replaces
             entries = [(NAMESPACE, target, time.time()), (Namespace.FETCHED_BY, target, self.fetcher)]

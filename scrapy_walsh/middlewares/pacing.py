@@ -35,12 +35,12 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.task import deferLater
 
-from .. import admission, internal
+from .. import admission, request_meta
 from ..checkpoint import NotYourTurn
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
-from ..politeness import politeness_for
+from ..shared_pacer import politeness_for
 from ..store import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..politeness import Politeness
+    from ..shared_pacer import Politeness
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +67,8 @@ REQUEUED = "walsh/pacing/requeued"
 
 def back_to_scheduler(request: Request) -> Request:
     """The copy of ``request`` a gate returns to send it back to the scheduler: its admission
-    tokens carried over, counted as a requeue (``internal.first_pass`` is then False)."""
-    request.meta[internal.REQUEUED] = request.meta.get(internal.REQUEUED, 0) + 1
+    tokens carried over, counted as a requeue (``request_meta.first_pass`` is then False)."""
+    request.meta[request_meta.REQUEUED] = request.meta.get(request_meta.REQUEUED, 0) + 1
     return admission.carry(request, request.replace(dont_filter=True))
 
 
@@ -111,7 +111,7 @@ class PacingMiddleware:
                 )
                 record_denial(self.stats, exc, self.crawler.spider)
                 raise exc
-            if internal.internal_kind(request) is None and self.politeness.better_elsewhere(host):
+            if admission.internal_kind(request) is None and self.politeness.better_elsewhere(host):
                 self.stats.inc_value(REQUEUED)
                 return back_to_scheduler(request)
             # then ask again: another process may take the slot first, or a pause arrive
@@ -157,12 +157,12 @@ class PacingMiddleware:
         """The checkpoint found the slot taken (another process, an internal fetch or an
         ``engine.download`` got there first): nothing was sent. Wait, or give the download
         slot to a host that is ready sooner, then the request walks the gates again."""
-        if internal.internal_kind(request) is None and self.politeness.better_elsewhere(exc.host):
+        if admission.internal_kind(request) is None and self.politeness.better_elsewhere(exc.host):
             self.stats.inc_value(REQUEUED)
         else:
             self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
             await _sleep(exc.wait)
-        if internal.internal_kind(request) is not None:
+        if admission.internal_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)
         return back_to_scheduler(request)
 

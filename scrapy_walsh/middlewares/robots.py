@@ -34,7 +34,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
-from .. import admission, internal
+from .. import admission, own_fetch, request_meta
 from ..config import config_for
 from ..exceptions import RobotsDenied, record_denial
 from ..policy.gates import (
@@ -54,7 +54,7 @@ from ..policy.gates import (
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
-from ..politeness import politeness_for
+from ..shared_pacer import politeness_for
 from ..store import fetching
 from ..store.waiting import sleep
 from . import pacing
@@ -110,7 +110,7 @@ class RobotsMiddleware(StatefulGate):
 
     async def _gate(self, request: Request) -> bool:
         """Raise when robots.txt refuses ``request``; True when it waited for a robots.txt fetch."""
-        if internal.internal_kind(request) is not None:
+        if admission.internal_kind(request) is not None:
             return False  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
         if urlparse_cached(request).scheme not in ("http", "https"):
             return False  # refused by the admission gate and the checkpoint
@@ -141,7 +141,7 @@ class RobotsMiddleware(StatefulGate):
                 else f"robots.txt of {robots.origin} is unreachable ({robots.reason})"
             )
             if self.mode == "report_only":
-                if internal.first_pass(request):
+                if request_meta.first_pass(request):
                     self.stats.inc_value("walsh/robots/report_only_fetched")
                 logger.info(
                     "report_only: fetching %s although %s", request.url, reason, extra={"spider": self.crawler.spider}
@@ -155,7 +155,7 @@ class RobotsMiddleware(StatefulGate):
         return waited
 
     def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None, **pace: Any) -> None:
-        if internal.first_pass(request):
+        if request_meta.first_pass(request):
             self.stats.inc_value(f"walsh/robots/verdict/{verdict.value}")
         details: dict[str, Any] = {
             "mode": self.mode,
@@ -166,7 +166,9 @@ class RobotsMiddleware(StatefulGate):
             details.update(
                 origin=robots.origin, source=robots.source, status=robots.status, sitemaps=robots.sitemaps, **pace
             )
-        internal.record_verdict(request, "robots", verdict, recommendation=details["recommendation"], robots=details)
+        request_meta.record_verdict(
+            request, "robots", verdict, recommendation=details["recommendation"], robots=details
+        )
 
     # ------------------------------------------------------------------ per origin
 
@@ -234,7 +236,7 @@ class RobotsMiddleware(StatefulGate):
         hops = 0
         while True:
             try:
-                response = await internal.fetch(self.crawler, url, internal.ROBOTS)
+                response = await own_fetch.fetch(self.crawler, url, own_fetch.ROBOTS)
             except IgnoreRequest as exc:
                 return self._unreachable(origin, RobotsFetch(error=f"{url} refused by a gate: {exc}"))
             except Exception as exc:

@@ -10,7 +10,7 @@ are part of reading that target; the spider keeps the plan, so a request that me
 carries the same meta is still dropped (see ``scrapy_walsh.spiders``).
 
 Scrapy passes an errback's output straight to the scheduler, around every spider
-middleware, so the middleware also marks each request it admits (``internal.DECLARED``, a
+middleware, so the middleware also marks each request it admits (``Meta.DECLARED``, a
 seal of its URL that spider code can't forge: ``scrapy_walsh.admission``) and drops, on
 ``request_scheduled``, any request that arrives without a valid seal. Retries and pacing
 requeues copy ``meta`` and keep it; our redirect middleware re-seals the new URL. A request
@@ -36,7 +36,7 @@ import scrapy
 from scrapy import signals
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from .. import internal
+from .. import admission
 from ..exceptions import OutOfScope, record_denial
 from ..policy.scope import subresource_kind, subresource_type
 from ..policy.vocabulary import NOT_DECLARED, SUBRESOURCE
@@ -70,10 +70,10 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None:
             self._declared.add(request.url)
-            return internal.declare(self.crawler, request)  # a start request: a declared target
+            return admission.declare(self.crawler, request)  # a start request: a declared target
         if self._structured_step(request):
             self.stats.inc_value("walsh/scope/structured_followups")
-            return internal.declare(self.crawler, request)
+            return admission.declare(self.crawler, request)
         if request.url in self._declared:
             # declared on its own: fetched (once) as a target, so nothing is lost here
             self.stats.inc_value("walsh/scope/followups_already_declared")
@@ -83,12 +83,12 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
 
     def request_scheduled(self, request: Request, spider: Spider) -> None:
         """The scheduler's door: what reached it around the spider middlewares is dropped."""
-        if internal.declared(self.crawler, request):
+        if admission.declared(self.crawler, request):
             return
         if _typed_at_the_shell():
             # `scrapy shell URL` and fetch() inside it: the person at the prompt declared it
             self.stats.inc_value("walsh/scope/shell_declared")
-            internal.declare(self.crawler, request)
+            admission.declare(self.crawler, request)
             return
         self._drop(request, "scheduled without passing the spider middlewares (e.g. yielded from an errback)")
         raise OutOfScope(NOT_DECLARED, "not a declared target (R6)", request.url)
@@ -114,7 +114,7 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
 
         def declared_next_requests() -> Iterator[Any]:
             for request in next_requests():
-                yield internal.declare(self.crawler, request) if isinstance(request, scrapy.Request) else request
+                yield admission.declare(self.crawler, request) if isinstance(request, scrapy.Request) else request
 
         spider.next_requests = declared_next_requests  # type: ignore[attr-defined]
 
@@ -179,7 +179,7 @@ class SubresourceMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if internal.internal_kind(request) is not None:
+        if admission.internal_kind(request) is not None:
             return
         dest: Any = request.headers.get("Sec-Fetch-Dest")
         kind = subresource_kind(
@@ -193,7 +193,7 @@ class SubresourceMiddleware:
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         """A response of a sub-resource type is dropped here, before any callback sees its bytes."""
-        if internal.internal_kind(request) is not None:
+        if admission.internal_kind(request) is not None:
             return response  # robots.txt, the blocklist: read by their own gates, whatever their type
         content_type = response.headers.get(b"Content-Type")
         kind = subresource_type(content_type)

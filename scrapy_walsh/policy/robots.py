@@ -350,7 +350,7 @@ class RobotsTxt:
 
     def usage_lines(self, token: str) -> list[tuple[str, str, int]]:
         """Issue 20: ``(field, value, line)`` of the usage-preference records of ``token``'s
-        selected groups, plus every ``License:`` line, for :mod:`.preferences_robots`."""
+        selected groups, plus every ``License:`` line, for :mod:`.preferences.robots`."""
         groups = self._selected.get(token)
         if groups is None:
             groups = self._select(token)

@@ -111,6 +111,8 @@ class GateVerdict(StrEnum):
     PROXY_REFUSED = "proxy_refused"
     #: Checkpoint: a scheme other than http and https.
     SCHEME_NOT_ALLOWED = "scheme_not_allowed"
+    #: Usage preferences (respect mode): robots.txt or tdmrep.json reserves one of our purposes.
+    USAGE_RESERVED = "usage_reserved"
 
 
 # Plain names for the verdicts above, as the gates spell them.
@@ -131,6 +133,7 @@ NOT_ADMITTED = GateVerdict.NOT_ADMITTED
 HOST_HEADER_MISMATCH = GateVerdict.HOST_HEADER_MISMATCH
 PROXY_REFUSED = GateVerdict.PROXY_REFUSED
 SCHEME_NOT_ALLOWED = GateVerdict.SCHEME_NOT_ALLOWED
+USAGE_RESERVED = GateVerdict.USAGE_RESERVED
 
 
 class Meta(StrEnum):

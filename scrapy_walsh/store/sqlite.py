@@ -72,7 +72,7 @@ SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL}
 class StoreRefused(StateStoreError):
     """The state file is not the store this machine created (empty, replaced, unreadable)."""
 
-    #: reported as its message alone, never a traceback (scrapy_walsh/refusal.py)
+    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
     clean_refusal = True
 
 

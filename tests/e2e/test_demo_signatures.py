@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scrapy_walsh import signing
+from scrapy_walsh import webbotauth
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import HOSTS
 
@@ -34,15 +34,15 @@ def send(site: DemoSite, url: str, headers: dict[str, str]) -> int:
 @pytest.fixture
 def signed_site():
     with DemoSite(hosts=["open", "ops"], require_signatures=["open"]) as site:
-        key = signing.generate_key()
-        agent = site.publish_directory(signing.directory([key]))
+        key = webbotauth.generate_key()
+        agent = site.publish_directory(webbotauth.directory([key]))
         yield site, key, agent
 
 
 def test_a_signed_request_is_verified_and_served(signed_site):
     site, key, agent = signed_site
     url = site.url("open", "/page/1")
-    headers = signing.sign_request(key, "GET", url, {}, agent).as_dict()
+    headers = webbotauth.sign_request(key, "GET", url, {}, agent).as_dict()
     assert send(site, url, headers) == 200
     (record,) = site.requests  # the site's own directory fetch is not in the log
     assert record["signature"] == "verified" and record["path"] == "/page/1"
@@ -51,8 +51,8 @@ def test_a_signed_request_is_verified_and_served(signed_site):
 def test_missing_wrong_key_and_replayed_signatures_get_401(signed_site):
     site, key, agent = signed_site
     url = site.url("open", "/page/1")
-    other = signing.sign_request(signing.generate_key(), "GET", url, {}, agent).as_dict()
-    replayed = signing.sign_request(key, "GET", site.url("open", "/page/2"), {}, agent).as_dict()
+    other = webbotauth.sign_request(webbotauth.generate_key(), "GET", url, {}, agent).as_dict()
+    replayed = webbotauth.sign_request(key, "GET", site.url("open", "/page/2"), {}, agent).as_dict()
     assert send(site, url, {}) == 401
     assert send(site, url, other) == 401
     assert send(site, url, replayed) == 401  # signed for another path
@@ -65,5 +65,5 @@ def test_hosts_that_do_not_require_signatures_still_record_them(signed_site):
     site, key, agent = signed_site
     url = site.url("ops", "/.well-known/walsh-research/blocklist.json")
     assert send(site, url, {}) == 200
-    assert send(site, url, signing.sign_request(key, "GET", url, {}, agent).as_dict()) == 200
+    assert send(site, url, webbotauth.sign_request(key, "GET", url, {}, agent).as_dict()) == 200
     assert [r["signature"] for r in site.requests] == ["missing", "verified"]

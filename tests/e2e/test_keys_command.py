@@ -17,13 +17,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from scrapy.settings import Settings
 
-from scrapy_walsh import signing
+from scrapy_walsh import webbotauth
 from scrapy_walsh.commands import keys as command
 from scrapy_walsh.settings import USER_AGENT
 
 from ..helpers import run_scrapy
 
-WELL_KNOWN = signing.WELL_KNOWN_PATH
+WELL_KNOWN = webbotauth.WELL_KNOWN_PATH
 
 
 def keys(*args, cwd, env=None):
@@ -91,10 +91,10 @@ def test_generate_writes_a_0600_key_and_its_public_key(pair):
     root, stdout, _ = pair
     private, public = root / "walsh.pem", root / "walsh.pem.pub"
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
-    key = signing.load_private_key(private)
-    assert public.read_bytes() == signing.public_pem(key)
+    key = webbotauth.load_private_key(private)
+    assert public.read_bytes() == webbotauth.public_pem(key)
     assert b"PRIVATE" not in public.read_bytes()
-    assert f"keyid:       {signing.keyid(key)}" in stdout
+    assert f"keyid:       {webbotauth.keyid(key)}" in stdout
 
 
 def test_generate_never_overwrites_a_key_without_force(pair):
@@ -113,9 +113,9 @@ def test_generate_never_overwrites_a_key_without_force(pair):
 
 def test_directory_prints_our_jwks_from_the_option_or_the_setting(pair):
     root, _, document = pair
-    key = signing.load_private_key(root / "walsh.pem")
-    assert document == signing.directory([key])
-    assert document["keys"][0]["kid"] == signing.keyid(key)
+    key = webbotauth.load_private_key(root / "walsh.pem")
+    assert document == webbotauth.directory([key])
+    assert document["keys"][0]["kid"] == webbotauth.keyid(key)
     from_setting = keys("directory", "-s", f"WALSH_SIGNING_KEY={root / 'walsh.pem'}", cwd=root)
     assert from_setting.returncode == 0, from_setting.stderr
     assert json.loads(from_setting.stdout) == document
@@ -136,7 +136,7 @@ def test_directory_refuses_a_missing_or_malformed_key_naming_it(tmp_path):
 
 def test_verify_finds_our_key_fetching_with_our_exact_user_agent(pair, server):
     root, _, document = pair
-    server.routes[WELL_KNOWN] = (200, signing.DIRECTORY_MEDIA_TYPE, json.dumps(document).encode(), {})
+    server.routes[WELL_KNOWN] = (200, webbotauth.DIRECTORY_MEDIA_TYPE, json.dumps(document).encode(), {})
     before = len(server.seen)
     result = keys("verify", server.url(WELL_KNOWN), "--key", str(root / "walsh.pem"), cwd=root)
     assert result.returncode == 0, result.stderr
@@ -163,7 +163,7 @@ def test_verify_fails_on_a_directory_a_site_would_not_accept(pair, server, path,
         if body is None:
             body = json.dumps(document).encode()
         elif body == "other":
-            body = json.dumps(signing.directory([signing.generate_key()])).encode()
+            body = json.dumps(webbotauth.directory([webbotauth.generate_key()])).encode()
         elif body == "mislabelled":
             body = json.dumps({"keys": [{**document["keys"][0], "kid": "not-the-thumbprint"}]}).encode()
         server.routes[path] = (status, content_type, body, extra)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..helpers import CLOCK_TOLERANCE, crawl_targets, gaps_by_host, stat
 
 COUNTER = """
-from scrapy_walsh import internal
+from scrapy_walsh import admission
 
 
 class ReachedPacing:
@@ -20,7 +20,7 @@ class ReachedPacing:
         return cls(crawler.stats)
 
     def process_request(self, request, spider=None):
-        if internal.internal_kind(request) is None:
+        if admission.internal_kind(request) is None:
             self.stats.inc_value("test/reached_pacing")
 """
 

@@ -17,10 +17,10 @@ from ..helpers import add_addon_line, crawl_targets
 def test_an_unusable_key_or_directory_refuses_the_crawl(plain_project, demo_site, tmp_path, setting, value, reason):
     garbage = tmp_path / "garbage.pem"
     garbage.write_text("-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
-    from scrapy_walsh import signing
+    from scrapy_walsh import webbotauth
 
     good = tmp_path / "good.pem"
-    good.write_bytes(signing.private_pem(signing.generate_key()))
+    good.write_bytes(webbotauth.private_pem(webbotauth.generate_key()))
     values = {
         "WALSH_SIGNING_KEY": str(good),
         "WALSH_SIGNATURE_AGENT": "https://wal.sh/.well-known/http-message-signatures-directory",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh import signing
+from scrapy_walsh import webbotauth
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import HOSTS
 
@@ -25,9 +25,9 @@ def signing_site():
 
 @pytest.fixture
 def signing_project(tmp_path, signing_site):
-    key = tmp_path / "walsh-signing.pem"
+    key = tmp_path / "walsh-webbotauth.pem"
     assert run_scrapy(["walsh", "keys", "generate", str(key)], cwd=tmp_path).returncode == 0
-    agent = signing_site.publish_directory(signing.directory([signing.load_private_key(key)]))
+    agent = signing_site.publish_directory(webbotauth.directory([webbotauth.load_private_key(key)]))
     project = new_project(tmp_path)
     add_addon_line(
         project, site=signing_site, extra=f"\nWALSH_SIGNING_KEY = {str(key)!r}\nWALSH_SIGNATURE_AGENT = {agent!r}\n"

@@ -12,8 +12,8 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon, admission
-from scrapy_walsh.middlewares.usage import UsageWarningsItemMiddleware, UsageWarningsMiddleware
-from scrapy_walsh.policy.usage import MAX_DIRECTIVES, usage_warnings
+from scrapy_walsh.middlewares.usage_preferences import UsagePreferencesItemMiddleware, UsagePreferencesMiddleware
+from scrapy_walsh.policy.xrobotstag import MAX_DIRECTIVES, usage_warnings
 
 from ..helpers import add_addon_line, crawl_targets, new_project, stat
 
@@ -73,7 +73,7 @@ def _response(url, *values, meta=None):
 
 
 def test_the_downloader_middleware_writes_meta_and_counts(crawler):
-    mw = UsageWarningsMiddleware.from_crawler(crawler)
+    mw = UsagePreferencesMiddleware.from_crawler(crawler)
     before = {"verdicts": {"robots": "allowed_implicit"}}
     response = _response(
         "http://example.com/a", "noindex", "walsh-research: noai", "googlebot: nofollow", meta={"walsh": before}
@@ -93,9 +93,9 @@ def test_the_downloader_middleware_writes_meta_and_counts(crawler):
 
 
 def test_internal_resources_are_not_content(crawler):
-    mw = UsageWarningsMiddleware.from_crawler(crawler)
+    mw = UsagePreferencesMiddleware.from_crawler(crawler)
     response = _response("http://example.com/robots.txt", "noindex")
-    admission.register_internal(response.request, "robots")  # what internal.fetch() does; meta can't
+    admission.register_internal(response.request, "robots")  # what own_fetch.fetch() does; meta can't
     mw.process_response(response.request, response)
     assert "walsh" not in response.meta
 
@@ -116,7 +116,7 @@ class Record:
 
 
 def test_items_carry_the_warnings_when_they_can(crawler, caplog):
-    mw = UsageWarningsItemMiddleware.from_crawler(crawler)
+    mw = UsagePreferencesItemMiddleware.from_crawler(crawler)
     response = _response("http://example.com/a", meta={"walsh": {"usage_warnings": ["noai", "noindex"]}})
     assert mw.get_processed_item({"url": "u"}, response)["usage_warnings"] == ["noai", "noindex"]
     assert mw.get_processed_item(DeclaredItem(url="u"), response)["usage_warnings"] == ["noai", "noindex"]

@@ -21,9 +21,9 @@ from scrapy_walsh.policy.preferences import (
     combine,
     usage_decision,
 )
-from scrapy_walsh.policy.preferences_headers import header_statements
-from scrapy_walsh.policy.preferences_paths import PathPattern, normalize, url_path
-from scrapy_walsh.policy.preferences_syntax import parse_aipref, parse_content_signal
+from scrapy_walsh.policy.preferences.headers import header_statements
+from scrapy_walsh.policy.preferences.paths import PathPattern, normalize, url_path
+from scrapy_walsh.policy.preferences.syntax import parse_aipref, parse_content_signal
 
 from ..fuzz import FUZZ
 

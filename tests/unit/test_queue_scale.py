@@ -10,8 +10,8 @@ from scrapy import Request
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
-from scrapy_walsh.politeness import politeness_for
 from scrapy_walsh.queue import PolitenessAwarePriorityQueue
+from scrapy_walsh.shared_pacer import politeness_for
 
 POPS = 300
 

@@ -14,7 +14,7 @@ import math
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from scrapy_walsh.policy import llmstxt, markdown, sitemaps, usage
+from scrapy_walsh.policy import llmstxt, markdown, sitemaps, xrobotstag
 from scrapy_walsh.policy.addresses import PrivateAddressAllowance, classify, parse_ip, refusal
 from scrapy_walsh.policy.backoff import Backoff, parse_retry_after
 from scrapy_walsh.policy.canonical import canonical_url
@@ -70,10 +70,10 @@ def test_retry_after_parses_anything(values, now):
 @FUZZ
 @given(st.lists(st.one_of(anything, st.binary(max_size=80)), max_size=4), st.sampled_from(["Walsh-Research", "x"]))
 def test_x_robots_tag_parses_anything(values, token):
-    warnings = usage.usage_warnings(values, token)
+    warnings = xrobotstag.usage_warnings(values, token)
     assert all(isinstance(w, str) for w in warnings)
     for warning in warnings:
-        usage.directive_name(warning)
+        xrobotstag.directive_name(warning)
 
 
 @FUZZ

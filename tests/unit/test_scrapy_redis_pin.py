@@ -17,7 +17,7 @@ import pytest
 from scrapy.utils.test import get_crawler
 from scrapy_redis import spiders as scrapy_redis_spiders
 
-from scrapy_walsh import Addon, internal
+from scrapy_walsh import Addon, admission
 from scrapy_walsh.exceptions import OutOfScope
 from scrapy_walsh.middlewares.scope import DeclaredTargetsMiddleware
 
@@ -65,7 +65,7 @@ def test_urls_scrapy_redis_pops_when_idle_reach_the_scheduler_declared():
     assert [r.url for r in engine.scheduled] == TARGETS, (
         "scrapy-redis's idle path no longer goes through next_requests(): see spider_opened"
     )
-    assert all(internal.declared(middleware.crawler, r) for r in engine.scheduled)
+    assert all(admission.declared(middleware.crawler, r) for r in engine.scheduled)
     for request in engine.scheduled:
         middleware.request_scheduled(request, spider)  # admitted: raises nothing
 
@@ -74,7 +74,7 @@ def test_without_the_wrapper_the_scheduler_check_drops_them():
     """What the wrapper is for: the same requests, unmarked, are refused as undeclared."""
     spider, middleware, engine = _spider_and_middleware()
     spider.schedule_next_requests()
-    assert engine.scheduled and not any(internal.declared(middleware.crawler, r) for r in engine.scheduled)
+    assert engine.scheduled and not any(admission.declared(middleware.crawler, r) for r in engine.scheduled)
     with pytest.raises(OutOfScope):
         middleware.request_scheduled(engine.scheduled[0], spider)
 

@@ -1,4 +1,4 @@
-"""Web Bot Auth signing (scrapy_walsh.signing), checked against the RFCs' own examples and against
+"""Web Bot Auth signing (scrapy_walsh.webbotauth), checked against the RFCs' own examples and against
 a signature base built here independently from RFC 9421's text, not by the library we sign with."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ec import SECP256R1, generate_private_key
 
-from scrapy_walsh import signing
+from scrapy_walsh import webbotauth
 
 #: RFC 9421 appendix B.1.4, "test-key-ed25519" (a published test key: never for production).
 RFC9421_ED25519 = b"""-----BEGIN PRIVATE KEY-----
@@ -26,7 +26,7 @@ AGENT = "https://wal.sh/.well-known/http-message-signatures-directory"
 def rfc_key(tmp_path):
     path = tmp_path / "test-key-ed25519.pem"
     path.write_bytes(RFC9421_ED25519)
-    return signing.load_private_key(path)
+    return webbotauth.load_private_key(path)
 
 
 # -- an independent RFC 9421 signature base (section 2.5), for the components we sign ----------
@@ -99,7 +99,7 @@ def test_known_answer_signature_verifies_against_the_independent_base(rfc_key):
     created = datetime.datetime(2026, 11, 23, 9, 0, tzinfo=datetime.UTC)
     url = "https://Example.COM:443/robots.txt"
     headers = {"User-Agent": "Mozilla/5.0 (compatible; Walsh-Research/1.0; +https://wal.sh/bot/)"}
-    signed = signing.sign_request(rfc_key, "GET", url, headers, AGENT, created=created)
+    signed = webbotauth.sign_request(rfc_key, "GET", url, headers, AGENT, created=created)
     assert signed.signature_agent == f'sig1="{AGENT}"'
     assert signed.signature_input == (
         'sig1=("@method" "@authority" "@path" "signature-agent";key="sig1")'
@@ -120,49 +120,51 @@ def test_known_answer_signature_verifies_against_the_independent_base(rfc_key):
 
 def test_a_tampered_header_fails_both_verifiers(rfc_key):
     url = "http://127.0.0.1:8080/page"
-    signed = signing.sign_request(rfc_key, "GET", url, {}, AGENT)
-    keys = signing.directory_keys(signing.directory([rfc_key]))
+    signed = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT)
+    keys = webbotauth.directory_keys(webbotauth.directory([rfc_key]))
     good = signed.as_dict()
-    assert signing.verify_request("GET", url, good, keys).keyid == signing.keyid(rfc_key)
+    assert webbotauth.verify_request("GET", url, good, keys).keyid == webbotauth.keyid(rfc_key)
 
     tampered = {**good, "Signature-Agent": 'sig1="https://evil.example/.well-known/http-message-signatures-directory"'}
-    with pytest.raises(signing.SignatureInvalid):
-        signing.verify_request("GET", url, tampered, keys)
+    with pytest.raises(webbotauth.SignatureInvalid):
+        webbotauth.verify_request("GET", url, tampered, keys)
     with pytest.raises(InvalidSignature):
         rfc_key.public_key().verify(
             signature_bytes(signed.signature), rfc_base("GET", url, tampered, signed.signature_input)
         )
     for other_method, other_url in (("POST", url), ("GET", "http://127.0.0.2:8080/page"), ("GET", url + "2")):
-        with pytest.raises(signing.SignatureInvalid):
-            signing.verify_request(other_method, other_url, good, keys)
+        with pytest.raises(webbotauth.SignatureInvalid):
+            webbotauth.verify_request(other_method, other_url, good, keys)
 
 
 def test_verifier_needs_our_key_the_tag_the_agent_and_a_live_signature(rfc_key):
     url = "https://example.com/"
-    other = signing.generate_key()
-    keys = {signing.keyid(rfc_key): rfc_key.public_key()}
-    with pytest.raises(signing.SignatureInvalid):  # signed by a key the directory does not hold
-        signing.verify_request("GET", url, signing.sign_request(other, "GET", url, {}, AGENT).as_dict(), keys)
-    no_agent = signing.sign_request(rfc_key, "GET", url, {}, AGENT, components=("@authority",)).as_dict()
-    with pytest.raises(signing.SignatureInvalid, match="Signature-Agent"):
-        signing.verify_request("GET", url, no_agent, keys)
+    other = webbotauth.generate_key()
+    keys = {webbotauth.keyid(rfc_key): rfc_key.public_key()}
+    with pytest.raises(webbotauth.SignatureInvalid):  # signed by a key the directory does not hold
+        webbotauth.verify_request("GET", url, webbotauth.sign_request(other, "GET", url, {}, AGENT).as_dict(), keys)
+    no_agent = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT, components=("@authority",)).as_dict()
+    with pytest.raises(webbotauth.SignatureInvalid, match="Signature-Agent"):
+        webbotauth.verify_request("GET", url, no_agent, keys)
     old = datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)
-    expired = signing.sign_request(rfc_key, "GET", url, {}, AGENT, created=old).as_dict()
-    with pytest.raises(signing.SignatureInvalid, match="expires"):
-        signing.verify_request("GET", url, expired, keys)
+    expired = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT, created=old).as_dict()
+    with pytest.raises(webbotauth.SignatureInvalid, match="expires"):
+        webbotauth.verify_request("GET", url, expired, keys)
     missing = {
-        k: v for k, v in signing.sign_request(rfc_key, "GET", url, {}, AGENT).as_dict().items() if k != "Signature"
+        k: v for k, v in webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT).as_dict().items() if k != "Signature"
     }
-    with pytest.raises(signing.SignatureInvalid):
-        signing.verify_request("GET", url, missing, keys)
+    with pytest.raises(webbotauth.SignatureInvalid):
+        webbotauth.verify_request("GET", url, missing, keys)
 
 
 def test_signature_agents_reads_the_dictionary_and_the_legacy_string():
-    assert signing.signature_agents({"Signature-Agent": f'sig1="{AGENT}", x="https://a.test/";p=1'}) == {"sig1": AGENT}
+    assert webbotauth.signature_agents({"Signature-Agent": f'sig1="{AGENT}", x="https://a.test/";p=1'}) == {
+        "sig1": AGENT
+    }
     legacy = {"signature-agent": f'"{AGENT}"', "signature-input": 'sig2=("@authority");created=1'}
-    assert signing.signature_agents(legacy) == {"sig2": AGENT}
-    with pytest.raises(signing.SignatureInvalid):
-        signing.signature_agents({"Signature-Agent": "sig1=(("})
+    assert webbotauth.signature_agents(legacy) == {"sig2": AGENT}
+    with pytest.raises(webbotauth.SignatureInvalid):
+        webbotauth.signature_agents({"Signature-Agent": "sig1=(("})
 
 
 def test_thumbprints_match_rfc7638_and_rfc8037_examples(rfc_key):
@@ -178,15 +180,15 @@ def test_thumbprints_match_rfc7638_and_rfc8037_examples(rfc_key):
         "alg": "RS256",
         "kid": "2011-04-29",
     }
-    assert signing.jwk_thumbprint(rfc7638) == "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
+    assert webbotauth.jwk_thumbprint(rfc7638) == "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
     rfc8037 = {"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}  # A.3
-    assert signing.jwk_thumbprint(rfc8037) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
-    assert signing.public_jwk(rfc_key)["x"] == "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"
-    assert signing.keyid(rfc_key) == "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U"
+    assert webbotauth.jwk_thumbprint(rfc8037) == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
+    assert webbotauth.public_jwk(rfc_key)["x"] == "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"
+    assert webbotauth.keyid(rfc_key) == "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U"
 
 
 def test_directory_document_and_its_checks(rfc_key):
-    document = signing.directory([rfc_key])
+    document = webbotauth.directory([rfc_key])
     assert document == {
         "keys": [
             {
@@ -198,45 +200,45 @@ def test_directory_document_and_its_checks(rfc_key):
             }
         ]
     }
-    assert set(signing.directory_keys(document)) == {signing.keyid(rfc_key)}
+    assert set(webbotauth.directory_keys(document)) == {webbotauth.keyid(rfc_key)}
     mislabelled = {"keys": [{**document["keys"][0], "kid": "someone-else"}]}
-    with pytest.raises(signing.SigningError, match="thumbprint"):
-        signing.directory_keys(mislabelled)
-    with pytest.raises(signing.SigningError, match="JWKS"):
-        signing.directory_keys([document])
-    assert signing.directory_keys({"keys": [{"kty": "RSA", "n": "x", "e": "AQAB"}]}) == {}
+    with pytest.raises(webbotauth.SigningError, match="thumbprint"):
+        webbotauth.directory_keys(mislabelled)
+    with pytest.raises(webbotauth.SigningError, match="JWKS"):
+        webbotauth.directory_keys([document])
+    assert webbotauth.directory_keys({"keys": [{"kty": "RSA", "n": "x", "e": "AQAB"}]}) == {}
 
 
 def test_key_loading_errors_name_the_file(tmp_path):
     missing = tmp_path / "absent.pem"
-    with pytest.raises(signing.SigningError, match="absent.pem"):
-        signing.load_private_key(missing)
+    with pytest.raises(webbotauth.SigningError, match="absent.pem"):
+        webbotauth.load_private_key(missing)
     garbage = tmp_path / "garbage.pem"
     garbage.write_text("not a key\n")
-    with pytest.raises(signing.SigningError, match="garbage.pem.*not a PEM private key"):
-        signing.load_private_key(garbage)
+    with pytest.raises(webbotauth.SigningError, match="garbage.pem.*not a PEM private key"):
+        webbotauth.load_private_key(garbage)
     ec = tmp_path / "ec.pem"
     ec.write_bytes(
         generate_private_key(SECP256R1()).private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
     )
-    with pytest.raises(signing.SigningError, match="ec.pem.*not an Ed25519 key"):
-        signing.load_private_key(ec)
+    with pytest.raises(webbotauth.SigningError, match="ec.pem.*not an Ed25519 key"):
+        webbotauth.load_private_key(ec)
     encrypted = tmp_path / "locked.pem"
     encrypted.write_bytes(
-        signing.generate_key().private_bytes(
+        webbotauth.generate_key().private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,
             serialization.BestAvailableEncryption(b"secret"),
         )
     )
-    with pytest.raises(signing.SigningError, match="locked.pem.*encrypted"):
-        signing.load_private_key(encrypted)
+    with pytest.raises(webbotauth.SigningError, match="locked.pem.*encrypted"):
+        webbotauth.load_private_key(encrypted)
     good = tmp_path / "good.pem"
-    key = signing.generate_key()
-    good.write_bytes(signing.private_pem(key))
-    assert signing.keyid(signing.load_private_key(good)) == signing.keyid(key)
+    key = webbotauth.generate_key()
+    good.write_bytes(webbotauth.private_pem(key))
+    assert webbotauth.keyid(webbotauth.load_private_key(good)) == webbotauth.keyid(key)
 
 
 def test_record_signature_canonical_json_and_tampering(rfc_key):
@@ -247,16 +249,16 @@ def test_record_signature_canonical_json_and_tampering(rfc_key):
         "ok": True,
     }
     assert (
-        signing.canonical_json(record)
+        webbotauth.canonical_json(record)
         == ('{"figures":{"rate":1,"share":0.25},"name":"Zoë","ok":true,"spec":"walsh-research-compliance/v1"}').encode()
     )
     reordered = dict(reversed(list(record.items())))
-    signature = signing.sign_record(rfc_key, record)
-    keys = signing.directory_keys(signing.directory([rfc_key]))
-    assert signing.verify_record(reordered, signature, keys) == signing.keyid(rfc_key)
-    with pytest.raises(signing.SignatureInvalid, match="altered"):
-        signing.verify_record({**record, "ok": False}, signature, keys)
-    with pytest.raises(signing.SignatureInvalid, match="unknown key"):
-        signing.verify_record(record, signing.sign_record(signing.generate_key(), record), keys)
-    with pytest.raises(signing.SigningError):
-        signing.canonical_json({"x": float("nan")})
+    signature = webbotauth.sign_record(rfc_key, record)
+    keys = webbotauth.directory_keys(webbotauth.directory([rfc_key]))
+    assert webbotauth.verify_record(reordered, signature, keys) == webbotauth.keyid(rfc_key)
+    with pytest.raises(webbotauth.SignatureInvalid, match="altered"):
+        webbotauth.verify_record({**record, "ok": False}, signature, keys)
+    with pytest.raises(webbotauth.SignatureInvalid, match="unknown key"):
+        webbotauth.verify_record(record, webbotauth.sign_record(webbotauth.generate_key(), record), keys)
+    with pytest.raises(webbotauth.SigningError):
+        webbotauth.canonical_json({"x": float("nan")})

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh import signing
+from scrapy_walsh import webbotauth
 from scrapy_walsh.config import signature_agent, signing_key
 
 
 def test_a_readable_ed25519_key_is_accepted(tmp_path):
     path = tmp_path / "k.pem"
-    path.write_bytes(signing.private_pem(signing.generate_key()))
+    path.write_bytes(webbotauth.private_pem(webbotauth.generate_key()))
     assert signing_key(str(path)) == str(path)
     assert signing_key(None) is None and signing_key("  ") is None
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from scrapy_walsh.policy.preferences_model import AI_INPUT, TRAIN_AI, Preference, Signal, Statement
-from scrapy_walsh.policy.preferences_paths import PathPattern, PathRule, url_path
+from scrapy_walsh.policy.preferences.model import AI_INPUT, TRAIN_AI, Preference, Signal, Statement
+from scrapy_walsh.policy.preferences.paths import PathPattern, PathRule, url_path
 
 #: The same cap as robots.txt (RFC 9309 §2.5): a larger file is not parsed at all.
 MAX_BYTES = 512_000

@@ -1,7 +1,7 @@
 """The usage-preference model: purposes, statements and their combination (pure: no I/O).
 
 A site states preferences about how what we fetch may be *used*, in several vocabularies.
-Each parser (``preferences_robots``, ``preferences_headers``, ``preferences_tdmrep``) turns
+Each parser (``preferences.robots``, ``preferences.headers``, ``preferences.tdmrep``) turns
 one signal into :class:`Statement` objects in one vocabulary, ours: the purposes of the IETF
 aipref vocabulary (draft-ietf-aipref-vocab-07, 19 August 2026). :func:`combine` then answers,
 per declared purpose, ``allowed``, ``reserved`` or ``unknown``, and names the statement that

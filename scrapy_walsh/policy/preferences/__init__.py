@@ -3,15 +3,15 @@
 One entry point, :func:`usage_decision`: for a URL path and our declared purposes (aipref
 labels, e.g. ``("search",)`` or ``("search", "train-ai")``), it gathers the statements of
 
-* the selected robots.txt group (:mod:`.preferences_robots`: ``Content-Usage`` per path,
+* the selected robots.txt group (:mod:`.preferences.robots`: ``Content-Usage`` per path,
   ``Content-Signal``, RSL ``License``),
-* ``/.well-known/tdmrep.json`` (:mod:`.preferences_tdmrep`),
-* the response headers (:mod:`.preferences_headers`: ``Content-Usage``, ``Content-Signal``,
+* ``/.well-known/tdmrep.json`` (:mod:`.preferences.tdmrep`),
+* the response headers (:mod:`.preferences.headers`: ``Content-Usage``, ``Content-Signal``,
   ``tdm-reservation``/``tdm-policy``, ``X-Robots-Tag``),
 
-and combines them (:func:`.preferences_model.combine`: the most restrictive wins), naming the
+and combines them (:func:`.preferences.model.combine`: the most restrictive wins), naming the
 signal and the line or header that decided each purpose. The vocabulary mapping and the
-revisions implemented are in :mod:`.preferences_model` and ``docs/preferences.md``.
+revisions implemented are in :mod:`.preferences.model` and ``docs/preferences.md``.
 
 Before a fetch only robots.txt and tdmrep.json are known: pass no headers, and a purpose
 they reserve is already reserved (headers can only add reservations). Remote input never
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scrapy_walsh.policy.preferences_headers import HeaderLines, header_statements
-from scrapy_walsh.policy.preferences_model import (
+from scrapy_walsh.policy.preferences.headers import HeaderLines, header_statements
+from scrapy_walsh.policy.preferences.model import (
     PURPOSES,
     Preference,
     PurposeDecision,
@@ -33,8 +33,8 @@ from scrapy_walsh.policy.preferences_model import (
     combine,
     validate_purposes,
 )
-from scrapy_walsh.policy.preferences_robots import RobotsLine, RobotsPreferences
-from scrapy_walsh.policy.preferences_tdmrep import TdmRep, TdmRepError
+from scrapy_walsh.policy.preferences.robots import RobotsLine, RobotsPreferences
+from scrapy_walsh.policy.preferences.tdmrep import TdmRep, TdmRepError
 
 __all__ = [
     "PURPOSES",

@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scrapy_walsh.policy.preferences_model import Signal, Statement
-from scrapy_walsh.policy.preferences_paths import PathPattern, PathRule, url_path
-from scrapy_walsh.policy.preferences_syntax import parse_aipref, parse_content_signal
+from scrapy_walsh.policy.preferences.model import Signal, Statement
+from scrapy_walsh.policy.preferences.paths import PathPattern, PathRule, url_path
+from scrapy_walsh.policy.preferences.syntax import parse_aipref, parse_content_signal
 
 RobotsLine = tuple[str, str] | tuple[str, str, int]
 #: ``explain`` quotes the line; a hostile one is cut to this many characters.

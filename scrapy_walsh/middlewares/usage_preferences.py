@@ -1,6 +1,6 @@
 """Seed 000 usage warnings and issue 20 usage preferences: they travel with the page.
 
-``UsageWarningsMiddleware`` (downloader) parses ``X-Robots-Tag`` on every final response of
+``UsagePreferencesMiddleware`` (downloader) parses ``X-Robots-Tag`` on every final response of
 a spider request (redirects are followed before it sees them; robots.txt and the blocklist
 are the package's own resources, not content, and are skipped) and writes the directives
 that apply to ``WALSH_ROBOTS_TOKEN`` to ``response.meta["walsh"]["usage_warnings"]``: a
@@ -13,7 +13,7 @@ It also writes the combined usage decision for ``WALSH_PURPOSES``
 ``/.well-known/tdmrep.json`` (read in ``respect`` mode only: it costs one more request per
 origin) and the response's headers.
 
-``UsageWarningsItemMiddleware`` (spider) copies both into each item the callback yields for
+``UsagePreferencesItemMiddleware`` (spider) copies both into each item the callback yields for
 that response: the warnings into a ``usage_warnings`` field (a dict, or an item class
 declaring it; a class that can't is named once in the log and counted), the decision into
 the item's ``walsh`` dict under ``usage``.
@@ -35,12 +35,13 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 
-from .. import internal
+from .. import admission, own_fetch
 from ..config import applied, config_for
 from ..exceptions import UsageReserved, record_denial
 from ..policy.gates import OriginRobots
 from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
-from ..policy.usage import directive_name, usage_warnings
+from ..policy.vocabulary import GateVerdict
+from ..policy.xrobotstag import directive_name, usage_warnings
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -57,7 +58,7 @@ FIELD = "usage_warnings"
 #: ``response.meta["walsh"]`` key, and the key inside an item's ``walsh`` dict.
 USAGE = "usage"
 #: The verdict of a request refused before it is sent (respect mode).
-RESERVED = "usage_reserved"
+RESERVED = GateVerdict.USAGE_RESERVED
 #: The internal request kind of ``/.well-known/tdmrep.json``.
 TDMREP = "tdmrep"
 TDMREP_PATH = "/.well-known/tdmrep.json"
@@ -81,7 +82,7 @@ def _origin(request: Request) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-class UsageWarningsMiddleware:
+class UsagePreferencesMiddleware:
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.crawler = crawler
@@ -95,14 +96,14 @@ class UsageWarningsMiddleware:
         self._robots_gate: Any = None
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> UsageWarningsMiddleware:
+    def from_crawler(cls, crawler: Crawler) -> UsagePreferencesMiddleware:
         return cls(crawler)
 
     # ------------------------------------------------------------------ before the fetch
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         """Respect mode: what robots.txt and tdmrep.json already reserve is not fetched."""
-        if self.mode != "respect" or internal.internal_kind(request) is not None:
+        if self.mode != "respect" or admission.internal_kind(request) is not None:
             return
         if urlparse_cached(request).scheme not in ("http", "https"):
             return
@@ -149,7 +150,7 @@ class UsageWarningsMiddleware:
             return self.tdmrep[origin]
         self.tdmrep[origin] = None  # one fetch per origin, also while it is in flight
         try:
-            response = await internal.fetch(self.crawler, origin + TDMREP_PATH, TDMREP)
+            response = await own_fetch.fetch(self.crawler, origin + TDMREP_PATH, TDMREP)
         except IgnoreRequest:
             self.stats.inc_value("walsh/usage/tdmrep/refused")
             return None
@@ -171,7 +172,7 @@ class UsageWarningsMiddleware:
     # ------------------------------------------------------------------ the answer
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if internal.internal_kind(request) is not None:
+        if admission.internal_kind(request) is not None:
             return response
         info = dict(request.meta.get("walsh") or {})  # copy-on-write, as record_verdict does
         decision = self._decide(request, response)
@@ -203,7 +204,7 @@ class UsageWarningsMiddleware:
         )
 
 
-class UsageWarningsItemMiddleware(BaseSpiderMiddleware):
+class UsagePreferencesItemMiddleware(BaseSpiderMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         assert crawler.stats is not None

@@ -11,7 +11,7 @@ Input is the response's ``(name, value)`` header lines, names in any case, value
   error and leaves the value unset. ``tdm-policy`` is kept only when TDM is reserved (the
   report: agents SHOULD NOT process it otherwise). The header supersedes ``tdmrep.json``;
   :func:`scrapy_walsh.policy.preferences.usage_decision` applies that precedence.
-* ``X-Robots-Tag``, scoped to our token by :func:`scrapy_walsh.policy.usage.usage_warnings`:
+* ``X-Robots-Tag``, scoped to our token by :func:`scrapy_walsh.policy.xrobotstag.usage_warnings`:
   ``noai`` reserves ``train-ai`` and ``ai-input``; ``noimageai`` does too, for an image
   (``Content-Type: image/...``) only; ``noindex`` and ``none`` reserve ``search``.
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scrapy_walsh.policy.preferences_model import AI_INPUT, SEARCH, TRAIN_AI, Preference, Signal, Statement
-from scrapy_walsh.policy.preferences_syntax import parse_aipref, parse_content_signal
-from scrapy_walsh.policy.usage import usage_warnings
+from scrapy_walsh.policy.preferences.model import AI_INPUT, SEARCH, TRAIN_AI, Preference, Signal, Statement
+from scrapy_walsh.policy.preferences.syntax import parse_aipref, parse_content_signal
+from scrapy_walsh.policy.xrobotstag import usage_warnings
 
 HeaderLines = Iterable[tuple[str | bytes, str | bytes]]
 MAX_SOURCE_CHARS = 200

@@ -20,7 +20,7 @@ from typing import Any
 
 import http_sf
 
-from scrapy_walsh.policy.preferences_model import AI_INPUT, SEARCH, TRAIN_AI, Preference
+from scrapy_walsh.policy.preferences.model import AI_INPUT, SEARCH, TRAIN_AI, Preference
 
 #: vocab-07 Table 1; the labels are ours already.
 AIPREF_LABELS: dict[str, str] = {"search": SEARCH, "train-ai": TRAIN_AI}

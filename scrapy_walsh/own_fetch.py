@@ -1,0 +1,58 @@
+"""Requests the package sends on its own behalf: robots.txt, the blocklist, its schema, tdmrep.json.
+
+They are fetched *through the crawler* (``engine.download_async``), so they pass the
+checkpoint and the pacing like any request to their host, and are counted in the summary.
+They are known by object identity (:func:`scrapy_walsh.admission.internal_kind`), so the gate
+that asked for them doesn't gate them again; ``meta["walsh_internal"]`` only tells users what
+they are, and setting it does nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request
+from scrapy.http.request import NO_CALLBACK
+
+from . import admission
+from .config import config_for
+from .policy.vocabulary import Meta
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+#: ``meta`` key naming what an internal request is for.
+INTERNAL = Meta.INTERNAL
+ROBOTS = "robots"
+BLOCKLIST = "blocklist"
+BLOCKLIST_SCHEMA = "blocklist_schema"
+#: Internal requests go before spider requests waiting in the same downloader slot.
+PRIORITY = 1000
+
+
+async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
+    """Download ``url`` through the crawler's downloader; any status comes back as is.
+
+    Redirects are not followed here (``dont_redirect``): the caller follows them so
+    it can count hops and gate each one. Retries are off: the backoff and robots
+    gates decide what a 429/5xx means for an internal resource.
+    """
+    assert crawler.engine is not None
+    request = Request(
+        url,
+        callback=NO_CALLBACK,
+        priority=PRIORITY,
+        dont_filter=True,
+        # our identity from the start (the identity middleware would correct it anyway)
+        headers={"User-Agent": config_for(crawler).user_agent},
+        meta={
+            INTERNAL: kind,
+            "dont_redirect": True,
+            "dont_retry": True,
+            "handle_httpstatus_all": True,
+            **meta,
+        },
+    )
+    admission.register_internal(request, kind)
+    return await crawler.engine.download_async(request)

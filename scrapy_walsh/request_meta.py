@@ -1,0 +1,38 @@
+"""What a request carries about the gates it passed: verdicts, and whether it was requeued.
+
+``meta["walsh"]`` is information for callbacks and items, never a switch: the checkpoint
+decides from admission stamps (:mod:`scrapy_walsh.admission`), not from ``meta``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .policy.vocabulary import Meta
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+#: ``meta`` key counting how often pacing sent a request back to the scheduler; the
+#: gates evaluate such a request again but count its verdicts once.
+REQUEUED = Meta.REQUEUED
+
+
+def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> dict[str, Any]:
+    """Write a gate's verdict into ``request.meta["walsh"]`` (copy-on-write).
+
+    ``meta["walsh"]`` is ``{"verdicts": {gate: verdict}, <gate>: {...}, ...}``; Scrapy
+    copies ``request.meta`` onto the response, so callbacks read it from
+    ``response.meta["walsh"]``. A redirect or retry copies meta shallowly, so the
+    dict is replaced rather than mutated: each hop keeps its own verdicts.
+    """
+    info = dict(request.meta.get("walsh") or {})
+    info["verdicts"] = {**info.get("verdicts", {}), gate: str(verdict)}
+    info.update(extra)
+    request.meta["walsh"] = info
+    return info
+
+
+def first_pass(request: Request) -> bool:
+    """False for a request pacing sent back to the scheduler (already counted)."""
+    return not request.meta.get(REQUEUED)
