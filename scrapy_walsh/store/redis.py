@@ -51,9 +51,12 @@ SOCKET_TIMEOUT = 5.0
 # Runs an Operation's Lua: Redis's own clock, the entry (KEYS[1]) as a table, the
 # operation's change(v, now, A) with A = ARGV[1] decoded, and a write that never shortens
 # the entry's TTL (ARGV[2], ms, '' for none), as sqlite's _upsert never shortens an expiry.
+# ``now`` is cut to 0.1 ms: cjson writes numbers with 14 significant digits, so a finer time
+# would be stored rounded (up to 50 µs earlier than granted) and a host's next slot could come
+# that much before its interval; at 0.1 ms, what is stored is exactly what was granted.
 _BEFORE = """
 local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local now = (tonumber(t[1]) * 10000 + math.floor(tonumber(t[2]) / 100)) / 10000
 local raw = redis.call('GET', KEYS[1])
 local v = {}
 if raw then

@@ -43,6 +43,17 @@ def test_reserve_takes_a_free_slot_once_and_reports_the_wait(uri):
     assert store.get("pacing", "a.test")["crawl_delay"] is None
 
 
+def test_the_stored_start_is_the_granted_time_to_the_digit(uri):
+    """A slot's ``last_start`` is stored exactly as granted: Redis's cjson writes 14 significant
+    digits, so a microsecond clock was stored up to 50 µs early and the next slot of the host
+    could be granted up to 50 µs before ``interval`` had passed (a flaky racing test found it)."""
+    ledger = Ledger(store_at(uri), "pacing")
+    for n in range(8):
+        taken = ledger.reserve(f"exact{n}.test", interval=1.0, ttl=61)
+        stored = store_at(uri).get("pacing", f"exact{n}.test")["last_start"]
+        assert stored == taken.now, (stored, taken.now)
+
+
 def test_a_pause_never_shortens_and_holds_reserve(uri):
     ledger = Ledger(store_at(uri), "pacing")
     ledger.advance("h", {"not_before": 5.0}, ttl=70)
