@@ -13,7 +13,8 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from ..config import StateLocation, parse_state_uri
+from ..config import StateLocation, config_for, parse_state_uri
+from ..config import state_location as configured
 from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
 from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
@@ -43,8 +44,6 @@ def state_location(settings: BaseSettings) -> StateLocation:
     """``WALSH_STATE_URI`` for this crawl; the default is one file per identity per user,
     ``$XDG_STATE_HOME/scrapy-walsh/<identity>.sqlite3`` (``~/.local/state`` without
     ``XDG_STATE_HOME``), shared by every process of the identity on this machine."""
-    from ..config import state_location as configured
-
     return configured(settings)
 
 
@@ -92,8 +91,6 @@ def store_for(crawler: Crawler) -> StateStore:
     store = _STORES.get(crawler)
     if store is None:
         from scrapy import signals
-
-        from ..config import config_for
 
         config = config_for(crawler)
         store = open_store(config.state_location(), config.robots_token)
