@@ -11,15 +11,17 @@ On the Twisted reactor (``CrawlerProcess``, ``CrawlerRunner``) the script drops 
 crawl's Deferred, and Twisted reports it as two critical events: the line "Unhandled error
 in Deferred:", then the failure. Until someone calls ``globalLogBeginner.beginLoggingTo``
 (Scrapy doesn't), Twisted also writes every critical event, traceback included, straight to
-stderr, where no logging filter reaches. So when a refusal is made (:func:`refusing`), Twisted
-logging is begun (public API, once per process) with no observer of its own: its events still
-reach Python logging through the observer Scrapy's ``configure_logging`` starts, and the
-filter there drops the "Unhandled error" line that announces a pending refusal.
+stderr, where no logging filter reaches. So when the add-on installs this (:func:`install`),
+Twisted logging is begun (public API, once per process) with no observer of its own: its events
+still reach Python logging through the observer Scrapy's ``configure_logging`` starts, and the
+filter there drops the "Unhandled error" line that announces a pending refusal (one counted by
+:func:`refusing` where a refusal is raised).
 
 A script that awaits ``AsyncCrawlerRunner.crawl()`` gets the ``ConformanceError`` itself and may
 handle it. Left uncaught, it reaches :data:`sys.excepthook`, which would print its traceback:
-the hook installed with the first refusal logs the reasons instead (Python still exits 1), and
-hands any other exception to the hook it replaced.
+the hook the add-on installs logs the reasons instead (Python still exits 1), and hands any
+other exception to the hook it replaced. Making a ``ConformanceError`` changes nothing: the
+add-on installs all of this, once per process.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from __future__ import annotations
 import logging
 import sys
 from types import TracebackType
+
+from .exceptions import ConformanceError
 
 #: Where an exception that escapes a crawl is reported: asyncio's default exception handler,
 #: Twisted's "Unhandled error in Deferred" (Scrapy forwards Twisted's log to "twisted"), and
@@ -48,8 +52,6 @@ def _event(record: logging.LogRecord) -> dict | None:
 
 
 def _refusal(record: logging.LogRecord) -> BaseException | None:
-    from .conformance import ConformanceError
-
     exc = record.exc_info[1] if record.exc_info else None
     if exc is None:  # a Twisted log event forwarded to logging carries its Failure in the event
         failure = (_event(record) or {}).get("log_failure")
@@ -77,16 +79,29 @@ _FILTER = CleanRefusal()
 
 
 def install() -> None:
-    """Idempotent: add the filter to every logger in :data:`LOGGERS`."""
+    """Idempotent, called by the add-on: add the filter to every logger in :data:`LOGGERS`,
+    report an uncaught refusal as its reasons (:data:`sys.excepthook`), and begin Twisted
+    logging when Twisted is loaded (Scrapy loads it; a pure-policy import doesn't).
+
+    Once per process: a second ``beginLoggingTo`` would log Twisted's "selected twice" warning.
+    """
+    global _twisted_begun, _previous_excepthook
     for name in LOGGERS:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+    if sys.excepthook is not _excepthook:  # uncaught, it is still one message
+        _previous_excepthook, sys.excepthook = sys.excepthook, _excepthook
+    if _twisted_begun or "twisted.logger" not in sys.modules:
+        return
+    from twisted.logger import globalLogBeginner
+
+    _twisted_begun = True
+    # no observer of ours and no replay: Scrapy's observer already saw every event so far
+    globalLogBeginner.beginLoggingTo([], discardBuffer=True, redirectStandardIO=False)
 
 
 def _excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-    from .conformance import ConformanceError
-
     if isinstance(exc, ConformanceError):
         logging.getLogger("scrapy_walsh").critical("%s", exc)
     else:
@@ -97,21 +112,9 @@ _previous_excepthook = sys.excepthook
 
 
 def refusing() -> None:
-    """A ``ConformanceError`` is being raised: keep Twisted (or Python) from printing its traceback.
-
-    Called when the error is made, before it can reach a Deferred. Only when Twisted is
-    already loaded (Scrapy loads it; a pure-policy import doesn't), and once per process: a
-    second ``beginLoggingTo`` would log Twisted's "selected twice" warning.
-    """
-    global _pending, _twisted_begun, _previous_excepthook
+    """A ``ConformanceError`` is about to be raised (by the audit, or for a crawl it never
+    passed): count it, so Twisted's "Unhandled error in Deferred:" line before it is dropped.
+    Installs the rest first (idempotent), for a component run without the add-on."""
+    global _pending
     install()
     _pending += 1
-    if sys.excepthook is not _excepthook:  # uncaught, it is still one message
-        _previous_excepthook, sys.excepthook = sys.excepthook, _excepthook
-    if _twisted_begun or "twisted.logger" not in sys.modules:
-        return
-    from twisted.logger import globalLogBeginner
-
-    _twisted_begun = True
-    # no observer of ours and no replay: Scrapy's observer already saw every event so far
-    globalLogBeginner.beginLoggingTo([], discardBuffer=True, redirectStandardIO=False)

@@ -1,10 +1,11 @@
 """``WalshConfig``: every ``WALSH_*`` setting, parsed once, typed and frozen.
 
 Each setting has one parser here. The start-up audit (:mod:`scrapy_walsh.conformance`)
-calls the same parsers, so a value the audit refuses is the value the config refuses:
-:meth:`WalshConfig.from_settings` raises the audit's :class:`~scrapy_walsh.exceptions.ConformanceError`.
-Components read :func:`config_for` (built once per crawler), never a ``WALSH_*`` setting;
-a unit test holds every other module to that.
+calls the same parsers, so a value the audit refuses is the value the config refuses.
+The config of a crawl is made once its audit passes (``ConformanceGuard``, :func:`configure`):
+components read it with :func:`config_for`, never a ``WALSH_*`` setting; a unit test holds
+every other module to that. A crawler no audit passed has no config, and gets the
+:class:`~scrapy_walsh.exceptions.ConformanceError` that says so.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from . import clean_refusal
+from .exceptions import FAIL, ConformanceError, Finding
 from .policy.addresses import PrivateAddressAllowance, parse_ip
 from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, ROBOTS_TOKEN, SETTINGS_BY_NAME, WALSH_SETTINGS
-from .store import StateLocation, parse_state_uri
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -95,6 +97,46 @@ def http_codes(value: Any) -> tuple[int, ...]:
         return tuple(int(c) for c in as_list(value))
     except (TypeError, ValueError):
         raise ValueError(f"expected HTTP status codes, got {value!r}") from None
+
+
+@dataclass(frozen=True)
+class StateLocation:
+    scheme: str
+    path: Path
+    uri: str
+
+
+def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
+    """Resolve ``WALSH_STATE_URI``; raise ``ValueError`` saying why a URI is refused.
+
+    ``None`` (the default) means an sqlite file at ``default_path``, which the add-on
+    sets to the identity's file in the per-user state directory (``config.default_state``).
+    """
+    if uri is None or (isinstance(uri, str) and not uri.strip()):
+        path = Path(default_path)
+        return StateLocation("sqlite", path, f"sqlite:///{path}")
+    if not isinstance(uri, str):
+        raise ValueError(f"expected a URI string, got {uri!r}")
+    scheme = urlsplit(uri).scheme.lower()
+    if scheme == "sqlite":
+        prefix = "sqlite:///"
+        if not uri.lower().startswith(prefix) or len(uri) == len(prefix):
+            raise ValueError(f"{uri!r}: use sqlite:///relative/path.sqlite3 or sqlite:////absolute/path.sqlite3")
+        raw = uri[len(prefix) :]
+        if raw == ":memory:":
+            raise ValueError(
+                f"{uri!r}: an in-memory database loses the last-known blocklist and "
+                "every validator when the process ends"
+            )
+        return StateLocation("sqlite", Path(raw), uri)
+    if scheme in {"redis", "rediss", "unix"}:
+        parts = urlsplit(uri)
+        if scheme != "unix" and not parts.hostname:
+            raise ValueError(f"{uri!r}: a Redis URI names its server: redis://host:port/db")
+        if scheme == "unix" and not parts.path:
+            raise ValueError(f"{uri!r}: a unix:// Redis URI names its socket: unix:///path/redis.sock")
+        return StateLocation("redis", Path(parts.path or "/"), uri)
+    raise ValueError(f"{uri!r}: unsupported scheme {scheme or '(none)'!r}; use sqlite:/// or redis://")
 
 
 # --- one parser per setting: the value, or ValueError with the audit's message -----------
@@ -522,14 +564,9 @@ class WalshConfig:
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:
-        """The config of these settings; raises ``ConformanceError`` when the audit refuses them."""
-        from .conformance.engine import Status, audit_settings
-        from .exceptions import ConformanceError
-
+        """The config of settings the audit passed (``ValueError`` for a value a parser refuses;
+        the audit names every one: :func:`scrapy_walsh.conformance.enforce`)."""
         readings = Readings(settings)
-        findings = audit_settings(settings, readings)
-        if any(f.status == Status.FAIL for f in findings):
-            raise ConformanceError(findings)
         return cls(**{attribute(name): readings.value(name) for name in readings.raw})
 
     def state_location(self) -> StateLocation:
@@ -543,9 +580,25 @@ class WalshConfig:
 _CONFIGS: weakref.WeakKeyDictionary[Crawler, WalshConfig] = weakref.WeakKeyDictionary()
 
 
+#: Why a crawler has no config: its settings were never audited.
+NOT_AUDITED = (
+    "this crawl's settings were not audited, so scrapy_walsh's components refuse to run: they run "
+    'under the add-on (ADDONS = {"scrapy_walsh.Addon": 500}), whose extension '
+    "scrapy_walsh.conformance.guard.ConformanceGuard audits the final settings first"
+)
+
+
+def configure(crawler: Crawler, config: WalshConfig) -> WalshConfig:
+    """Make ``config`` the crawl's one config; called by the audit once it passes."""
+    _CONFIGS[crawler] = config
+    return config
+
+
 def config_for(crawler: Crawler) -> WalshConfig:
-    """The crawl's one config, built and validated on first use."""
+    """The crawl's one config, made by its audit (:func:`configure`); a crawler no audit passed
+    is refused (fail closed), with the one clean message of any refusal."""
     config = _CONFIGS.get(crawler)
     if config is None:
-        config = _CONFIGS[crawler] = WalshConfig.from_settings(crawler.settings)
+        clean_refusal.refusing()
+        raise ConformanceError([Finding("-", "configuration", FAIL, "EXTENSIONS", NOT_AUDITED)])
     return config

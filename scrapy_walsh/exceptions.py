@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
 
 from .policy.vocabulary import Gate
-
-if TYPE_CHECKING:
-    from .conformance.engine import Finding
 
 
 class WalshIgnoreRequest(IgnoreRequest):
@@ -128,14 +127,41 @@ DENIALS: tuple[type[WalshIgnoreRequest], ...] = (
 REFUSAL_HEADLINE = "scrapy_walsh refuses to start this crawl"
 
 
+class Status(StrEnum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+
+
+PASS, WARN, FAIL = Status.PASS, Status.WARN, Status.FAIL
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One audited fact: which checklist row, which requirement, and what was found.
+
+    The settings audit (:mod:`scrapy_walsh.conformance`) makes them; a
+    :class:`ConformanceError` carries the failing ones.
+    """
+
+    row: str
+    requirement: str
+    status: Status
+    setting: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.setting}: " if self.setting else ""
+        return f"[{self.status}] #{self.row} {self.requirement} {where}{self.message}"
+
+
 class ConformanceError(ValueError):
-    """Raised at start-up when a setting would break a MUST; names setting and requirement."""
+    """Raised at start-up when a setting would break a MUST; names setting and requirement.
+
+    Making one changes nothing else: the add-on installs the hook that reports a refusal as
+    its reasons (:mod:`scrapy_walsh.clean_refusal`)."""
 
     def __init__(self, findings: Iterable[Finding]):
-        from . import clean_refusal
-        from .conformance.engine import Status
-
-        clean_refusal.refusing()  # reported as these reasons only, on asyncio and on Twisted
         self.findings = [f for f in findings if f.status == Status.FAIL]
         lines = "\n".join(
             f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"

@@ -1,4 +1,4 @@
-"""Every ``WALSH_*`` setting and the Scrapy preset the add-on applies.
+"""Every ``WALSH_*`` setting (the preset the add-on applies is :mod:`scrapy_walsh.preset`).
 
 This module is the single source of truth for both tables in the README; a test keeps
 them in sync. Defaults are written at Scrapy's ``"default"`` priority, so
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from scrapy.settings import BaseSettings
+    pass
 
 SPEC_VERSION = "walsh-research-compliance/v1"
 
@@ -269,84 +269,6 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}
-
-
-@dataclass(frozen=True)
-class PresetEntry:
-    name: str
-    value: Any
-    requirement: str
-    why: str
-
-
-def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
-    """The Scrapy settings the add-on writes at ``"addon"`` priority.
-
-    A project's own ``settings.py`` (priority ``"project"``) still wins; the
-    conformance audit then refuses any value that breaks a MUST, so a project can
-    make the crawl stricter but never looser.
-    """
-    from .config import http_codes, parse, raw
-
-    try:
-        min_interval = parse(settings, "WALSH_MIN_INTERVAL")
-    except ValueError:
-        min_interval = MIN_INTERVAL_FLOOR  # the audit then names the bad value
-    try:
-        backoff_codes = http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES"))
-    except ValueError:
-        backoff_codes = (429, 503)  # the audit then names the bad value
-    return (
-        PresetEntry(
-            "USER_AGENT",
-            raw(settings, "WALSH_USER_AGENT"),
-            "R1",
-            "Scrapy's own `UserAgentMiddleware` sends our identity by default.",
-        ),
-        PresetEntry("CONCURRENT_REQUESTS", 1, "R4", "Requests are serial per process."),
-        PresetEntry("CONCURRENT_REQUESTS_PER_DOMAIN", 1, "R4", "One request in flight per host."),
-        PresetEntry(
-            "DOWNLOAD_DELAY",
-            min_interval,
-            "R4",
-            "At least `WALSH_MIN_INTERVAL` between the starts of two requests to a host.",
-        ),
-        PresetEntry(
-            "SCHEDULER_PRIORITY_QUEUE",
-            "scrapy_walsh.queue.PolitenessAwarePriorityQueue",
-            "R4",
-            "Hands the engine the host that is ready first, so one host's delay never idles "
-            "the crawl. Works with `JOBDIR`.",
-        ),
-        PresetEntry(
-            "RETRY_HTTP_CODES",
-            [code for code in SCRAPY_RETRY_HTTP_CODES if code not in backoff_codes],
-            "R5",
-            "Scrapy's codes minus `WALSH_BACKOFF_HTTP_CODES`: those are retried with backoff, once.",
-        ),
-        PresetEntry(
-            "DOWNLOAD_HANDLERS",
-            download_handlers(),
-            "R1-R6",
-            "http and https go through the checkpoint before the network "
-            "(`scrapy_walsh.checkpoint.CheckpointDownloadHandler`); every other scheme "
-            "(file, data, ftp, s3 ...) has no handler: nothing is read.",
-        ),
-        PresetEntry(
-            "DOWNLOAD_HANDLERS_BASE",
-            download_handlers(),
-            "R1-R6",
-            "The same: a project's `DOWNLOAD_HANDLERS` entry can't bring Scrapy's file, data, s3 "
-            "or ftp handler back by merging over the base.",
-        ),
-        PresetEntry(
-            "DOWNLOAD_DELAY_JITTER",
-            0.0,
-            "R4",
-            "Scrapy's jitter draws delays *under* `DOWNLOAD_DELAY` (0.5 s at the "
-            "default); no jitter may shorten the floor.",
-        ),
-    )
 
 
 def download_handlers() -> dict[str, str | None]:

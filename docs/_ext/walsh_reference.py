@@ -52,7 +52,7 @@ def preset_page() -> str:
     from scrapy.settings import Settings
 
     from scrapy_walsh.addon import COMPONENTS
-    from scrapy_walsh.settings import preset
+    from scrapy_walsh.preset import preset
 
     entries = [(f"`{e.name}`", f"`{e.value!r}`", e.requirement, e.why) for e in preset(Settings())]
     components = [

@@ -39,7 +39,7 @@ from ..demo import DemoSite
 from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from ..exceptions import REFUSAL_HEADLINE, ConformanceError
 from ..settings import USER_AGENT
-from .check import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
+from .report import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
 from .signed_record import digest
 
 #: A crawl that is not over by then is stopped (a project that follows every link).

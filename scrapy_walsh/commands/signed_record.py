@@ -20,7 +20,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from .. import webbotauth
-from ..settings import WALSH_SETTINGS, preset
+from ..preset import preset
+from ..settings import WALSH_SETTINGS
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

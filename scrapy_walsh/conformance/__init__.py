@@ -1,7 +1,8 @@
 """The settings audit: each rule maps a Scrapy setting onto a row of the §8 checklist.
 
-- :mod:`.engine`: ``Finding``, its ``Status``, and running the rules (``audit_settings``,
-  ``enforce``);
+- :mod:`.engine`: what a rule reads (``Subject``) and the helpers rules share; ``Finding`` and
+  its ``Status`` are defined with ``ConformanceError`` in :mod:`scrapy_walsh.exceptions`;
+- :mod:`.audit`: running the rules (``audit_settings``) and refusing a crawl (``enforce``);
 - :mod:`.rules`: the rules, one module per requirement;
 - :mod:`.checklist`: the §8 rows ``scrapy walsh check`` reports;
 - :mod:`.guard`: ``ConformanceGuard``, the extension that audits the final settings.
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 from ..exceptions import ConformanceError
+from .audit import audit_settings, enforce
 from .checklist import CHECKLIST, GENERAL_ROW, MUST, SHOULD, ChecklistRow, RowResult, checklist, overall
 from .engine import (
     FAIL,
@@ -17,10 +19,8 @@ from .engine import (
     WARN,
     Finding,
     Status,
-    audit_settings,
     component_enabled,
     enabled_components,
-    enforce,
     path_of,
     user_set,
 )

@@ -1,4 +1,6 @@
-"""The rule engine: a finding, its status, and running every rule over one set of settings.
+"""The rule engine: what a rule audits (``Subject``) and the helpers the rules share. Running
+them is :mod:`.audit`; ``Finding`` and its ``Status`` live with ``ConformanceError`` in
+:mod:`scrapy_walsh.exceptions`, and are imported from here as before.
 
 One set of rules serves two callers: the add-on, which refuses to start a crawl when
 any rule fails (fail closed on the MUSTs), and the ``scrapy walsh check`` command, which
@@ -8,47 +10,23 @@ for choices that are legal but surprising (a ``USER_AGENT`` that will be overrid
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
+from ..components import PLACED
 from ..config import Readings
-from ..exceptions import ConformanceError
+from ..exceptions import FAIL, Finding
+from ..exceptions import PASS as PASS  # the rules read the statuses from here
+from ..exceptions import WARN as WARN
+from ..exceptions import Status as Status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-
-logger = logging.getLogger(__name__)
-
-
-class Status(StrEnum):
-    PASS = "pass"
-    WARN = "warn"
-    FAIL = "fail"
-
-
-PASS, WARN, FAIL = Status.PASS, Status.WARN, Status.FAIL
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One audited fact: which checklist row, which requirement, and what was found."""
-
-    row: str
-    requirement: str
-    status: Status
-    setting: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.setting}: " if self.setting else ""
-        return f"[{self.status}] #{self.row} {self.requirement} {where}{self.message}"
 
 
 @dataclass(frozen=True)
@@ -60,38 +38,6 @@ class Subject:
 
 
 Rule = Callable[[Subject], Iterator[Finding]]
-
-
-def audit_settings(settings: BaseSettings, readings: Readings | None = None) -> list[Finding]:
-    """Run every rule against effective settings; never raises on bad input.
-
-    A rule that cannot read a malformed value fails closed: its row becomes a
-    ``fail`` naming the error, instead of a crash or a silent pass.
-    """
-    from .rules import RULES
-
-    subject = Subject(settings, readings or Readings(settings))
-    findings: list[Finding] = []
-    for check in RULES:
-        try:
-            findings.extend(check(subject))
-        except Exception as exc:  # noqa: BLE001 - any unreadable value must refuse the crawl
-            findings.append(
-                Finding("-", "configuration", FAIL, None, f"{check.__name__.strip('_')}: cannot audit: {exc!r}")
-            )
-    return findings
-
-
-def enforce(settings: BaseSettings, log_warnings: bool = True) -> list[Finding]:
-    """Audit, log the warnings, and raise :class:`ConformanceError` on any failure."""
-    findings = audit_settings(settings)
-    if any(f.status == FAIL for f in findings):
-        raise ConformanceError(findings)
-    if log_warnings:
-        for f in findings:
-            if f.status == WARN:
-                logger.warning("scrapy_walsh: %s", f)
-    return findings
 
 
 def holds(subject: Subject, *failure_rules: Rule) -> bool:
@@ -122,9 +68,7 @@ def path_of(component: Any) -> str:
 
 def placed_in(component: type) -> str:
     """The setting the add-on places ``component`` in (from its component table)."""
-    from ..addon import COMPONENTS
-
-    return next(setting for setting, cls, _ in COMPONENTS if cls is component)
+    return next(setting for setting, cls, _ in PLACED if cls is component)
 
 
 def enabled_components(settings: BaseSettings, setting: str) -> list[Any]:

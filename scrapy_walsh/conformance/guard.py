@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..config import config_for
+from ..config import WalshConfig, configure
 from ..settings import SPEC_VERSION
-from .engine import PASS, WARN, Finding, enforce
+from .audit import enforce
+from .engine import PASS, WARN, Finding
 
 logger = logging.getLogger(__name__)
 
@@ -16,7 +17,8 @@ class ConformanceGuard:
     """Extension that re-audits the final, frozen settings before the engine starts.
 
     The add-on audits when it runs, but add-ons listed after it may still change
-    settings; this guard sees the frozen, final values, and builds the crawl's config.
+    settings; this guard sees the frozen, final values, and makes the crawl's config from
+    them once they pass (every component reads that one, ``config_for``).
     Raising from ``from_crawler`` stops the crawl before any request is sent.
     """
 
@@ -26,7 +28,7 @@ class ConformanceGuard:
     @classmethod
     def from_crawler(cls, crawler: Any) -> ConformanceGuard:
         findings = enforce(crawler.settings)
-        config = config_for(crawler)
+        config = configure(crawler, WalshConfig.from_settings(crawler.settings))
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
         logger.info(
             "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",

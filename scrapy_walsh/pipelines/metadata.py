@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
+from ..config import config_for
+
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
@@ -61,8 +63,6 @@ class MetadataOnlyPipeline:
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.stats = crawler.stats
-        from ..config import config_for
-
         config = config_for(crawler)
         self.limit = config.max_field_chars
         self.total_limit = config.max_item_chars

@@ -35,7 +35,7 @@ from operator import methodcaller
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-__all__ = ["CompiledRules", "compile_rules", "normalise", "url_path"]
+__all__ = ["CompiledRules", "compile_rules", "normalise", "normalise_pattern", "url_path"]
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: Characters kept as written: unreserved, and reserved but for ``#`` (never in a path or
@@ -63,6 +63,19 @@ def normalise(text: str) -> str:
     if _NORMAL(text):
         return text
     return _TO_NORMALISE.sub(_fix, text)
+
+
+def normalise_pattern(pattern: str) -> str:
+    """A rule's pattern spelled the way it is compared: each run between ``*`` wildcards
+    normalised, and a final ``$`` kept as the end anchor (any other ``$`` is ``%24``).
+
+    robots.txt ``Allow``/``Disallow`` rules and the usage-preference rules (``Content-Usage``,
+    tdmrep.json ``location``) are both read this way, so one path pattern matches the same URLs
+    wherever it is written."""
+    anchored = pattern[-1:] == "$"
+    body = pattern[:-1] if anchored else pattern
+    text = body if _NORMAL_PATTERN(body) else "*".join(normalise(part) for part in body.split("*"))
+    return text + "$" if anchored else text
 
 
 def url_path(url: str) -> str:
@@ -111,10 +124,8 @@ def _compile(pattern: str) -> _Pattern | None:
         text = normalise(pattern)
         return _Pattern(text, methodcaller("startswith", text), text)
     anchored = pattern[-1] == "$"
-    if anchored:
-        pattern = pattern[:-1]
-    parts = pattern.split("*") if _NORMAL_PATTERN(pattern) else [normalise(part) for part in pattern.split("*")]
-    text = "*".join(parts) + ("$" if anchored else "")
+    text = normalise_pattern(pattern)
+    parts = (text[:-1] if anchored else text).split("*")
     # Trailing stars match anything, and so does a final "*$": neither narrows the match.
     while len(parts) > 1 and not parts[-1]:
         parts.pop()

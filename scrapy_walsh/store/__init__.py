@@ -11,11 +11,10 @@ store from :func:`store_for`, opened once per crawler and closed when the engine
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
+from ..config import StateLocation, config_for, parse_state_uri
+from ..config import state_location as configured
 from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
 from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
@@ -33,58 +32,18 @@ __all__ = [
     "StoreUnavailable",
     "SqliteStore",
     "Updated",
+    "StateLocation",
+    "parse_state_uri",
     "open_store",
     "store_for",
     "state_location",
 ]
 
 
-@dataclass(frozen=True)
-class StateLocation:
-    scheme: str
-    path: Path
-    uri: str
-
-
-def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
-    """Resolve ``WALSH_STATE_URI``; raise ``ValueError`` saying why a URI is refused.
-
-    ``None`` (the default) means an sqlite file at ``default_path``, which the add-on
-    sets to the identity's file in the per-user state directory (``config.default_state``).
-    """
-    if uri is None or (isinstance(uri, str) and not uri.strip()):
-        path = Path(default_path)
-        return StateLocation("sqlite", path, f"sqlite:///{path}")
-    if not isinstance(uri, str):
-        raise ValueError(f"expected a URI string, got {uri!r}")
-    scheme = urlsplit(uri).scheme.lower()
-    if scheme == "sqlite":
-        prefix = "sqlite:///"
-        if not uri.lower().startswith(prefix) or len(uri) == len(prefix):
-            raise ValueError(f"{uri!r}: use sqlite:///relative/path.sqlite3 or sqlite:////absolute/path.sqlite3")
-        raw = uri[len(prefix) :]
-        if raw == ":memory:":
-            raise ValueError(
-                f"{uri!r}: an in-memory database loses the last-known blocklist and "
-                "every validator when the process ends"
-            )
-        return StateLocation("sqlite", Path(raw), uri)
-    if scheme in {"redis", "rediss", "unix"}:
-        parts = urlsplit(uri)
-        if scheme != "unix" and not parts.hostname:
-            raise ValueError(f"{uri!r}: a Redis URI names its server: redis://host:port/db")
-        if scheme == "unix" and not parts.path:
-            raise ValueError(f"{uri!r}: a unix:// Redis URI names its socket: unix:///path/redis.sock")
-        return StateLocation("redis", Path(parts.path or "/"), uri)
-    raise ValueError(f"{uri!r}: unsupported scheme {scheme or '(none)'!r}; use sqlite:/// or redis://")
-
-
 def state_location(settings: BaseSettings) -> StateLocation:
     """``WALSH_STATE_URI`` for this crawl; the default is one file per identity per user,
     ``$XDG_STATE_HOME/scrapy-walsh/<identity>.sqlite3`` (``~/.local/state`` without
     ``XDG_STATE_HOME``), shared by every process of the identity on this machine."""
-    from ..config import state_location as configured
-
     return configured(settings)
 
 
@@ -132,8 +91,6 @@ def store_for(crawler: Crawler) -> StateStore:
     store = _STORES.get(crawler)
     if store is None:
         from scrapy import signals
-
-        from ..config import config_for
 
         config = config_for(crawler)
         store = open_store(config.state_location(), config.robots_token)

@@ -15,7 +15,8 @@ from scrapy_walsh.conformance import (
     enabled_components,
 )
 from scrapy_walsh.middlewares.identity import IdentityMiddleware
-from scrapy_walsh.settings import USER_AGENT, WALSH_SETTINGS, preset
+from scrapy_walsh.preset import preset
+from scrapy_walsh.settings import USER_AGENT, WALSH_SETTINGS
 from scrapy_walsh.summary import ComplianceSummary
 
 
@@ -209,3 +210,44 @@ def test_a_disabled_frequency_guard_is_a_warning_naming_r8(caplog):
     with caplog.at_level(logging.WARNING):
         ConformanceGuard.from_crawler(crawler_with(WALSH_REFETCH_INTERVAL=0))
     assert "R8" in caplog.text and "disables the frequency guard" in caplog.text
+
+
+#: Run in a fresh interpreter: what the process looks like after each step, as JSON lines.
+CLEAN_REFUSAL_PROBE = """
+import json, logging, sys
+import twisted.logger  # loaded, as under Scrapy: the hook would begin Twisted logging
+from scrapy.settings import Settings
+from scrapy_walsh import clean_refusal
+from scrapy_walsh.addon import Addon
+from scrapy_walsh.conformance import FAIL, ConformanceError, Finding
+
+python_hook = sys.excepthook
+
+def seen():
+    return {
+        "hook_installed": sys.excepthook is not python_hook,
+        "filters": sum(len(logging.getLogger(name).filters) for name in clean_refusal.LOGGERS),
+        "twisted_logging_begun": clean_refusal._twisted_begun,
+    }
+
+ConformanceError([Finding("4", "R4", FAIL, "CONCURRENT_REQUESTS", "8 requests in flight")])
+print(json.dumps(seen()))
+for _ in range(2):
+    Addon().update_settings(Settings())
+print(json.dumps(seen()))
+"""
+
+
+def test_making_a_conformance_error_changes_nothing_and_the_addon_installs_the_hook_once():
+    """Issue 26: constructing an exception has no side effects; the add-on installs the
+    clean-refusal hook (logging filters, sys.excepthook, Twisted logging), once."""
+    import json
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", CLEAN_REFUSAL_PROBE], capture_output=True, text=True, check=True, timeout=60
+    )
+    made, installed = (json.loads(line) for line in result.stdout.splitlines())
+    assert made == {"hook_installed": False, "filters": 0, "twisted_logging_begun": False}
+    assert installed == {"hook_installed": True, "filters": 5, "twisted_logging_begun": True}

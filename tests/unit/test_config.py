@@ -100,13 +100,19 @@ REFUSED = [
 
 
 @pytest.mark.parametrize(("project", "setting"), REFUSED)
-def test_the_config_is_refused_where_the_audit_refuses_with_the_same_reasons(project, setting):
+def test_the_audit_refuses_each_bad_value_at_start_naming_its_setting(project, setting):
     with pytest.raises(ConformanceError) as at_start:
         get_crawler(settings_dict={"ADDONS": {Addon: 500}, **project})
-    with pytest.raises(ConformanceError) as built:
-        WalshConfig.from_settings(effective(**project))
-    assert setting in {f.setting for f in built.value.findings}
-    assert str(built.value) == str(at_start.value)
+    assert setting in {f.setting for f in at_start.value.findings}
+    assert str(at_start.value) == str(ConformanceError(audit_settings(effective(**project))))
+
+
+def test_a_crawler_no_audit_passed_has_no_config():
+    """The config is made by the audit that passes it (ConformanceGuard): a component of a
+    crawl without the add-on is refused with the package's error, never run on unaudited values."""
+    with pytest.raises(ConformanceError, match="settings were not audited") as refused:
+        config_for(get_crawler(settings_dict={"WALSH_REFETCH_INTERVAL": 60}))
+    assert [f.setting for f in refused.value.findings] == ["EXTENSIONS"]
 
 
 def test_every_value_a_parser_refuses_is_a_failing_finding_of_the_audit():
@@ -144,8 +150,8 @@ def test_conformance_error_is_exported_lazily_and_once():
 
 # --- who reads WALSH_* settings ---------------------------------------------------------
 
-#: config.py parses every WALSH_* setting; settings.py is their registry, and its preset
-#: (the add-on's) reads them through config's parsers.
+#: config.py parses every WALSH_* setting; settings.py is their registry, and the preset
+#: (preset.py, the add-on's) reads them through config's parsers.
 READERS = {"config.py", "settings.py"}
 SETTINGS_GETTERS = {"get", "getfloat", "getint", "getbool", "getlist", "getdict", "getdictorlist", "getwithbase"}
 

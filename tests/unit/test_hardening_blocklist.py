@@ -49,13 +49,24 @@ def test_a_tampered_schema_falls_back_to_the_bundled_one_or_refuses():
 
 
 @pytest.mark.parametrize(
-    "record", [None, [], {"adopted": 1.0}, {"document": "not json"}, {"document": FULL, "schema": 3}]
+    ("record", "refused"),
+    [
+        (None, "stored record: not an adopted list"),
+        ([], "stored record: not an adopted list"),
+        ({"adopted": 1.0}, "stored record: not an adopted list"),
+        ({"document": "not json"}, "under the bundled schema: not JSON"),
+    ],
 )
-def test_a_broken_record_is_the_packages_error_or_the_bundled_list(record):
-    try:
+def test_a_broken_record_is_the_packages_error(record, refused):
+    with pytest.raises(InvalidBlocklist, match=refused):
         from_stored(record)
-    except InvalidBlocklist:
-        pass
+
+
+def test_a_record_whose_schema_is_broken_is_the_bundled_list():
+    """A stored schema that is no schema at all: the document re-adopts under the bundled one."""
+    restored, schema = from_stored({"document": FULL, "schema": 3})
+    assert schema == BUNDLED_SCHEMA
+    assert [entry.domain for entry in restored] == ["blocked.example"] and "www.blocked.example" in restored
 
 
 def test_a_list_refusing_all_covers_every_host():

@@ -7,6 +7,7 @@ format checkers alone cost about 2 s, so the blocklist loads it on the first val
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import pkgutil
@@ -304,3 +305,130 @@ def test_the_private_import_scan_sees_each_form():
     assert _private_imports("from protego._ruleset import RuleSet") == {"protego._ruleset.RuleSet"}
     assert _private_imports("import scrapy.utils._compression") == {"scrapy.utils._compression"}
     assert _private_imports("from scrapy import __version__\nfrom .policy import _x\nimport _thread") == set()
+
+
+# --- No import circle (issue 26): the whole package's graph, imports inside functions included ----
+# An import inside a function runs when the function does: it closes a circle as surely as one at
+# the top, only later. Imports under ``if TYPE_CHECKING:`` never run, so they are left out.
+
+
+def _runs(node: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement under ``node`` that runs at some point (not under TYPE_CHECKING)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and ast.unparse(child.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            found += [imp for stmt in child.orelse for imp in _runs_stmt(stmt)]
+        else:
+            found += _runs_stmt(child)
+    return found
+
+
+def _runs_stmt(node: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    return [node] if isinstance(node, ast.Import | ast.ImportFrom) else _runs(node)
+
+
+def import_graph(sources: dict[str, tuple[str, bool]], top: str = "scrapy_walsh") -> dict[str, dict[str, int]]:
+    """``module -> {module it imports: line}`` over ``sources`` (``module -> (source, is_package)``).
+
+    ``from a import b`` imports ``a.b`` when that is a module, else ``a``; importing ``a.b.c``
+    also runs the ``__init__`` of ``a.b`` (unless the importer is inside ``a.b`` already)."""
+
+    def resolve(name: str) -> str | None:
+        while name and name not in sources:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, int]] = {}
+    for module, (source, is_package) in sources.items():
+        package = module if is_package else module.rpartition(".")[0]
+        edges = graph.setdefault(module, {})
+        for node in _runs(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in sources else base for a in node.names]
+            for target in targets:
+                if target.split(".")[0] != top or (found := resolve(target)) is None:
+                    continue
+                parts = found.split(".")
+                for end in range(2, len(parts) + 1):  # the packages on the way run first
+                    name = ".".join(parts[:end])
+                    if name in sources and name != module and not module.startswith(name + "."):
+                        edges.setdefault(name, node.lineno)
+    return graph
+
+
+def find_circle(graph: dict[str, dict[str, int]]) -> list[str] | None:
+    """One import circle (``a -> b -> ... -> a``), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for target in graph.get(module, {}):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (circle := visit(target)):
+                return circle
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state and (circle := visit(module)):
+            return circle
+    return None
+
+
+def _package_sources() -> dict[str, tuple[str, bool]]:
+    from pathlib import Path
+
+    root = Path(scrapy_walsh.__file__).parent
+    sources = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        sources[".".join(parts[:-1] if is_package else parts)] = (path.read_text(), is_package)
+    return sources
+
+
+def test_the_package_has_no_import_circle():
+    graph = import_graph(_package_sources())
+    assert len(graph) > 100 and sum(map(len, graph.values())) > 300, "the graph missed modules or imports"
+    circle = find_circle(graph)
+    where = [f"{a} (line {graph[a][b]})" for a, b in zip(circle, circle[1:])] if circle else []
+    assert circle is None, "import circle:\n  " + "\n  -> ".join([*where, circle[-1]] if circle else [])
+
+
+@pytest.mark.parametrize(
+    ("b_source", "circle"),
+    [
+        ("from . import a", ["p.a", "p.b", "p.a"]),
+        ("def f():\n    from .a import X", ["p.a", "p.b", "p.a"]),  # at function level: still a circle
+        ("import p.a", ["p.a", "p.b", "p.a"]),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import X", None),  # never runs
+        ("if TYPE_CHECKING:\n    pass\nelse:\n    from .a import X", ["p.a", "p.b", "p.a"]),
+        ("from .c import Y", None),
+    ],
+)
+def test_the_circle_finder_sees_each_kind_of_import(b_source, circle):
+    """The checker itself: ``p.a`` imports ``p.b`` at the top; ``p.b`` imports back in each way."""
+    sources = {"p": ("", True), "p.a": ("from .b import f", False), "p.b": (b_source, False), "p.c": ("", False)}
+    assert find_circle(import_graph(sources, top="p")) == circle
+
+
+def test_a_package_init_that_imports_its_importer_is_a_circle():
+    """``import p.sub.m`` runs ``p/sub/__init__.py`` first: its imports count."""
+    sources = {
+        "p": ("", True),
+        "p.low": ("from .sub.m import X", False),
+        "p.sub": ("from .guard import G", True),
+        "p.sub.m": ("", False),
+        "p.sub.guard": ("from ..low import Y", False),
+    }
+    assert find_circle(import_graph(sources, top="p")) == ["p.low", "p.sub", "p.sub.guard", "p.low"]

@@ -13,7 +13,8 @@ from scrapy.settings import Settings
 from scrapy_walsh.demo.hosts import HOSTS
 from scrapy_walsh.exceptions import DENIALS
 from scrapy_walsh.policy.vocabulary import META_KEYS, NAMESPACES, Meta, Namespace
-from scrapy_walsh.settings import WALSH_SETTINGS, preset
+from scrapy_walsh.preset import preset
+from scrapy_walsh.settings import WALSH_SETTINGS
 from scrapy_walsh.stats import STATS, documented
 
 from ..helpers import REPO

@@ -4,7 +4,9 @@ aipref ``Content-Usage`` rules (draft-ietf-aipref-attach-05 §3.1) and TDMRep ``
 rules (TDMRep final report, "Use of regular expressions") both match paths as robots.txt
 does: ``*`` is any run of octets, a final ``$`` ends the pattern, a percent-encoded
 unreserved character equals itself, and the match length is the encoded pattern's length.
-Protego implements the same rules only behind private names, so these few lines are ours.
+Both sides are spelled by the robots.txt matcher's own normaliser
+(:func:`scrapy_walsh.policy.robots_match.normalise`), so a ``Content-Usage`` rule and a
+``Disallow`` with the same path match the same URLs (docs/robots-matching.md).
 
 Matching is the classic two-pointer wildcard walk, O(len(path) x len(pattern)) at worst: a
 hostile ``*a*a*a...$`` pattern cannot make it backtrack exponentially as a regex would.
@@ -15,39 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from scrapy_walsh.policy.robots_match import normalise, normalise_pattern
+
 if TYPE_CHECKING:
     from scrapy_walsh.policy.preferences.model import Statement
 
-_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_HEX = frozenset(b"0123456789abcdefABCDEF")
 #: A pattern longer than this is ignored: no real path is, and matching costs its length.
 MAX_PATTERN_CHARS = 2048
-
-
-def normalize(path: str, *, pattern: bool = False) -> str:
-    """``path`` with every octet outside visible ASCII percent-encoded (from UTF-8), every
-    escape upper-cased, and escapes of unreserved characters decoded. In a URL path (not a
-    pattern) ``*`` and ``$`` are encoded, so that they match only ``%2A`` / ``%24`` in a rule."""
-    data = path.encode("utf-8", "surrogatepass")
-    out: list[str] = []
-    i = 0
-    while i < len(data):
-        octet = data[i]
-        if octet == 0x25 and i + 2 < len(data) and data[i + 1] in _HEX and data[i + 2] in _HEX:
-            value = int(data[i + 1 : i + 3], 16)
-            out.append(chr(value) if value in _UNRESERVED else f"%{value:02X}")
-            i += 3
-            continue
-        if 0x21 <= octet <= 0x7E:
-            char = chr(octet)
-            if not pattern and char in "*$":
-                out.append(f"%{octet:02X}")
-            else:
-                out.append(char)
-        else:
-            out.append(f"%{octet:02X}")
-        i += 1
-    return "".join(out)
 
 
 def _wildcard_match(pattern: str, text: str) -> bool:
@@ -85,7 +61,8 @@ class PathPattern:
         if len(raw) > MAX_PATTERN_CHARS:
             return None
         anchored = raw.endswith("$")
-        text = normalize(raw[:-1] if anchored else raw, pattern=True)
+        text = normalise_pattern(raw)
+        text = text[:-1] if anchored else text
         if text and text[0] not in "/*":
             return None
         while "**" in text:
@@ -97,7 +74,7 @@ class PathPattern:
         return len(self.text) + (1 if self.anchored else 0)
 
     def matches(self, normalized_path: str) -> bool:
-        """Does the rule cover ``normalized_path`` (a :func:`normalize` d URL path)?"""
+        """Does the rule cover ``normalized_path`` (a path :func:`url_path` normalised)?"""
         return _wildcard_match(self.text if self.anchored else self.text + "*", normalized_path)
 
 
@@ -111,5 +88,6 @@ class PathRule:
 
 
 def url_path(path: str) -> str:
-    """The path (and query) to match, normalized; an empty path is ``/`` (RFC 9309 §2.2.2)."""
-    return normalize(path or "/")
+    """The path (and query) to match, normalised as robots.txt rules compare it; an empty path
+    is ``/`` (RFC 9309 §2.2.2)."""
+    return normalise(path or "/")

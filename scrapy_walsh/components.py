@@ -1,0 +1,58 @@
+"""Where the add-on places each of its components, and the Scrapy ones it removes or replaces.
+
+One table, read by the add-on (:data:`scrapy_walsh.addon.COMPONENTS`) and by the settings
+audit, whose rules ask where a component belongs (``conformance.engine.placed_in``). The audit's
+own extension is not in it: the audit imports this table, so the table can't import the audit.
+"""
+
+from __future__ import annotations
+
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+
+from . import checkpoint
+from .middlewares import addresses, conditional, frequency, scope, usage_preferences
+from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
+from .middlewares.backoff import BackoffMiddleware
+from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
+from .middlewares.blocklist import BlocklistMiddleware
+from .middlewares.identity import PRIORITY as IDENTITY_PRIORITY
+from .middlewares.identity import IdentityMiddleware
+from .middlewares.pacing import PRIORITY as PACING_PRIORITY
+from .middlewares.pacing import PacingMiddleware
+from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
+from .middlewares.robots import RobotsMiddleware
+from .pipelines import dedup, metadata
+
+#: Where Scrapy places the middlewares our subclasses replace.
+REDIRECT_PRIORITY, META_REFRESH_PRIORITY, RETRY_PRIORITY = 600, 580, 550
+
+#: (setting, component, priority): every component the add-on places, but for its audit
+#: (``ConformanceGuard``) and its summary, which the add-on adds after these.
+PLACED = (
+    ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
+    # redirects and retries are new Request objects: ours carry the admission tokens over
+    ("DOWNLOADER_MIDDLEWARES", RedirectMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRedirectMiddleware, REDIRECT_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", MetaRefreshMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshMetaRefreshMiddleware, META_REFRESH_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", RetryMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRetryMiddleware, RETRY_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", checkpoint.AdmissionMiddleware, checkpoint.ADMISSION_PRIORITY),
+    ("SPIDER_MIDDLEWARES", scope.DeclaredTargetsMiddleware, scope.SPIDER_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", scope.SubresourceMiddleware, scope.SUBRESOURCE_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", addresses.AddressGuardMiddleware, addresses.PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", addresses.ConnectRefusalMiddleware, addresses.CONNECT_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", BlocklistMiddleware, BLOCKLIST_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", RobotsMiddleware, ROBOTS_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", conditional.ConditionalMiddleware, conditional.PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", frequency.FrequencyMiddleware, frequency.PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", usage_preferences.UsagePreferencesMiddleware, usage_preferences.PRIORITY),
+    ("SPIDER_MIDDLEWARES", usage_preferences.UsagePreferencesItemMiddleware, usage_preferences.SPIDER_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", PacingMiddleware, PACING_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),
+    ("ITEM_PIPELINES", metadata.MetadataOnlyPipeline, metadata.PRIORITY),
+    ("ITEM_PIPELINES", dedup.DedupPipeline, dedup.PRIORITY),
+)

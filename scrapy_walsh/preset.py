@@ -1,0 +1,90 @@
+"""The preset: the Scrapy settings the add-on writes at ``"addon"`` priority, read from the
+``WALSH_*`` values (the registry is :mod:`scrapy_walsh.settings`, the parsers :mod:`scrapy_walsh.config`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .config import http_codes, parse, raw
+from .settings import MIN_INTERVAL_FLOOR, SCRAPY_RETRY_HTTP_CODES, download_handlers
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+
+@dataclass(frozen=True)
+class PresetEntry:
+    name: str
+    value: Any
+    requirement: str
+    why: str
+
+
+def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
+    """The Scrapy settings the add-on writes at ``"addon"`` priority.
+
+    A project's own ``settings.py`` (priority ``"project"``) still wins; the
+    conformance audit then refuses any value that breaks a MUST, so a project can
+    make the crawl stricter but never looser.
+    """
+    try:
+        min_interval = parse(settings, "WALSH_MIN_INTERVAL")
+    except ValueError:
+        min_interval = MIN_INTERVAL_FLOOR  # the audit then names the bad value
+    try:
+        backoff_codes = http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES"))
+    except ValueError:
+        backoff_codes = (429, 503)  # the audit then names the bad value
+    return (
+        PresetEntry(
+            "USER_AGENT",
+            raw(settings, "WALSH_USER_AGENT"),
+            "R1",
+            "Scrapy's own `UserAgentMiddleware` sends our identity by default.",
+        ),
+        PresetEntry("CONCURRENT_REQUESTS", 1, "R4", "Requests are serial per process."),
+        PresetEntry("CONCURRENT_REQUESTS_PER_DOMAIN", 1, "R4", "One request in flight per host."),
+        PresetEntry(
+            "DOWNLOAD_DELAY",
+            min_interval,
+            "R4",
+            "At least `WALSH_MIN_INTERVAL` between the starts of two requests to a host.",
+        ),
+        PresetEntry(
+            "SCHEDULER_PRIORITY_QUEUE",
+            "scrapy_walsh.queue.PolitenessAwarePriorityQueue",
+            "R4",
+            "Hands the engine the host that is ready first, so one host's delay never idles "
+            "the crawl. Works with `JOBDIR`.",
+        ),
+        PresetEntry(
+            "RETRY_HTTP_CODES",
+            [code for code in SCRAPY_RETRY_HTTP_CODES if code not in backoff_codes],
+            "R5",
+            "Scrapy's codes minus `WALSH_BACKOFF_HTTP_CODES`: those are retried with backoff, once.",
+        ),
+        PresetEntry(
+            "DOWNLOAD_HANDLERS",
+            download_handlers(),
+            "R1-R6",
+            "http and https go through the checkpoint before the network "
+            "(`scrapy_walsh.checkpoint.CheckpointDownloadHandler`); every other scheme "
+            "(file, data, ftp, s3 ...) has no handler: nothing is read.",
+        ),
+        PresetEntry(
+            "DOWNLOAD_HANDLERS_BASE",
+            download_handlers(),
+            "R1-R6",
+            "The same: a project's `DOWNLOAD_HANDLERS` entry can't bring Scrapy's file, data, s3 "
+            "or ftp handler back by merging over the base.",
+        ),
+        PresetEntry(
+            "DOWNLOAD_DELAY_JITTER",
+            0.0,
+            "R4",
+            "Scrapy's jitter draws delays *under* `DOWNLOAD_DELAY` (0.5 s at the "
+            "default); no jitter may shorten the floor.",
+        ),
+    )
