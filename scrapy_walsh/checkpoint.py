@@ -13,9 +13,11 @@ scheme to ``None``. For each request the checkpoint
   proxy (``meta["proxy"]``, whoever set it): a refused proxy is sent nothing, not a CONNECT;
 * raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
 * signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
-* takes the host's pacing reservation itself, under one global lock held for the reservation
-  and the download only (never while waiting), so at most one request is on the network at
-  any moment and the reserved start is the real send time. A taken slot raises
+* takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
+  shared by every crawler of a ``CrawlerProcess``, ``CrawlerRunner`` or ``AsyncCrawlerRunner``)
+  held for the reservation and the download only (never while waiting), so at most one request
+  is on the network at any moment (R4: serial per process) and the reserved start is the real
+  send time. A taken slot raises
   :class:`NotYourTurn`, which the pacing middleware turns into a wait or a requeue. Whatever
   the outcome (an answer, a timeout, a reset), the host is settled when we stop waiting, so
   its next request counts its interval from then.
@@ -74,6 +76,12 @@ TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
 
 
+#: R4 "serial per process": the one lock every checkpoint of this process takes around a
+#: reservation and its download, whatever crawler it belongs to (a lock per crawler let two
+#: spiders of one ``CrawlerProcess`` put two requests on the network at once, issue 26).
+IN_FLIGHT = DeferredLock()
+
+
 class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"
     """The host's slot was taken when the request reached the checkpoint (nothing was sent)."""
 
@@ -103,7 +111,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         if pool is not None:
             pool.retryAutomatically = False  # no resend of a request the server may have seen
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
-        self.lock = DeferredLock()
+        self.lock = IN_FLIGHT
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
 
