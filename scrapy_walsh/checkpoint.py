@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import math
+import weakref
 from contextlib import suppress
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ from urllib.parse import urlsplit
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -80,6 +82,30 @@ SLOT_TAKEN = "walsh/checkpoint/slot_taken"
 #: reservation and its download, whatever crawler it belongs to (a lock per crawler let two
 #: spiders of one ``CrawlerProcess`` put two requests on the network at once, issue 26).
 IN_FLIGHT = DeferredLock()
+
+
+#: Crawlers in explain's dry run (``scrapy walsh explain``): each of their targets meets every
+#: gate and this checkpoint, its pace is evaluated, and it is not sent (:class:`NotSent`); their
+#: own fetches (robots.txt, the blocklist) go out as in a crawl, unless the crawler is offline.
+DRY_RUN: weakref.WeakKeyDictionary[Crawler, bool] = weakref.WeakKeyDictionary()
+
+
+def dry_run(crawler: Crawler, offline: bool = False) -> None:
+    """``crawler`` is explain's: its targets are evaluated, never sent; ``offline``: nothing is sent."""
+    DRY_RUN[crawler] = offline
+
+
+def is_dry_run(crawler: Crawler) -> bool:
+    return crawler in DRY_RUN
+
+
+class NotSent(IgnoreRequest):
+    """Explain's dry run: every gate and the checkpoint let the target through; it was not sent.
+    ``wait`` is how long its host's slot is still taken (evaluated, not reserved)."""
+
+    def __init__(self, url: str, wait: float):
+        self.wait = wait
+        super().__init__(f"dry run: {url} would be sent" + (f" in {wait:.3f} s" if wait else ""))
 
 
 class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"
@@ -139,6 +165,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self._host_header(request, host)
         await self._blocklist_and_proxy(request, host)
         self._timeout(request)
+        if self.crawler in DRY_RUN:
+            self._dry_run(request, host)
         await maybe_deferred_to_future(self.lock.acquire())
         try:
             wait = self.politeness.reserve(host)  # the authoritative reservation: now or never
@@ -161,6 +189,15 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         await self.inner.close()
 
     # ------------------------------------------------------------------ the checks
+
+    def _dry_run(self, request: Request, host: str) -> None:
+        """Explain's crawler: a target is evaluated and not sent (its pace read from the
+        shared ledger, nothing reserved); offline, nothing at all is sent."""
+        if DRY_RUN[self.crawler] and admission.internal_kind(request) is not None:
+            raise IgnoreRequest(f"not sent (--offline): {request.url}")
+        if admission.internal_kind(request) is None:
+            self.politeness.refresh([host])
+            raise NotSent(request.url, max(0.0, self.politeness.ready_at(host) - self.politeness.now()))
 
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")
@@ -234,22 +271,15 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             request.meta["download_timeout"] = DOWNLOAD_TIMEOUT_FLOOR
 
     def _gates(self) -> tuple[Any, Any]:
-        """The crawl's blocklist gate and address guard (the instances the middlewares use),
-        found once the engine has its downloader (its middlewares never change after)."""
-        if self._found_gates is not None:
-            return self._found_gates
-        from .middlewares.addresses import AddressGuardMiddleware
-        from .middlewares.blocklist import BlocklistMiddleware
+        """The crawl's blocklist gate and address guard (the instances the middlewares use)."""
+        if self._found_gates is None:
+            from .middlewares.addresses import AddressGuardMiddleware
+            from .middlewares.blocklist import BlocklistMiddleware
 
-        engine = self.crawler.engine
-        found: dict[type, Any] = {}
-        if engine is None:
-            return None, None
-        for mw in engine.downloader.middleware.middlewares:
-            for cls in (BlocklistMiddleware, AddressGuardMiddleware):
-                if isinstance(mw, cls):
-                    found[cls] = mw
-        self._found_gates = (found.get(BlocklistMiddleware), found.get(AddressGuardMiddleware))
+            if self.crawler.engine is None:
+                return None, None
+            get = self.crawler.get_downloader_middleware
+            self._found_gates = (get(BlocklistMiddleware), get(AddressGuardMiddleware))
         return self._found_gates
 
 

@@ -36,7 +36,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.task import deferLater
 
 from .. import admission, request_meta
-from ..checkpoint import NotYourTurn
+from ..checkpoint import NotYourTurn, is_dry_run
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
@@ -111,6 +111,8 @@ class PacingMiddleware:
                 )
                 record_denial(self.stats, exc, self.crawler.spider)
                 raise exc
+            if admission.internal_kind(request) is None and is_dry_run(self.crawler):
+                break  # explain: the checkpoint reads the wait, nothing waits for a request never sent
             if admission.internal_kind(request) is None and self.politeness.better_elsewhere(host):
                 self.stats.inc_value(REQUEUED)
                 return back_to_scheduler(request)
