@@ -7,10 +7,12 @@ the preset routes ``http`` and ``https`` to :class:`CheckpointDownloadHandler` a
 scheme to ``None``. For each request the checkpoint
 
 * refuses it unless every gate stamped this very object at this URL (``scrapy_walsh.admission``);
-* sets the final ``User-Agent`` (a later middleware's rewrite is overridden and counted);
+* sets the final ``User-Agent``, the one place R1 is enforced (whoever set another one, a spider,
+  a request's headers or any middleware, is overridden and counted);
 * refuses a ``Host`` header naming another host than the URL's;
-* applies the blocklist and the address guard to the target's blocklist entry and to any
-  proxy (``meta["proxy"]``, whoever set it): a refused proxy is sent nothing, not a CONNECT;
+* asks the blocklist gate's own check again (a list refreshed while the request waited), and
+  applies the blocklist and the address guard to any proxy (``meta["proxy"]``, whoever set
+  it; no gate sees it): a refused proxy is sent nothing, not a CONNECT;
 * raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
 * signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
 * takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
@@ -73,7 +75,6 @@ SCHEMES = CHECKPOINT_SCHEMES
 #: The admission gate: first of all, before the sub-resource gate (80).
 ADMISSION_PRIORITY = 70
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
-UA_OVERRIDDEN_LATE = "walsh/identity/ua_overridden_at_checkpoint"
 TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
 
@@ -149,8 +150,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         return politeness_for(self.crawler)
 
     async def download_request(self, request: Request) -> Response:
-        if urlparse_cached(request).scheme not in SCHEMES:
-            raise _refuse(self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched", request)
+        # only http(s) reach this handler (the preset routes every other scheme to None, and the
+        # admission gate refuses them by name): the scheme is checked once, there
         missing = admission.missing_stamps(request)
         if missing:
             raise _refuse(
@@ -163,7 +164,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         host = url_host(request.url)
         self._identity(request)
         self._host_header(request, host)
-        await self._blocklist_and_proxy(request, host)
+        await self._blocklist_and_proxy(request)
         self._timeout(request)
         if self.crawler in DRY_RUN:
             self._dry_run(request, host)
@@ -203,19 +204,20 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         sent = request.headers.getlist(b"User-Agent")
         if sent == [self._ua]:
             return
+        request.headers[b"User-Agent"] = self._ua
+        if not sent:
+            return  # nobody set one (Scrapy's UserAgentMiddleware disabled): nothing was overridden
         self.stats.inc_value(UA_OVERRIDDEN)
-        self.stats.inc_value(UA_OVERRIDDEN_LATE)
         if not self._logged_ua:
             self._logged_ua = True
             logger.warning(
-                "R1: a downloader middleware after ours changed the User-Agent to %r on %s; the "
-                "checkpoint sent %r instead (counted in %s)",
+                "R1: replaced User-Agent %r with %r on %s (at the checkpoint; a spider, the request or "
+                "a middleware set it); every further override is counted in %s, not logged",
                 b", ".join(sent).decode("latin-1"),
-                request.url,
                 self._ua.decode(),
-                UA_OVERRIDDEN_LATE,
+                request.url,
+                UA_OVERRIDDEN,
             )
-        request.headers[b"User-Agent"] = self._ua
 
     def _host_header(self, request: Request, host: str) -> None:
         values = request.headers.getlist(b"Host")
@@ -230,11 +232,12 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 request,
             )
 
-    async def _blocklist_and_proxy(self, request: Request, host: str) -> None:
+    async def _blocklist_and_proxy(self, request: Request) -> None:
+        """The blocklist gate's own check again (the list may have been refreshed while the
+        request waited for its slot), then the proxy, which no gate sees."""
         blocklist, guard = self._gates()
-        if blocklist is not None and blocklist.blocklist.match(host) is not None:
-            if admission.internal_kind(request) not in admission.BLOCKLIST_KINDS:
-                raise _refuse(self.crawler, NOT_ADMITTED, f"{host} is on the operator blocklist", request)
+        if blocklist is not None and (entry := blocklist.listed(request)) is not None:
+            raise _refuse(self.crawler, NOT_ADMITTED, f"covered by blocklist entry {entry.domain!r} now", request)
         proxy = request.meta.get("proxy")
         if not proxy:
             return

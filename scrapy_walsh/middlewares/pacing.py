@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: After Scrapy's own middlewares (redirect 600, retry 550, cookies 700 ...), before identity.
+#: After Scrapy's own middlewares (redirect 600, retry 550, cookies 700 ...).
 PRIORITY = 9000
 #: R5: the host's Retry-After pause ends beyond WALSH_BACKOFF_MAX_DELAY.
 HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...middlewares.identity import IdentityMiddleware
 from ...settings import SPEC_VERSION, USER_AGENT
-from ..engine import FAIL, PASS, WARN, Finding, Subject, component_enabled, path_of, placed_in, user_set
+from ..engine import FAIL, PASS, WARN, Finding, Subject, user_set
 
 
 def identity(subject: Subject) -> Iterator[Finding]:
@@ -25,30 +24,16 @@ def identity(subject: Subject) -> Iterator[Finding]:
             f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
             "cannot tell which robots.txt group applies to this crawler",
         )
-    enforced = component_enabled(settings, IdentityMiddleware)
+    # the checkpoint sets it on every request (its place in DOWNLOAD_HANDLERS is audited as row 1)
     if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
-        if enforced:
-            yield Finding(
-                "1",
-                "R1",
-                WARN,
-                "USER_AGENT",
-                f"{settings.get('USER_AGENT')!r} is overridden on every request by WALSH_USER_AGENT {ua!r}",
-            )
-        else:
-            yield Finding(
-                "1", "R1", FAIL, "USER_AGENT", f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}"
-            )
-    if not enforced:
         yield Finding(
             "1",
             "R1",
-            FAIL,
-            placed_in(IdentityMiddleware),
-            f"{path_of(IdentityMiddleware)} is disabled; nothing enforces the exact UA",
+            WARN,
+            "USER_AGENT",
+            f"{settings.get('USER_AGENT')!r} is overridden on every request by WALSH_USER_AGENT {ua!r}",
         )
-    else:
-        yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
+    yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
 
 
 def spec_identity(subject: Subject) -> Iterator[Finding]:
