@@ -18,7 +18,8 @@ holds the command's arguments and the rendering of what the crawl decided.
   robots.txt under 30 days old, the last adopted blocklist) and the given files decide.
 * ``--robots-file`` / ``--blocklist-file`` stand in for the origin's robots.txt and the
   operator's list (the crawl's gates read them as if fetched).
-* The R8 claim the frequency gate takes for the target is released when the dry run ends.
+* In the dry run the frequency gate (R8) reads its rule without claiming the target, so a
+  crawl running meanwhile is not kept from it.
 
 Exit status: 0 when the URL was explained (whatever the decision), 1 when an input
 file is unreadable or invalid, 2 when the settings are refused.
