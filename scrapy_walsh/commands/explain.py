@@ -391,6 +391,8 @@ def render(report: dict[str, Any]) -> str:
     out = [f"URL          {report['url']}", f"identity     {report['user_agent']} (token {report['token']})", ""]
     if b["verdict"] == BLOCKED_BY_OPERATOR:
         line = f"BLOCKED by entry {b['domain']!r} (added {b['added']}: {b['reason']})"
+    elif b["verdict"] == NOT_CONSULTED:
+        line = b["reason"]
     else:
         line = "not blocked: no entry covers this host"
     entries = f"{b['entries']} entr{'y' if b['entries'] == 1 else 'ies'}"
