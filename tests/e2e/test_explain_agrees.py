@@ -26,7 +26,7 @@ from scrapy_walsh.demo.hosts import HOSTS
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import open_store, parse_state_uri
 
-from ..helpers import add_addon_line, crawl_targets, new_project, run_scrapy
+from ..helpers import CLOCK_TOLERANCE, add_addon_line, crawl_targets, new_project, run_scrapy
 
 FETCH = "fetch"
 #: The module fixture runs 11 subprocesses (2 crawls, 9 explains): over the 300 s default on a busy machine.
@@ -138,9 +138,12 @@ def test_the_redirect_row_met_six_answers_each_time(runs, site):
 # the crawl's. Each is explained first, then crawled, in phases that change the world between
 # them (a ledger pause, a looser published schema, a stored list no schema passes). Explain now
 # runs the crawl's own components, so the two can't disagree by construction; each row failed
-# with the copy (cebc668/5825f4c): another gate, another ledger entry, or "error:" and exit 1.
+# with the copy (cebc668/5825f4c): another gate, another ledger entry, or "error:" and exit 1;
+# and the copy re-checked an unreachable robots.txt without the R5 pause its 503 asked for.
 
 LISTED_PRIVATE = "127.0.0.19"  # loopback, not in the demo's allowance, and listed locally
+#: down's robots.txt asks this long (s); well over the few seconds an explain takes to start
+RETRY_AFTER = 8
 DRIFT_ROWS = {
     # the crawl checks the address (85) before the blocklist (90)
     "a private and listed host": (
@@ -158,6 +161,13 @@ DRIFT_ROWS = {
     "a robots.txt URL with userinfo": (
         "p1",
         lambda s: s.url("open", "/page/1").replace("http://", "http://user:secret@"),
+        ("robots", "unknown_unreachable"),
+    ),
+    # robots.txt answered 503 with Retry-After on the first check: the re-check waits out the
+    # host's R5 pause (the crawl's backoff applies to its own fetches too), then finds it down
+    "an unreachable robots.txt re-checked": (
+        "p1",
+        lambda s: s.url("down", "/page/1"),
         ("robots", "unknown_unreachable"),
     ),
     # the published schema is looser than the bundled one: the crawl adopts the list
@@ -214,6 +224,9 @@ def drift_runs(tmp_path_factory):
         assert paced is not None, "the setup crawl paced gone under its address"
         store.set(Namespace.PACING, gone_ip, {**paced, "not_before": time.time() + 86400}, ttl=2 * 86400)
         store.close()
+        site.override("down", "/robots.txt", 503, "down", headers=[("Retry-After", str(RETRY_AFTER))])
+        first = run_scrapy(["walsh", "explain", "--json", urls["an unreachable robots.txt re-checked"]], cwd=project)
+        assert first.returncode == 0, first.stderr[-3000:]  # the first check; the row is the re-check
         out.update(_explain_then_crawl(project, by_phase["p1"]))
 
         schema = json.loads(blocklist_schema_bytes())
@@ -250,3 +263,12 @@ def test_the_drift_rows_contacted_neither_the_listed_address_nor_the_paused_one(
     seen = drift_runs["_requests"]
     assert LISTED_PRIVATE not in {r["ip"] for r in seen}
     assert not [r for r in seen if r["host_key"] == "gone" and r["path"] == "/page/1"]
+
+
+def test_an_unreachable_robots_txt_is_rechecked_after_the_hosts_pause(drift_runs):
+    """R5 holds for the re-check: explain's second look at down's robots.txt, and the crawl's,
+    wait out the Retry-After its 503 asked for (the old copy asked again a second later)."""
+    times = [r["mono"] for r in drift_runs["_requests"] if r["host_key"] == "down" and r["path"] == "/robots.txt"]
+    assert len(times) == 3, times  # explain, explain again, the crawl
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert min(gaps) >= RETRY_AFTER - CLOCK_TOLERANCE, gaps
