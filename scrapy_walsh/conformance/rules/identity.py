@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from ...settings import SPEC_VERSION, USER_AGENT
 from ..engine import FAIL, PASS, WARN, Finding, Subject, user_set
+from .checkpoint import through_checkpoint
 
 
 def identity(subject: Subject) -> Iterator[Finding]:
@@ -24,16 +25,23 @@ def identity(subject: Subject) -> Iterator[Finding]:
             f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
             "cannot tell which robots.txt group applies to this crawler",
         )
-    # the checkpoint sets it on every request (its place in DOWNLOAD_HANDLERS is audited as row 1)
+    # the checkpoint sets it on every request: R1's one enforcement (issue 26)
+    enforced = through_checkpoint(subject)
     if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
-        yield Finding(
-            "1",
-            "R1",
-            WARN,
-            "USER_AGENT",
-            f"{settings.get('USER_AGENT')!r} is overridden on every request by WALSH_USER_AGENT {ua!r}",
-        )
-    yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
+        if enforced:
+            yield Finding(
+                "1",
+                "R1",
+                WARN,
+                "USER_AGENT",
+                f"{settings.get('USER_AGENT')!r} is overridden on every request by WALSH_USER_AGENT {ua!r}",
+            )
+        else:
+            yield Finding(
+                "1", "R1", FAIL, "USER_AGENT", f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}"
+            )
+    if enforced:
+        yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
 
 
 def spec_identity(subject: Subject) -> Iterator[Finding]:
