@@ -7,15 +7,19 @@ the preset routes ``http`` and ``https`` to :class:`CheckpointDownloadHandler` a
 scheme to ``None``. For each request the checkpoint
 
 * refuses it unless every gate stamped this very object at this URL (``scrapy_walsh.admission``);
-* sets the final ``User-Agent`` (a later middleware's rewrite is overridden and counted);
+* sets the final ``User-Agent``, the one place R1 is enforced (whoever set another one, a spider,
+  a request's headers or any middleware, is overridden and counted);
 * refuses a ``Host`` header naming another host than the URL's;
-* applies the blocklist and the address guard to the target's blocklist entry and to any
-  proxy (``meta["proxy"]``, whoever set it): a refused proxy is sent nothing, not a CONNECT;
+* asks the blocklist gate's own check again (a list refreshed while the request waited), and
+  applies the blocklist and the address guard to any proxy (``meta["proxy"]``, whoever set
+  it; no gate sees it): a refused proxy is sent nothing, not a CONNECT;
 * raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
 * signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
-* takes the host's pacing reservation itself, under one global lock held for the reservation
-  and the download only (never while waiting), so at most one request is on the network at
-  any moment and the reserved start is the real send time. A taken slot raises
+* takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
+  shared by every crawler of a ``CrawlerProcess``, ``CrawlerRunner`` or ``AsyncCrawlerRunner``)
+  held for the reservation and the download only (never while waiting), so at most one request
+  is on the network at any moment (R4: serial per process) and the reserved start is the real
+  send time. A taken slot raises
   :class:`NotYourTurn`, which the pacing middleware turns into a wait or a requeue. Whatever
   the outcome (an answer, a timeout, a reset), the host is settled when we stop waiting, so
   its next request counts its interval from then.
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import math
+import weakref
 from contextlib import suppress
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -37,6 +42,7 @@ from urllib.parse import urlsplit
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -69,9 +75,38 @@ SCHEMES = CHECKPOINT_SCHEMES
 #: The admission gate: first of all, before the sub-resource gate (80).
 ADMISSION_PRIORITY = 70
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
-UA_OVERRIDDEN_LATE = "walsh/identity/ua_overridden_at_checkpoint"
 TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
+
+
+#: R4 "serial per process": the one lock every checkpoint of this process takes around a
+#: reservation and its download, whatever crawler it belongs to (a lock per crawler let two
+#: spiders of one ``CrawlerProcess`` put two requests on the network at once, issue 26).
+IN_FLIGHT = DeferredLock()
+
+
+#: Crawlers in explain's dry run (``scrapy walsh explain``): each of their targets meets every
+#: gate and this checkpoint, its pace is evaluated, and it is not sent (:class:`NotSent`); their
+#: own fetches (robots.txt, the blocklist) go out as in a crawl, unless the crawler is offline.
+DRY_RUN: weakref.WeakKeyDictionary[Crawler, bool] = weakref.WeakKeyDictionary()
+
+
+def dry_run(crawler: Crawler, offline: bool = False) -> None:
+    """``crawler`` is explain's: its targets are evaluated, never sent; ``offline``: nothing is sent."""
+    DRY_RUN[crawler] = offline
+
+
+def is_dry_run(crawler: Crawler) -> bool:
+    return crawler in DRY_RUN
+
+
+class NotSent(IgnoreRequest):
+    """Explain's dry run: every gate and the checkpoint let the target through; it was not sent.
+    ``wait`` is how long its host's slot is still taken (evaluated, not reserved)."""
+
+    def __init__(self, url: str, wait: float):
+        self.wait = wait
+        super().__init__(f"dry run: {url} would be sent" + (f" in {wait:.3f} s" if wait else ""))
 
 
 class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"
@@ -103,7 +138,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         if pool is not None:
             pool.retryAutomatically = False  # no resend of a request the server may have seen
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
-        self.lock = DeferredLock()
+        self.lock = IN_FLIGHT
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
 
@@ -115,8 +150,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         return politeness_for(self.crawler)
 
     async def download_request(self, request: Request) -> Response:
-        if urlparse_cached(request).scheme not in SCHEMES:
-            raise _refuse(self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched", request)
+        # only http(s) reach this handler (the preset routes every other scheme to None, and the
+        # admission gate refuses them by name): the scheme is checked once, there
         missing = admission.missing_stamps(request)
         if missing:
             raise _refuse(
@@ -129,8 +164,10 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         host = url_host(request.url)
         self._identity(request)
         self._host_header(request, host)
-        await self._blocklist_and_proxy(request, host)
+        await self._blocklist_and_proxy(request)
         self._timeout(request)
+        if self.crawler in DRY_RUN:
+            self._dry_run(request, host)
         await maybe_deferred_to_future(self.lock.acquire())
         try:
             wait = self.politeness.reserve(host)  # the authoritative reservation: now or never
@@ -154,23 +191,33 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
 
     # ------------------------------------------------------------------ the checks
 
+    def _dry_run(self, request: Request, host: str) -> None:
+        """Explain's crawler: a target is evaluated and not sent (its pace read from the
+        shared ledger, nothing reserved); offline, nothing at all is sent."""
+        if DRY_RUN[self.crawler] and admission.internal_kind(request) is not None:
+            raise IgnoreRequest(f"not sent (--offline): {request.url}")
+        if admission.internal_kind(request) is None:
+            self.politeness.refresh([host])
+            raise NotSent(request.url, max(0.0, self.politeness.ready_at(host) - self.politeness.now()))
+
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")
         if sent == [self._ua]:
             return
+        request.headers[b"User-Agent"] = self._ua
+        if not sent:
+            return  # nobody set one (Scrapy's UserAgentMiddleware disabled): nothing was overridden
         self.stats.inc_value(UA_OVERRIDDEN)
-        self.stats.inc_value(UA_OVERRIDDEN_LATE)
         if not self._logged_ua:
             self._logged_ua = True
             logger.warning(
-                "R1: a downloader middleware after ours changed the User-Agent to %r on %s; the "
-                "checkpoint sent %r instead (counted in %s)",
+                "R1: replaced User-Agent %r with %r on %s (at the checkpoint; a spider, the request or "
+                "a middleware set it); every further override is counted in %s, not logged",
                 b", ".join(sent).decode("latin-1"),
-                request.url,
                 self._ua.decode(),
-                UA_OVERRIDDEN_LATE,
+                request.url,
+                UA_OVERRIDDEN,
             )
-        request.headers[b"User-Agent"] = self._ua
 
     def _host_header(self, request: Request, host: str) -> None:
         values = request.headers.getlist(b"Host")
@@ -185,11 +232,12 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 request,
             )
 
-    async def _blocklist_and_proxy(self, request: Request, host: str) -> None:
+    async def _blocklist_and_proxy(self, request: Request) -> None:
+        """The blocklist gate's own check again (the list may have been refreshed while the
+        request waited for its slot), then the proxy, which no gate sees."""
         blocklist, guard = self._gates()
-        if blocklist is not None and blocklist.blocklist.match(host) is not None:
-            if admission.internal_kind(request) not in admission.BLOCKLIST_KINDS:
-                raise _refuse(self.crawler, NOT_ADMITTED, f"{host} is on the operator blocklist", request)
+        if blocklist is not None and (entry := blocklist.listed(request)) is not None:
+            raise _refuse(self.crawler, NOT_ADMITTED, f"covered by blocklist entry {entry.domain!r} now", request)
         proxy = request.meta.get("proxy")
         if not proxy:
             return
@@ -226,22 +274,15 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             request.meta["download_timeout"] = DOWNLOAD_TIMEOUT_FLOOR
 
     def _gates(self) -> tuple[Any, Any]:
-        """The crawl's blocklist gate and address guard (the instances the middlewares use),
-        found once the engine has its downloader (its middlewares never change after)."""
-        if self._found_gates is not None:
-            return self._found_gates
-        from .middlewares.addresses import AddressGuardMiddleware
-        from .middlewares.blocklist import BlocklistMiddleware
+        """The crawl's blocklist gate and address guard (the instances the middlewares use)."""
+        if self._found_gates is None:
+            from .middlewares.addresses import AddressGuardMiddleware
+            from .middlewares.blocklist import BlocklistMiddleware
 
-        engine = self.crawler.engine
-        found: dict[type, Any] = {}
-        if engine is None:
-            return None, None
-        for mw in engine.downloader.middleware.middlewares:
-            for cls in (BlocklistMiddleware, AddressGuardMiddleware):
-                if isinstance(mw, cls):
-                    found[cls] = mw
-        self._found_gates = (found.get(BlocklistMiddleware), found.get(AddressGuardMiddleware))
+            if self.crawler.engine is None:
+                return None, None
+            get = self.crawler.get_downloader_middleware
+            self._found_gates = (get(BlocklistMiddleware), get(AddressGuardMiddleware))
         return self._found_gates
 
 

@@ -17,8 +17,6 @@ from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
 from .middlewares.blocklist import BlocklistMiddleware
-from .middlewares.identity import PRIORITY as IDENTITY_PRIORITY
-from .middlewares.identity import IdentityMiddleware
 from .middlewares.pacing import PRIORITY as PACING_PRIORITY
 from .middlewares.pacing import PacingMiddleware
 from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
@@ -52,7 +50,6 @@ PLACED = (
     ("SPIDER_MIDDLEWARES", usage_preferences.UsagePreferencesItemMiddleware, usage_preferences.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", PacingMiddleware, PACING_PRIORITY),
-    ("DOWNLOADER_MIDDLEWARES", IdentityMiddleware, IDENTITY_PRIORITY),
     ("ITEM_PIPELINES", metadata.MetadataOnlyPipeline, metadata.PRIORITY),
     ("ITEM_PIPELINES", dedup.DedupPipeline, dedup.PRIORITY),
 )

@@ -15,7 +15,6 @@ from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
 from . import admission
-from .config import config_for
 from .policy.vocabulary import Meta
 
 if TYPE_CHECKING:
@@ -44,8 +43,6 @@ async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
         callback=NO_CALLBACK,
         priority=PRIORITY,
         dont_filter=True,
-        # our identity from the start (the identity middleware would correct it anyway)
-        headers={"User-Agent": config_for(crawler).user_agent},
         meta={
             INTERNAL: kind,
             "dont_redirect": True,

@@ -28,8 +28,8 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/identity/ua_overridden",
-        "Requests that arrived at the identity middleware with another User-Agent (spider attribute, "
-        "request header, `USER_AGENT`) and were corrected.",
+        "Requests that reached the checkpoint with another User-Agent (spider attribute, request "
+        "header, `USER_AGENT`, any middleware) and were corrected there.",
     ),
     Stat(
         "walsh/requests/sent",
@@ -219,11 +219,6 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/checkpoint/timeout_raised",
         "Requests whose `download_timeout` was under the floor (5 s) and was raised to it at the checkpoint.",
-    ),
-    Stat(
-        "walsh/identity/ua_overridden_at_checkpoint",
-        "Requests whose User-Agent a downloader middleware after ours changed: the checkpoint sent ours "
-        "instead (also counted in `walsh/identity/ua_overridden`).",
     ),
     Stat(
         "walsh/pacing/interval/<host>",

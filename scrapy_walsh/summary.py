@@ -36,7 +36,6 @@ SENT_HOST = "walsh/requests/host/"
 MAX_IN_FLIGHT = "walsh/requests/max_in_flight"
 DENIED = "walsh/denied"
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
-UA_OVERRIDDEN_LATE = "walsh/identity/ua_overridden_at_checkpoint"
 WAIT_SECONDS = "walsh/pacing/wait_seconds"
 BACKOFF_COUNT = "walsh/backoff/count"
 #: Every other ``walsh/backoff/...`` figure is listed under the count.
@@ -186,12 +185,7 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     lines = [
         f"scrapy_walsh compliance summary ({stats.get('walsh/spec_version', SPEC_VERSION)})",
         f"  identity          {stats.get('walsh/identity/user_agent', '?')}",
-        f"  UA overrides      {stats.get(UA_OVERRIDDEN, 0)}"
-        + (
-            f" ({stats[UA_OVERRIDDEN_LATE]} by a downloader middleware after ours: the checkpoint sent ours)"
-            if stats.get(UA_OVERRIDDEN_LATE)
-            else ""
-        ),
+        f"  UA overrides      {stats.get(UA_OVERRIDDEN, 0)}",
         f"  requests sent     {stats.get(SENT, 0)} to {len(hosts)} host(s), "
         f"at most {stats.get(MAX_IN_FLIGHT, 0)} in flight",
     ]

@@ -302,7 +302,7 @@ def audit_spider(spidercls: type) -> list[Finding]:
                 "R1",
                 WARN,
                 f"spider {name}.user_agent",
-                f"{user_agent!r}: only the add-on's IdentityMiddleware keeps it from being sent",
+                f"{user_agent!r}: only the add-on's checkpoint keeps it from being sent",
             )
         )
     rules = getattr(spidercls, "rules", None)

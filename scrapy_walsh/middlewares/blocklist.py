@@ -36,6 +36,7 @@ from ..exceptions import BlockedByOperator, record_denial
 from ..policy.blocklist import (
     MAX_DOCUMENT_BYTES,
     Blocklist,
+    BlocklistEntry,
     InvalidBlocklist,
     InvalidSchema,
     bundled_schema,
@@ -88,7 +89,7 @@ class BlocklistMiddleware(StatefulGate):
         if time.time() >= self.next_refresh:
             await self._refresh_once()
         host = url_host(request.url)
-        entry = self.blocklist.match(host)
+        entry = self.listed(request)
         if entry is None:
             request_meta.record_verdict(request, "blocklist", NOT_BLOCKED)
             admission.stamp(request, admission.BLOCKLIST)
@@ -109,6 +110,15 @@ class BlocklistMiddleware(StatefulGate):
         )
         record_denial(self.stats, exc, self.crawler.spider)
         raise exc
+
+    def listed(self, request: Request) -> BlocklistEntry | None:
+        """The entry of the list in force now that covers ``request``'s host (None: not
+        blocked; the operator's own list and schema are never blocked). The one blocklist
+        check: this gate asks it, and the checkpoint asks it again before the network, for
+        a list refreshed while the request waited for its slot."""
+        if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+            return None
+        return self.blocklist.match(url_host(request.url))
 
     # ------------------------------------------------------------------ refresh
 

@@ -25,10 +25,11 @@ import uuid
 from typing import TYPE_CHECKING
 
 from .. import admission
+from ..checkpoint import is_dry_run
 from ..config import config_for
 from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
-from ..policy.gates import FETCHED_NAMESPACE, recently_fetched_reason
+from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
 from .base import StatefulGate
 
@@ -73,7 +74,12 @@ class FrequencyMiddleware(StatefulGate):
             return  # a redirect hop, retry or requeue of the fetch under way
         target = target_of(request)
         now = time.time()
-        if self.store.claim(NAMESPACE, target, now, ttl=self.interval):
+        if is_dry_run(self.crawler):
+            # explain: the same rule read, no claim taken (a crawl running meanwhile must not
+            # find the target claimed by a request that is never sent)
+            if not recently_fetched(self.store.get(NAMESPACE, target), now, self.interval):
+                return
+        elif self.store.claim(NAMESPACE, target, now, ttl=self.interval):
             admission.seal_claim(self.crawler, request, target, now)
             return
         # the claim is the atomic form of policy.gates.recently_fetched: it fails while a

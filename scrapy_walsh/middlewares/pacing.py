@@ -36,7 +36,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.task import deferLater
 
 from .. import admission, request_meta
-from ..checkpoint import NotYourTurn
+from ..checkpoint import NotYourTurn, is_dry_run
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
@@ -47,12 +47,13 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from scrapy.statscollectors import StatsCollector
 
     from ..shared_pacer import Politeness
 
 logger = logging.getLogger(__name__)
 
-#: After Scrapy's own middlewares (redirect 600, retry 550, cookies 700 ...), before identity.
+#: After Scrapy's own middlewares (redirect 600, retry 550, cookies 700 ...).
 PRIORITY = 9000
 #: R5: the host's Retry-After pause ends beyond WALSH_BACKOFF_MAX_DELAY.
 HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY
@@ -70,6 +71,22 @@ def back_to_scheduler(request: Request) -> Request:
     tokens carried over, counted as a requeue (``request_meta.first_pass`` is then False)."""
     request.meta[request_meta.REQUEUED] = request.meta.get(request_meta.REQUEUED, 0) + 1
     return admission.carry(request, request.replace(dont_filter=True))
+
+
+def requeue(
+    politeness: Politeness, stats: StatsCollector, request: Request, host: str, early: bool = False
+) -> Request | None:
+    """The one decision to send ``request`` back to the scheduler instead of waiting for
+    ``host``'s slot: the copy to return, or None to wait. Never our own requests (they don't
+    cross the scheduler); only when another queued host is ready sooner. ``early``: asked by
+    a gate before pacing (the robots gate, right after a robots.txt fetch), which also leaves
+    the request alone when the pacing gate will refuse it (``Politeness.requeue_instead``)."""
+    if admission.internal_kind(request) is not None:
+        return None
+    if not (politeness.requeue_instead(host) if early else politeness.better_elsewhere(host)):
+        return None
+    stats.inc_value(REQUEUED)
+    return back_to_scheduler(request)
 
 
 async def _sleep(seconds: float) -> None:
@@ -111,9 +128,10 @@ class PacingMiddleware:
                 )
                 record_denial(self.stats, exc, self.crawler.spider)
                 raise exc
-            if admission.internal_kind(request) is None and self.politeness.better_elsewhere(host):
-                self.stats.inc_value(REQUEUED)
-                return back_to_scheduler(request)
+            if admission.internal_kind(request) is None and is_dry_run(self.crawler):
+                break  # explain: the checkpoint reads the wait, nothing waits for a request never sent
+            if (copy := requeue(self.politeness, self.stats, request, host)) is not None:
+                return copy
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             await _sleep(wait)
@@ -157,11 +175,10 @@ class PacingMiddleware:
         """The checkpoint found the slot taken (another process, an internal fetch or an
         ``engine.download`` got there first): nothing was sent. Wait, or give the download
         slot to a host that is ready sooner, then the request walks the gates again."""
-        if admission.internal_kind(request) is None and self.politeness.better_elsewhere(exc.host):
-            self.stats.inc_value(REQUEUED)
-        else:
-            self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
-            await _sleep(exc.wait)
+        if (copy := requeue(self.politeness, self.stats, request, exc.host)) is not None:
+            return copy
+        self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
+        await _sleep(exc.wait)
         if admission.internal_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)
         return back_to_scheduler(request)

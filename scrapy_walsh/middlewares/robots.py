@@ -99,13 +99,12 @@ class RobotsMiddleware(StatefulGate):
     async def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         waited = await self._gate(request)  # raises when robots.txt refuses it
         admission.stamp(request, admission.ROBOTS)
-        if waited and self.politeness.requeue_instead(url_host(request.url)):
-            # robots.txt was just fetched from this host, so the request must now wait its
-            # interval while another host is ready: back to the scheduler from here, not after
-            # the later gates (which it passes anyway when it comes back; issue 17)
+        # robots.txt was just fetched from this host, so the request must now wait its interval
+        # while another host may be ready: back to the scheduler from here, not after the later
+        # gates (which it passes anyway when it comes back; issue 17), by pacing's one rule
+        if waited and (copy := pacing.requeue(self.politeness, self.stats, request, url_host(request.url), True)):
             self.stats.inc_value(REQUEUED_AFTER_FETCH)
-            self.stats.inc_value(pacing.REQUEUED)
-            return pacing.back_to_scheduler(request)
+            return copy
         return None
 
     async def _gate(self, request: Request) -> bool:

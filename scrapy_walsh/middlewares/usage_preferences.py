@@ -130,12 +130,9 @@ class UsagePreferencesMiddleware:
 
         if self._robots_gate is None:
             try:
-                engine = self.crawler.engine
+                self._robots_gate = self.crawler.get_downloader_middleware(RobotsMiddleware) or False
             except RuntimeError:  # no crawl running (a middleware used on its own)
                 return []
-            downloader = getattr(engine, "downloader", None)
-            chain = getattr(getattr(downloader, "middleware", None), "middlewares", ())
-            self._robots_gate = next((m for m in chain if isinstance(m, RobotsMiddleware)), False)
         if not self._robots_gate:
             return []
         known = self._robots_gate.origins.get(origin_of(request))

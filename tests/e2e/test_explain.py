@@ -2,8 +2,9 @@
 
 The command runs as a user runs it, in a copy of ``example_project/`` (its demo settings:
 the demo resolver, the demo operator's blocklist, the demo's addresses allowed). What it
-sent is read from the demo server's log: one blocklist request and one robots.txt request,
-with the exact User-Agent, and never the target itself.
+sent is read from the demo server's log: the blocklist, its published schema (the crawl
+validates with it, issue 26) and the robots.txt, once each, with the exact User-Agent, and
+never the target itself.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def test_explain_asks_once_for_each_resource_with_the_exact_user_agent(named):
     assert sorted(sent) == sorted(
         [
             ("ops.walsh-demo.test", "/.well-known/walsh-research/blocklist.json", USER_AGENT),
+            ("ops.walsh-demo.test", "/.well-known/walsh-research/blocklist.schema.json", USER_AGENT),
             ("named.walsh-demo.test", "/robots.txt", USER_AGENT),
         ]
     )
@@ -81,7 +83,7 @@ def test_a_blocked_host_is_never_contacted(project, site):
     assert result.returncode == 0, result.stderr
     assert "BLOCKED by entry 'blocked.walsh-demo.test' (added 2026-11-01: demo opt-out by email)" in result.stdout
     assert "REFUSED by the blocklist gate (blocked_by_operator)" in result.stdout
-    assert [h for h, _, _ in sent_since(site, mark)] == ["ops.walsh-demo.test"]
+    assert {h for h, _, _ in sent_since(site, mark)} == {"ops.walsh-demo.test"}
 
 
 def test_crawl_delay_line_and_pacing_interval_as_json(project, site):
@@ -117,11 +119,15 @@ def test_cached_copies_from_a_crawls_state_store_are_used_and_said(project, site
     assert "source: stored copy fetched" in online.stdout
     assert "cached       blocklist: no; robots.txt: yes" in online.stdout
     assert "s (stored ledger))" in online.stdout  # the crawl's adaptive delay for this host is a term
-    assert [p for _, p, _ in sent_since(site, mark)] == ["/.well-known/walsh-research/blocklist.json"]
+    assert sorted(p for _, p, _ in sent_since(site, mark)) == [
+        "/.well-known/walsh-research/blocklist.json",
+        "/.well-known/walsh-research/blocklist.schema.json",
+    ]
+    mark = len(site.requests)
     offline = explain(project, site, site.url("gone", "/page/2"), "--offline")
     assert "list: stored copy adopted" in offline.stdout
     assert "cached       blocklist: yes; robots.txt: yes" in offline.stdout
-    assert len(site.requests) == mark + 1  # --offline sent nothing
+    assert len(site.requests) == mark  # --offline sent nothing
 
 
 def test_a_settings_module_that_would_not_start_a_crawl_is_refused(site, tmp_path):

@@ -100,5 +100,6 @@ def test_explain_prints_the_decision_per_purpose(project, demo_site):
     assert "decision     REFUSED by the usage gate (usage_reserved)" in out
     report = json.loads(run_scrapy([*args, "--json"], cwd=project, env=env).stdout)
     assert report["usage"]["reserved"] == ["search", "train-ai"]
-    # what explain fetched: robots.txt only (once per run at most), never the target
-    assert {r["path"] for r in demo_site.requests_for("usage")} == {"/robots.txt"}
+    # what explain fetched: what the crawl's usage gate reads in respect mode (robots.txt and
+    # tdmrep.json, issue 26: explain runs the crawl's gates), never the target
+    assert {r["path"] for r in demo_site.requests_for("usage")} == {"/robots.txt", "/.well-known/tdmrep.json"}

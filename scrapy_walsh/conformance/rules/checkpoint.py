@@ -23,6 +23,12 @@ def _is_checkpoint(path: object) -> bool:
     return isinstance(handler, type) and issubclass(handler, CheckpointDownloadHandler)
 
 
+def through_checkpoint(subject: Subject) -> bool:
+    """http and https both reach the network through the checkpoint."""
+    handlers = subject.settings.getwithbase("DOWNLOAD_HANDLERS")
+    return all(_is_checkpoint(handlers.get(scheme)) for scheme in CHECKPOINT_SCHEMES)
+
+
 def checkpoint(subject: Subject) -> Iterator[Finding]:
     """Every request reaches a socket through the checkpoint; no other scheme has a handler."""
     if why := subject.walsh.refused("WALSH_DOWNLOAD_HANDLER"):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...middlewares.identity import IdentityMiddleware
 from ...settings import SPEC_VERSION, USER_AGENT
-from ..engine import FAIL, PASS, WARN, Finding, Subject, component_enabled, path_of, placed_in, user_set
+from ..engine import FAIL, PASS, WARN, Finding, Subject, user_set
+from .checkpoint import through_checkpoint
 
 
 def identity(subject: Subject) -> Iterator[Finding]:
@@ -25,7 +25,8 @@ def identity(subject: Subject) -> Iterator[Finding]:
             f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
             "cannot tell which robots.txt group applies to this crawler",
         )
-    enforced = component_enabled(settings, IdentityMiddleware)
+    # the checkpoint sets it on every request: R1's one enforcement (issue 26)
+    enforced = through_checkpoint(subject)
     if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
         if enforced:
             yield Finding(
@@ -39,15 +40,7 @@ def identity(subject: Subject) -> Iterator[Finding]:
             yield Finding(
                 "1", "R1", FAIL, "USER_AGENT", f"{settings.get('USER_AGENT')!r} is sent as is: it is not {ua!r}"
             )
-    if not enforced:
-        yield Finding(
-            "1",
-            "R1",
-            FAIL,
-            placed_in(IdentityMiddleware),
-            f"{path_of(IdentityMiddleware)} is disabled; nothing enforces the exact UA",
-        )
-    else:
+    if enforced:
         yield Finding("1", "R1", PASS, "WALSH_USER_AGENT", f"every request sends {ua!r}")
 
 
