@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
@@ -21,7 +22,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from . import checkpoint, clean_refusal
 from .conformance import ConformanceGuard, enforce, user_set
 from .conformance.engine import path_of
-from .middlewares import addresses, conditional, frequency, scope, usage_preferences
+from .middlewares import addresses, bounds, conditional, frequency, scope, usage_preferences
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
@@ -52,6 +53,8 @@ COMPONENTS = (
     ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRedirectMiddleware, REDIRECT_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", MetaRefreshMiddleware, None),
     ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshMetaRefreshMiddleware, META_REFRESH_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", HttpCompressionMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", bounds.BoundedCompressionMiddleware, bounds.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", RetryMiddleware, None),
     ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRetryMiddleware, RETRY_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", checkpoint.AdmissionMiddleware, checkpoint.ADMISSION_PRIORITY),

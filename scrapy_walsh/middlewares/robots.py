@@ -54,6 +54,7 @@ from ..policy.gates import (
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
+from ..settings import RECHECK_INTERVAL
 from ..shared_pacer import politeness_for
 from ..store import fetching
 from ..store.waiting import sleep
@@ -71,8 +72,9 @@ logger = logging.getLogger(__name__)
 PRIORITY = 100  # where Scrapy had its RobotsTxtMiddleware
 #: Requests sent back to the scheduler right after their host's robots.txt was fetched.
 REQUEUED_AFTER_FETCH = "walsh/robots/requeued_after_fetch"
-#: An unreachable robots.txt is asked again after this long (not persisted).
-UNREACHABLE_RECHECK = 600.0
+#: An unreachable robots.txt is asked again after this long (not persisted): the default of
+#: ``WALSH_RECHECK_INTERVAL``.
+UNREACHABLE_RECHECK = RECHECK_INTERVAL
 NAMESPACE = ROBOTS_NAMESPACE
 
 
@@ -88,6 +90,7 @@ class RobotsMiddleware(StatefulGate):
         self.mode: str = config.robots_mode
         self.token: str = config.robots_token
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
+        self.recheck = config.recheck_interval  # unreachable (a timeout too): asked again after this
         #: an origin's outcome, or the waiters for the fetch under way
         self.origins: dict[str, OriginRobots | list[Deferred[OriginRobots]]] = {}
         self.politeness = politeness_for(crawler)
@@ -218,7 +221,7 @@ class RobotsMiddleware(StatefulGate):
         now = time.time()
         if robots.outcome == UNREACHABLE or robots.source == "stale":
             # the origin failed us: ask again later, not on every request
-            return now - robots.checked_at >= UNREACHABLE_RECHECK
+            return now - robots.checked_at >= self.recheck
         return now - robots.fetched_at >= self.cache_seconds
 
     def _from_store(self, origin: str) -> OriginRobots | None:
