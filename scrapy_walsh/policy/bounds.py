@@ -8,7 +8,8 @@ bound on its *decoded* body:
   :data:`ROBOTS_SLACK`, so the parser still sees that the file goes on and cuts at a line end.
   A longer robots.txt is *read up to the bound* (:func:`read_prefix`), never refused: a refusal
   would read as unreachable, and a cut file is still the site's own rules;
-* pages: ``WALSH_MAX_BODY_BYTES`` (8 MiB by default, :data:`scrapy_walsh.settings.MAX_BODY_BYTES`); a longer body is refused;
+* pages: ``WALSH_MAX_BODY_BYTES`` (8 MiB by default, :data:`scrapy_walsh.settings.MAX_BODY_BYTES`);
+  a longer body is refused;
 * what the add-on reads for itself or for a structured source sets its own bound
   (``download_maxsize``): sitemaps 50 MiB (the protocol's limit), llms.txt and markdown 1 MiB,
   the blocklist and tdmrep.json their parsers' limits. A request may ask for more than the page
