@@ -182,23 +182,6 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "Retries per request; after the last, the response goes on down the chain (`walsh/backoff/gave_up`).",
     ),
     WalshSetting(
-        "WALSH_RECHECK_INTERVAL",
-        RECHECK_INTERVAL,
-        "R2, R5",
-        "Seconds before an origin whose robots.txt was unreachable (5xx, 429, a network error, "
-        "a timeout) is asked again, and the shortest pause of a host after a request to it timed "
-        "out: a hanging server costs the crawl at most one `DOWNLOAD_TIMEOUT` per interval.",
-    ),
-    WalshSetting(
-        "WALSH_MAX_BODY_BYTES",
-        MAX_BODY_BYTES,
-        "memory",
-        "The most bytes a response body may have after decompression (8 MiB). A longer one is "
-        "refused (`ResponseTooLarge`, `walsh/bounds/refused/<kind>`) as soon as it goes over, so "
-        "a compression bomb never takes the memory. robots.txt is read up to its parse limit "
-        "instead; sitemaps may have 50 MiB. The add-on derives `DOWNLOAD_MAXSIZE` from it.",
-    ),
-    WalshSetting(
         "WALSH_MAX_FIELD_CHARS",
         2000,
         "R6",
@@ -295,6 +278,23 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "schemes to `scrapy_walsh.checkpoint.CheckpointDownloadHandler`). Set this, not "
         "`DOWNLOAD_HANDLERS`, to use another handler; its connection pool's silent resend is "
         "turned off when it has one.",
+    ),
+    WalshSetting(
+        "WALSH_MAX_BODY_BYTES",
+        MAX_BODY_BYTES,
+        "memory",
+        "The most bytes a response body may have after decompression (8 MiB). A longer one is "
+        "refused (`ResponseTooLarge`, `walsh/bounds/refused/<kind>`) as soon as it goes over, so "
+        "a compression bomb never takes the memory. robots.txt is read up to its parse limit "
+        "instead; sitemaps may have 50 MiB. The add-on derives `DOWNLOAD_MAXSIZE` from it.",
+    ),
+    WalshSetting(
+        "WALSH_RECHECK_INTERVAL",
+        RECHECK_INTERVAL,
+        "R2, R5",
+        "Seconds before an origin whose robots.txt was unreachable (5xx, 429, a network error, "
+        "a timeout) is asked again, and the shortest pause of a host after a request to it timed "
+        "out: a hanging server costs the crawl at most one `DOWNLOAD_TIMEOUT` per interval.",
     ),
 )
 

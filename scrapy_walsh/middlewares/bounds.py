@@ -14,7 +14,7 @@ steps), so a gzip, deflate, brotli or zstd bomb never decodes whole. The add-on 
 robots.txt is the exception: a refusal would make it unreachable, and a long file is still the
 site's own rules. It is *read up to its bound* (the parse limit plus a little): the download
 stops there (``StopDownload(fail=False)`` on ``bytes_received``, Scrapy's way to keep a partial
-body) and the body is decoded up to the bound (:func:`scrapy_walsh.policy.bounds.read_prefix`),
+body) and the body is decoded up to the bound (:func:`read_prefix`),
 counted under ``walsh/bounds/cut/robots``.
 """
 
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import logging
 import weakref
+import zlib
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -32,7 +34,7 @@ from twisted.internet.defer import CancelledError
 from .. import admission, own_fetch
 from ..config import config_for
 from ..exceptions import ResponseTooLarge
-from ..policy.bounds import ROBOTS_BYTES, bound_for, encodings_of, read_prefix
+from ..policy.bounds import ROBOTS_BYTES, bound_for
 from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
 from ..summary import count_sent
 
@@ -161,3 +163,107 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
         first = kind not in self._logged
         self._logged.add(kind)
         logger.log(logging.WARNING if first else logging.INFO, message, *args, extra={"spider": self.crawler.spider})
+
+
+# ---------------------------------------------------------------- reading a prefix
+
+#: Decoded in steps of this many bytes (Scrapy's own step).
+CHUNK = 65_536
+
+
+def _gunzip(body: bytes, limit: int) -> bytes:
+    out = bytearray()
+    data = body
+    while data and len(out) <= limit:  # gzip members one after another, as gzip(1) reads them
+        decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out += decoder.decompress(data, limit + 1 - len(out))
+            while decoder.unconsumed_tail and len(out) <= limit:
+                out += decoder.decompress(decoder.unconsumed_tail, limit + 1 - len(out))
+        except zlib.error:
+            break  # what was decoded before the damage is kept
+        data = decoder.unused_data if decoder.eof else b""
+    return bytes(out)
+
+
+def _inflate(body: bytes, limit: int) -> bytes:
+    for wbits in (zlib.MAX_WBITS, -zlib.MAX_WBITS):  # zlib-wrapped, or raw deflate (as browsers)
+        decoder = zlib.decompressobj(wbits)
+        out = bytearray()
+        try:
+            out += decoder.decompress(body, limit + 1)
+            while decoder.unconsumed_tail and not decoder.eof and len(out) <= limit:
+                out += decoder.decompress(decoder.unconsumed_tail, limit + 1 - len(out))
+        except zlib.error:
+            if out:
+                return bytes(out)
+            continue
+        return bytes(out)
+    return b""
+
+
+def _unbrotli(body: bytes, limit: int) -> bytes:
+    import brotli
+
+    decoder = brotli.Decompressor()
+    out = bytearray()
+    try:
+        out += decoder.process(body, output_buffer_limit=CHUNK)
+        while len(out) <= limit and not decoder.is_finished():
+            chunk = decoder.process(b"", output_buffer_limit=CHUNK)
+            if not chunk:
+                break
+            out += chunk
+    except brotli.error:
+        pass  # what was decoded before the damage is kept
+    return bytes(out)
+
+
+def _unzstd(body: bytes, limit: int) -> bytes:
+    try:
+        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
+    except ImportError:
+        from backports import zstd  # type: ignore[no-redef]
+
+    decoder = zstd.ZstdDecompressor()
+    out = bytearray()
+    try:
+        out += decoder.decompress(body, max_length=CHUNK)
+        while len(out) <= limit and not decoder.eof and not decoder.needs_input:
+            out += decoder.decompress(b"", max_length=CHUNK)
+    except zstd.ZstdError:
+        pass
+    return bytes(out)
+
+
+DECODERS: dict[bytes, Callable[[bytes, int], bytes]] = {
+    b"gzip": _gunzip,
+    b"x-gzip": _gunzip,
+    b"deflate": _inflate,
+    b"br": _unbrotli,
+    b"zstd": _unzstd,
+}
+
+
+def encodings_of(values: Sequence[bytes]) -> list[bytes]:
+    """``Content-Encoding`` header values as a list of codings, in the order they were applied."""
+    return [part.strip().lower() for value in values for part in value.split(b",") if part.strip()]
+
+
+def read_prefix(body: bytes, encodings: Sequence[bytes], limit: int) -> tuple[bytes, list[bytes], bool]:
+    """At most ``limit`` bytes of ``body`` decoded, the codings left undecoded, and whether it was cut.
+
+    The codings are undone last first, as far as they are known (gzip, deflate, br, zstd);
+    each step keeps at most ``limit + 1`` bytes of output, so memory stays within a few times
+    ``limit`` whatever the body decodes to. A damaged or truncated stream gives what decoded
+    before the damage.
+    """
+    left = list(encodings)
+    cut = False
+    while left and left[-1] in DECODERS:
+        body = DECODERS[left.pop()](body, limit)
+        if len(body) > limit:
+            body, cut = body[:limit], True
+    if len(body) > limit:
+        body, cut = body[:limit], True
+    return body, left, cut
