@@ -84,7 +84,7 @@ def hang(seconds: float = 120.0) -> Callable[[BaseHTTPRequestHandler], None]:
         connection = handler.connection
         while time.monotonic() < stop and not handler.server.closing:  # type: ignore[attr-defined]
             readable, _, _ = select.select([connection], [], [], 0.02)
-            if readable and not connection.recv(1, socket.MSG_PEEK):
+            if readable and not connection.recv(1, socket.MSG_PEEK):  # an OSError: reset, also gone
                 return  # the client closed the connection
 
     return answer
