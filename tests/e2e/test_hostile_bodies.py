@@ -63,9 +63,17 @@ def hostile(project, bombs):
         "/sitemap.xml": compressed({"Content-Encoding": "gzip", "Content-Type": "application/xml"}, bombs["sitemap"]),
         "/feed.xml": compressed({"Content-Encoding": "gzip", "Content-Type": "application/rss+xml"}, bombs["feed"]),
         "/page": plain(b"<html><title>fine</title></html>"),
+        "/big": plain(b"<html><title>" + b" " * (9 * MIB)),
     }
     plain_robots = dict(routes, **{"/robots.txt": plain(b"User-agent: *\nAllow: /\n", "text/plain")})
-    servers = {"robots": HostileServer("127.0.0.201", routes), "pages": HostileServer("127.0.0.202", plain_robots)}
+    long_robots = dict(
+        routes, **{"/robots.txt": plain(ROBOTS_HEAD + b"#" * (6 * MIB) + b"\nDisallow: /\n", "text/plain")}
+    )
+    servers = {
+        "robots": HostileServer("127.0.0.201", routes),
+        "pages": HostileServer("127.0.0.202", plain_robots),
+        "long_robots": HostileServer("127.0.0.203", long_robots),
+    }
     settings = project / "plainproj" / "settings.py"
     settings.write_text(settings.read_text() + "\nWALSH_ALLOW_PRIVATE_ADDRESSES = True\n")
     spiders = project / "plainproj" / "spiders"
@@ -95,8 +103,10 @@ def crawl_measured(project, spider, *args):
     return process.returncode, log.read_text(), items, usage.ru_maxrss / 1024
 
 
-def test_a_robots_txt_bomb_is_read_up_to_its_bound_never_allow_all(project, hostile):
-    server = hostile["robots"]
+@pytest.mark.parametrize("name", ["robots", "long_robots"])
+def test_a_robots_txt_bomb_is_read_up_to_its_bound_never_allow_all(project, hostile, name):
+    """A gzip bomb, and a plain robots.txt of 6 MiB with its Content-Length: both read up to the bound."""
+    server = hostile[name]
     urls = [server.url("/page"), server.url("/private/x")]
     code, log, items, rss = crawl_measured(project, "gates", "-a", "urls=" + ",".join(urls))
     assert code == 0, log[-3000:]
@@ -110,7 +120,7 @@ def test_a_robots_txt_bomb_is_read_up_to_its_bound_never_allow_all(project, host
     assert [r["path"] for r in server.log].count("/private/x") == 0
 
 
-@pytest.mark.parametrize("path", ["/bomb.gz", "/bomb.br", "/bomb.zst"])
+@pytest.mark.parametrize("path", ["/bomb.gz", "/bomb.br", "/bomb.zst", "/big"])
 def test_a_page_bomb_is_refused_at_the_page_bound(project, hostile, path):
     server = hostile["pages"]
     urls = [server.url(path), server.url("/page")]
