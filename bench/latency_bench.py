@@ -68,7 +68,11 @@ def latency(host: str, path: str) -> float:
 
 
 def hanging(host: str, share: float) -> bool:
-    return _unit(host + "#hang") < share
+    """Exactly ``share`` of the hosts hang, spread evenly (``h00050``, ``h00150`` ... at 1 %)."""
+    if share <= 0 or not host.startswith("h") or not host[1:6].isdigit():
+        return False
+    step = max(1, round(1 / share))
+    return int(host[1:6]) % step == step // 2
 
 
 class LatencyServer(BenchServer):

@@ -8,10 +8,14 @@ the RFC 9309 way (§2.3.1):
 2xx                       parsed; verdicts come from the selected group
 4xx other than 429        ``allowed_implicit`` (no robots.txt: nothing is disallowed)
 5xx, 429, network error   ``unknown_unreachable``: blocks in ``respect`` mode, unless a
-                          stored copy under 30 days old can be used instead
+                          stored copy under 30 days old can be used instead; asked again
+                          after ``WALSH_RECHECK_INTERVAL`` (a timeout is a network error)
 2xx that isn't robots.txt ``unknown_parse_error``: allowed, with a warning
 more than 5 redirects     ``allowed_implicit`` (RFC 9309 §2.3.1.2: "unavailable")
 ========================  =====================================================
+
+robots.txt is read up to its bound (the parse limit plus 64 KiB, after decompression;
+:mod:`scrapy_walsh.middlewares.bounds`), never refused for its size.
 
 Each redirect hop is a new internal request, so the blocklist gate and the identity
 middleware see it too; a hop another gate refuses makes robots.txt unreachable.
