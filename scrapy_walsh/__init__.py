@@ -30,6 +30,7 @@ _EXCEPTIONS = (
     "ConformanceError",
     "UsageReserved",
     "CheckpointRefused",
+    "ResponseTooLarge",
 )
 #: public name -> the module that defines it
 _LAZY = {
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported throug
         OutOfScope,
         PrivateAddressRefused,
         RecentlyFetched,
+        ResponseTooLarge,
         RobotsDenied,
         UsageReserved,
         WalshIgnoreRequest,

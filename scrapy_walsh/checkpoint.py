@@ -14,6 +14,9 @@ scheme to ``None``. For each request the checkpoint
   applies the blocklist and the address guard to any proxy (``meta["proxy"]``, whoever set
   it; no gate sees it): a refused proxy is sent nothing, not a CONNECT;
 * raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
+* gives it its byte bound after decompression (``download_maxsize``,
+  :func:`scrapy_walsh.middlewares.bounds.stamp`): a careless ``0`` or a huge value never
+  lets a compression bomb take the memory;
 * signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
 * takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
   shared by every crawler of a ``CrawlerProcess``, ``CrawlerRunner`` or ``AsyncCrawlerRunner``)
@@ -51,6 +54,7 @@ from twisted.internet.defer import DeferredLock
 from . import admission
 from .config import config_for
 from .exceptions import CheckpointRefused, OutOfScope, record_denial
+from .middlewares.bounds import stamp as stamp_bound
 from .policy.hostkey import host_key, url_host
 from .policy.vocabulary import (
     HOST_HEADER_MISMATCH,
@@ -132,6 +136,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.stats = crawler.stats
         config = config_for(crawler)
         self._ua = config.user_agent.encode("ascii", "strict")
+        self.max_body_bytes = config.max_body_bytes
         handler = load_object(config.download_handler)
         self.inner: Any = build_from_crawler(handler, crawler)
         pool = getattr(self.inner, "_pool", None)
@@ -168,6 +173,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self._timeout(request)
         if self.crawler in DRY_RUN:
             self._dry_run(request, host)
+        stamp_bound(request, self.max_body_bytes)
         await maybe_deferred_to_future(self.lock.acquire())
         try:
             wait = self.politeness.reserve(host)  # the authoritative reservation: now or never

@@ -7,12 +7,13 @@ own extension is not in it: the audit imports this table, so the table can't imp
 
 from __future__ import annotations
 
+from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from . import checkpoint
-from .middlewares import addresses, conditional, frequency, scope, usage_preferences
+from .middlewares import addresses, bounds, conditional, frequency, scope, usage_preferences
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
@@ -35,6 +36,8 @@ PLACED = (
     ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRedirectMiddleware, REDIRECT_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", MetaRefreshMiddleware, None),
     ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshMetaRefreshMiddleware, META_REFRESH_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", HttpCompressionMiddleware, None),
+    ("DOWNLOADER_MIDDLEWARES", bounds.BoundedCompressionMiddleware, bounds.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", RetryMiddleware, None),
     ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRetryMiddleware, RETRY_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", checkpoint.AdmissionMiddleware, checkpoint.ADMISSION_PRIORITY),

@@ -23,7 +23,15 @@ from urllib.parse import urlsplit
 from . import clean_refusal
 from .exceptions import FAIL, ConformanceError, Finding
 from .policy.addresses import PrivateAddressAllowance, parse_ip
-from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, ROBOTS_TOKEN, SETTINGS_BY_NAME, WALSH_SETTINGS
+from .settings import (
+    MAX_BODY_BYTES,
+    MIN_INTERVAL_FLOOR,
+    RECHECK_INTERVAL,
+    ROBOTS_CACHE_SECONDS,
+    ROBOTS_TOKEN,
+    SETTINGS_BY_NAME,
+    WALSH_SETTINGS,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -320,6 +328,24 @@ def max_item_chars(value: Any) -> int:
     return limit
 
 
+#: The smallest ``WALSH_MAX_BODY_BYTES``: a page bound under 64 KiB would refuse ordinary pages.
+MIN_BODY_BYTES = 65_536
+
+
+def max_body_bytes(value: Any) -> int:
+    limit = whole_number(value)
+    if limit is None or limit < MIN_BODY_BYTES:
+        raise ValueError(f"must be a whole number of bytes >= {MIN_BODY_BYTES}, got {value!r}")
+    return limit
+
+
+def recheck_interval(value: Any) -> float:
+    seconds = _number_or_none(value)
+    if seconds is None or seconds < MIN_INTERVAL_FLOOR:
+        raise ValueError(f"must be a number of seconds >= {MIN_INTERVAL_FLOOR:g}, got {value!r}" + _finite_note(value))
+    return seconds
+
+
 def refetch_interval(value: Any) -> float:
     interval = _number_or_none(value)
     if interval is None or interval < 0:
@@ -410,6 +436,8 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_BACKOFF_BASE": backoff_base,
     "WALSH_BACKOFF_MAX_RETRIES": backoff_max_retries,
     "WALSH_MAX_FIELD_CHARS": max_field_chars,
+    "WALSH_MAX_BODY_BYTES": max_body_bytes,
+    "WALSH_RECHECK_INTERVAL": recheck_interval,
     "WALSH_REFETCH_INTERVAL": refetch_interval,
     "WALSH_DEDUP_RESET": flag,
     "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
@@ -561,6 +589,10 @@ class WalshConfig:
     max_item_chars: int = 40000
     #: The download handler the checkpoint wraps (import path).
     download_handler: str = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
+    #: Issue 27: decoded bytes of a page, at most.
+    max_body_bytes: int = MAX_BODY_BYTES
+    #: Issue 27: an unreachable robots.txt is asked again, and a host that timed out rests, this long.
+    recheck_interval: float = RECHECK_INTERVAL
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

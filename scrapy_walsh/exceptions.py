@@ -221,7 +221,15 @@ class CheckpointRefused(WalshIgnoreRequest):
     gate = Gate.CHECKPOINT
 
 
-DENIALS = (*DENIALS, CheckpointRefused)
+class ResponseTooLarge(WalshIgnoreRequest):
+    """Issue 27: the response's body is over its bound after decompression
+    (``details["bound"]`` bytes, ``details["kind"]`` of fetch). The request was sent; its body
+    was dropped as soon as it went over, so a hostile server never takes the memory."""
+
+    gate = Gate.BOUNDS
+
+
+DENIALS = (*DENIALS, CheckpointRefused, ResponseTooLarge)
 HINTS.update(
     {
         "checkpoint/not_admitted": "it reached the network without passing every gate (a path around the "

@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .config import http_codes, parse, raw
-from .settings import MIN_INTERVAL_FLOOR, SCRAPY_RETRY_HTTP_CODES, download_handlers
+from .settings import (
+    DOWNLOAD_TIMEOUT,
+    MAX_BODY_BYTES,
+    MIN_INTERVAL_FLOOR,
+    SCRAPY_RETRY_HTTP_CODES,
+    download_handlers,
+    retry_exceptions,
+)
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -33,6 +40,10 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
         min_interval = parse(settings, "WALSH_MIN_INTERVAL")
     except ValueError:
         min_interval = MIN_INTERVAL_FLOOR  # the audit then names the bad value
+    try:
+        max_body_bytes = parse(settings, "WALSH_MAX_BODY_BYTES")
+    except ValueError:
+        max_body_bytes = MAX_BODY_BYTES  # the audit then names the bad value
     try:
         backoff_codes = http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES"))
     except ValueError:
@@ -64,6 +75,27 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             [code for code in SCRAPY_RETRY_HTTP_CODES if code not in backoff_codes],
             "R5",
             "Scrapy's codes minus `WALSH_BACKOFF_HTTP_CODES`: those are retried with backoff, once.",
+        ),
+        PresetEntry(
+            "RETRY_EXCEPTIONS",
+            retry_exceptions(),
+            "R5",
+            "Scrapy's exceptions minus `DownloadTimeoutError`: a timeout pauses the host and is "
+            "retried with backoff, never at once.",
+        ),
+        PresetEntry(
+            "DOWNLOAD_TIMEOUT",
+            DOWNLOAD_TIMEOUT,
+            "R4",
+            "The time budget of one request (Scrapy: 180). The crawl is serial: a hanging server "
+            "makes every host wait this long, so it is kept short; a longer one is warned about.",
+        ),
+        PresetEntry(
+            "DOWNLOAD_MAXSIZE",
+            max_body_bytes,
+            "memory",
+            "`WALSH_MAX_BODY_BYTES` (Scrapy: 1 GiB): Scrapy stops reading, and decompressing, a body "
+            "over it. The checkpoint gives every request its own bound.",
         ),
         PresetEntry(
             "DOWNLOAD_HANDLERS",

@@ -239,6 +239,20 @@ STATS: tuple[Stat, ...] = (
         "… per status.",
     ),
     Stat(
+        "walsh/backoff/timeout",
+        "Requests that got no answer within `DOWNLOAD_TIMEOUT` (issue 27): their host rested at least "
+        "`WALSH_RECHECK_INTERVAL`, then they were retried like a 503.",
+    ),
+    Stat(
+        "walsh/bounds/refused/<kind>",
+        "Responses whose body went over its bound after decompression (`page`: `WALSH_MAX_BODY_BYTES`; "
+        "`sitemap`, `llms_txt`, `twin`, `blocklist`, `tdmrep` ...: their own), refused with `ResponseTooLarge`.",
+    ),
+    Stat(
+        "walsh/bounds/cut/<kind>",
+        "robots.txt files read up to their bound (the parse limit plus 64 KiB), the rest not read.",
+    ),
+    Stat(
         "walsh/backoff/retries",
         "Retries scheduled.",
     ),

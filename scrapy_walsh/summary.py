@@ -45,6 +45,9 @@ INTERVAL = "walsh/pacing/interval/"
 ROBOTS_MODE = "walsh/robots/mode"
 NOT_CONNECTED = "walsh/requests/not_connected/"
 FAILED = "walsh/requests/failed/"
+#: Issue 27: responses over their byte bound, refused or (robots.txt) read up to it, per kind.
+BOUNDS_REFUSED = "walsh/bounds/refused/"
+BOUNDS_CUT = "walsh/bounds/cut/"
 #: Between ConnectRefusalMiddleware (560), which turns the address guard's connect-time refusal
 #: into a denial, and Scrapy's RetryMiddleware (550), which would retry a failure first.
 OUTCOME_PRIORITY = 555
@@ -205,6 +208,7 @@ def render_summary(stats: Mapping[str, Any]) -> str:
             f"  failed            {sum(n for _, n in failed)} after connecting (counted as sent): "
             + ", ".join(f"{kind}: {n}" for kind, n in failed)
         )
+    lines += _bounds_lines(stats)
     lines.append(
         f"  blocklist         {stats.get('walsh/blocklist/source', 'not consulted')}, "
         f"{stats.get('walsh/blocklist/entries', 0)} entries "
@@ -240,6 +244,22 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     lines.append(f"  backoffs          {stats.get(BACKOFF_COUNT, 0)} (Scrapy retries: {stats.get('retry/count', 0)})")
     lines += [f"      {n:>5}  {what}" for what, n in backoffs if what != "count"]
     return "\n".join(lines)
+
+
+def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:
+    """Issue 27: bodies over their bound after decompression, per kind of fetch."""
+    lines = []
+    for prefix, what in (
+        (BOUNDS_REFUSED, "refused over its bound (WALSH_MAX_BODY_BYTES, or the fetch's own)"),
+        (BOUNDS_CUT, "read up to its bound, the rest not read"),
+    ):
+        kinds = sorted((k[len(prefix) :], n) for k, n in stats.items() if k.startswith(prefix))
+        if kinds:
+            lines.append(
+                f"  body bounds       {sum(n for _, n in kinds)} {what}: "
+                + ", ".join(f"{kind}: {n}" for kind, n in kinds)
+            )
+    return lines
 
 
 def _usage_line(stats: Mapping[str, Any]) -> str:

@@ -9,12 +9,21 @@ Scrapy's ``RetryMiddleware`` keeps its other codes and exceptions; the add-on re
 
 Internal requests (robots.txt, the blocklist) and ``dont_retry`` requests are not
 retried, but their 429/503 still pauses the host.
+
+A request that got no answer within ``DOWNLOAD_TIMEOUT`` (issue 27) is treated as a 503
+without ``Retry-After`` whose pause is at least ``WALSH_RECHECK_INTERVAL``: the crawl is
+serial, so a hanging server costs every host one time budget per request sent to it, and
+resting its host bounds that to one budget per interval. The preset takes the timeout out of
+Scrapy's ``RETRY_EXCEPTIONS``, so it reaches this middleware instead of being retried at once.
 """
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
+
+from scrapy.exceptions import DownloadTimeoutError
+from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
 from .. import admission
 from ..config import config_for
@@ -35,6 +44,8 @@ logger = logging.getLogger(__name__)
 #: Just under Scrapy's RetryMiddleware (550): responses reach us first.
 PRIORITY = 540
 ATTEMPT = Meta.BACKOFF_ATTEMPT
+#: What a server that never answers in time raises.
+TIMEOUTS = (DownloadTimeoutError, TwistedTimeoutError)
 
 
 class BackoffMiddleware:
@@ -50,6 +61,7 @@ class BackoffMiddleware:
             max_delay=config.backoff_max_delay,
             max_retries=config.backoff_max_retries,
         )
+        self.recheck = config.recheck_interval
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffMiddleware:
@@ -107,6 +119,33 @@ class BackoffMiddleware:
             attempt + 1,
             self.policy.max_retries,
         )
+        return self._retry(request, attempt)
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Request | None:
+        """A timeout: the host rests (at least the recheck interval); the request is retried after."""
+        if not isinstance(exception, TIMEOUTS):
+            return None
+        host = url_host(request.url)
+        pacer = self.politeness.pacer
+        attempt = request.meta.get(ATTEMPT, 0)
+        decision = self.policy.after_timeout(attempt, pacer.interval(host), self.recheck)
+        self.politeness.pause(host, pacer.clock() + decision.delay)
+        self.stats.inc_value("walsh/backoff/count")
+        self.stats.inc_value("walsh/backoff/timeout")
+        self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat
+        if not decision.retry or request.meta.get("dont_retry") or admission.internal_kind(request) is not None:
+            if not decision.retry:
+                self.stats.inc_value("walsh/backoff/gave_up")
+            logger.warning("%s: %s; %s", request.url, exception, decision.reason)
+            return None
+        self.stats.inc_value("walsh/backoff/retries")
+        logger.warning(
+            "%s: %s; %s, retry %d of %d", request.url, exception, decision.reason, attempt + 1, self.policy.max_retries
+        )
+        return self._retry(request, attempt)
+
+    @staticmethod
+    def _retry(request: Request, attempt: int) -> Request:
         retry = admission.carry(request, request.copy())  # the same fetch: it keeps its R8 claim
         retry.meta[ATTEMPT] = attempt + 1
         retry.dont_filter = True

@@ -8,10 +8,14 @@ the RFC 9309 way (§2.3.1):
 2xx                       parsed; verdicts come from the selected group
 4xx other than 429        ``allowed_implicit`` (no robots.txt: nothing is disallowed)
 5xx, 429, network error   ``unknown_unreachable``: blocks in ``respect`` mode, unless a
-                          stored copy under 30 days old can be used instead
+                          stored copy under 30 days old can be used instead; asked again
+                          after ``WALSH_RECHECK_INTERVAL`` (a timeout is a network error)
 2xx that isn't robots.txt ``unknown_parse_error``: allowed, with a warning
 more than 5 redirects     ``allowed_implicit`` (RFC 9309 §2.3.1.2: "unavailable")
 ========================  =====================================================
+
+robots.txt is read up to its bound (the parse limit plus 64 KiB, after decompression;
+:mod:`scrapy_walsh.middlewares.bounds`), never refused for its size.
 
 Each redirect hop is a new internal request, so the blocklist gate and the identity
 middleware see it too; a hop another gate refuses makes robots.txt unreachable.
@@ -54,6 +58,7 @@ from ..policy.gates import (
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
+from ..settings import RECHECK_INTERVAL
 from ..shared_pacer import politeness_for
 from ..store import fetching
 from ..store.waiting import sleep
@@ -71,8 +76,9 @@ logger = logging.getLogger(__name__)
 PRIORITY = 100  # where Scrapy had its RobotsTxtMiddleware
 #: Requests sent back to the scheduler right after their host's robots.txt was fetched.
 REQUEUED_AFTER_FETCH = "walsh/robots/requeued_after_fetch"
-#: An unreachable robots.txt is asked again after this long (not persisted).
-UNREACHABLE_RECHECK = 600.0
+#: An unreachable robots.txt is asked again after this long (not persisted): the default of
+#: ``WALSH_RECHECK_INTERVAL``.
+UNREACHABLE_RECHECK = RECHECK_INTERVAL
 NAMESPACE = ROBOTS_NAMESPACE
 
 
@@ -88,6 +94,7 @@ class RobotsMiddleware(StatefulGate):
         self.mode: str = config.robots_mode
         self.token: str = config.robots_token
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
+        self.recheck = config.recheck_interval  # unreachable (a timeout too): asked again after this
         #: an origin's outcome, or the waiters for the fetch under way
         self.origins: dict[str, OriginRobots | list[Deferred[OriginRobots]]] = {}
         self.politeness = politeness_for(crawler)
@@ -217,7 +224,7 @@ class RobotsMiddleware(StatefulGate):
         now = time.time()
         if robots.outcome == UNREACHABLE or robots.source == "stale":
             # the origin failed us: ask again later, not on every request
-            return now - robots.checked_at >= UNREACHABLE_RECHECK
+            return now - robots.checked_at >= self.recheck
         return now - robots.fetched_at >= self.cache_seconds
 
     def _from_store(self, origin: str) -> OriginRobots | None:

@@ -40,6 +40,7 @@ from ..config import applied, config_for
 from ..exceptions import UsageReserved, record_denial
 from ..policy.gates import OriginRobots
 from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
+from ..policy.preferences.tdmrep import MAX_BYTES as TDMREP_MAX_BYTES
 from ..policy.vocabulary import GateVerdict
 from ..policy.xrobotstag import directive_name, usage_warnings
 
@@ -147,7 +148,9 @@ class UsagePreferencesMiddleware:
             return self.tdmrep[origin]
         self.tdmrep[origin] = None  # one fetch per origin, also while it is in flight
         try:
-            response = await own_fetch.fetch(self.crawler, origin + TDMREP_PATH, TDMREP)
+            response = await own_fetch.fetch(
+                self.crawler, origin + TDMREP_PATH, TDMREP, download_maxsize=TDMREP_MAX_BYTES
+            )
         except IgnoreRequest:
             self.stats.inc_value("walsh/usage/tdmrep/refused")
             return None

@@ -130,3 +130,23 @@ class Backoff:
         if attempt >= self.max_retries:
             return Decision(False, delay, f"no retries left ({self.max_retries})", parsed)
         return Decision(True, delay, why, parsed)
+
+    def after_timeout(
+        self,
+        attempt: int,
+        interval: float,
+        recheck: float,
+        rng: Callable[[float, float], float] = random.uniform,
+    ) -> Decision:
+        """A request that got no answer within its time budget (issue 27): a 503 without
+        ``Retry-After`` whose pause is never under ``recheck``.
+
+        The crawl is serial, so a hanging server costs every host one budget per request sent
+        to it; resting its host for the recheck interval bounds that to one budget per interval.
+        """
+        computed = self.decide(attempt, [], 0.0, interval, rng)
+        delay = max(computed.delay, recheck)
+        reason = f"no answer within the time budget; the host rests {delay:.0f} s (WALSH_RECHECK_INTERVAL)"
+        if not computed.retry:
+            return Decision(False, delay, f"{computed.reason}; {reason}", computed.retry_after)
+        return Decision(True, delay, reason, computed.retry_after)

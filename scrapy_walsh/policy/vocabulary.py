@@ -28,6 +28,8 @@ class Gate(StrEnum):
     #: Issue 20: usage preferences (Content-Usage, Content-Signal, TDMRep ...) in respect mode.
     USAGE = "usage"
     CHECKPOINT = "checkpoint"
+    #: Issue 27: a response over its byte bound (after decompression).
+    BOUNDS = "bounds"
 
 
 class Verdict(StrEnum):
@@ -113,6 +115,9 @@ class GateVerdict(StrEnum):
     SCHEME_NOT_ALLOWED = "scheme_not_allowed"
     #: Usage preferences (respect mode): robots.txt or tdmrep.json reserves one of our purposes.
     USAGE_RESERVED = "usage_reserved"
+    #: Issue 27: the response's body is over its bound (``WALSH_MAX_BODY_BYTES``, or the
+    #: request's own ``download_maxsize``), after decompression: refused, nothing of it is read.
+    RESPONSE_TOO_LARGE = "response_too_large"
 
 
 # Plain names for the verdicts above, as the gates spell them.
@@ -134,6 +139,7 @@ HOST_HEADER_MISMATCH = GateVerdict.HOST_HEADER_MISMATCH
 PROXY_REFUSED = GateVerdict.PROXY_REFUSED
 SCHEME_NOT_ALLOWED = GateVerdict.SCHEME_NOT_ALLOWED
 USAGE_RESERVED = GateVerdict.USAGE_RESERVED
+RESPONSE_TOO_LARGE = GateVerdict.RESPONSE_TOO_LARGE
 
 
 class Meta(StrEnum):

@@ -12,7 +12,7 @@ from ..engine import Rule
 from .addresses import address_guard, private_addresses
 from .backoff import backoff, backoff_holds
 from .blocklist import blocklist_first, blocklist_gate, blocklist_matching, blocklist_url, state_uri
-from .checkpoint import checkpoint, download_timeout
+from .checkpoint import bounds, checkpoint, download_timeout
 from .configuration import unknown_walsh_settings
 from .identity import identity, spec_identity, verifiable_identity
 from .numbers import finite_numbers
@@ -35,6 +35,7 @@ RULES: tuple[Rule, ...] = (
     serial,
     delay_floor,
     download_timeout,
+    bounds,
     pacing_gate,
     backoff,
     scope,

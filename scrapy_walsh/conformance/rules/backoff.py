@@ -9,7 +9,8 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from ...checkpoint import WalshRetryMiddleware
 from ...config import http_codes
 from ...middlewares.backoff import BackoffMiddleware
-from ..engine import FAIL, PASS, Finding, Subject, component_enabled, gate_removed, holds
+from ...settings import TIMEOUT_EXCEPTION
+from ..engine import FAIL, PASS, Finding, Subject, component_enabled, gate_removed, holds, path_of
 
 _SETTINGS = ("WALSH_BACKOFF_HTTP_CODES", "WALSH_BACKOFF_BASE", "WALSH_BACKOFF_MAX_DELAY", "WALSH_BACKOFF_MAX_RETRIES")
 
@@ -39,6 +40,17 @@ def backoff(subject: Subject) -> Iterator[Finding]:
                 "RETRY_HTTP_CODES",
                 f"Scrapy's RetryMiddleware would retry {both} at once, ignoring "
                 "Retry-After; leave them to WALSH_BACKOFF_HTTP_CODES",
+            )
+        exceptions = [str(path_of(e) if isinstance(e, type) else e) for e in settings.getlist("RETRY_EXCEPTIONS")]
+        if TIMEOUT_EXCEPTION in exceptions:
+            yield Finding(
+                "5",
+                "R5",
+                FAIL,
+                "RETRY_EXCEPTIONS",
+                f"Scrapy's RetryMiddleware would retry {TIMEOUT_EXCEPTION} at once: a server that never "
+                "answers would cost another time budget right away; the backoff gate pauses its host "
+                "(WALSH_RECHECK_INTERVAL) first",
             )
 
 

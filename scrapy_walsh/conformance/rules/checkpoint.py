@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from scrapy.utils.misc import load_object
 
 from ...checkpoint import AdmissionMiddleware, CheckpointDownloadHandler
-from ...settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
-from ..engine import FAIL, Finding, Subject, gate_removed, number
+from ...settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT, DOWNLOAD_TIMEOUT_FLOOR
+from ..engine import FAIL, WARN, Finding, Subject, gate_removed, number, user_set
 
 
 def _is_checkpoint(path: object) -> bool:
@@ -73,5 +73,36 @@ def download_timeout(subject: Subject) -> Iterator[Finding]:
             "DOWNLOAD_TIMEOUT",
             f"DOWNLOAD_TIMEOUT={subject.settings.get('DOWNLOAD_TIMEOUT')!r} is under the floor of "
             f"{DOWNLOAD_TIMEOUT_FLOOR:g} s: a request given up sooner is still being answered when the "
-            "host's next one goes out (raise it, or leave Scrapy's 180)",
+            "host's next one goes out (raise it, or leave the preset's "
+            f"{DOWNLOAD_TIMEOUT:g})",
+        )
+    elif value > DOWNLOAD_TIMEOUT:
+        yield Finding(
+            "4",
+            "R4",
+            WARN,
+            "DOWNLOAD_TIMEOUT",
+            f"DOWNLOAD_TIMEOUT={subject.settings.get('DOWNLOAD_TIMEOUT')!r}: the crawl is serial, so a server "
+            f"that never answers holds every other host {value:g} s per request sent to it "
+            f"({value / DOWNLOAD_TIMEOUT:.1f} times the preset's {DOWNLOAD_TIMEOUT:g} s; at 1 % of 10,000 hosts "
+            f"hanging, {100 * value / 3600:.1f} h of waiting)",
+        )
+
+
+def bounds(subject: Subject) -> Iterator[Finding]:
+    """Issue 27: the byte bound of a body and the recheck interval of a failed host."""
+    walsh = subject.walsh
+    if why := walsh.refused("WALSH_MAX_BODY_BYTES"):
+        yield Finding("-", "configuration", FAIL, "WALSH_MAX_BODY_BYTES", why)
+    if why := walsh.refused("WALSH_RECHECK_INTERVAL"):
+        yield Finding("5", "R5", FAIL, "WALSH_RECHECK_INTERVAL", why)
+    if user_set(subject.settings, "DOWNLOAD_MAXSIZE"):
+        yield Finding(
+            "-",
+            "configuration",
+            WARN,
+            "DOWNLOAD_MAXSIZE",
+            "is not read: the checkpoint gives every request its bound from WALSH_MAX_BODY_BYTES "
+            f"({walsh.value('WALSH_MAX_BODY_BYTES', None) or walsh.given('WALSH_MAX_BODY_BYTES')!r} bytes); "
+            "set that instead",
         )

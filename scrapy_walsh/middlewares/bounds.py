@@ -1,0 +1,269 @@
+"""Issue 27: bounded bytes in, after decompression, on every fetch.
+
+Scrapy already has the mechanism: ``meta["download_maxsize"]`` stops the download handler
+reading past it, and ``HttpCompressionMiddleware`` stops *decompressing* past it (in 64 KiB
+steps), so a gzip, deflate, brotli or zstd bomb never decodes whole. The add-on uses it:
+
+* the checkpoint (:func:`stamp`, the last point before the network) gives every request its
+  bound: a page ``WALSH_MAX_BODY_BYTES``; a request that asked for its own (sitemaps, llms.txt,
+  the blocklist) keeps it, up to :func:`scrapy_walsh.policy.bounds.ceiling`;
+* :class:`BoundedCompressionMiddleware` takes the place of Scrapy's ``HttpCompressionMiddleware``
+  (a subclass: Scrapy decodes) and turns the refusal into :class:`~scrapy_walsh.exceptions.ResponseTooLarge`,
+  counted under ``walsh/bounds/refused/<kind>`` and named in the summary.
+
+robots.txt is the exception: a refusal would make it unreachable, and a long file is still the
+site's own rules. It is *read up to its bound* (the parse limit plus a little): the download
+stops there (``StopDownload(fail=False)`` on ``bytes_received``, Scrapy's way to keep a partial
+body) and the body is decoded up to the bound (:func:`read_prefix`),
+counted under ``walsh/bounds/cut/robots``.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+import zlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
+from twisted.internet.defer import CancelledError
+
+from .. import admission, own_fetch
+from ..config import config_for
+from ..exceptions import ResponseTooLarge
+from ..policy.bounds import ROBOTS_BYTES, bound_for
+from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
+from ..summary import count_sent
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
+
+#: Where Scrapy places HttpCompressionMiddleware.
+PRIORITY = 590
+REFUSED = "walsh/bounds/refused/"
+CUT = "walsh/bounds/cut/"
+#: The kinds of fetch read up to their bound rather than refused over it.
+CUT_KINDS = {own_fetch.ROBOTS: ROBOTS_BYTES}
+
+
+def kind_of(request: Request) -> str:
+    """What a fetch is, for the stats: the add-on's own kind, a structured step, or ``page``."""
+    internal = admission.internal_kind(request)
+    if internal is not None:
+        return internal
+    marker = request.meta.get(Meta.STRUCTURED)
+    step = marker.get("step") if isinstance(marker, dict) else None
+    return step if isinstance(step, str) and step.isidentifier() else "page"
+
+
+def stamp(request: Request, max_body_bytes: int) -> None:
+    """Give ``request`` its byte bound (the checkpoint calls this last, before the network).
+
+    A kind read up to its bound gets ``download_maxsize`` 0: Scrapy must not cancel it (that
+    would read as "unreachable"); the bytes_received handler stops it at the bound instead.
+    """
+    kind = admission.internal_kind(request)
+    if kind in CUT_KINDS:
+        request.meta["download_maxsize"] = 0
+        return
+    request.meta["download_maxsize"] = bound_for(request.meta.get("download_maxsize"), max_body_bytes)
+
+
+class BoundedCompressionMiddleware(HttpCompressionMiddleware):
+    def __init__(self, crawler: Crawler):
+        super().__init__(crawler=crawler)
+        self.crawler = crawler
+        self.max_body_bytes = config_for(crawler).max_body_bytes
+        self._received: weakref.WeakKeyDictionary[Request, int] = weakref.WeakKeyDictionary()
+        self._logged: set[str] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> BoundedCompressionMiddleware:
+        if not crawler.settings.getbool("COMPRESSION_ENABLED"):
+            from scrapy.exceptions import NotConfigured
+
+            raise NotConfigured
+        mw = cls(crawler)
+        crawler.signals.connect(mw.bytes_received, signal=signals.bytes_received)
+        return mw
+
+    def bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
+        limit = CUT_KINDS.get(admission.internal_kind(request) or "")
+        if limit is None:
+            return
+        received = self._received.get(request, 0) + len(data)
+        self._received[request] = received
+        if received >= limit:
+            raise StopDownload(fail=False)  # the body so far is the response
+
+    def process_response(  # type: ignore[override]
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Request | Response:
+        self._received.pop(request, None)
+        kind = admission.internal_kind(request)
+        if kind in CUT_KINDS:
+            return self._cut(kind, CUT_KINDS[kind], response)
+        try:
+            return super().process_response(request, response)
+        except IgnoreRequest as exc:
+            if getattr(exc.__cause__, "max_size", None) is None:
+                raise  # not the size (Scrapy raises IgnoreRequest only for it today)
+            raise self._too_large(request, "decoded") from exc
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
+        self._received.pop(request, None)
+        over = isinstance(exception, DownloadCancelledError) or (
+            isinstance(exception, CancelledError) and request.meta.get("download_maxsize")
+        )
+        if over:
+            count_sent(self.crawler.stats, request)  # the server saw it; its body was dropped
+            raise self._too_large(request, "received") from exception
+
+    def _cut(self, kind: str, limit: int, response: Response) -> Response:
+        encodings = encodings_of(response.headers.getlist("Content-Encoding"))
+        stopped = "download_stopped" in response.flags
+        if not encodings and len(response.body) <= limit and not stopped:
+            return response
+        body, left, cut = read_prefix(response.body, encodings, limit)
+        if cut or stopped:
+            assert self.crawler.stats is not None
+            self.crawler.stats.inc_value(CUT + kind)
+            self._log(kind, f"{response.url}: read up to its bound of {limit} bytes (the rest is not read)")
+        headers = response.headers.copy()
+        if left:
+            headers[b"Content-Encoding"] = b", ".join(left)
+        else:
+            headers.pop(b"Content-Encoding", None)
+        headers.pop(b"Content-Length", None)
+        return response.replace(body=body, headers=headers)
+
+    def _too_large(self, request: Request, how: str) -> ResponseTooLarge:
+        kind = kind_of(request)
+        bound = request.meta.get("download_maxsize") or self.max_body_bytes
+        assert self.crawler.stats is not None
+        self.crawler.stats.inc_value(REFUSED + kind)
+        exc = ResponseTooLarge(
+            RESPONSE_TOO_LARGE,
+            f"the body is over its bound of {bound} bytes ({how}); nothing of it is read",
+            request.url,
+            bound=bound,
+            kind=kind,
+        )
+        self._log(kind, str(exc))
+        return exc
+
+    def _log(self, kind: str, message: str, *args: Any) -> None:
+        first = kind not in self._logged
+        self._logged.add(kind)
+        logger.log(logging.WARNING if first else logging.INFO, message, *args, extra={"spider": self.crawler.spider})
+
+
+# ---------------------------------------------------------------- reading a prefix
+
+#: Decoded in steps of this many bytes (Scrapy's own step).
+CHUNK = 65_536
+
+
+def _gunzip(body: bytes, limit: int) -> bytes:
+    out = bytearray()
+    data = body
+    while data and len(out) <= limit:  # gzip members one after another, as gzip(1) reads them
+        decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out += decoder.decompress(data, limit + 1 - len(out))
+            while decoder.unconsumed_tail and len(out) <= limit:
+                out += decoder.decompress(decoder.unconsumed_tail, limit + 1 - len(out))
+        except zlib.error:
+            break  # what was decoded before the damage is kept
+        data = decoder.unused_data if decoder.eof else b""
+    return bytes(out)
+
+
+def _inflate(body: bytes, limit: int) -> bytes:
+    for wbits in (zlib.MAX_WBITS, -zlib.MAX_WBITS):  # zlib-wrapped, or raw deflate (as browsers)
+        decoder = zlib.decompressobj(wbits)
+        out = bytearray()
+        try:
+            out += decoder.decompress(body, limit + 1)
+            while decoder.unconsumed_tail and not decoder.eof and len(out) <= limit:
+                out += decoder.decompress(decoder.unconsumed_tail, limit + 1 - len(out))
+        except zlib.error:
+            if out:
+                return bytes(out)
+            continue
+        return bytes(out)
+    return b""
+
+
+def _unbrotli(body: bytes, limit: int) -> bytes:
+    import brotli
+
+    decoder = brotli.Decompressor()
+    out = bytearray()
+    try:
+        out += decoder.process(body, output_buffer_limit=CHUNK)
+        while len(out) <= limit and not decoder.is_finished():
+            chunk = decoder.process(b"", output_buffer_limit=CHUNK)
+            if not chunk:
+                break
+            out += chunk
+    except brotli.error:
+        pass  # what was decoded before the damage is kept
+    return bytes(out)
+
+
+def _unzstd(body: bytes, limit: int) -> bytes:
+    try:
+        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
+    except ImportError:
+        from backports import zstd  # type: ignore[no-redef]
+
+    decoder = zstd.ZstdDecompressor()
+    out = bytearray()
+    try:
+        out += decoder.decompress(body, max_length=CHUNK)
+        while len(out) <= limit and not decoder.eof and not decoder.needs_input:
+            out += decoder.decompress(b"", max_length=CHUNK)
+    except zstd.ZstdError:
+        pass
+    return bytes(out)
+
+
+DECODERS: dict[bytes, Callable[[bytes, int], bytes]] = {
+    b"gzip": _gunzip,
+    b"x-gzip": _gunzip,
+    b"deflate": _inflate,
+    b"br": _unbrotli,
+    b"zstd": _unzstd,
+}
+
+
+def encodings_of(values: Sequence[bytes]) -> list[bytes]:
+    """``Content-Encoding`` header values as a list of codings, in the order they were applied."""
+    return [part.strip().lower() for value in values for part in value.split(b",") if part.strip()]
+
+
+def read_prefix(body: bytes, encodings: Sequence[bytes], limit: int) -> tuple[bytes, list[bytes], bool]:
+    """At most ``limit`` bytes of ``body`` decoded, the codings left undecoded, and whether it was cut.
+
+    The codings are undone last first, as far as they are known (gzip, deflate, br, zstd);
+    each step keeps at most ``limit + 1`` bytes of output, so memory stays within a few times
+    ``limit`` whatever the body decodes to. A damaged or truncated stream gives what decoded
+    before the damage.
+    """
+    left = list(encodings)
+    cut = False
+    while left and left[-1] in DECODERS:
+        body = DECODERS[left.pop()](body, limit)
+        if len(body) > limit:
+            body, cut = body[:limit], True
+    if len(body) > limit:
+        body, cut = body[:limit], True
+    return body, left, cut

@@ -1,0 +1,155 @@
+"""A loopback server for hostile answers: compression bombs, a server that never answers, a trickle.
+
+Each :class:`HostileServer` listens on its own loopback address (one host to the crawler) and
+answers each path from a table of behaviours; it records what it saw (path, arrival and end on
+its monotonic clock), and the tests assert on that record.
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+MIB = 1024 * 1024
+
+
+def bomb(path: Path, encoding: str, prefix: bytes = b"", size: int = 800 * MIB, fill: bytes = b"\0") -> Path:
+    """``prefix`` then ``fill`` up to ``size`` bytes, compressed with ``encoding`` into ``path``
+    (once: it is cached), streamed a MiB at a time so the test never holds the whole."""
+    if path.exists():
+        return path
+    if encoding == "gzip":
+        compressor: object = zlib.compressobj(9, zlib.DEFLATED, 31)
+        step, end = compressor.compress, compressor.flush  # type: ignore[attr-defined]
+    elif encoding == "br":
+        import brotli
+
+        compressor = brotli.Compressor(quality=5)
+        step, end = compressor.process, compressor.finish  # type: ignore[attr-defined]
+    else:
+        from backports import zstd
+
+        compressor = zstd.ZstdCompressor(level=3)
+        step, end = compressor.compress, compressor.flush  # type: ignore[attr-defined]
+    chunk = fill * (MIB // len(fill))
+    tmp = path.with_suffix(".part")
+    with tmp.open("wb") as out:
+        out.write(step(prefix))
+        written = len(prefix)
+        while written < size:
+            piece = chunk[: size - written]
+            out.write(step(piece))
+            written += len(piece)
+        out.write(end())
+    tmp.rename(path)
+    return path
+
+
+def compressed(headers: dict[str, str], body: Path) -> Callable[[BaseHTTPRequestHandler], None]:
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        data = body.read_bytes()
+        handler.send_response(200)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    return answer
+
+
+def plain(body: bytes, content_type: str = "text/html") -> Callable[[BaseHTTPRequestHandler], None]:
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return answer
+
+
+def hang(seconds: float = 120.0) -> Callable[[BaseHTTPRequestHandler], None]:
+    """Accept the connection, read the request, never answer (until ``seconds``, or until the
+    client hangs up: the record's ``end`` is when the crawler gave up)."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        stop = time.monotonic() + seconds
+        connection = handler.connection
+        while time.monotonic() < stop and not handler.server.closing:  # type: ignore[attr-defined]
+            readable, _, _ = select.select([connection], [], [], 0.02)
+            if readable and not connection.recv(1, socket.MSG_PEEK):  # an OSError: reset, also gone
+                return  # the client closed the connection
+
+    return answer
+
+
+def trickle(every: float = 1.0, length: int = 10_000) -> Callable[[BaseHTTPRequestHandler], None]:
+    """Headers at once, then one byte of body every ``every`` seconds."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/plain")
+        handler.send_header("Content-Length", str(length))
+        handler.end_headers()
+        try:
+            for _ in range(length):
+                if handler.server.closing:  # type: ignore[attr-defined]
+                    return
+                handler.wfile.write(b"#")
+                handler.wfile.flush()
+                time.sleep(every)
+        except OSError:
+            return  # the crawler gave up
+
+    return answer
+
+
+class HostileServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, ip: str, routes: dict[str, Callable[[BaseHTTPRequestHandler], None]]):
+        super().__init__((ip, 0), _Handler)
+        self.routes = routes
+        self.closing = False
+        self.log: list[dict[str, object]] = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://{self.server_address[0]}:{self.server_address[1]}{path}"
+
+    def close(self) -> None:
+        self.closing = True
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        path = self.path.split("?")[0]
+        record: dict[str, object] = {"path": path, "mono": time.monotonic()}
+        with self.server.lock:  # type: ignore[attr-defined]
+            self.server.log.append(record)  # type: ignore[attr-defined]
+        route = self.server.routes.get(path)  # type: ignore[attr-defined]
+        try:
+            if route is None:
+                plain(b"<html><title>ok</title></html>")(self)
+            else:
+                route(self)
+        except OSError:
+            pass
+        record["end"] = time.monotonic()
+        self.close_connection = True
+
+    def log_message(self, *args: object) -> None:
+        pass
