@@ -12,7 +12,7 @@ from scrapy.settings import Settings
 
 from scrapy_walsh.addon import Addon
 from scrapy_walsh.config import Readings, WalshConfig
-from scrapy_walsh.conformance.engine import audit_settings
+from scrapy_walsh.conformance import audit_settings
 from scrapy_walsh.exceptions import ConformanceError
 from scrapy_walsh.middlewares.bounds import encodings_of, read_prefix
 from scrapy_walsh.policy import robots
