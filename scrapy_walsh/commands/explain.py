@@ -104,7 +104,7 @@ from ..policy.vocabulary import (
     Verdict,
     recommendation,
 )
-from ..store import fetching
+from ..store import fetching, leases, targets
 from ..store.base import StateStoreError
 
 if TYPE_CHECKING:
@@ -490,7 +490,10 @@ def recently_fetched_section(ctx: Context, url: str) -> dict[str, Any]:
     """R8 as the crawl decides it: the target's time in the store's ``fetched`` namespace."""
     interval = ctx.refetch_interval
     target = canonical_url(url)
-    fetched_at = ctx.store.get(FETCHED_NAMESPACE, target) if ctx.store else None
+    fetched_at = targets.read(ctx.store, FETCHED_NAMESPACE, url) if ctx.store else None
+    if ctx.store is not None and isinstance(fetched_at, dict) and leases.is_lease(fetched_at):
+        # a crawl sends it now; the lease of a crawl gone since is taken over by the next one
+        fetched_at = fetched_at["at"] if leases.alive(ctx.store, fetched_at.get("crawl")) else None
     now = time.time()
     section: dict[str, Any] = {"target": target, "interval": interval, "fetched_at": fetched_at}
     if recently_fetched(fetched_at, now, interval):

@@ -1,27 +1,35 @@
 """R8: a declared target fetched less than ``WALSH_REFETCH_INTERVAL`` ago is not fetched.
 
-The time of each successful fetch (2xx, or 304) of a target is kept in the state store
-(namespace ``fetched``, keyed by the target's canonical URL, shared by every spider of
-the identity), and a request for it within the interval is refused with
-``skipped_recently_fetched``, logged and counted. Redirect hops and retries of a target
-being fetched now are not re-checked: they carry the sealed claim (``scrapy_walsh.admission``),
-valid only while the store holds that very claim, so no meta key a spider sets
-(``retry_times``, ``redirect_urls`` ...) makes a request a retry. ``WALSH_REFETCH_INTERVAL = 0`` disables the guard
-(the audit warns, naming R8).
+The time of each answered fetch of a target is kept in the state store (namespace
+``fetched``, keyed by the target's canonical URL, shared by every spider of the identity),
+and a request for it within the interval is refused with ``skipped_recently_fetched``,
+logged and counted. Redirect hops and retries of a target being fetched now are not
+re-checked: they carry the sealed claim (``scrapy_walsh.admission``), valid only while the
+store holds that very lease, so no meta key a spider sets (``retry_times``,
+``redirect_urls`` ...) makes a request a retry. ``WALSH_REFETCH_INTERVAL = 0`` disables the
+guard (the audit warns, naming R8).
 
-The time is *claimed* before the request is sent (``store.claim``: add-if-absent, atomic,
-with the interval as TTL), not written after the answer: so two processes of a fleet
-(or two requests of one crawl) for the same target never both fetch it, and each URL is
-fetched once fleet-wide. A fetch that does not succeed (another status, a network error,
-a later gate's refusal) releases the claim, so the target can be tried again. The claim
-travels in ``request.meta`` through requeues, redirects and retries of the same fetch.
+**State records what happened** (issue 32). Before the request is sent, the crawl takes a
+*lease* on the target (``store.leases.take``: add-if-absent, atomic), so two processes of a
+fleet (or two requests of one crawl) never both send it. A lease is not a fetch: it holds
+only while its crawl runs (a heartbeat in namespace ``crawls``), so after a ``kill -9`` the
+next run takes it over and sends the target again, paced as usual, whether it was never
+sent or sent and never answered. The target counts as fetched when an answer came back:
+the answer's time replaces the lease (with who fetched it and the status, one
+transaction). A fetch that gets no answer (a network error, a later gate's refusal)
+releases the lease, so the target can be tried again.
+
+**A final 5xx** (the answer after Scrapy's retries and R5's backoff retries) is an answer:
+the server received the request and answered it, so it counts as fetched for R8 (asking
+again within the interval is the load R8 forbids). Such targets are listed, with their
+status, in the crawl's summary and by ``scrapy walsh state show``;
+``scrapy walsh state forget URL`` makes one fetchable again.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import uuid
 from typing import TYPE_CHECKING
 
 from .. import admission
@@ -30,6 +38,7 @@ from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
+from ..store import crawl_id, leases, targets
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -47,6 +56,10 @@ NAMESPACE = FETCHED_NAMESPACE
 SKIPPED = SKIPPED_RECENTLY_FETCHED
 #: ``request.meta`` key: the canonical target this fetch holds the claim for.
 CLAIMED = Meta.FETCH_CLAIM
+#: Stats: targets whose final answer was a server error, and (up to MAX_LISTED) their URLs.
+SERVER_ERRORS = "walsh/frequency/server_error"
+SERVER_ERROR_URLS = "walsh/frequency/server_error_urls"
+MAX_LISTED = 20
 
 
 def target_of(request: Request, claimed: str | None = None) -> str:
@@ -60,7 +73,8 @@ class FrequencyMiddleware(StatefulGate):
         super().__init__(crawler, store)
         self.interval = config_for(crawler).refetch_interval
         #: who fetched a target, named when a later request for it is refused (Namespace.FETCHED_BY)
-        self.fetcher = {"spider": getattr(crawler.spidercls, "name", None), "crawl": uuid.uuid4().hex}
+        self.crawl = crawl_id(crawler)
+        self.fetcher = {"spider": getattr(crawler.spidercls, "name", None), "crawl": self.crawl}
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         self._gate(request)  # raises when the target was fetched within the interval
@@ -73,12 +87,17 @@ class FrequencyMiddleware(StatefulGate):
             return  # a redirect hop, retry or requeue of the fetch under way
         target = target_of(request)
         now = time.time()
-        if self.store.claim(NAMESPACE, target, now, ttl=self.interval):
-            admission.seal_claim(self.crawler, request, target, now)
-            return
-        # the claim is the atomic form of policy.gates.recently_fetched: it fails while a
-        # record younger than the interval (its TTL) exists
-        last = self.store.get(NAMESPACE, target, now)
+        last = targets.legacy_record(self.store, NAMESPACE, request.url)  # a store written before issue 32
+        if last is None:
+            lease = leases.take(self.store, NAMESPACE, target, self.crawl, min(leases.LEASE_TTL, self.interval))
+            if lease is not None:
+                admission.seal_claim(self.crawler, request, target, lease)
+                return
+            # the lease is the atomic form of policy.gates.recently_fetched: it fails while a
+            # record younger than the interval (its TTL) exists, or a live crawl sends it now
+            last = self.store.get(NAMESPACE, target)
+        if leases.is_lease(last):
+            last = last["at"]  # being fetched now, by a crawl that runs
         reason = recently_fetched_reason(last, now, self.interval)
         exc = RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target))
         record_denial(self.stats, exc, self.crawler.spider)
@@ -95,18 +114,29 @@ class FrequencyMiddleware(StatefulGate):
         # request's meta holds no live claim any more.
         if self.interval > 0 and admission.internal_kind(request) is None:
             target = target_of(request, self._claim(request))
-            # one transaction (one round trip in a fleet), committed like the claim it replaces
-            entries = [(NAMESPACE, target, time.time()), (Namespace.FETCHED_BY, target, self.fetcher)]
-            self.store.set_many(entries, ttl=self.interval)
+            # one transaction (one round trip in a fleet), committed like the lease it replaces
+            by = {**self.fetcher, "status": response.status}
+            self.store.set_many(
+                [(NAMESPACE, target, time.time()), (Namespace.FETCHED_BY, target, by)], ttl=self.interval
+            )
             admission.drop_claim(request)
+            if response.status >= 500:
+                self._server_error(target, response.status)
         return response
+
+    def _server_error(self, target: str, status: int) -> None:
+        """A final 5xx counts as fetched (the module's docstring says why): count and list it."""
+        self.stats.inc_value(SERVER_ERRORS)
+        listed = self.stats.get_value(SERVER_ERROR_URLS) or []
+        if len(listed) < MAX_LISTED:
+            self.stats.set_value(SERVER_ERROR_URLS, [*listed, f"{target} ({status})"])
 
     def _by(self, target: str) -> dict[str, object]:
         """Who fetched ``target``, for the refusal's message (``RecentlyFetched`` words it)."""
         by = self.store.get(Namespace.FETCHED_BY, target) or {}
         return {
             "fetched_by": by.get("spider"),
-            "by_this_crawl": by.get("crawl") == self.fetcher["crawl"],
+            "by_this_crawl": by.get("crawl") == self.crawl,
             "spider": self.fetcher["spider"],
         }
 
@@ -115,7 +145,8 @@ class FrequencyMiddleware(StatefulGate):
 
     def _release(self, request: Request) -> None:
         target = self._claim(request)
+        lease = request.meta.get(CLAIMED, {}).get("lease") if target is not None else None
         admission.drop_claim(request)
         request.meta.pop(CLAIMED, None)
-        if target is not None:
-            self.store.delete(NAMESPACE, target)
+        if target is not None and lease is not None:
+            self.store.delete(NAMESPACE, target)  # _claim just saw the store hold this very lease

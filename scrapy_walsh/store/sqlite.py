@@ -66,7 +66,7 @@ FULL, NORMAL, OFF = "FULL", "NORMAL", "OFF"
 #: time and its fetcher after the answer) are one per request, and a power cut could lose the
 #: last ones: those pages may be fetched again after the reboot. Everything else, the
 #: blocklist, robots.txt records and validators included, is FULL.
-SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL}
+SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL, "crawls": NORMAL}
 
 
 class StoreRefused(StateStoreError):
