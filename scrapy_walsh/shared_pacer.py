@@ -49,10 +49,23 @@ if TYPE_CHECKING:
     from .store import Reservation
 
 
+#: At most this many addresses of one host are reserved with it (one transaction whatever the
+#: number: the cost per request stays bounded for a name with many A/AAAA records).
+MAX_ADDRESSES = 8
+
+
 def pace_key(host: str, address: str | None, pace_by: str) -> str:
     """The ledger key of one pacing interval: the canonical host, or with ``WALSH_PACE_BY =
     "ip"`` the address it resolved to (the host itself until that is known)."""
     return address if pace_by == "ip" and address else host
+
+
+def pace_keys(host: str, addresses: list[str], pace_by: str) -> list[str]:
+    """Every ledger key one request reserves (issue 32): its pacing key first, then the host and
+    each address it resolves to, so processes pacing by host and by address meet in one ledger
+    whatever each is told."""
+    keys = [pace_key(host, addresses[0] if addresses else None, pace_by), host, *addresses[:MAX_ADDRESSES]]
+    return list(dict.fromkeys(keys))
 
 
 class _PaceTable(dict):
@@ -89,8 +102,8 @@ class Politeness:
         #: "ip": one interval per resolved address (WALSH_PACE_BY); "host" by default.
         self.pace_by = getattr(config, "pace_by", "host")
         self.by_ip = self.pace_by == "ip"
-        #: host -> the address it resolved to (fed by the address guard), with pace_by = ip
-        self.addresses: dict[str, str] = {}
+        #: host -> the addresses it resolved to (fed by the address guard, whatever pace_by)
+        self.addresses: dict[str, list[str]] = {}
         if self.by_ip:
             self.pacer.hosts = _PaceTable(self.key)
         #: The scheduler's politeness queues; their per-host sub-queues say which hosts
@@ -101,12 +114,17 @@ class Politeness:
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
-        return self.addresses.get(host, host) if self.by_ip else host
+        found = self.addresses.get(host)
+        return found[0] if self.by_ip and found else host
+
+    def keys(self, host: str) -> list[str]:
+        """Every ledger key a request to ``host`` takes: its pacing key, the host and each address."""
+        return pace_keys(host, self.addresses.get(host, []), self.pace_by)
 
     def learn(self, host: str, addresses: list[str]) -> None:
         """``host`` resolved to ``addresses`` (the address guard tells us, before pacing)."""
-        if self.by_ip and addresses:
-            self.addresses[host] = addresses[0]
+        if addresses:
+            self.addresses[host] = addresses[:MAX_ADDRESSES]
 
     def now(self) -> float:
         """Now on the store's clock."""
@@ -119,7 +137,7 @@ class Politeness:
         pace = self.pacer.pace(host)
         interval = pace.interval(self.pacer.floor)
         reservation = self.ledger.reserve(
-            self.key(host), interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
+            self.keys(host), interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
         )
         self._adopt(host, reservation)
         return reservation.wait
@@ -137,7 +155,7 @@ class Politeness:
         return self._adopt(
             host,
             self.ledger.advance(
-                self.key(host), {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
+                self.keys(host), {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
             ),
         )
 
@@ -147,7 +165,7 @@ class Politeness:
         ttl = max(offset, 0.0) + self.pacer.interval(host) + KEEP
         self._adopt(
             host,
-            self.ledger.advance(self.key(host), {"not_before": offset}, self._own(host), ttl=ttl),
+            self.ledger.advance(self.keys(host), {"not_before": offset}, self._own(host), ttl=ttl),
         )
 
     def ready_at(self, host: str) -> float:

@@ -163,7 +163,7 @@ class Context:
     pace_by: str = "host"
     store: StateStore | None = None
     #: host -> (ledger key, interval) of a slot taken and not yet settled
-    reserved: dict[str, tuple[str, float]] = field(default_factory=dict)
+    reserved: dict[str, tuple[list[str], float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     @classmethod
@@ -213,20 +213,20 @@ class Context:
     def reserve(self, host: str, address: str) -> None:
         """Wait for ``host``'s slot in the shared pacing ledger and take it, as a crawl's
         pacing middleware does (same key, interval and margin); ``Refused`` without a store."""
-        from ..shared_pacer import KEEP, PACING_MARGIN, pace_key
+        from ..shared_pacer import KEEP, PACING_MARGIN, pace_keys
         from ..store import Ledger, StateStoreError
 
         if self.store is None:
             raise Refused(f"{host}: no state store to reserve a pacing slot in: not sent")
         ledger = Ledger(self.store, PACING_NAMESPACE)
-        key = pace_key(host, address, self.pace_by)
+        keys = pace_keys(host, [address] if address else [], self.pace_by)  # host and address: one ledger
         try:
             while True:
-                saved = self.store.get(PACING_NAMESPACE, key) or {}
+                saved = self.store.get(PACING_NAMESPACE, keys[0]) or {}
                 interval = HostPace.from_json(saved).interval(self.floor)
-                done = ledger.reserve(key, interval, PACING_MARGIN, ttl=interval + KEEP)
+                done = ledger.reserve(keys, interval, PACING_MARGIN, ttl=interval + KEEP)
                 if not done.wait:
-                    self.reserved[host] = (key, interval)
+                    self.reserved[host] = (keys, interval)
                     return
                 self.notes.append(f"waited {done.wait:.2f} s for {host}'s pacing slot (shared ledger, R4)")
                 time.sleep(done.wait)
@@ -241,9 +241,9 @@ class Context:
         found = self.reserved.pop(host, None)
         if found is None or self.store is None:
             return
-        key, interval = found
+        keys, interval = found
         try:
-            Ledger(self.store, PACING_NAMESPACE).advance(key, {"last_start": 0.0}, ttl=interval + KEEP)
+            Ledger(self.store, PACING_NAMESPACE).advance(keys, {"last_start": 0.0}, ttl=interval + KEEP)
         except StateStoreError:
             pass  # the reservation already holds the slot
 

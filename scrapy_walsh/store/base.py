@@ -132,5 +132,22 @@ class StateStore(ABC):
         returns) but may wait for the next fsync to survive a power cut (sqlite; Redis
         follows its own ``appendfsync``)."""
 
+    def update_all(
+        self,
+        namespace: str,
+        keys: Sequence[str],
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
+    ) -> Updated:
+        """``operation`` on every entry of ``keys`` in one atomic step (one transaction, one
+        script): all or nothing. Each entry is written only if the operation writes every one
+        (a reservation that finds one key busy takes none); the result is the largest result,
+        the value the first key's entry. One key is :meth:`update`."""
+        if len(keys) == 1:
+            return self.update(namespace, keys[0], operation, args, ttl, fsync)
+        raise NotImplementedError(f"{type(self).__name__} does not update several entries at once")
+
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the connection; later calls may fail."""

@@ -27,7 +27,7 @@ kept or guessed: it raises, and the request waits.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,19 +132,25 @@ class Ledger:
 
     def reserve(
         self,
-        key: str,
+        key: str | Sequence[str],
         interval: float,
         margin: float = 0.0,
         assign: dict[str, Any] | None = None,
         ttl: float | None = None,
     ) -> Reservation:
-        """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken)."""
+        """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken).
+        Several keys (a host and its addresses, issue 32): one atomic step that takes every
+        slot or none, and waits for the busiest."""
         self._flush()
         # crash-safe, not fsynced: docs/state-store.md "Durability"
         return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
 
     def advance(
-        self, key: str, offsets: dict[str, float], assign: dict[str, Any] | None = None, ttl: float | None = None
+        self,
+        key: str | Sequence[str],
+        offsets: dict[str, float],
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
     ) -> Reservation:
         """Raise each field of ``offsets`` to ``now + offset`` and set ``assign``. When the
         store is unavailable, the advance is kept for later and applied to the answer only."""
@@ -153,7 +159,9 @@ class Ledger:
             # a pause (R5, up to an hour) is fsynced; a settle only moves the interval's start
             return self._run(key, ADVANCE, (offsets, assign or {}), ttl, fsync="not_before" in offsets)
         except StoreUnavailable:
-            return self._keep(key, offsets, assign or {}, ttl)
+            keys = [key] if isinstance(key, str) else list(key)
+            kept = [self._keep(k, offsets, assign or {}, ttl) for k in keys]
+            return kept[0]
 
     @property
     def pending(self) -> int:
@@ -161,9 +169,15 @@ class Ledger:
         return len(self._pending)
 
     def _run(
-        self, key: str, operation: Operation, args: tuple[Any, ...], ttl: float | None, fsync: bool = True
+        self,
+        key: str | Sequence[str],
+        operation: Operation,
+        args: tuple[Any, ...],
+        ttl: float | None,
+        fsync: bool = True,
     ) -> Reservation:
-        done = self.store.update(self.namespace, key, operation, args, ttl, fsync=fsync)
+        keys = [key] if isinstance(key, str) else list(key)
+        done = self.store.update_all(self.namespace, keys, operation, args, ttl, fsync=fsync)
         self.skew = done.now - time.time()
         return Reservation(done.result, done.value, done.now)
 

@@ -273,6 +273,28 @@ class SqliteStore(StateStore):
                 value = new
             return Updated(float(result), value, now)
 
+    def update_all(
+        self,
+        namespace: str,
+        keys: Sequence[str],
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
+    ) -> Updated:
+        with self._transaction(FULL if fsync else NORMAL) as now:
+            self.counts["keys_read"] += len(keys)
+            found = [self._read(namespace, key, now) for key in keys]
+            changed = [operation.python(value if isinstance(value, dict) else {}, now, *args) for value, _ in found]
+            result = max(float(r) for r, _ in changed)
+            if all(new is not None for _, new in changed):
+                for key, (_, expires), (_, new) in zip(keys, found, changed):
+                    self._upsert(namespace, key, new, now, ttl, expires)
+                first = changed[0][1]
+            else:
+                first = found[0][0]
+            return Updated(result, first if isinstance(first, dict) else {}, now)
+
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         with self._transaction(SYNC_BY_NAMESPACE.get(namespace, FULL)) as now:
             if self._read(namespace, key, now)[1] is not False:
