@@ -16,8 +16,12 @@ only while its crawl runs (a heartbeat in namespace ``crawls``), so after a ``ki
 next run takes it over and sends the target again, paced as usual, whether it was never
 sent or sent and never answered. The target counts as fetched when an answer came back:
 the answer's time replaces the lease (with who fetched it and the status, one
-transaction). A fetch that gets no answer (a network error, a later gate's refusal)
-releases the lease, so the target can be tried again.
+transaction), written once the answer's callback is done and the items it yielded left
+the item pipelines (:class:`AnsweredMiddleware`, a spider middleware: a crash between the
+answer and the feed fetches the target again, so no item is lost; a ``304`` and an answer
+that never reaches the spider are written at once or when the crawl stops). A fetch that
+gets no answer (a network error, a later gate's refusal) releases the lease, so the target
+can be tried again.
 
 **A final 5xx** (the answer after Scrapy's retries and R5's backoff retries) is an answer:
 the server received the request and answered it, so it counts as fetched for R8 (asking
@@ -30,7 +34,12 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+import weakref
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request, signals
 
 from .. import admission
 from ..config import config_for
@@ -38,11 +47,11 @@ from ..exceptions import RecentlyFetched, record_denial
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
-from ..store import crawl_id, leases, targets
+from ..store import StateStoreError, crawl_id, leases, store_for, targets
 from .base import StatefulGate
 
 if TYPE_CHECKING:
-    from scrapy import Request, Spider
+    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -52,6 +61,8 @@ logger = logging.getLogger(__name__)
 
 #: On the way out after conditional (110); on the way back it sees a 304 first.
 PRIORITY = 120
+#: The answered-record spider middleware: closest to the engine, it sees the final output.
+SPIDER_PRIORITY = 1
 NAMESPACE = FETCHED_NAMESPACE
 SKIPPED = SKIPPED_RECENTLY_FETCHED
 #: ``request.meta`` key: the canonical target this fetch holds the claim for.
@@ -68,9 +79,129 @@ def target_of(request: Request, claimed: str | None = None) -> str:
     return claimed or canonical_url(request.url)
 
 
+@dataclass(frozen=True)
+class Answer:
+    target: str
+    at: float
+    by: dict[str, Any]
+
+
+class Answers:
+    """The answers of one crawl whose record waits for their callback (issue 32)."""
+
+    def __init__(self, crawler: Crawler, store: StateStore):
+        self.store = store
+        self.interval = config_for(crawler).refetch_interval
+        self.pending: dict[str, Answer] = {}
+        #: response -> [items on their way through the pipelines, callback exhausted]
+        self.outstanding: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
+        self.signals = crawler.signals
+        # after the feed exporter and the pipelines (R7's dedup flushes the feed on item_scraped):
+        # a target is recorded once its items are in the feed
+        crawler.signals.connect(self.engine_started, signal=signals.engine_started)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    def engine_started(self) -> None:
+        for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
+            self.signals.connect(self.item_done, signal=signal)
+
+    def record(self, answer: Answer) -> None:
+        """The answer's time replaces the lease: one transaction (one round trip in a fleet)."""
+        entries = [(NAMESPACE, answer.target, answer.at), (Namespace.FETCHED_BY, answer.target, answer.by)]
+        self.store.set_many(entries, ttl=self.interval)
+
+    def settle(self, response: Any) -> None:
+        answer = self.pending.pop(target_of_response(response) or "", None)
+        if answer is not None:
+            self.record(answer)
+
+    def item_done(self, item: Any = None, response: Any = None, **_: Any) -> None:
+        state = self.outstanding.get(response) if response is not None else None
+        if state is None:
+            return
+        state[0] -= 1
+        if state[0] <= 0 and state[1]:
+            self.settle(response)
+
+    def spider_closed(self, spider: Any = None) -> None:
+        """A graceful stop: every answer received is recorded (its callback ran or never will)."""
+        pending, self.pending = self.pending, {}
+        for answer in pending.values():
+            try:
+                self.record(answer)
+            except StateStoreError as exc:
+                logger.warning("R8: %s was answered but not recorded (%s): fetched again", answer.target, exc)
+
+
+_ANSWERS: weakref.WeakKeyDictionary[Crawler, Answers] = weakref.WeakKeyDictionary()
+
+
+def answers_for(crawler: Crawler, store: StateStore) -> Answers:
+    found = _ANSWERS.get(crawler)
+    if found is None:
+        found = _ANSWERS[crawler] = Answers(crawler, store)
+    return found
+
+
+def target_of_response(response: Any) -> str | None:
+    """The target whose lease the request of ``response`` held."""
+    try:
+        claim = response.meta.get(CLAIMED)
+    except AttributeError:  # a response without a request
+        return None
+    return claim.get("target") if isinstance(claim, dict) and isinstance(claim.get("target"), str) else None
+
+
+class AnsweredMiddleware:
+    """A spider middleware, closest to the engine: records a target as fetched once its
+    callback's output is exhausted and each item it yielded left the item pipelines."""
+
+    def __init__(self, crawler: Crawler):
+        self.answers = answers_for(crawler, store_for(crawler))
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> AnsweredMiddleware:
+        return cls(crawler)
+
+    async def process_spider_output_async(
+        self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
+    ) -> AsyncIterator[Any]:
+        state = self._state(response)
+        async for output in result:
+            self._count(state, output)
+            yield output
+        self._exhausted(response, state)
+
+    def process_spider_output(
+        self, response: Response, result: Iterable[Any], spider: Spider | None = None
+    ) -> Iterator[Any]:
+        state = self._state(response)
+        for output in result:
+            self._count(state, output)
+            yield output
+        self._exhausted(response, state)
+
+    def _state(self, response: Response) -> list[Any] | None:
+        if target_of_response(response) not in self.answers.pending:
+            return None
+        return self.answers.outstanding.setdefault(response, [0, False])
+
+    @staticmethod
+    def _count(state: list[Any] | None, output: Any) -> None:
+        if state is not None and output is not None and not isinstance(output, Request):
+            state[0] += 1  # an item on its way to the pipelines
+
+    def _exhausted(self, response: Response, state: list[Any] | None) -> None:
+        if state is not None:
+            state[1] = True
+            if state[0] <= 0:
+                self.answers.settle(response)
+
+
 class FrequencyMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
+        self.answers = answers_for(crawler, store)
         self.interval = config_for(crawler).refetch_interval
         #: who fetched a target, named when a later request for it is refused (Namespace.FETCHED_BY)
         self.crawl = crawl_id(crawler)
@@ -114,11 +245,11 @@ class FrequencyMiddleware(StatefulGate):
         # request's meta holds no live claim any more.
         if self.interval > 0 and admission.internal_kind(request) is None:
             target = target_of(request, self._claim(request))
-            # one transaction (one round trip in a fleet), committed like the lease it replaces
-            by = {**self.fetcher, "status": response.status}
-            self.store.set_many(
-                [(NAMESPACE, target, time.time()), (Namespace.FETCHED_BY, target, by)], ttl=self.interval
-            )
+            answer = Answer(target, time.time(), {**self.fetcher, "status": response.status})
+            if response.status == 304:  # no callback runs (R7's NotModified): nothing to wait for
+                self.answers.record(answer)
+            else:
+                self.answers.pending[target] = answer  # recorded after its callback's items
             admission.drop_claim(request)
             if response.status >= 500:
                 self._server_error(target, response.status)
