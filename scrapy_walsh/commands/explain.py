@@ -213,20 +213,21 @@ class Context:
     def reserve(self, host: str, address: str) -> None:
         """Wait for ``host``'s slot in the shared pacing ledger and take it, as a crawl's
         pacing middleware does (same key, interval and margin); ``Refused`` without a store."""
-        from ..shared_pacer import KEEP, PACING_MARGIN, pace_keys
+        from ..shared_pacer import KEEP, PACING_MARGIN, own_keys, pace_keys
         from ..store import Ledger, StateStoreError
 
         if self.store is None:
             raise Refused(f"{host}: no state store to reserve a pacing slot in: not sent")
         ledger = Ledger(self.store, PACING_NAMESPACE)
-        keys = pace_keys(host, [address] if address else [], self.pace_by)  # host and address: one ledger
+        addresses = [address] if address else []
+        keys, modes = pace_keys(host, addresses, self.pace_by)  # the host and its address: one ledger
         try:
             while True:
                 saved = self.store.get(PACING_NAMESPACE, keys[0]) or {}
                 interval = HostPace.from_json(saved).interval(self.floor)
-                done = ledger.reserve(keys, interval, PACING_MARGIN, ttl=interval + KEEP)
+                done = ledger.reserve(keys, interval, PACING_MARGIN, ttl=interval + KEEP, modes=modes)
                 if not done.wait:
-                    self.reserved[host] = (keys, interval)
+                    self.reserved[host] = (own_keys(host, addresses, self.pace_by), interval)
                     return
                 self.notes.append(f"waited {done.wait:.2f} s for {host}'s pacing slot (shared ledger, R4)")
                 time.sleep(done.wait)

@@ -51,6 +51,9 @@ class Operation:
     name: str
     python: Callable[..., tuple[float, dict[str, Any] | None]]
     lua: str
+    #: For :meth:`StateStore.update_all`: ``python(value, now, index, *args)`` and Lua
+    #: ``change(v, now, A, i)`` also get the key's position (0-based in Python, 1-based in Lua).
+    indexed: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,7 @@ class StateStore(ABC):
         script): all or nothing. Each entry is written only if the operation writes every one
         (a reservation that finds one key busy takes none); the result is the largest result,
         the value the first key's entry. One key is :meth:`update`."""
-        if len(keys) == 1:
+        if len(keys) == 1 and not operation.indexed:
             return self.update(namespace, keys[0], operation, args, ttl, fsync)
         raise NotImplementedError(f"{type(self).__name__} does not update several entries at once")
 

@@ -81,6 +81,64 @@ end
 """,
 )
 
+
+def _reserve_key(
+    value: dict[str, Any],
+    now: float,
+    index: int,
+    interval: float,
+    margin: float,
+    assign: dict[str, Any],
+    modes: list[dict[str, Any]],
+) -> tuple[float, dict[str, Any] | None]:
+    mode = modes[index]
+    last = value.get("last_start")
+    if mode["any"] and value.get("any_start") is not None:
+        last = max(last or 0.0, value["any_start"])
+    ready = ready_time(last, value.get("not_before") or 0.0, interval, margin)
+    if ready > now:
+        return ready - now, None
+    new = {**value, **(assign if mode["assign"] else {})}
+    new[mode["write"]] = now
+    return 0.0, new
+
+
+def own_key(first: bool = False) -> dict[str, Any]:
+    """A key this process paces by: every start on it counts, ours is written as ``last_start``."""
+    return {"any": True, "write": "last_start", "assign": first}
+
+
+def watched_key() -> dict[str, Any]:
+    """An address a process pacing by host meets others on: it waits for the starts of processes
+    pacing by address (``last_start``), and writes its own as ``any_start``, which only they wait
+    for; so names sharing one address stay separate hosts to it."""
+    return {"any": False, "write": "any_start", "assign": False}
+
+
+#: Several keys at once (:meth:`Ledger.reserve` with a host and its addresses, issue 32),
+#: all or nothing. args: interval, margin, assign, modes (one per key): ``any`` also waits
+#: for ``any_start`` (starts by processes that pace by host, watched by those pacing by
+#: address), ``write`` the field the start goes to, ``assign`` whether the terms go there too.
+RESERVE_KEYS = Operation(
+    "reserve",
+    _reserve_key,
+    READY_TIME_LUA
+    + """
+local function change(v, now, A, i)
+  local m = A[4][i]
+  local last = tonumber(v['last_start'])
+  local any = tonumber(v['any_start'])
+  if m['any'] and any then last = math.max(last or 0, any) end
+  local ready = ready_time(last, tonumber(v['not_before']) or 0, A[1], A[2])
+  if ready > now then return ready - now, nil end
+  if m['assign'] then for f, val in pairs(A[3]) do v[f] = val end end
+  v[m['write']] = now
+  return 0, v
+end
+""",
+    indexed=True,
+)
+
 #: args: offsets (field -> seconds from now), assign.
 ADVANCE = Operation(
     "advance",
@@ -137,13 +195,18 @@ class Ledger:
         margin: float = 0.0,
         assign: dict[str, Any] | None = None,
         ttl: float | None = None,
+        modes: list[dict[str, Any]] | None = None,
     ) -> Reservation:
         """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken).
         Several keys (a host and its addresses, issue 32): one atomic step that takes every
-        slot or none, and waits for the busiest."""
+        slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
+        :func:`watched_key`) says how each is read and written; by default every key is owned."""
         self._flush()
         # crash-safe, not fsynced: docs/state-store.md "Durability"
-        return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
+        if isinstance(key, str):
+            return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
+        modes = modes or [own_key(i == 0) for i in range(len(key))]
+        return self._run(key, RESERVE_KEYS, (interval, margin, assign or {}, modes), ttl, fsync=False)
 
     def advance(
         self,

@@ -91,7 +91,7 @@ for i, key in ipairs(KEYS) do
     if ok and type(decoded) == 'table' then v = decoded end
   end
   raws[i] = raw or '{}'
-  local r, new = change(v, now, A)
+  local r, new = change(v, now, A, i)
   if r > result then result = r end
   if new then news[i] = new else every = false end
 end
@@ -287,7 +287,7 @@ class RedisStore(StateStore):
         ttl: float | None = None,
         fsync: bool = True,
     ) -> Updated:
-        if len(keys) == 1:
+        if len(keys) == 1 and not operation.indexed:
             return self.update(namespace, keys[0], operation, args, ttl, fsync)
         name = "all:" + operation.lua
         script = self._scripts.get(name)

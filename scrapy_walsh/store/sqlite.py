@@ -285,7 +285,12 @@ class SqliteStore(StateStore):
         with self._transaction(FULL if fsync else NORMAL) as now:
             self.counts["keys_read"] += len(keys)
             found = [self._read(namespace, key, now) for key in keys]
-            changed = [operation.python(value if isinstance(value, dict) else {}, now, *args) for value, _ in found]
+            changed = [
+                operation.python(
+                    value if isinstance(value, dict) else {}, now, *((i,) if operation.indexed else ()), *args
+                )
+                for i, (value, _) in enumerate(found)
+            ]
             result = max(float(r) for r, _ in changed)
             if all(new is not None for _, new in changed):
                 for key, (_, expires), (_, new) in zip(keys, found, changed):
