@@ -15,7 +15,6 @@ from .. import admission, request_meta
 from ..exceptions import NotModified
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import NOT_MODIFIED, Meta, Namespace
-from ..store import targets
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ class ConditionalMiddleware(StatefulGate):
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if admission.internal_kind(request) is not None or request.method not in ("GET", "HEAD"):
             return
-        saved = targets.read(self.store, NAMESPACE, request.url)
+        saved = self.store.get(NAMESPACE, canonical_url(request.url))
         if not saved:
             return
         sent = False
