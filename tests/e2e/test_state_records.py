@@ -13,7 +13,7 @@ import time
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import SqliteStore
 
-from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, crawl_targets, new_project, run_scrapy
+from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, crawl_targets, new_project, run_scrapy, stat
 
 #: Seed 001 R7 and RFC 3986 §6.2.2.2: six distinct URIs, three pairs an earlier key merged.
 SIX = ["/k?x=%2F", "/k?x=/", "/p?a=1&b=2", "/p?b=2&a=1", "/w?a=1+2", "/w?a=1%202"]
@@ -123,3 +123,23 @@ def test_two_projects_pacing_by_host_and_by_address_meet(project, demo_site, tmp
     gaps = [round(b - a, 3) for a, b in zip(seen, seen[1:])]
     assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, gaps
     assert max(r["in_flight"] for r in demo_site.requests_for("gone")) == 1
+
+
+def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, redis_server):
+    """Issue 32 keeps the per-request cost bounded: each request's reservation covers its host
+    and address in one script, its lease is one ``SET NX``, its answer one ``MULTI``/``EXEC``,
+    an item's lease and row one each. Counted with a fleet's Redis (``walsh/store/round_trips``)."""
+    import redis
+
+    redis.Redis.from_url(redis_server.url).flushdb()
+    add_addon_line(plain_project, f"\nWALSH_STATE_URI = {redis_server.url!r}\n", site=demo_site)
+    urls = [demo_site.url(host, f"/page/{i}") for host in ("open", "docs") for i in range(1, 7)]
+    result, items = crawl_targets(plain_project, urls)
+    assert result.returncode == 0, result.stderr[-3000:]
+    trips, sent = stat(result.stderr, "walsh/store/round_trips"), stat(result.stderr, "walsh/requests/sent")
+    pages = len([r for r in demo_site.requests if r["path"].startswith("/page/")])
+    print(
+        f"round trips: {trips} for {sent} requests ({pages} pages, {len(items)} items): {trips / sent:.2f} per request"
+    )
+    assert pages == 12
+    assert trips / sent <= 9.0
