@@ -94,7 +94,7 @@ def _matching(store: StateStore, namespace: str, urls: set[str] | None, host: st
     """The records of ``namespace`` for ``urls`` (canonical) or for every URL of ``host``."""
     if urls is not None:
         return sorted((url, value) for url in urls if (value := store.get(namespace, url)) is not None)
-    return sorted((key, value) for key, value in store.items(namespace) if _url_host(key) == host)
+    return sorted((key, value) for key, value in store.items(namespace) if host is None or _url_host(key) == host)
 
 
 def _stamp(seconds: float | None) -> str | None:

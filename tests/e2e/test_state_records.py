@@ -5,6 +5,7 @@ against the demo server; what the server saw is the evidence."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -143,3 +144,25 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
     )
     assert pages == 12
     assert trips / sent <= 9.0
+
+
+def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):
+    """Issue 32's decision: a 5xx after the retries is an answer, so it counts as fetched (R8),
+    and it is listed in the crawl's summary and by ``state show`` (``forget`` retries it)."""
+    failing, fine = demo_site.url("gone", "/broken"), demo_site.url("gone", "/page/1")
+    demo_site.override("gone", "/broken", 500, "down")
+    first, _ = crawl_targets(project, [failing, fine], "-s", "RETRY_TIMES=1")
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert len(demo_site.requests_for("gone", "/broken")) == 2, "the first try and one retry"
+    assert "server errors     1 target(s) answered 5xx after the retries" in first.stderr
+    assert f"{failing} (500)" in first.stderr
+    shown = json.loads(run_scrapy(["walsh", "state", "show", "--json"], cwd=project).stdout)
+    assert shown["server_errors"] == {failing: 500}
+    text = run_scrapy(["walsh", "state", "show", failing], cwd=project).stdout
+    assert "HTTP 500 after the retries (counted as fetched, R8)" in text
+    second, items = crawl_targets(project, [failing])
+    assert items[failing]["verdict"] == "skipped_recently_fetched"
+    assert len(demo_site.requests_for("gone", "/broken")) == 2
+    assert run_scrapy(["walsh", "state", "forget", failing], cwd=project).returncode == 0
+    shown = json.loads(run_scrapy(["walsh", "state", "show", "--json"], cwd=project).stdout)
+    assert shown["server_errors"] == {}
