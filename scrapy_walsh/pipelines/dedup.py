@@ -123,9 +123,12 @@ class DedupPipeline:
         self._emitted(keys)
 
     def spider_closed(self, spider: Spider) -> None:
-        """Leases of items that never reached the feed go back (a later pipeline dropped them)."""
-        self._emitted(self.delivered)
-        pending, self.pending = self.pending, {}
+        """Leases of items that never reached the feed go back (a later pipeline dropped them).
+        Items handed to a feed stored at its slot's close keep theirs: ``feed_slot_closed``
+        follows the upload, which runs on this same signal."""
+        waiting = set(self.delivered)
+        pending = {key: lease for key, lease in self.pending.items() if key not in waiting}
+        self.pending = {key: lease for key, lease in self.pending.items() if key in waiting}
 
         def release() -> None:
             for key, lease in pending.items():
