@@ -112,8 +112,12 @@ class Answers:
 
     def settle(self, response: Any) -> None:
         answer = self.pending.pop(target_of_response(response) or "", None)
-        if answer is not None:
+        if answer is None:
+            return
+        try:
             self.record(answer)
+        except StateStoreError:
+            self.pending[answer.target] = answer  # the store is away: tried again when the crawl stops
 
     def item_done(self, item: Any = None, response: Any = None, **_: Any) -> None:
         state = self.outstanding.get(response) if response is not None else None
