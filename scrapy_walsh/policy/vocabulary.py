@@ -159,8 +159,8 @@ META_KEYS: dict[Meta, str] = {
     "a seal of its URL under the identity's secret; any other value is ignored.",
     Meta.REQUEUED: "How often pacing sent the request back to the scheduler; its verdicts are counted once.",
     Meta.BACKOFF_ATTEMPT: "R5: the retry number of a request the backoff gate rescheduled after 429/503.",
-    Meta.FETCH_CLAIM: "R8: the request holds the fetch claim of its target (released if it fails); sealed, "
-    "and valid only while the store holds that claim.",
+    Meta.FETCH_CLAIM: "R8: the request holds the fetch lease of its target (released if it fails, replaced by "
+    "the answer's time); sealed, and valid only while the store holds that very lease.",
     Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
     Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
 }
