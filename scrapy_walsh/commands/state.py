@@ -3,11 +3,15 @@
 ``show [URL|HOST]`` lists what the crawl's store holds and why a target would be
 skipped: when it was last fetched (R8) and when it may be fetched again, its stored
 validators (R7), which spiders already emitted it as an item (R7), the cached
-robots.txt of its origin (R2), and the host's pacing ledger (R4/R5). Without an
-argument it counts the records of each kind.
+robots.txt of its origin (R2), and the host's pacing ledger (R4/R5); a target a crawl
+is sending now shows its lease (issue 32: a lease of a crawl gone since is sent again by the
+next crawl). Without an argument it counts the records of each kind, lists the targets whose
+final answer was a 5xx after the retries (they count as fetched, R8), and counts the crawls
+holding the store.
 
-``forget URL...`` and ``forget --host HOST`` drop the R8 fetch records and the R7
-validators, so the next crawl fetches those targets again (unconditionally);
+``forget URL...`` and ``forget --host HOST`` drop the R8 fetch records (and who fetched
+them, with the status) and the R7 validators, under the canonical key and the key an earlier
+version wrote, so the next crawl fetches those targets again (unconditionally);
 ``--items`` also forgets which spiders emitted them, so their items are emitted again.
 ``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
 crawl reads it afresh.
