@@ -127,7 +127,7 @@ def _project(root: Path, site: DemoSite) -> Path:
         'BOT_NAME = "crashproj"\nSPIDER_MODULES = ["crashproj.spiders"]\nTELNETCONSOLE_ENABLED = False\n'
         'ADDONS = {"scrapy_walsh.Addon": 500}\nLOG_LEVEL = "INFO"\n'
         + demo_settings(site)
-        + 'TWISTED_DNS_RESOLVER = DNS_RESOLVER = "crashproj.resolver.CrashResolver"\n'
+        + 'TWISTED_DNS_RESOLVER = "crashproj.resolver.CrashResolver"\n'
         + f"WALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + [{IP + '/32'!r}]\n"
     )
     (package / "settings.py").write_text(settings)
