@@ -10,9 +10,9 @@ Three kinds, each held by the package, never a plain meta string:
   missing a stamp or whose URL changed since.
 * **declared (R6) and the R8 fetch claim**: these must survive the scheduler, which may
   serialise a request (``JOBDIR`` disk queues, scrapy-redis) and hand back a new object. They
-  are sealed: ``meta`` holds an HMAC of the URL (of the claimed target and claim time) under a
+  are sealed: ``meta`` holds an HMAC of the URL (of the claimed target and its lease token) under a
   secret kept in the state store, so a copy with a changed URL, or a bare ``True``, is worth
-  nothing. A claim token is valid only while the store still holds that exact claim: once
+  nothing. A claim token is valid only while the store still holds that exact lease: once
   the answer is recorded, a copy of the meta replays nothing.
 """
 
@@ -47,9 +47,9 @@ BLOCKLIST_KINDS = frozenset({"blocklist", "blocklist_schema"})
 _INTERNAL: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
 _STAMPS: weakref.WeakKeyDictionary[Request, dict[str, str]] = weakref.WeakKeyDictionary()
 _KEYS: weakref.WeakKeyDictionary[Crawler, bytes] = weakref.WeakKeyDictionary()
-#: (target, claim time) -> the one Request object that holds the claim now; a copy made with
+#: (target, lease token) -> the one Request object that holds the claim now; a copy made with
 #: ``replace()`` carries the same sealed meta but is not the owner.
-_CLAIM_OWNERS: dict[tuple[str, float], weakref.ref[Request]] = {}
+_CLAIM_OWNERS: dict[tuple[str, str], weakref.ref[Request]] = {}
 _SECRET_KEY = "seal-key"
 
 
@@ -128,10 +128,10 @@ def declared(crawler: Crawler, request: Request) -> bool:
     return isinstance(token, str) and hmac.compare_digest(token, _seal(crawler, "declared", request.url))
 
 
-def seal_claim(crawler: Crawler, request: Request, target: str, at: float) -> None:
-    """R8: ``request`` holds the fetch claim of ``target``, taken at ``at`` (the stored value)."""
-    request.meta[Meta.FETCH_CLAIM] = {"target": target, "at": at, "seal": _seal(crawler, "claim", target, repr(at))}
-    _CLAIM_OWNERS[(target, at)] = weakref.ref(request)
+def seal_claim(crawler: Crawler, request: Request, target: str, lease: str) -> None:
+    """R8: ``request`` holds the fetch lease of ``target`` (its token, :mod:`scrapy_walsh.store.leases`)."""
+    request.meta[Meta.FETCH_CLAIM] = {"target": target, "lease": lease, "seal": _seal(crawler, "claim", target, lease)}
+    _CLAIM_OWNERS[(target, lease)] = weakref.ref(request)
 
 
 def drop_claim(request: Request) -> None:
@@ -141,33 +141,34 @@ def drop_claim(request: Request) -> None:
         _CLAIM_OWNERS.pop(key, None)
 
 
-def _claim_key(request: Request) -> tuple[str, float] | None:
+def _claim_key(request: Request) -> tuple[str, str] | None:
     token: Any = request.meta.get(Meta.FETCH_CLAIM)
-    if isinstance(token, dict) and isinstance(token.get("target"), str) and isinstance(token.get("at"), float):
-        return token["target"], token["at"]
+    if isinstance(token, dict) and isinstance(token.get("target"), str) and isinstance(token.get("lease"), str):
+        return token["target"], token["lease"]
     return None
 
 
-def _owner(key: tuple[str, float]) -> Request | None:
+def _owner(key: tuple[str, str]) -> Request | None:
     ref = _CLAIM_OWNERS.get(key)
     return None if ref is None else ref()
 
 
 def live_claim(crawler: Crawler, request: Request, store: StateStore, namespace: str) -> str | None:
     """The target whose claim ``request`` holds, if its seal is ours and the store still holds
-    that very claim (a redirect hop, a retry or a requeue of the fetch in progress)."""
+    that very lease (a redirect hop, a retry or a requeue of the fetch in progress)."""
+    from .store import leases
+
+    key = _claim_key(request)
     token: Any = request.meta.get(Meta.FETCH_CLAIM)
-    if not isinstance(token, dict):
+    if key is None or not isinstance(token.get("seal"), str):
         return None
-    target, at, seal = token.get("target"), token.get("at"), token.get("seal")
-    if not isinstance(target, str) or not isinstance(at, float) or not isinstance(seal, str):
+    target, lease = key
+    if not hmac.compare_digest(token["seal"], _seal(crawler, "claim", target, lease)):
         return None
-    if not hmac.compare_digest(seal, _seal(crawler, "claim", target, repr(at))):
-        return None
-    owner = _owner((target, at))
+    owner = _owner(key)
     if owner is not None and owner is not request:
         return None  # a copy of a request still holding the claim (``replace()`` of an in-flight one)
-    if store.get(namespace, target) != at:
+    if not leases.holds(store, namespace, target, lease):
         return None
-    _CLAIM_OWNERS[(target, at)] = weakref.ref(request)  # e.g. read back from a JOBDIR queue
+    _CLAIM_OWNERS[key] = weakref.ref(request)  # e.g. read back from a JOBDIR queue
     return target

@@ -49,6 +49,7 @@ PLACED = (
     ("DOWNLOADER_MIDDLEWARES", RobotsMiddleware, ROBOTS_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", conditional.ConditionalMiddleware, conditional.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", frequency.FrequencyMiddleware, frequency.PRIORITY),
+    ("SPIDER_MIDDLEWARES", frequency.AnsweredMiddleware, frequency.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", usage_preferences.UsagePreferencesMiddleware, usage_preferences.PRIORITY),
     ("SPIDER_MIDDLEWARES", usage_preferences.UsagePreferencesItemMiddleware, usage_preferences.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),

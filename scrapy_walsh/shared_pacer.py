@@ -30,7 +30,7 @@ from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import HostPace, Pacer
 from .policy.vocabulary import Namespace
 from .store import StoreUnavailable, store_for
-from .store.ledger import Ledger
+from .store.ledger import Ledger, own_key, watched_key
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -49,10 +49,35 @@ if TYPE_CHECKING:
     from .store import Reservation
 
 
+#: At most this many addresses of one host are reserved with it (one transaction whatever the
+#: number: the cost per request stays bounded for a name with many A/AAAA records).
+MAX_ADDRESSES = 8
+
+
 def pace_key(host: str, address: str | None, pace_by: str) -> str:
     """The ledger key of one pacing interval: the canonical host, or with ``WALSH_PACE_BY =
     "ip"`` the address it resolved to (the host itself until that is known)."""
     return address if pace_by == "ip" and address else host
+
+
+def pace_keys(host: str, addresses: list[str], pace_by: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """Every ledger key one request reserves, and how (issue 32): its pacing key first, then the
+    host and each address it resolves to, so processes pacing by host and by address meet in one
+    ledger whatever each is told. Pacing by address, every key is owned (a start by anyone on the
+    address counts). Pacing by host, the host is owned and each address watched
+    (:func:`~scrapy_walsh.store.ledger.watched_key`): it waits for the processes pacing by
+    address and they for it, while two names on one address stay two hosts to it."""
+    addresses = [a for a in addresses[:MAX_ADDRESSES] if a != host]
+    if pace_by == "ip" and addresses:
+        keys = [*addresses, host]
+        return keys, [own_key(i == 0) for i in range(len(keys))]
+    return [host, *addresses], [own_key(True), *(watched_key() for _ in addresses)]
+
+
+def own_keys(host: str, addresses: list[str], pace_by: str) -> list[str]:
+    """The keys a settle or a pause moves: the ones this process paces by."""
+    keys, modes = pace_keys(host, addresses, pace_by)
+    return [key for key, mode in zip(keys, modes) if mode["write"] == "last_start"]
 
 
 class _PaceTable(dict):
@@ -89,8 +114,8 @@ class Politeness:
         #: "ip": one interval per resolved address (WALSH_PACE_BY); "host" by default.
         self.pace_by = getattr(config, "pace_by", "host")
         self.by_ip = self.pace_by == "ip"
-        #: host -> the address it resolved to (fed by the address guard), with pace_by = ip
-        self.addresses: dict[str, str] = {}
+        #: host -> the addresses it resolved to (fed by the address guard, whatever pace_by)
+        self.addresses: dict[str, list[str]] = {}
         if self.by_ip:
             self.pacer.hosts = _PaceTable(self.key)
         #: The scheduler's politeness queues; their per-host sub-queues say which hosts
@@ -101,12 +126,20 @@ class Politeness:
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
-        return self.addresses.get(host, host) if self.by_ip else host
+        found = self.addresses.get(host)
+        return found[0] if self.by_ip and found else host
+
+    def keys(self, host: str) -> tuple[list[str], list[dict[str, Any]]]:
+        """Every ledger key a request to ``host`` takes, and how: its pacing key, the host and each address."""
+        return pace_keys(host, self.addresses.get(host, []), self.pace_by)
+
+    def own(self, host: str) -> list[str]:
+        return own_keys(host, self.addresses.get(host, []), self.pace_by)
 
     def learn(self, host: str, addresses: list[str]) -> None:
         """``host`` resolved to ``addresses`` (the address guard tells us, before pacing)."""
-        if self.by_ip and addresses:
-            self.addresses[host] = addresses[0]
+        if addresses:
+            self.addresses[host] = addresses[:MAX_ADDRESSES]
 
     def now(self) -> float:
         """Now on the store's clock."""
@@ -118,8 +151,9 @@ class Politeness:
         :class:`~scrapy_walsh.store.StoreUnavailable` when the store cannot answer."""
         pace = self.pacer.pace(host)
         interval = pace.interval(self.pacer.floor)
+        keys, modes = self.keys(host)
         reservation = self.ledger.reserve(
-            self.key(host), interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP
+            keys, interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP, modes=modes
         )
         self._adopt(host, reservation)
         return reservation.wait
@@ -137,7 +171,7 @@ class Politeness:
         return self._adopt(
             host,
             self.ledger.advance(
-                self.key(host), {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
+                self.own(host), {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
             ),
         )
 
@@ -147,7 +181,7 @@ class Politeness:
         ttl = max(offset, 0.0) + self.pacer.interval(host) + KEEP
         self._adopt(
             host,
-            self.ledger.advance(self.key(host), {"not_before": offset}, self._own(host), ttl=ttl),
+            self.ledger.advance(self.own(host), {"not_before": offset}, self._own(host), ttl=ttl),
         )
 
     def ready_at(self, host: str) -> float:

@@ -186,6 +186,15 @@ STATS: tuple[Stat, ...] = (
         "Responses whose `ETag` / `Last-Modified` were stored.",
     ),
     Stat(
+        "walsh/frequency/server_error",
+        "Declared targets whose final answer, after the retries, was a 5xx: counted as fetched (R8), listed "
+        "in the summary and by `scrapy walsh state show`.",
+    ),
+    Stat(
+        "walsh/frequency/server_error_urls",
+        "The first 20 of them, each with its status.",
+    ),
+    Stat(
         "walsh/dedup/first_seen",
         "Items emitted for a URL this spider never emitted before.",
     ),

@@ -232,6 +232,7 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     lines.append(f"  denied            {stats.get(DENIED, 0)}")
     lines += [f"      {n:>5}  {what}" for what, n in denials]
     lines += _what_you_can_do(stats)
+    lines += _server_errors(stats)
     lines.append(
         "  politeness wait   " + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
         "to the queue for a host ready sooner)"
@@ -260,6 +261,21 @@ def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:
                 + ", ".join(f"{kind}: {n}" for kind, n in kinds)
             )
     return lines
+
+
+def _server_errors(stats: Mapping[str, Any]) -> list[str]:
+    """Issue 32: targets whose final answer was a 5xx count as fetched (R8); say which."""
+    count = stats.get("walsh/frequency/server_error")
+    if not count:
+        return []
+    listed = stats.get("walsh/frequency/server_error_urls") or []
+    more = count - len(listed)
+    return [
+        f"  server errors     {count} target(s) answered 5xx after the retries: counted as fetched (R8); "
+        "`scrapy walsh state show` lists them, `scrapy walsh state forget URL` fetches one again",
+        *(f"      {line}" for line in listed),
+        *([f"      ... and {more} more"] if more > 0 else []),
+    ]
 
 
 def _usage_line(stats: Mapping[str, Any]) -> str:

@@ -3,11 +3,15 @@
 ``show [URL|HOST]`` lists what the crawl's store holds and why a target would be
 skipped: when it was last fetched (R8) and when it may be fetched again, its stored
 validators (R7), which spiders already emitted it as an item (R7), the cached
-robots.txt of its origin (R2), and the host's pacing ledger (R4/R5). Without an
-argument it counts the records of each kind.
+robots.txt of its origin (R2), and the host's pacing ledger (R4/R5); a target a crawl
+is sending now shows its lease (issue 32: a lease of a crawl gone since is sent again by the
+next crawl). Without an argument it counts the records of each kind, lists the targets whose
+final answer was a 5xx after the retries (they count as fetched, R8), and counts the crawls
+holding the store.
 
-``forget URL...`` and ``forget --host HOST`` drop the R8 fetch records and the R7
-validators, so the next crawl fetches those targets again (unconditionally);
+``forget URL...`` and ``forget --host HOST`` drop the R8 fetch records (and who fetched
+them, with the status) and the R7 validators, under the canonical key and the key an earlier
+version wrote, so the next crawl fetches those targets again (unconditionally);
 ``--items`` also forgets which spiders emitted them, so their items are emitted again.
 ``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
 crawl reads it afresh.
@@ -15,7 +19,9 @@ crawl reads it afresh.
 ``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
 after the store refused to open (emptied, replaced or unreadable: issue 16) or on
 purpose. Every remembered opt-out, robots.txt and pacing entry goes with them, so it
-asks for ``--yes``. A Redis store is never reset from here.
+asks for ``--yes``. It refuses while a crawl holds the store (namespace ``crawls``: a
+running crawl beats every 5 s; issue 32), since a crawl running on removed files keeps a
+ledger the next crawl can't see. A Redis store is never reset from here.
 
 Decisions where the issue is silent: the pacing ledger and the adopted blocklist are
 safety state and are never changed here (shown, read only). The store is the crawl's
@@ -34,9 +40,10 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..policy.canonical import canonical_url
+from ..policy.canonical import record_keys
 from ..policy.hostkey import host_key, url_host
 from ..policy.vocabulary import Namespace
+from ..store import leases
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -91,13 +98,22 @@ def _matching(store: StateStore, namespace: str, urls: set[str] | None, host: st
     """The records of ``namespace`` for ``urls`` (canonical) or for every URL of ``host``."""
     if urls is not None:
         return sorted((url, value) for url in urls if (value := store.get(namespace, url)) is not None)
-    return sorted((key, value) for key, value in store.items(namespace) if _url_host(key) == host)
+    return sorted((key, value) for key, value in store.items(namespace) if host is None or _url_host(key) == host)
 
 
 def _stamp(seconds: float | None) -> str | None:
     if seconds is None:
         return None
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _server_errors(store: StateStore, urls: set[str] | None, host: str | None) -> dict[str, int]:
+    """Targets whose final answer was a 5xx after the retries (counted as fetched, R8)."""
+    return {
+        url: by["status"]
+        for url, by in _matching(store, Namespace.FETCHED_BY, urls, host)
+        if isinstance(by, dict) and isinstance(by.get("status"), int) and by["status"] >= 500
+    }
 
 
 def show(store: StateStore, settings: Settings, target: str | None, refetch: float) -> dict[str, Any]:
@@ -107,23 +123,37 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
         counts[Namespace.SEEN] = sum(sum(1 for _ in store.items(ns)) for ns in seen)
         counts[Namespace.ROBOTS] = sum(1 for _ in store.items(Namespace.ROBOTS))
         counts[Namespace.PACING] = sum(1 for _ in store.items(Namespace.PACING))
-        return {"store": store.uri, "counts": {str(k): v for k, v in sorted(counts.items())}}
+        report: dict[str, Any] = {"store": store.uri, "counts": {str(k): v for k, v in sorted(counts.items())}}
+        report["server_errors"] = dict(sorted(_server_errors(store, None, None).items()))
+        report["crawls"] = len(leases.live_crawls(store))
+        return report
     is_url = "://" in target
-    urls = {canonical_url(target)} if is_url else None
+    urls = set(record_keys(target)) if is_url else None
     host = _host(target)
     now = time.time()
     targets: dict[str, dict[str, Any]] = {}
     for url, fetched_at in _matching(store, Namespace.FETCHED, urls, host):
+        if leases.is_lease(fetched_at):
+            live = leases.alive(store, fetched_at.get("crawl"))
+            targets.setdefault(url, {})["being_fetched"] = {
+                "since": _stamp(fetched_at.get("at")),
+                "crawl_running": live,
+            }
+            continue
         again = fetched_at + refetch
         targets.setdefault(url, {})["fetched"] = {
             "at": _stamp(fetched_at),
             "fetch_again_after": _stamp(again),
             "skipped_now": refetch > 0 and again > now,
         }
+    for url, status in _server_errors(store, urls, host).items():
+        targets.setdefault(url, {})["server_error"] = status
     for url, validators in _matching(store, Namespace.VALIDATORS, urls, host):
         targets.setdefault(url, {})["validators"] = validators
     for namespace in seen:
         for url, emitted_at in _matching(store, namespace, urls, host):
+            if leases.is_lease(emitted_at):
+                continue  # an item on its way to the feed: not emitted yet
             spider = namespace.partition(":")[2]
             targets.setdefault(url, {}).setdefault("emitted_by", {})[spider] = _stamp(emitted_at)
     robots = {
@@ -151,8 +181,13 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
     if args.robots:
         host = _host(args.robots)
         drop(Namespace.ROBOTS, [origin for origin, _ in store.items(Namespace.ROBOTS) if _url_host(origin) == host])
-    namespaces = [Namespace.FETCHED, Namespace.VALIDATORS, *(_seen_namespaces(settings) if args.items else [])]
-    urls = {canonical_url(url) for url in args.urls}
+    namespaces = [
+        Namespace.FETCHED,
+        Namespace.FETCHED_BY,
+        Namespace.VALIDATORS,
+        *(_seen_namespaces(settings) if args.items else []),
+    ]
+    urls = {key for url in args.urls for key in record_keys(url)}  # an earlier version's key too
     for namespace in namespaces:
         if urls:
             drop(namespace, urls)
@@ -165,6 +200,13 @@ def render(report: dict[str, Any]) -> str:
     out = [f"store        {report['store']}"]
     if "counts" in report:
         out += [f"{name:<12} {count} record(s)" for name, count in report["counts"].items()]
+        out += [
+            f"server error {url}: HTTP {status} after the retries (counted as fetched, R8; "
+            "`scrapy walsh state forget URL` to try again)"
+            for url, status in report["server_errors"].items()
+        ]
+        if report["crawls"]:
+            out.append(f"crawls       {report['crawls']} running on this store now")
     elif "dropped" in report:
         if not report["dropped"]:
             out.append("nothing to forget: no matching record")
@@ -176,6 +218,14 @@ def render(report: dict[str, Any]) -> str:
         for url, record in report["targets"].items():
             out.append(f"target       {url}")
             fetched = record.get("fetched")
+            being = record.get("being_fetched")
+            if being:
+                who = (
+                    "by a running crawl" if being["crawl_running"] else "by a crawl gone since: the next crawl sends it"
+                )
+                out.append(f"  sending    since {being['since']}, {who} (a lease, not a fetch)")
+            if record.get("server_error"):
+                out.append(f"  answered   HTTP {record['server_error']} after the retries (counted as fetched, R8)")
             if fetched:
                 why = " (skipped now: R8, WALSH_REFETCH_INTERVAL)" if fetched["skipped_now"] else ""
                 out.append(f"  fetched    {fetched['at']}; again after {fetched['fetch_again_after']}{why}")
@@ -195,8 +245,26 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def reset(location: Any, yes: bool) -> int:
-    """Remove an sqlite store's files (the only way to start afresh on a refused store)."""
+def _running(location: Any, identity: str) -> list[str]:
+    """The crawls that hold the store now (pid and machine), read from the store itself; none
+    when it can't be opened (a refused store holds no crawl: a crawl can't open it either)."""
+    from ..store import StateStoreError, open_store
+
+    try:
+        store = open_store(location, identity)
+    except StateStoreError:
+        return []
+    try:
+        return [
+            f"pid {r.get('pid')} on {r.get('machine')} (spider {r.get('spider')})" for _, r in leases.live_crawls(store)
+        ]
+    finally:
+        store.close()
+
+
+def reset(location: Any, yes: bool, identity: str) -> int:
+    """Remove an sqlite store's files (the only way to start afresh on a refused store); refused
+    while a crawl holds the store (its ledger would split: issue 32)."""
     from ..store.sqlite import store_files
 
     if location.scheme != "sqlite":
@@ -206,6 +274,14 @@ def reset(location: Any, yes: bool) -> int:
     if not files:
         print(f"no state store at {location.uri}: nothing to reset")
         return 0
+    running = _running(location, identity)
+    if running:
+        print(
+            f"error: a crawl holds {location.uri} now: {'; '.join(running)}. Resetting it would split the "
+            "pacing ledger (the running crawl keeps its copy, the next one starts afresh). Stop the crawl first",
+            file=sys.stderr,
+        )
+        return 1
     if not yes:
         print(
             f"error: this removes {', '.join(str(f) for f in files)}: every opt-out, robots.txt and "
@@ -232,7 +308,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     config = WalshConfig.from_settings(effective)
     location = config.state_location()
     if args.action == "reset":
-        return reset(location, args.yes)
+        return reset(location, args.yes, config.robots_token)
     if location.scheme == "sqlite" and not location.path.exists():
         print(f"no state store at {location.uri}: nothing is remembered yet", file=sys.stderr)
         return 0

@@ -225,11 +225,10 @@ class AddressGuardMiddleware:
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         self._active_guard()  # installed before anything connects
         host = urlparse_cached(request).hostname
-        by_ip = politeness_for(self.crawler).by_ip  # WALSH_PACE_BY = "ip" needs the address
-        if host and (not self.allowance.allow_all or by_ip):
+        if host:
             addresses = await self.addresses_of(host)
-            if by_ip:
-                politeness_for(self.crawler).learn(host_key(host), addresses)
+            # pacing reserves the host and each of its addresses, whatever WALSH_PACE_BY (issue 32)
+            politeness_for(self.crawler).learn(host_key(host), addresses)
             # a name that does not resolve fails the same way at connect time: nothing to refuse
             if not self.allowance.allow_all:
                 self.check(request, host, addresses)

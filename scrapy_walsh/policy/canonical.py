@@ -1,31 +1,115 @@
-"""R7: one canonical form of a URL, for validators, dedup and the frequency guard. Pure.
+"""R7/R8: the one key of a target, for validators, dedup and the frequency guard. Pure.
 
-Seed 001 strips the ``#fragment`` and the trailing slash; everything else is w3lib's
-``canonicalize_url`` (sorted query, normalised percent-encoding, lower-case scheme and
-host). The root path stays ``/``: ``https://a.example`` and ``https://a.example/`` are
-one URL.
+The key is the seed's canonical URL and nothing more (issue 32): seed 001 R7 strips the
+``#fragment`` and the trailing slash, and RFC 3986 §6.2.2 normalisation that does not change
+the resource is applied: scheme and host in lower case (an IDN host as its A-labels, no
+trailing dot), the scheme's default port dropped, percent-encodings in upper case, and the
+encodings of unreserved characters (``ALPHA DIGIT - . _ ~``) decoded; characters a URI can't
+hold (a space, non-ASCII text) are percent-encoded as UTF-8, the way a client sends them. Distinct
+URIs stay distinct: ``%2F`` is not ``/``, ``+`` is not ``%20``, and query order is the site's
+business (``?a=1&b=2`` is not ``?b=2&a=1``). The root path stays ``/``: ``https://a.example``
+and ``https://a.example/`` are one URL.
+
+Earlier versions keyed records with w3lib's ``canonicalize_url`` (sorted query, ``+`` and
+``%20`` merged, reserved escapes decoded): :func:`legacy_canonical_url` keeps that function,
+and :func:`record_keys` gives both keys, so a store written by an earlier version is read
+both ways and no upgrade re-fetches or skips a target (docs/state-store.md, "Target keys").
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
+
+__all__ = ["canonical_url", "legacy_canonical_url", "record_keys"]
+
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: What a path or query may hold as it is (RFC 3986 pchar, plus "/" and "?"); the rest is encoded.
+ALLOWED = UNRESERVED | frozenset("!$&'()*+,;=:@/?")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 
 
 @lru_cache(maxsize=4096)  # a URL is canonicalised on the way out and back (R8, R7): once is enough
 def canonical_url(url: str) -> str:
+    """The target key of ``url``; raises ``ValueError`` for a URL that can't be parsed."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    path = _normalise(parts.path).rstrip("/") or "/"
+    return urlunsplit((scheme, _netloc(scheme, parts), path, _normalise(parts.query), ""))
+
+
+@lru_cache(maxsize=4096)
+def legacy_canonical_url(url: str) -> str:
+    """The key earlier versions wrote (w3lib's ``canonicalize_url``, fragment and trailing
+    slash stripped): read, never written."""
     from w3lib.url import canonicalize_url  # on first use: w3lib.url loads urllib.request (~20 ms)
 
     parts = urlsplit(canonicalize_url(url, keep_fragments=False))
     path = parts.path.rstrip("/") or "/"
     netloc = parts.netloc
-    if parts.hostname and parts.hostname.endswith("."):  # a.example. is a.example (one host key)
-        netloc = _no_dot(netloc)
+    if parts.hostname and parts.hostname.endswith("."):
+        userinfo, at, hostport = netloc.rpartition("@")
+        host, colon, port = hostport.rpartition(":") if hostport.count(":") == 1 else (hostport, "", "")
+        netloc = f"{userinfo}{at}{host.rstrip('.')}{colon}{port}"
     return urlunsplit((parts.scheme, netloc, path, parts.query, ""))
 
 
-def _no_dot(netloc: str) -> str:
-    """``netloc`` with the host's trailing dot(s) dropped (port and userinfo kept)."""
-    userinfo, at, hostport = netloc.rpartition("@")
-    host, colon, port = hostport.rpartition(":") if hostport.count(":") == 1 else (hostport, "", "")
-    return f"{userinfo}{at}{host.rstrip('.')}{colon}{port}"
+def record_keys(url: str) -> tuple[str, ...]:
+    """The keys a stored record of ``url`` may have: the canonical one first, then the one an
+    earlier version wrote when it differs."""
+    key = canonical_url(url)
+    try:
+        old = legacy_canonical_url(url)
+    except ValueError:
+        return (key,)
+    return (key,) if old == key else (key, old)
+
+
+def _netloc(scheme: str, parts: object) -> str:
+    from urllib.parse import SplitResult
+
+    assert isinstance(parts, SplitResult)
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    else:
+        host = _a_labels(host.rstrip("."))
+    port = parts.port  # ValueError for a port out of range: documented, like urlsplit's
+    netloc = host if port is None or DEFAULT_PORTS.get(scheme) == port else f"{host}:{port}"
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    return f"{_normalise(userinfo)}{at}{netloc}"
+
+
+def _a_labels(host: str) -> str:
+    host = host.lower()
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return _normalise(host)
+
+
+def _normalise(text: str) -> str:
+    """Percent-encodings in upper case, unreserved characters decoded, the rest kept; what a
+    URI can't hold is encoded as UTF-8 (a ``%`` that starts no escape becomes ``%25``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "%":
+            match = _ESCAPE.match(text, i)
+            if match:
+                decoded = chr(int(match.group(1), 16))
+                out.append(decoded if decoded in UNRESERVED else "%" + match.group(1).upper())
+                i += 3
+                continue
+            out.append("%25")
+        elif char in ALLOWED:
+            out.append(char)
+        else:
+            out.extend(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass"))
+        i += 1
+    return "".join(out)

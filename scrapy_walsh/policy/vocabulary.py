@@ -165,8 +165,8 @@ META_KEYS: dict[Meta, str] = {
     "a seal of its URL under the identity's secret; any other value is ignored.",
     Meta.REQUEUED: "How often pacing sent the request back to the scheduler; its verdicts are counted once.",
     Meta.BACKOFF_ATTEMPT: "R5: the retry number of a request the backoff gate rescheduled after 429/503.",
-    Meta.FETCH_CLAIM: "R8: the request holds the fetch claim of its target (released if it fails); sealed, "
-    "and valid only while the store holds that claim.",
+    Meta.FETCH_CLAIM: "R8: the request holds the fetch lease of its target (released if it fails, replaced by "
+    "the answer's time); sealed, and valid only while the store holds that very lease.",
     Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
     Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
 }
@@ -185,6 +185,7 @@ class Namespace(StrEnum):
     LLMS_TXT = "llms_txt"
     CHECK = "walsh-check"
     ADMISSION = "admission"
+    CRAWLS = "crawls"
 
 
 #: What each namespace holds and for how long, for the reference docs.
@@ -192,11 +193,15 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.PACING: "R4/R5: the per-host ledger (last start, Crawl-delay, adaptive delay, backoff pause).",
     Namespace.ROBOTS: "R2: each origin's robots.txt outcome and body, kept 30 days for the stale-copy rule.",
     Namespace.BLOCKLIST: "R3: the last adopted operator blocklist, and the published schema it was checked with.",
-    Namespace.FETCHED: "R8: when each target was last fetched (expires after WALSH_REFETCH_INTERVAL).",
-    Namespace.FETCHED_BY: "R8: which spider fetched each target (named when another request for it is skipped).",
+    Namespace.FETCHED: "R8: when each target was last answered (expires after WALSH_REFETCH_INTERVAL), or the "
+    "short lease of a crawl sending it now (taken over once that crawl is gone).",
+    Namespace.FETCHED_BY: "R8: which spider fetched each target and the final status (a 5xx after the retries "
+    "is listed by `scrapy walsh state show`).",
     Namespace.VALIDATORS: "R7: each target's ETag and Last-Modified.",
     Namespace.SEEN: "R7: item URLs already emitted, per spider (`seen:<spider>`).",
     Namespace.LLMS_TXT: "R9: parsed llms.txt indexes, reused across runs.",
     Namespace.CHECK: "`scrapy walsh check`: a short-lived probe key that proves the store is writable.",
+    Namespace.CRAWLS: "The crawls holding the store now (pid, machine; a heartbeat every 5 s, gone after 20 s): a "
+    "lease of a crawl no longer here is taken over, and `scrapy walsh state reset` refuses while one runs.",
     Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` (never expires).",
 }

@@ -11,10 +11,11 @@ store from :func:`store_for`, opened once per crawler and closed when the engine
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..config import StateLocation, config_for, parse_state_uri
 from ..config import state_location as configured
+from . import leases
 from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
 from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
@@ -34,6 +35,7 @@ __all__ = [
     "Updated",
     "StateLocation",
     "parse_state_uri",
+    "crawl_id",
     "open_store",
     "store_for",
     "state_location",
@@ -81,6 +83,50 @@ def _announce(store: StateStore, shared: bool) -> None:
 
 
 _STORES: weakref.WeakKeyDictionary[Crawler, StateStore] = weakref.WeakKeyDictionary()
+_CRAWL_IDS: weakref.WeakKeyDictionary[Crawler, str] = weakref.WeakKeyDictionary()
+
+
+def crawl_id(crawler: Crawler) -> str:
+    """This crawl's id in the store's ``crawls`` namespace: its leases name it (issue 32)."""
+    found = _CRAWL_IDS.get(crawler)
+    if found is None:
+        found = _CRAWL_IDS[crawler] = leases.new_crawl_id()
+    return found
+
+
+def _hold(crawler: Crawler, store: StateStore) -> None:
+    """Register the crawl in the store while its engine runs, with a heartbeat, so its leases
+    hold and ``state reset`` refuses; unregister when the engine stops (before the store closes)."""
+    from scrapy import signals
+    from scrapy.utils.asyncio import create_looping_call
+
+    crawl = crawl_id(crawler)
+    spider = getattr(crawler.spidercls, "name", None)
+
+    def beat() -> None:
+        try:
+            leases.register(store, crawl, spider=spider)
+        except StateStoreError:
+            pass  # the leases of a crawl that can't beat may be taken over: advice, never safety
+
+    beat()
+    loops: list[Any] = []
+
+    def started() -> None:
+        loops.append(create_looping_call(beat))  # once the reactor (or asyncio loop) runs
+        loops[0].start(leases.HEARTBEAT, now=False)
+
+    def stopped() -> None:
+        for loop in loops:
+            if loop.running:
+                loop.stop()
+        try:
+            leases.unregister(store, crawl)
+        except StateStoreError:
+            pass  # it expires after HEARTBEAT_TTL
+
+    crawler.signals.connect(started, signal=signals.engine_started, weak=False)
+    crawler.signals.connect(stopped, signal=signals.engine_stopped, weak=False)
 
 
 def store_for(crawler: Crawler) -> StateStore:
@@ -96,6 +142,7 @@ def store_for(crawler: Crawler) -> StateStore:
         store = open_store(config.state_location(), config.robots_token)
         _STORES[crawler] = store
         _announce(store, config.state_shared())
+        _hold(crawler, store)
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
         stats = crawler.stats
 

@@ -51,6 +51,9 @@ class Operation:
     name: str
     python: Callable[..., tuple[float, dict[str, Any] | None]]
     lua: str
+    #: For :meth:`StateStore.update_all`: ``python(value, now, index, *args)`` and Lua
+    #: ``change(v, now, A, i)`` also get the key's position (0-based in Python, 1-based in Lua).
+    indexed: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,23 @@ class StateStore(ABC):
         survive a crash of this process (it is visible to every other process before the call
         returns) but may wait for the next fsync to survive a power cut (sqlite; Redis
         follows its own ``appendfsync``)."""
+
+    def update_all(
+        self,
+        namespace: str,
+        keys: Sequence[str],
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
+    ) -> Updated:
+        """``operation`` on every entry of ``keys`` in one atomic step (one transaction, one
+        script): all or nothing. Each entry is written only if the operation writes every one
+        (a reservation that finds one key busy takes none); the result is the largest result,
+        the value the first key's entry. One key is :meth:`update`."""
+        if len(keys) == 1 and not operation.indexed:
+            return self.update(namespace, keys[0], operation, args, ttl, fsync)
+        raise NotImplementedError(f"{type(self).__name__} does not update several entries at once")
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the connection; later calls may fail."""

@@ -27,7 +27,7 @@ kept or guessed: it raises, and the request waits.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +81,64 @@ end
 """,
 )
 
+
+def _reserve_key(
+    value: dict[str, Any],
+    now: float,
+    index: int,
+    interval: float,
+    margin: float,
+    assign: dict[str, Any],
+    modes: list[dict[str, Any]],
+) -> tuple[float, dict[str, Any] | None]:
+    mode = modes[index]
+    last = value.get("last_start")
+    if mode["any"] and value.get("any_start") is not None:
+        last = max(last or 0.0, value["any_start"])
+    ready = ready_time(last, value.get("not_before") or 0.0, interval, margin)
+    if ready > now:
+        return ready - now, None
+    new = {**value, **(assign if mode["assign"] else {})}
+    new[mode["write"]] = now
+    return 0.0, new
+
+
+def own_key(first: bool = False) -> dict[str, Any]:
+    """A key this process paces by: every start on it counts, ours is written as ``last_start``."""
+    return {"any": True, "write": "last_start", "assign": first}
+
+
+def watched_key() -> dict[str, Any]:
+    """An address a process pacing by host meets others on: it waits for the starts of processes
+    pacing by address (``last_start``), and writes its own as ``any_start``, which only they wait
+    for; so names sharing one address stay separate hosts to it."""
+    return {"any": False, "write": "any_start", "assign": False}
+
+
+#: Several keys at once (:meth:`Ledger.reserve` with a host and its addresses, issue 32),
+#: all or nothing. args: interval, margin, assign, modes (one per key): ``any`` also waits
+#: for ``any_start`` (starts by processes that pace by host, watched by those pacing by
+#: address), ``write`` the field the start goes to, ``assign`` whether the terms go there too.
+RESERVE_KEYS = Operation(
+    "reserve",
+    _reserve_key,
+    READY_TIME_LUA
+    + """
+local function change(v, now, A, i)
+  local m = A[4][i]
+  local last = tonumber(v['last_start'])
+  local any = tonumber(v['any_start'])
+  if m['any'] and any then last = math.max(last or 0, any) end
+  local ready = ready_time(last, tonumber(v['not_before']) or 0, A[1], A[2])
+  if ready > now then return ready - now, nil end
+  if m['assign'] then for f, val in pairs(A[3]) do v[f] = val end end
+  v[m['write']] = now
+  return 0, v
+end
+""",
+    indexed=True,
+)
+
 #: args: offsets (field -> seconds from now), assign.
 ADVANCE = Operation(
     "advance",
@@ -132,19 +190,30 @@ class Ledger:
 
     def reserve(
         self,
-        key: str,
+        key: str | Sequence[str],
         interval: float,
         margin: float = 0.0,
         assign: dict[str, Any] | None = None,
         ttl: float | None = None,
+        modes: list[dict[str, Any]] | None = None,
     ) -> Reservation:
-        """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken)."""
+        """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken).
+        Several keys (a host and its addresses, issue 32): one atomic step that takes every
+        slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
+        :func:`watched_key`) says how each is read and written; by default every key is owned."""
         self._flush()
         # crash-safe, not fsynced: docs/state-store.md "Durability"
-        return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
+        if isinstance(key, str):
+            return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
+        modes = modes or [own_key(i == 0) for i in range(len(key))]
+        return self._run(key, RESERVE_KEYS, (interval, margin, assign or {}, modes), ttl, fsync=False)
 
     def advance(
-        self, key: str, offsets: dict[str, float], assign: dict[str, Any] | None = None, ttl: float | None = None
+        self,
+        key: str | Sequence[str],
+        offsets: dict[str, float],
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
     ) -> Reservation:
         """Raise each field of ``offsets`` to ``now + offset`` and set ``assign``. When the
         store is unavailable, the advance is kept for later and applied to the answer only."""
@@ -153,7 +222,9 @@ class Ledger:
             # a pause (R5, up to an hour) is fsynced; a settle only moves the interval's start
             return self._run(key, ADVANCE, (offsets, assign or {}), ttl, fsync="not_before" in offsets)
         except StoreUnavailable:
-            return self._keep(key, offsets, assign or {}, ttl)
+            keys = [key] if isinstance(key, str) else list(key)
+            kept = [self._keep(k, offsets, assign or {}, ttl) for k in keys]
+            return kept[0]
 
     @property
     def pending(self) -> int:
@@ -161,9 +232,15 @@ class Ledger:
         return len(self._pending)
 
     def _run(
-        self, key: str, operation: Operation, args: tuple[Any, ...], ttl: float | None, fsync: bool = True
+        self,
+        key: str | Sequence[str],
+        operation: Operation,
+        args: tuple[Any, ...],
+        ttl: float | None,
+        fsync: bool = True,
     ) -> Reservation:
-        done = self.store.update(self.namespace, key, operation, args, ttl, fsync=fsync)
+        keys = [key] if isinstance(key, str) else list(key)
+        done = self.store.update_all(self.namespace, keys, operation, args, ttl, fsync=fsync)
         self.skew = done.now - time.time()
         return Reservation(done.result, done.value, done.now)
 

@@ -80,6 +80,46 @@ return {string.format('%.6f', result), enc, string.format('%.6f', now)}
 """
 
 
+# The same over every key of KEYS, all or nothing (StateStore.update_all).
+_ALL = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local A = cjson.decode(ARGV[1])
+local raws, news, result, every = {}, {}, 0, true
+for i, key in ipairs(KEYS) do
+  local raw = redis.call('GET', key)
+  local v = {}
+  if raw then
+    local ok, decoded = pcall(cjson.decode, raw)
+    if ok and type(decoded) == 'table' then v = decoded end
+  end
+  raws[i] = raw or '{}'
+  local r, new = change(v, now, A, i)
+  if r > result then result = r end
+  if new then news[i] = new else every = false end
+end
+local first = raws[1]
+if every then
+  for i, key in ipairs(KEYS) do
+    local enc = cjson.encode(news[i])
+    if i == 1 then first = enc end
+    local pttl = redis.call('PTTL', key)
+    if ARGV[2] == '' or pttl == -1 then
+      redis.call('SET', key, enc)
+    else
+      redis.call('SET', key, enc, 'PX', math.max(tonumber(ARGV[2]), pttl))
+    end
+  end
+end
+return {string.format('%.6f', result), first, string.format('%.6f', now)}
+"""
+
+
+def script_for_all(operation: Operation) -> str:
+    """The whole Lua script that runs ``operation`` on every entry of KEYS, all or nothing."""
+    return operation.lua + _ALL
+
+
 def script_for(operation: Operation) -> str:
     """The whole Lua script that runs ``operation`` on one entry."""
     return _BEFORE + operation.lua + _AFTER
@@ -239,6 +279,26 @@ class RedisStore(StateStore):
             script = self._scripts[operation.lua] = self._redis.register_script(script_for(operation))
         argv = [json.dumps(list(args)), _ms(ttl) or ""]
         result, raw, now = self._call(operation.name, lambda: script(keys=[self._key(namespace, key)], args=argv))
+        return Updated(float(result), _decode_object(raw), float(now))
+
+    def update_all(
+        self,
+        namespace: str,
+        keys: Sequence[str],
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
+    ) -> Updated:
+        if len(keys) == 1 and not operation.indexed:
+            return self.update(namespace, keys[0], operation, args, ttl, fsync)
+        name = "all:" + operation.lua
+        script = self._scripts.get(name)
+        if script is None:
+            script = self._scripts[name] = self._redis.register_script(script_for_all(operation))
+        argv = [json.dumps(list(args)), _ms(ttl) or ""]
+        full = [self._key(namespace, key) for key in keys]
+        result, raw, now = self._call(operation.name, lambda: script(keys=full, args=argv))
         return Updated(float(result), _decode_object(raw), float(now))
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:

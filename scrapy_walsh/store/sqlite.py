@@ -66,7 +66,7 @@ FULL, NORMAL, OFF = "FULL", "NORMAL", "OFF"
 #: time and its fetcher after the answer) are one per request, and a power cut could lose the
 #: last ones: those pages may be fetched again after the reboot. Everything else, the
 #: blocklist, robots.txt records and validators included, is FULL.
-SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL}
+SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL, "crawls": NORMAL}
 
 
 class StoreRefused(StateStoreError):
@@ -272,6 +272,33 @@ class SqliteStore(StateStore):
                 self._upsert(namespace, key, new, now, ttl, expires)
                 value = new
             return Updated(float(result), value, now)
+
+    def update_all(
+        self,
+        namespace: str,
+        keys: Sequence[str],
+        operation: Operation,
+        args: Sequence[Any] = (),
+        ttl: float | None = None,
+        fsync: bool = True,
+    ) -> Updated:
+        with self._transaction(FULL if fsync else NORMAL) as now:
+            self.counts["keys_read"] += len(keys)
+            found = [self._read(namespace, key, now) for key in keys]
+            changed = [
+                operation.python(
+                    value if isinstance(value, dict) else {}, now, *((i,) if operation.indexed else ()), *args
+                )
+                for i, (value, _) in enumerate(found)
+            ]
+            result = max(float(r) for r, _ in changed)
+            if all(new is not None for _, new in changed):
+                for key, (_, expires), (_, new) in zip(keys, found, changed):
+                    self._upsert(namespace, key, new, now, ttl, expires)
+                first = changed[0][1]
+            else:
+                first = found[0][0]
+            return Updated(result, first if isinstance(first, dict) else {}, now)
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         with self._transaction(SYNC_BY_NAMESPACE.get(namespace, FULL)) as now:

@@ -30,7 +30,7 @@ def test_show_forget_and_fetch_again(project, demo_site):
     assert by_host["pacing"]["last_start"] > 0, "the ledger is shown"
 
     forgot = json.loads(_state(project, "forget", again, "--items", "--json").stdout)
-    assert set(forgot["dropped"]) == {"fetched", "validators", "seen:gates"}
+    assert set(forgot["dropped"]) == {"fetched", "fetched_by", "validators", "seen:gates"}
     assert forgot["dropped"]["fetched"] == [again]
 
     demo_site.reset()

@@ -277,3 +277,61 @@ def test_the_python_formula_and_the_redis_lua_agree_on_every_case(redis_server):
             now,
             args,
         )
+
+
+def _round_trips(store):
+    """Redis commands sent, or sqlite transactions (with and without fsync) plus reads."""
+    if isinstance(store, RedisStore):
+        return store.round_trips
+    counts = store.counts
+    return counts.get("transactions", 0) + counts.get("unsynced_transactions", 0) + counts.get("reads", 0)
+
+
+def test_a_host_and_its_addresses_are_reserved_in_one_round_trip(uri):
+    """Issue 32: a reservation covers the host and each address (here 4) in one atomic step:
+    one Redis script, one sqlite transaction; all slots or none."""
+    from scrapy_walsh.shared_pacer import MAX_ADDRESSES, pace_keys
+
+    store = store_at(uri)
+    ledger = Ledger(store, "pacing")
+    addresses = ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"]
+    keys, modes = pace_keys("a.test", addresses, "host")
+    before = _round_trips(store)
+    taken = ledger.reserve(keys, interval=1.0, margin=0.01, ttl=61, modes=modes)
+    assert taken.wait == 0 and _round_trips(store) - before == 1
+    assert store.get("pacing", "a.test")["last_start"] == pytest.approx(taken.now, abs=1e-3)
+    assert store.get("pacing", "192.0.2.3")["any_start"] == pytest.approx(taken.now, abs=1e-3)
+    # a process pacing by address waits for the host-paced start on its address ...
+    ip_keys, ip_modes = pace_keys("b.test", ["192.0.2.3"], "ip")
+    assert 0.9 < ledger.reserve(ip_keys, interval=1.0, ttl=61, modes=ip_modes).wait <= 1.01
+    assert store.get("pacing", "b.test") is None, "all or nothing: the free key was not taken"
+    # ... while another name on the same address is another host to a host-paced process
+    other, other_modes = pace_keys("c.test", ["192.0.2.3"], "host")
+    assert ledger.reserve(other, interval=1.0, ttl=61, modes=other_modes).wait == 0
+    # and the host-paced process waits for the address-paced one on the host's own key
+    time.sleep(1.05)
+    assert ledger.reserve(ip_keys, interval=1.0, ttl=61, modes=ip_modes).wait == 0
+    assert 0.9 < ledger.reserve(keys, interval=1.0, ttl=61, modes=modes).wait <= 1.01, "its address was just taken"
+    mixed, mixed_modes = pace_keys("b.test", ["192.0.2.3"], "host")
+    assert 0.9 < ledger.reserve(mixed, interval=1.0, ttl=61, modes=mixed_modes).wait <= 1.01
+    assert len(pace_keys("d.test", [f"192.0.2.{n}" for n in range(20)], "host")[0]) == 1 + MAX_ADDRESSES
+
+
+def test_a_lease_of_a_crawl_gone_is_taken_over_and_a_record_never(uri):
+    """Issue 32: a lease is not a fetch. A live crawl's lease holds; once its crawl is gone
+    (no heartbeat record, or its pid no longer runs on this machine) the next taker gets it;
+    a record of what happened (a float) is never taken over."""
+    from scrapy_walsh.store import leases
+
+    store = store_at(uri)
+    leases.register(store, "alive")
+    first = leases.take(store, "fetched", "http://a/1", "alive")
+    assert first is not None and leases.holds(store, "fetched", "http://a/1", first)
+    assert leases.take(store, "fetched", "http://a/1", "next") is None, "a live crawl's lease holds"
+    store.set(leases.NAMESPACE, "alive", {"pid": 2**22 + 12345, "machine": leases.this_machine()}, ttl=20)
+    taken = leases.take(store, "fetched", "http://a/1", "next")
+    assert taken is not None and not leases.holds(store, "fetched", "http://a/1", first), "its pid is gone"
+    store.set("fetched", "http://a/1", 123.0, ttl=60)
+    assert leases.take(store, "fetched", "http://a/1", "third") is None, "an answer is never taken over"
+    assert leases.take(store, "fetched", "http://a/2", "gone-without-record") is not None
+    assert leases.take(store, "fetched", "http://a/2", "other") is not None, "no heartbeat: gone"

@@ -8,7 +8,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
-from scrapy_walsh.middlewares.frequency import FrequencyMiddleware
+from scrapy_walsh.middlewares.frequency import AnsweredMiddleware, FrequencyMiddleware
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import store_for
 from scrapy_walsh.store.sqlite import SqliteStore
@@ -28,7 +28,10 @@ def test_recording_a_fetch_is_one_transaction_without_its_own_fsync(tmp_path):
     request = Request("http://a.example/page/1")
     gate.process_request(request)
     before = dict(store.counts)
-    gate.process_response(request, HtmlResponse(request.url, body=b"<html></html>", request=request))
+    response = HtmlResponse(request.url, body=b"<html></html>", request=request)
+    gate.process_response(request, response)
+    assert store.get(Namespace.FETCHED, "http://a.example/page/1")["lease"], "a lease until its callback is done"
+    list(AnsweredMiddleware.from_crawler(crawler).process_spider_output(response, []))  # no items: done
     assert store.counts.get("transactions", 0) - before.get("transactions", 0) == 0
     assert store.counts.get("unsynced_transactions", 0) - before.get("unsynced_transactions", 0) == 1
     assert store.get(Namespace.FETCHED, "http://a.example/page/1") is not None

@@ -1,0 +1,56 @@
+"""A target's record, read under its canonical key or the key an earlier version wrote.
+
+:func:`scrapy_walsh.policy.canonical.record_keys` gives both. A record is written under the
+canonical key only. The key an earlier version wrote is read too, so a store written before
+issue 32 neither re-fetches nor skips a target after the upgrade, but only for a record older
+than the upgrade: the first process of this version to read a store marks when (namespace
+``admission``, key ``keys-v2``), and a later record under that key is another URI's own (the
+old key of ``/k?x=/`` is the new key of ``/k?x=%2F``). R8 fetch times and R7 emitted items
+are read both ways; validators are not (without one the next fetch is unconditional, never
+skipped).
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import Any
+
+from ..policy.canonical import record_keys
+from ..policy.vocabulary import Namespace
+from .base import StateStore
+
+#: The key (namespace ``admission``) that holds when this version first read the store.
+UPGRADED = "keys-v2"
+_UPGRADED_AT: weakref.WeakKeyDictionary[StateStore, float] = weakref.WeakKeyDictionary()
+
+
+def upgraded_at(store: StateStore) -> float:
+    """When the first process of this version read ``store`` (records before it used old keys)."""
+    found = _UPGRADED_AT.get(store)
+    if found is None:
+        store.claim(Namespace.ADMISSION, UPGRADED, time.time())
+        value = store.get(Namespace.ADMISSION, UPGRADED)
+        found = _UPGRADED_AT[store] = float(value) if isinstance(value, (int, float)) else 0.0
+    return found
+
+
+def legacy_record(store: StateStore, namespace: str, url: str) -> Any:
+    """The time an earlier version recorded for ``url`` under its old key; None when the two
+    keys are one (no read at all: most URLs), nothing is stored there, or the record there is
+    newer than the upgrade (another URI's own record)."""
+    keys = record_keys(url)
+    if len(keys) == 1:
+        return None
+    value = store.get(namespace, keys[1])
+    if isinstance(value, (int, float)) and value < upgraded_at(store):
+        return value
+    return None
+
+
+def read(store: StateStore, namespace: str, url: str, default: Any = None) -> Any:
+    """The record of ``url``'s target in ``namespace``: its canonical key, else an earlier version's."""
+    found = store.get(namespace, record_keys(url)[0])
+    if found is None:
+        found = legacy_record(store, namespace, url)
+    return default if found is None else found

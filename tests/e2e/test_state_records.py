@@ -1,0 +1,168 @@
+"""Issue 32 (state): the target key is the canonical URL and nothing more, an earlier version's
+store is read both ways, ``state reset`` refuses while a crawl holds the store, and two
+projects pacing by host and by address meet in one ledger. Real crawls in subprocesses
+against the demo server; what the server saw is the evidence."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.store import SqliteStore
+
+from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, crawl_targets, new_project, run_scrapy, stat
+
+#: Seed 001 R7 and RFC 3986 §6.2.2.2: six distinct URIs, three pairs an earlier key merged.
+SIX = ["/k?x=%2F", "/k?x=/", "/p?a=1&b=2", "/p?b=2&a=1", "/w?a=1+2", "/w?a=1%202"]
+
+
+def _state_file(state_home):
+    return state_home / "scrapy-walsh" / "walsh-research.sqlite3"
+
+
+def _pages(site, host_key="gone"):
+    return [r for r in site.requests_for(host_key) if r["path"] != "/robots.txt"]
+
+
+def test_six_declared_targets_six_requests(project, demo_site):
+    urls = [demo_site.url("gone", path) for path in SIX]
+    result, _ = crawl_targets(project, urls)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert sorted(r["path"] for r in _pages(demo_site)) == sorted(SIX), "each distinct URI is its own target"
+
+
+def test_a_store_written_by_the_old_key_neither_refetches_nor_skips(project, demo_site, private_state_home):
+    """A store written before issue 32 keyed ``/p?b=2&a=1`` as ``/p?a=1&b=2``: after the
+    upgrade that target is still recently fetched (read both ways), and a target the old
+    store never held is fetched."""
+    from scrapy_walsh.policy.canonical import legacy_canonical_url
+
+    old, new = demo_site.url("gone", "/p?b=2&a=1"), demo_site.url("gone", "/n?y=2&x=1")
+    emitted = demo_site.url("open", "/page/1?b=1&a=2")
+    store = SqliteStore(_state_file(private_state_home), "Walsh-Research")  # as the old version left it
+    assert legacy_canonical_url(old) != old
+    store.set(Namespace.FETCHED, legacy_canonical_url(old), time.time() - 60, ttl=86400)
+    store.set(f"{Namespace.SEEN}:gates", legacy_canonical_url(emitted), time.time() - 60)
+    store.close()
+    second, items = crawl_targets(project, [old, new, emitted])
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert [r["path"] for r in _pages(demo_site)] == ["/n?y=2&x=1"], "the old record still holds, the new target goes"
+    assert items[old]["verdict"] == "skipped_recently_fetched"
+    assert [r["path"] for r in _pages(demo_site, "open")] == ["/page/1?b=1&a=2"]
+    assert emitted not in items, "R7: its item was emitted by the old version"
+    assert "walsh/dedup/dropped': 1" in second.stderr
+
+
+def _popen_crawl(project, urls, out):
+    env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+    command = [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls), "-o", str(out)]
+    return subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_pages(site, count, crawl, host_key="gone", timeout=120):
+    deadline = time.monotonic() + timeout
+    while len(_pages(site, host_key)) < count:
+        assert time.monotonic() < deadline and crawl.poll() is None, "the crawl did not get going"
+        time.sleep(0.02)
+
+
+def test_state_reset_refuses_while_a_crawl_holds_the_store(project, demo_site, private_state_home):
+    """Issue 32: ``reset --yes`` while a crawl ran split the ledger (7 requests under 1 s apart).
+    Now it refuses, names the crawl, and the files stay; after the crawl it resets."""
+    (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
+    crawl = _popen_crawl(project, [demo_site.url("gone", f"/page/{i}") for i in range(1, 7)], project / "a.jsonl")
+    try:
+        _wait_for_pages(demo_site, 2, crawl)
+        refused = run_scrapy(["walsh", "state", "reset", "--yes"], cwd=project)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "a crawl holds" in refused.stderr and f"pid {crawl.pid}" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert _state_file(private_state_home).exists(), "the store survives, ledger and all"
+        log = crawl.communicate(timeout=120)[1]
+    finally:
+        if crawl.poll() is None:
+            crawl.kill()
+    assert crawl.returncode == 0, log[-3000:]
+    gaps = [b["mono"] - a["mono"] for a, b in zip(demo_site.requests_for("gone"), demo_site.requests_for("gone")[1:])]
+    assert min(gaps) >= 1.0 - CLOCK_TOLERANCE
+    done = run_scrapy(["walsh", "state", "reset", "--yes"], cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert not _state_file(private_state_home).exists()
+
+
+def test_two_projects_pacing_by_host_and_by_address_meet(project, demo_site, tmp_path):
+    """Issue 32: two projects of one identity on one machine, one with ``WALSH_PACE_BY = "ip"``,
+    crawling one host at once: their ledger keys (the name, the address) never met, 6 of 12
+    gaps were under 1 s. Now every reservation covers the host and its addresses."""
+    (tmp_path / "other").mkdir()
+    other = new_project(tmp_path / "other")
+    add_addon_line(other, '\nWALSH_PACE_BY = "ip"\n', site=demo_site)
+    for one in (project, other):
+        (one / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
+    crawls = [
+        _popen_crawl(one, [demo_site.url("gone", f"/{name}/{i}") for i in range(6)], one / "items.jsonl")
+        for one, name in ((project, "host"), (other, "ip"))
+    ]
+    logs = []
+    try:
+        for crawl in crawls:
+            logs.append(crawl.communicate(timeout=180)[1])
+    finally:
+        for crawl in crawls:
+            if crawl.poll() is None:
+                crawl.kill()
+    for crawl, log in zip(crawls, logs):
+        assert crawl.returncode == 0, log[-3000:]
+    seen = sorted(r["mono"] for r in demo_site.requests_for("gone"))
+    pages = _pages(demo_site)
+    assert len([r for r in pages if r["path"].startswith("/host/")]) == 6
+    assert len([r for r in pages if r["path"].startswith("/ip/")]) == 6
+    gaps = [round(b - a, 3) for a, b in zip(seen, seen[1:])]
+    assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, gaps
+    assert max(r["in_flight"] for r in demo_site.requests_for("gone")) == 1
+
+
+def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, redis_server):
+    """Issue 32 keeps the per-request cost bounded: each request's reservation covers its host
+    and address in one script, its lease is one ``SET NX``, its answer one ``MULTI``/``EXEC``,
+    an item's lease and row one each. Counted with a fleet's Redis (``walsh/store/round_trips``)."""
+    import redis
+
+    redis.Redis.from_url(redis_server.url).flushdb()
+    add_addon_line(plain_project, f"\nWALSH_STATE_URI = {redis_server.url!r}\n", site=demo_site)
+    urls = [demo_site.url(host, f"/page/{i}") for host in ("open", "docs") for i in range(1, 7)]
+    result, items = crawl_targets(plain_project, urls)
+    assert result.returncode == 0, result.stderr[-3000:]
+    trips, sent = stat(result.stderr, "walsh/store/round_trips"), stat(result.stderr, "walsh/requests/sent")
+    pages = len([r for r in demo_site.requests if r["path"].startswith("/page/")])
+    print(
+        f"round trips: {trips} for {sent} requests ({pages} pages, {len(items)} items): {trips / sent:.2f} per request"
+    )
+    assert pages == 12
+    assert trips / sent <= 9.0
+
+
+def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):
+    """Issue 32's decision: a 5xx after the retries is an answer, so it counts as fetched (R8),
+    and it is listed in the crawl's summary and by ``state show`` (``forget`` retries it)."""
+    failing, fine = demo_site.url("gone", "/broken"), demo_site.url("gone", "/page/1")
+    demo_site.override("gone", "/broken", 500, "down")
+    first, _ = crawl_targets(project, [failing, fine], "-s", "RETRY_TIMES=1")
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert len(demo_site.requests_for("gone", "/broken")) == 2, "the first try and one retry"
+    assert "server errors     1 target(s) answered 5xx after the retries" in first.stderr
+    assert f"{failing} (500)" in first.stderr
+    shown = json.loads(run_scrapy(["walsh", "state", "show", "--json"], cwd=project).stdout)
+    assert shown["server_errors"] == {failing: 500}
+    text = run_scrapy(["walsh", "state", "show", failing], cwd=project).stdout
+    assert "HTTP 500 after the retries (counted as fetched, R8)" in text
+    second, items = crawl_targets(project, [failing])
+    assert items[failing]["verdict"] == "skipped_recently_fetched"
+    assert len(demo_site.requests_for("gone", "/broken")) == 2
+    assert run_scrapy(["walsh", "state", "forget", failing], cwd=project).returncode == 0
+    shown = json.loads(run_scrapy(["walsh", "state", "show", "--json"], cwd=project).stdout)
+    assert shown["server_errors"] == {}
