@@ -41,6 +41,7 @@ from ..policy.blocklist import (
     bundled_schema,
     from_stored,
     load_schema,
+    replaces,
     stored_record,
 )
 from ..policy.hostkey import url_host
@@ -77,6 +78,8 @@ class BlocklistMiddleware(StatefulGate):
         self._schema: dict[str, Any] | None = None
         #: Why the stored list could not be re-adopted; until a fresh list is adopted the gate fails closed.
         self._stored_refused: str | None = None
+        #: Warnings already given this run (each is said once).
+        self._said: set[str] = set()
         self._restore()
 
     # ------------------------------------------------------------------ the gate
@@ -151,10 +154,31 @@ class BlocklistMiddleware(StatefulGate):
                     failure = f"invalid: {exc}"
                     self.stats.inc_value("walsh/blocklist/rejected")
                 else:
-                    self._adopt(fetched, "fetched")
-                    self.store.set(NAMESPACE, self.url, stored_record(fetched, self._schema, time.time()))
+                    if self._newer(fetched):
+                        self._adopt(fetched, "fetched")
+                        self.store.set(NAMESPACE, self.url, stored_record(fetched, self._schema, time.time()))
                     return
         self._keep(failure)
+
+    def _newer(self, fetched: Blocklist) -> bool:
+        """A valid list older than the adopted one is not adopted (R3: a rollback never
+        un-blocks); the adopted one is kept until the next refresh. Each odd case is said once."""
+        if self.source not in ("stored", "fetched"):
+            return True
+        adopt, why = replaces(self.blocklist, fetched)
+        if not adopt:
+            self.stats.inc_value("walsh/blocklist/older_refused")
+            self.next_refresh = time.time() + self.blocklist.refresh_seconds
+        if why is not None and why not in self._said:
+            self._said.add(why)
+            logger.warning(
+                "Operator blocklist %s: %s; %s",
+                self.url,
+                why,
+                "adopting it" if adopt else f"keeping the adopted list ({self.source}, {len(self.blocklist)} entries)",
+                extra={"spider": self.crawler.spider},
+            )
+        return adopt
 
     def _adopt(self, blocklist: Blocklist, source: str) -> None:
         self.blocklist = blocklist.with_extra(self.extra)
