@@ -18,8 +18,8 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from . import checkpoint, clean_refusal
-from .conformance import ConformanceGuard, enforce, user_set
+from . import checkpoint, clean_refusal, exit_status
+from .conformance import ConformanceError, ConformanceGuard, enforce, user_set
 from .conformance.engine import path_of
 from .middlewares import addresses, conditional, frequency, scope, usage_preferences
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
@@ -92,7 +92,11 @@ class Addon:
                 "RobotsTxtMiddleware, which matches groups against the full User-Agent"
             )
         # Warnings are logged once, by ConformanceGuard on the final settings.
-        enforce(settings, log_warnings=False)
+        try:
+            enforce(settings, log_warnings=False)
+        except ConformanceError as exc:
+            exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
+            raise
 
 
 def wrap_project_handler(settings: BaseSettings) -> None:

@@ -131,6 +131,9 @@ REFUSAL_HEADLINE = "scrapy_walsh refuses to start this crawl"
 class ConformanceError(ValueError):
     """Raised at start-up when a setting would break a MUST; names setting and requirement."""
 
+    #: reported as its reasons alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    clean_refusal = True
+
     def __init__(self, findings: Iterable[Finding]):
         from . import clean_refusal
         from .conformance.engine import Status

@@ -90,6 +90,10 @@ STATS: tuple[Stat, ...] = (
         "Fetched lists that failed validation and were not adopted.",
     ),
     Stat(
+        "walsh/blocklist/older_refused",
+        "Fetched lists whose ``updated`` is older than the adopted list's: not adopted (R3).",
+    ),
+    Stat(
         "walsh/blocklist/stored_rejected",
         "A stored list that passes neither the schema it was adopted with nor the bundled one: never "
         "replaced by an empty list (a fresh list, or every request refused).",

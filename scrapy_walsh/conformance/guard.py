@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from .. import exit_status
 from ..config import config_for
 from ..settings import SPEC_VERSION
 from .engine import PASS, WARN, Finding, enforce
@@ -25,8 +26,12 @@ class ConformanceGuard:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ConformanceGuard:
-        findings = enforce(crawler.settings)
-        config = config_for(crawler)
+        try:
+            findings = enforce(crawler.settings)
+            config = config_for(crawler)
+        except Exception as exc:
+            exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
+            raise
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
         logger.info(
             "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",

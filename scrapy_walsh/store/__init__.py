@@ -28,6 +28,7 @@ __all__ = [
     "Ledger",
     "Operation",
     "Reservation",
+    "StoreCannotOpen",
     "StateStore",
     "StateStoreError",
     "StoreUnavailable",
@@ -121,6 +122,13 @@ def _announce(store: StateStore, shared: bool) -> None:
     logging.getLogger("scrapy_walsh").info("State store %s (identity %s): %s", store.uri, store.identity, how)
 
 
+class StoreCannotOpen(StateStoreError):
+    """The crawl's state store can't be opened: the crawl is refused at start, in one message."""
+
+    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    clean_refusal = True
+
+
 _STORES: weakref.WeakKeyDictionary[Crawler, StateStore] = weakref.WeakKeyDictionary()
 
 
@@ -136,7 +144,21 @@ def store_for(crawler: Crawler) -> StateStore:
         from ..config import config_for
 
         config = config_for(crawler)
-        store = open_store(config.state_location(), config.robots_token)
+        location = config.state_location()
+        try:
+            store = open_store(location, config.robots_token)
+        except (StateStoreError, OSError) as exc:
+            from .. import clean_refusal, exit_status
+
+            why = str(exc) if isinstance(exc, StateStoreError) else f"{type(exc).__name__}: {exc}"
+            refusal = StoreCannotOpen(
+                f"scrapy_walsh refuses to start this crawl: WALSH_STATE_URI: the state store {location.uri} "
+                f"can't be opened ({why}). The blocklist, the pacing ledger and the R7/R8 records live "
+                "there, so nothing was crawled"
+            )
+            exit_status.fatal(str(refusal))
+            clean_refusal.refusing()  # one message, on asyncio and on Twisted
+            raise refusal from None
         _STORES[crawler] = store
         _announce(store, config.state_shared())
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
