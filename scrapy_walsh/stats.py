@@ -90,6 +90,10 @@ STATS: tuple[Stat, ...] = (
         "Fetched lists that failed validation and were not adopted.",
     ),
     Stat(
+        "walsh/blocklist/refresh_deferred",
+        "Refreshes put off because the list's host was paused or in its interval (the list in force was kept).",
+    ),
+    Stat(
         "walsh/blocklist/older_refused",
         "Fetched lists whose ``updated`` is older than the adopted list's: not adopted (R3).",
     ),

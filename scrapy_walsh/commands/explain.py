@@ -89,7 +89,7 @@ from ..policy.gates import (
     with_stale_copy,
 )
 from ..policy.hostkey import host_key
-from ..policy.pacing import HostPace
+from ..policy.pacing import HostPace, wait_reason
 from ..policy.robots import MAX_BYTES, RobotsTxt
 from ..policy.vocabulary import (
     BLOCKED_BY_OPERATOR,
@@ -583,6 +583,8 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
         "adaptive": pace.adaptive or None,
         "paused_for": max(0.0, pace.not_before - time.time()) or None,
     }
+    if (wait := pace.ready_at(ctx.floor) - time.time()) > 0:  # issue 32: no silent wait
+        pacing["wait"] = {"seconds": round(wait, 3), "reason": wait_reason(pace, ctx.floor)}
     if crawl_delay_over_cap(delay, ctx.max_crawl_delay):
         pacing["cap"] = f"Crawl-delay {delay:g} s > WALSH_MAX_CRAWL_DELAY {ctx.max_crawl_delay:g} s"
         decision = decision or ("refused", Gate.PACING, CRAWL_DELAY_EXCEEDS_CAP)
@@ -648,6 +650,8 @@ def render(report: dict[str, Any]) -> str:
     out += ["", f"pacing       {p['interval']:g} s between requests to this host = max({', '.join(terms)})"]
     if p["paused_for"]:
         out.append(f"             paused for {p['paused_for']:.0f} s more (R5 backoff, stored ledger)")
+    if "wait" in p:
+        out.append(f"wait         {p['wait']['seconds']:.1f} s before the next request: {p['wait']['reason']}")
     if "cap" in p:
         out.append(f"             {p['cap']}: the host is not crawled")
     cached = report["cached"]

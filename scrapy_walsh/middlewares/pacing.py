@@ -116,6 +116,7 @@ class PacingMiddleware:
                 return back_to_scheduler(request)
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
+            self.politeness.announce_wait(host, wait)
             await _sleep(wait)
         pace = self.pacer.pace(host)
         self.stats.set_value(f"walsh/pacing/interval/{host}", round(pace.interval(self.pacer.floor), 3))
@@ -126,6 +127,11 @@ class PacingMiddleware:
         if self.pacer.seen(host):
             self.politeness.settle(host)  # the next interval counts from the answer
         if (asked := self.pacer.follow_ratelimit(host, _header_lines(response))) is not None:
+            if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+                # the operator's list is refreshed on time: its own answer paces it up to its refresh
+                pace = self.pacer.pace(host)
+                pace.ratelimit = self.politeness.own_list_pause(pace.ratelimit or 0.0) or None
+                asked = self.politeness.own_list_pause(asked)
             self.politeness.pause(host, self.politeness.now() + asked)  # RateLimit, fleet-wide (issue 20)
         latency = request.meta.get("download_latency")
         if latency is not None:
@@ -150,7 +156,10 @@ class PacingMiddleware:
         host = url_host(request.url)
         if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
             self.politeness.settle(host)
-            self.pacer.observe(host, 0.0, ok=False)
+            if admission.internal_kind(request) not in admission.BLOCKLIST_KINDS:
+                # the list's own failed fetch is retried on the list's schedule, not slowed down from
+                # run to run: a host that can't be reached never delays the targets' start (issue 32)
+                self.pacer.observe(host, 0.0, ok=False)
         return None
 
     async def _not_your_turn(self, request: Request, exc: NotYourTurn) -> Request:
@@ -161,6 +170,7 @@ class PacingMiddleware:
             self.stats.inc_value(REQUEUED)
         else:
             self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
+            self.politeness.announce_wait(exc.host, exc.wait)
             await _sleep(exc.wait)
         if admission.internal_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)
