@@ -88,7 +88,7 @@ from ..policy.gates import (
     usable_copy,
     with_stale_copy,
 )
-from ..policy.hostkey import host_key
+from ..policy.hostkey import host_key, url_problem
 from ..policy.pacing import HostPace, wait_reason
 from ..policy.robots import MAX_BYTES, RobotsTxt
 from ..policy.vocabulary import (
@@ -703,9 +703,8 @@ def render_usage(u: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    parts = urlsplit(args.url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        print(f"error: {args.url!r} is not an absolute http(s) URL", file=sys.stderr)
+    if problem := url_problem(args.url):
+        print(f"error: {problem}", file=sys.stderr)
         return 1
     try:
         ctx = Context.from_settings(settings, args.offline)
