@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
 
+from . import typed_command
 from .policy.vocabulary import Gate
 
 if TYPE_CHECKING:
@@ -173,6 +174,7 @@ def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> No
     The first denial of each gate and verdict in a crawl is logged at WARNING with what the
     user can do about it, so it survives ``-L WARNING``; later ones at INFO.
     """
+    typed_command.refused(str(exc))  # `scrapy fetch`/`shell`: on stderr even with --nolog, and exit 1
     kind = f"{exc.gate}/{exc.verdict}"
     stats.inc_value("walsh/denied")
     stats.inc_value(f"walsh/denied/{exc.gate}")
