@@ -41,7 +41,7 @@ from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..shared_pacer import politeness_for
-from ..store import StoreUnavailable
+from ..store import StateStoreError, StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -151,6 +151,9 @@ class PacingMiddleware:
     ) -> Request | None:
         if isinstance(exception, StoreUnavailable):
             return await self._store_unavailable(request, exception)
+        if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (store_for)
+            self.stats.inc_value("walsh/store/failed_unsent")
+            raise IgnoreRequest(f"not sent: {exception}")
         if isinstance(exception, NotYourTurn):
             return await self._not_your_turn(request, exception)
         host = url_host(request.url)

@@ -10,7 +10,9 @@ store from :func:`store_for`, opened once per crawler and closed when the engine
 
 from __future__ import annotations
 
+import logging
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,8 +113,6 @@ COUNT_STATS = {
 
 def _announce(store: StateStore, shared: bool) -> None:
     """Say at start-up which store this crawl uses and who else uses it."""
-    import logging
-
     if store.fleet:
         how = "shared by every process of the identity that names this Redis (fleet mode)"
     elif shared:
@@ -130,6 +130,58 @@ class StoreCannotOpen(StateStoreError):
 
 
 _STORES: weakref.WeakKeyDictionary[Crawler, StateStore] = weakref.WeakKeyDictionary()
+
+
+#: The close reason of a crawl the state store failed under.
+STORE_FAILED = "walsh_store_failed"
+#: Where Scrapy reports a failed download or callback: a store failure is one line there.
+FAULT_LOGGERS = ("scrapy.core.scraper", "scrapy.core.engine", "scrapy.utils.signal", "scrapy.utils.defer")
+
+
+class _OneLine(logging.Filter):
+    """A record whose exception is a :class:`StateStoreError` keeps its message, not its traceback:
+    the crawl's one ERROR (:func:`_stopper`) says what happened."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, StateStoreError):
+            record.msg, record.args = f"{record.getMessage()}: {exc}", ()
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_ONE_LINE = _OneLine()
+
+
+def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
+    """What the crawl does when its store fails mid-run (a full disk, a broken file, a lock never
+    released; not a Redis outage, which is waited out): said once at ERROR, the crawl stops, and
+    the process exits non-zero (:mod:`scrapy_walsh.exit_status`)."""
+    said: list[str] = []
+
+    def stop(error: StateStoreError) -> None:
+        if crawler.stats is not None:
+            crawler.stats.inc_value("walsh/store/failures")
+        if said or crawler.engine is None:
+            return
+        from scrapy.utils.defer import deferred_from_coro
+
+        from .. import exit_status
+
+        message = (
+            f"scrapy_walsh stops this crawl: {error}. Nothing more is sent without the records the store "
+            "keeps (the blocklist, the pacing ledger, R7/R8); what was not sent is counted in the summary"
+        )
+        said.append(message)
+        logging.getLogger("scrapy_walsh").error("%s", message)
+        exit_status.fatal(message)
+        exit_status.reported(message)
+        for name in FAULT_LOGGERS:
+            if _ONE_LINE not in logging.getLogger(name).filters:
+                logging.getLogger(name).addFilter(_ONE_LINE)
+        deferred_from_coro(crawler.engine.close_spider_async(reason=STORE_FAILED))
+
+    return stop
 
 
 def store_for(crawler: Crawler) -> StateStore:
@@ -160,6 +212,7 @@ def store_for(crawler: Crawler) -> StateStore:
             clean_refusal.refusing()  # one message, on asyncio and on Twisted
             raise refusal from None
         _STORES[crawler] = store
+        store.on_failure = _stopper(crawler)
         _announce(store, config.state_shared())
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
         stats = crawler.stats
