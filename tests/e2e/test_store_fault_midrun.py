@@ -8,6 +8,7 @@ as on a full disk.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -42,7 +43,7 @@ def test_a_store_that_fails_mid_run_stops_the_crawl_in_one_message(project, demo
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
-        env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     deadline = time.monotonic() + 60
     while not demo_site.requests_for("open", path="/page/2") and time.monotonic() < deadline:
