@@ -126,3 +126,8 @@ def test_a_wait_over_five_seconds_is_logged_once_with_host_reason_and_until(proj
     for seconds, host, until, reason in said:
         assert float(seconds) > 5 and host == HOSTS["open"].name and re.fullmatch(r"[\d-]+ [\d:]+", until)
         assert reason == "its robots.txt Crawl-delay of 6 s"
+    # explain shows the same reason while the ledger still holds the host back (6 s from page 2)
+    explained = run_scrapy(["walsh", "explain", demo_site.url("open", "/page/3"), "--offline"], cwd=project)
+    if time.monotonic() < max(r["mono"] for r in demo_site.requests) + 6 - 0.5:  # not too slow to see it
+        assert "its robots.txt Crawl-delay of 6 s" in explained.stdout, explained.stdout + explained.stderr
+        assert re.search(r"^wait +[\d.]+ s before the next request", explained.stdout, re.M), explained.stdout
