@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from . import clean_refusal
+from . import clean_refusal, exit_status
 from .components import PLACED
-from .conformance import ConformanceGuard, enforce, user_set
+from .conformance import ConformanceError, ConformanceGuard, enforce, user_set
 from .conformance.engine import path_of
 from .preset import preset
 from .settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, WALSH_SETTINGS
@@ -53,7 +53,11 @@ class Addon:
                 "RobotsTxtMiddleware, which matches groups against the full User-Agent"
             )
         # Warnings are logged once, by ConformanceGuard on the final settings.
-        enforce(settings, log_warnings=False)
+        try:
+            enforce(settings, log_warnings=False)
+        except ConformanceError as exc:
+            exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
+            raise
 
 
 def wrap_project_handler(settings: BaseSettings) -> None:

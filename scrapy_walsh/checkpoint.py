@@ -27,9 +27,10 @@ scheme to ``None``. For each request the checkpoint
   the outcome (an answer, a timeout, a reset), the host is settled when we stop waiting, so
   its next request counts its interval from then.
 
-The wrapped handler (``WALSH_DOWNLOAD_HANDLER``) has Twisted's silent resend turned off
-(``HTTPConnectionPool.retryAutomatically``): a request the server saw once is never sent again
-behind our back.
+The wrapped handler (``WALSH_DOWNLOAD_HANDLER``) has its own silent resend turned off
+(:mod:`scrapy_walsh.handler_resend`: Twisted's ``retryAutomatically``, aiohttp's resend on a
+dropped keep-alive connection): a request the server saw once is never sent again behind our
+back. A handler whose resend can't be turned off is refused at start.
 """
 
 from __future__ import annotations
@@ -48,10 +49,10 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
-from scrapy.utils.misc import build_from_crawler, load_object
+from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import DeferredLock
 
-from . import admission
+from . import admission, handler_resend
 from .config import config_for
 from .exceptions import CheckpointRefused, OutOfScope, record_denial
 from .middlewares.bounds import stamp as stamp_bound
@@ -137,11 +138,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         config = config_for(crawler)
         self._ua = config.user_agent.encode("ascii", "strict")
         self.max_body_bytes = config.max_body_bytes
-        handler = load_object(config.download_handler)
-        self.inner: Any = build_from_crawler(handler, crawler)
-        pool = getattr(self.inner, "_pool", None)
-        if pool is not None:
-            pool.retryAutomatically = False  # no resend of a request the server may have seen
+        self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
+        handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.lock = IN_FLIGHT
         self._logged_ua = False

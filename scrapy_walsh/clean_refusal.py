@@ -30,7 +30,7 @@ import logging
 import sys
 from types import TracebackType
 
-from .exceptions import ConformanceError
+from . import exit_status
 
 #: Where an exception that escapes a crawl is reported: asyncio's default exception handler,
 #: Twisted's "Unhandled error in Deferred" (Scrapy forwards Twisted's log to "twisted"), and
@@ -51,13 +51,19 @@ def _event(record: logging.LogRecord) -> dict | None:
     return event if isinstance(event, dict) else None
 
 
+def is_refusal(exc: object) -> bool:
+    """A refusal is an exception whose class says ``clean_refusal = True``: the
+    ``ConformanceError`` of a setting, a state store that can't be opened. Known by that
+    attribute, so this module imports nothing of the package and any layer may refuse."""
+    return isinstance(exc, BaseException) and bool(getattr(exc, "clean_refusal", False))
+
+
 def _refusal(record: logging.LogRecord) -> BaseException | None:
     exc = record.exc_info[1] if record.exc_info else None
     if exc is None:  # a Twisted log event forwarded to logging carries its Failure in the event
         failure = (_event(record) or {}).get("log_failure")
         exc = getattr(failure, "value", None)
-    # a state store that refuses to open (store/sqlite.py StoreRefused) is a refusal too
-    return exc if isinstance(exc, ConformanceError) or getattr(exc, "clean_refusal", False) else None
+    return exc if is_refusal(exc) else None
 
 
 class CleanRefusal(logging.Filter):
@@ -67,6 +73,7 @@ class CleanRefusal(logging.Filter):
         if exc is not None:
             _pending = max(0, _pending - 1)
             record.msg, record.args = "%s", (str(exc),)
+            exit_status.reported(str(exc))
             record.exc_info = record.exc_text = None
             record.levelno, record.levelname = logging.CRITICAL, "CRITICAL"
             record.name = "scrapy_walsh"
@@ -102,7 +109,8 @@ def install() -> None:
 
 
 def _excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-    if isinstance(exc, ConformanceError):
+    if is_refusal(exc):
+        exit_status.reported(str(exc))
         logging.getLogger("scrapy_walsh").critical("%s", exc)
     else:
         _previous_excepthook(kind, exc, tb)

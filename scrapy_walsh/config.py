@@ -415,7 +415,9 @@ def download_handler(value: Any) -> str:
         raise ValueError(f"{value!r} is not an import path of a download handler")
     if value.strip() == "scrapy_walsh.checkpoint.CheckpointDownloadHandler":
         raise ValueError("the checkpoint cannot wrap itself: name the handler that does the download")
-    return value.strip()
+    from .handler_resend import check  # imports the handler's module: only when the setting is read
+
+    return check(value.strip())
 
 
 #: setting -> its parser. The two limits checked against ``WALSH_MIN_INTERVAL`` are in RELATIVE.

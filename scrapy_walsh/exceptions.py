@@ -18,6 +18,7 @@ from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
 
+from . import typed_command
 from .policy.vocabulary import Gate
 
 
@@ -161,6 +162,9 @@ class ConformanceError(ValueError):
     Making one changes nothing else: the add-on installs the hook that reports a refusal as
     its reasons (:mod:`scrapy_walsh.clean_refusal`)."""
 
+    #: reported as its reasons alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    clean_refusal = True
+
     def __init__(self, findings: Iterable[Finding]):
         self.findings = [f for f in findings if f.status == Status.FAIL]
         lines = "\n".join(
@@ -196,6 +200,7 @@ def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> No
     The first denial of each gate and verdict in a crawl is logged at WARNING with what the
     user can do about it, so it survives ``-L WARNING``; later ones at INFO.
     """
+    typed_command.refused(str(exc))  # `scrapy fetch`/`shell`: on stderr even with --nolog, and exit 1
     kind = f"{exc.gate}/{exc.verdict}"
     stats.inc_value("walsh/denied")
     stats.inc_value(f"walsh/denied/{exc.gate}")

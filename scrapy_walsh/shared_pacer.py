@@ -21,19 +21,23 @@ decides. :meth:`Politeness.sooner_elsewhere` asks each queue's calendar (O(log H
 
 from __future__ import annotations
 
+import logging
 import weakref
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .config import config_for
 from .policy.gates import crawl_delay_over_cap
-from .policy.pacing import HostPace, Pacer
+from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, wait_reason
 from .policy.vocabulary import Namespace
 from .store import StoreUnavailable, store_for
 from .store.ledger import Ledger, own_key, watched_key
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
 
 #: Added to every computed ready time: the server sees a request a few milliseconds
 #: after we stamp it, and those milliseconds vary from one request to the next.
@@ -123,6 +127,12 @@ class Politeness:
         self.queues: weakref.WeakSet[Any] = weakref.WeakSet()
         for key, data in self.ledger.entries():
             dict.__setitem__(self.pacer.hosts, key, HostPace.from_json(data))  # stored by pacing key
+        #: The operator blocklist's ``refresh`` (seconds), set by its gate: a pause or a RateLimit
+        #: pace that the list's own fetch is answered with is honoured up to this, never longer,
+        #: so the operator's list can always be refreshed (issue 32).
+        self.list_refresh: float | None = None
+        #: host -> the end of the last wait logged for it (each wait is said once)
+        self._announced: dict[str, float] = {}
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
@@ -187,6 +197,32 @@ class Politeness:
     def ready_at(self, host: str) -> float:
         """When ``host``'s next request may start, by the local copy of the ledger."""
         return self.pacer.ready_at(host)
+
+    def wait_reason(self, host: str) -> str:
+        """Why ``host``'s next request waits (:func:`~scrapy_walsh.policy.pacing.wait_reason`)."""
+        return wait_reason(self.pacer.pace(host), self.pacer.floor)
+
+    def announce_wait(self, host: str, wait: float) -> None:
+        """A request to ``host`` is about to wait ``wait`` seconds: over ``LOGGED_WAIT`` it is
+        logged at INFO, once, with the host, the reason and until when (issue 32)."""
+        if wait <= LOGGED_WAIT:
+            return
+        until = self.now() + wait
+        if abs(self._announced.get(host, 0.0) - until) < 1.0:
+            return  # this wait was said
+        self._announced[host] = until
+        logger.info(
+            "Waiting %.1f s before the next request to %s, until %s UTC: %s",
+            wait,
+            host,
+            datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M:%S"),
+            self.wait_reason(host),
+        )
+
+    def own_list_pause(self, seconds: float) -> float:
+        """``seconds`` of pause asked in answer to the operator blocklist's own fetch, capped
+        at the list's ``refresh`` (:attr:`list_refresh`)."""
+        return seconds if self.list_refresh is None else min(seconds, self.list_refresh)
 
     def interval(self, host: str) -> float:
         return self.pacer.interval(host)

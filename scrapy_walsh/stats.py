@@ -90,6 +90,22 @@ STATS: tuple[Stat, ...] = (
         "Fetched lists that failed validation and were not adopted.",
     ),
     Stat(
+        "walsh/store/failures",
+        "State store operations that failed mid-run (the first stops the crawl, with one ERROR and exit status 1).",
+    ),
+    Stat(
+        "walsh/store/failed_unsent",
+        "Requests not sent because the state store failed (a full disk, a broken file); the crawl stops at the first.",
+    ),
+    Stat(
+        "walsh/blocklist/refresh_deferred",
+        "Refreshes put off because the list's host was paused or in its interval (the list in force was kept).",
+    ),
+    Stat(
+        "walsh/blocklist/older_refused",
+        "Fetched lists whose ``updated`` is older than the adopted list's: not adopted (R3).",
+    ),
+    Stat(
         "walsh/blocklist/stored_rejected",
         "A stored list that passes neither the schema it was adopted with nor the bundled one: never "
         "replaced by an empty list (a fresh list, or every request refused).",

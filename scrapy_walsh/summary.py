@@ -111,6 +111,12 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
         "skipped (R8: WALSH_REFETCH_INTERVAL); `scrapy walsh state show URL`, `scrapy walsh state forget URL`",
     ),
     (
+        "walsh/store/failed_unsent",
+        "store failed",
+        "requests not sent: the state store failed and the crawl stopped (the rest of the queue was not "
+        "sent either); fix the store (disk space, the file) and run the crawl again",
+    ),
+    (
         "walsh/dedup/dropped",
         "items dropped",
         "already emitted by this spider (R7); `scrapy walsh state forget URL --items` to emit again",

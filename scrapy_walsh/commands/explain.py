@@ -67,7 +67,8 @@ from ..policy.gates import (
     address_decision,
     origin_of,
 )
-from ..policy.hostkey import url_host
+from ..policy.hostkey import url_host, url_problem
+from ..policy.pacing import wait_reason
 from ..policy.robots import RobotsTxt
 from ..policy.vocabulary import (
     BLOCKED_BY_OPERATOR,
@@ -360,8 +361,8 @@ def pacing_section(crawler: Crawler, host: str, exc: BaseException) -> dict[str,
         "adaptive": pace.adaptive or None,
         "paused_for": max(0.0, (pace.not_before or 0.0) - politeness.now()) or None,
     }
-    if isinstance(exc, NotSent):
-        section["wait"] = exc.wait
+    if isinstance(exc, NotSent) and exc.wait > 0:  # issue 32: no silent wait, the crawl's words
+        section["wait"] = {"seconds": round(exc.wait, 3), "reason": wait_reason(pace, politeness.pacer.floor)}
     capped = politeness.capped_delay(host)
     if capped is not None:
         section["cap"] = f"Crawl-delay {capped:g} s > WALSH_MAX_CRAWL_DELAY {politeness.cap:g} s"
@@ -432,6 +433,8 @@ def render(report: dict[str, Any]) -> str:
     out += ["", f"pacing       {p['interval']:g} s between requests to this host = max({', '.join(terms)})"]
     if p["paused_for"]:
         out.append(f"             paused for {p['paused_for']:.0f} s more (R5 backoff, stored ledger)")
+    if "wait" in p:
+        out.append(f"wait         {p['wait']['seconds']:.1f} s before the next request: {p['wait']['reason']}")
     if "cap" in p:
         out.append(f"             {p['cap']}: the host is not crawled")
     cached = report["cached"]
@@ -487,9 +490,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     from ..addon import Addon
 
-    parts = urlsplit(args.url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        print(f"error: {args.url!r} is not an absolute http(s) URL", file=sys.stderr)
+    if problem := url_problem(args.url):
+        print(f"error: {problem}", file=sys.stderr)
         return 1
     files: dict[str, Any] = {}
     try:

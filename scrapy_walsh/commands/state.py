@@ -41,7 +41,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..policy.canonical import record_keys
-from ..policy.hostkey import host_key, url_host
+from ..policy.hostkey import host_key, url_host, url_problem
 from ..policy.vocabulary import Namespace
 from ..store import leases
 
@@ -303,6 +303,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "forget" and not (args.urls or args.host or args.robots):
         print("error: name targets: forget URL..., forget --host HOST or forget --robots HOST", file=sys.stderr)
         return 1
+    target = getattr(args, "target", None)
+    urls = list(getattr(args, "urls", None) or []) + ([target] if target and "://" in target else [])
+    for url in urls:
+        if problem := url_problem(url):
+            print(f"error: {problem}", file=sys.stderr)
+            return 1
     effective = settings.copy()
     Addon().update_settings(effective)
     config = WalshConfig.from_settings(effective)

@@ -37,6 +37,12 @@ def audit_settings(settings: BaseSettings, readings: Readings | None = None) -> 
             findings.append(
                 Finding("-", "configuration", FAIL, None, f"{check.__name__.strip('_')}: cannot audit: {exc!r}")
             )
+    # Every WALSH_* value the add-on reads and refuses stops the crawl here, with its reason,
+    # whether or not a rule above looks at it (issue 32: never a traceback from the config later).
+    failed = {f.setting for f in findings if f.status == FAIL}
+    for name, error in subject.walsh.errors.items():
+        if name not in failed:
+            findings.append(Finding("-", "configuration", FAIL, name, f"cannot be read: {error}"))
     return findings
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from .. import exit_status
 from ..config import WalshConfig, configure
 from ..settings import SPEC_VERSION
 from .audit import enforce
@@ -27,8 +28,12 @@ class ConformanceGuard:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ConformanceGuard:
-        findings = enforce(crawler.settings)
-        config = configure(crawler, WalshConfig.from_settings(crawler.settings))
+        try:
+            findings = enforce(crawler.settings)
+            config = configure(crawler, WalshConfig.from_settings(crawler.settings))
+        except Exception as exc:
+            exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
+            raise
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
         logger.info(
             "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",

@@ -42,10 +42,12 @@ from ..policy.blocklist import (
     bundled_schema,
     from_stored,
     load_schema,
+    replaces,
     stored_record,
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
+from ..shared_pacer import politeness_for
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -59,6 +61,8 @@ logger = logging.getLogger(__name__)
 PRIORITY = 90  # before robots (100): R3 runs first
 #: After a failed fetch, try again this soon (bounded by the list's own refresh).
 RETRY_AFTER_FAILURE = 300.0
+#: With a list in force, a refresh waits at most this long for the list's host (issue 32).
+REFRESH_WAIT = 1.0
 #: A published schema is kept this long in the store, for runs that can't fetch it.
 SCHEMA_TTL = 7 * 86400
 NAMESPACE = Namespace.BLOCKLIST
@@ -74,10 +78,15 @@ class BlocklistMiddleware(StatefulGate):
         self.blocklist = Blocklist.empty().with_extra(self.extra)
         self.source = "none"
         self.next_refresh = 0.0  # fetch before the first request
+        self.politeness = politeness_for(crawler)
+        self._host = url_host(self.url)
+        self.politeness.list_refresh = self.blocklist.refresh_seconds
         self._refreshing: Deferred[None] | None = None
         self._schema: dict[str, Any] | None = None
         #: Why the stored list could not be re-adopted; until a fresh list is adopted the gate fails closed.
         self._stored_refused: str | None = None
+        #: Warnings already given this run (each is said once).
+        self._said: set[str] = set()
         self._restore()
 
     # ------------------------------------------------------------------ the gate
@@ -136,6 +145,8 @@ class BlocklistMiddleware(StatefulGate):
             waiting.callback(None)
 
     async def _refresh(self) -> None:
+        if self._host_not_ready():
+            return
         if self._schema is None:
             self._schema = await self._load_schema()
         failure = None
@@ -161,12 +172,65 @@ class BlocklistMiddleware(StatefulGate):
                     failure = f"invalid: {exc}"
                     self.stats.inc_value("walsh/blocklist/rejected")
                 else:
-                    self._adopt(fetched, "fetched")
-                    self.store.set(NAMESPACE, self.url, stored_record(fetched, self._schema, time.time()))
+                    if self._newer(fetched):
+                        self._adopt(fetched, "fetched")
+                        self.store.set(NAMESPACE, self.url, stored_record(fetched, self._schema, time.time()))
                     return
         self._keep(failure)
 
+    def _newer(self, fetched: Blocklist) -> bool:
+        """A valid list older than the adopted one is not adopted (R3: a rollback never
+        un-blocks); the adopted one is kept until the next refresh. Each odd case is said once."""
+        if self.source not in ("stored", "fetched"):
+            return True
+        adopt, why = replaces(self.blocklist, fetched)
+        if not adopt:
+            self.stats.inc_value("walsh/blocklist/older_refused")
+            self.next_refresh = time.time() + self.blocklist.refresh_seconds
+        if why is not None and why not in self._said:
+            self._said.add(why)
+            logger.warning(
+                "Operator blocklist %s: %s; %s",
+                self.url,
+                why,
+                "adopting it" if adopt else f"keeping the adopted list ({self.source}, {len(self.blocklist)} entries)",
+                extra={"spider": self.crawler.spider},
+            )
+        return adopt
+
+    def _host_not_ready(self) -> bool:
+        """With a list in force, the refresh never makes the targets wait for the list's host
+        (issue 32, R3): while the host is paused (a Retry-After or RateLimit it asked for, capped
+        at the list's ``refresh``) or still in its interval, the list in force is kept, said once,
+        and the refresh is tried again when the host is ready."""
+        if self.source not in ("stored", "fetched"):
+            return False  # nothing in force yet: the first list is worth waiting for
+        self.politeness.refresh([self._host])
+        wait = self.politeness.ready_at(self._host) - self.politeness.now()
+        if wait <= REFRESH_WAIT:
+            return False
+        retry_in = min(wait, self.blocklist.refresh_seconds)
+        self.next_refresh = time.time() + retry_in
+        self.stats.inc_value("walsh/blocklist/refresh_deferred")
+        if "deferred" not in self._said:
+            self._said.add("deferred")
+            logger.warning(
+                "Operator blocklist %s: its host %s is not ready for %.0f s (%s); keeping the %s list "
+                "(%d entries) and sending the targets without waiting for it; the refresh is tried again "
+                "in %.0f s",
+                self.url,
+                self._host,
+                wait,
+                self.politeness.wait_reason(self._host),
+                self.source,
+                len(self.blocklist),
+                retry_in,
+                extra={"spider": self.crawler.spider},
+            )
+        return True
+
     def _adopt(self, blocklist: Blocklist, source: str) -> None:
+        self.politeness.list_refresh = blocklist.refresh_seconds
         self.blocklist = blocklist.with_extra(self.extra)
         self.source = source
         self._stored_refused = None

@@ -41,7 +41,7 @@ from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..shared_pacer import politeness_for
-from ..store import StoreUnavailable
+from ..store import StateStoreError, StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -134,6 +134,7 @@ class PacingMiddleware:
                 return copy
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
+            self.politeness.announce_wait(host, wait)
             await _sleep(wait)
         pace = self.pacer.pace(host)
         self.stats.set_value(f"walsh/pacing/interval/{host}", round(pace.interval(self.pacer.floor), 3))
@@ -144,6 +145,11 @@ class PacingMiddleware:
         if self.pacer.seen(host):
             self.politeness.settle(host)  # the next interval counts from the answer
         if (asked := self.pacer.follow_ratelimit(host, _header_lines(response))) is not None:
+            if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+                # the operator's list is refreshed on time: its own answer paces it up to its refresh
+                pace = self.pacer.pace(host)
+                pace.ratelimit = self.politeness.own_list_pause(pace.ratelimit or 0.0) or None
+                asked = self.politeness.own_list_pause(asked)
             self.politeness.pause(host, self.politeness.now() + asked)  # RateLimit, fleet-wide (issue 20)
         latency = request.meta.get("download_latency")
         if latency is not None:
@@ -163,12 +169,18 @@ class PacingMiddleware:
     ) -> Request | None:
         if isinstance(exception, StoreUnavailable):
             return await self._store_unavailable(request, exception)
+        if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (store_for)
+            self.stats.inc_value("walsh/store/failed_unsent")
+            raise IgnoreRequest(f"not sent: {exception}")
         if isinstance(exception, NotYourTurn):
             return await self._not_your_turn(request, exception)
         host = url_host(request.url)
         if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
             self.politeness.settle(host)
-            self.pacer.observe(host, 0.0, ok=False)
+            if admission.internal_kind(request) not in admission.BLOCKLIST_KINDS:
+                # the list's own failed fetch is retried on the list's schedule, not slowed down from
+                # run to run: a host that can't be reached never delays the targets' start (issue 32)
+                self.pacer.observe(host, 0.0, ok=False)
         return None
 
     async def _not_your_turn(self, request: Request, exc: NotYourTurn) -> Request:
@@ -178,6 +190,7 @@ class PacingMiddleware:
         if (copy := requeue(self.politeness, self.stats, request, exc.host)) is not None:
             return copy
         self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
+        self.politeness.announce_wait(exc.host, exc.wait)
         await _sleep(exc.wait)
         if admission.internal_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)

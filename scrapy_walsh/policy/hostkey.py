@@ -34,3 +34,16 @@ def url_host(url: str) -> str:
         return host_key(urlsplit(url).hostname)
     except ValueError:  # "http://example.com[" and friends
         return ""
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is not an absolute http(s) URL a command can act on (one line), or None:
+    commands given a malformed URL answer with this, never a traceback (issue 32)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is out of range or not a number
+    except ValueError as exc:
+        return f"{url!r} is not a URL: {exc}"
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return f"{url!r} is not an absolute http(s) URL"
+    return None

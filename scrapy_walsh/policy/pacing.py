@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 ADAPTIVE_MAX = 60.0
 #: Weight of a new latency sample in the smoothed latency (AutoThrottle halves).
 SMOOTHING = 0.5
+#: A wait longer than this before a request is logged, with its reason (issue 32: no silent wait).
+LOGGED_WAIT = 5.0
 
 
 def ready_time(last_start: float | None, not_before: float, interval: float, margin: float = 0.0) -> float:
@@ -66,6 +68,22 @@ class HostPace:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> HostPace:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+def wait_reason(pace: HostPace, floor: float) -> str:
+    """Why the next request to a host waits: the term of :meth:`HostPace.ready_at` that decides,
+    in words (the crawl's log and ``explain`` say the same)."""
+    interval = pace.interval(floor)
+    if pace.not_before and (pace.last_start is None or pace.not_before > pace.last_start + interval):
+        return "a pause the host asked for (Retry-After on a 429/503, or its RateLimit fields)"
+    terms = [
+        (pace.crawl_delay or 0.0, f"its robots.txt Crawl-delay of {pace.crawl_delay or 0:g} s"),
+        (pace.request_rate or 0.0, f"its robots.txt Request-rate (one request per {pace.request_rate or 0:g} s)"),
+        (pace.ratelimit or 0.0, f"its RateLimit fields (one request per {pace.ratelimit or 0:g} s)"),
+        (pace.adaptive, f"the adaptive delay of {pace.adaptive:.3g} s (errors or slow answers from it)"),
+    ]
+    value, words = max(terms, key=lambda term: term[0])
+    return words if value > floor else f"the minimum interval of {floor:g} s (WALSH_MIN_INTERVAL)"
 
 
 class Pacer:

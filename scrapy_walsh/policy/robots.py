@@ -23,7 +23,10 @@ Choices the RFC leaves open:
   huge but finite Crawl-delay is read as written (the R4 cap then refuses the host).
 * A URL whose authority can't be parsed (``http://example.com[``) is matched by its
   path, split by hand: :meth:`RobotsTxt.verdict` never raises.
-* ``parse_error``: a body with content but not one record line, or with NUL bytes.
+* RFC 9309 §2.2 (crawlers MUST use the parseable rules): a line is read up to its first
+  NUL byte, as Google's parser reads it (a C string), and a line that is not a record is
+  skipped; the other lines apply. One stray byte can't erase an opt-out elsewhere.
+* ``parse_error``: a body with content but not one record line (HTML, a binary file).
 """
 
 from __future__ import annotations
@@ -245,6 +248,8 @@ class RobotsTxt:
         in_agents = False  # the current group still takes User-agent lines
         recognised = False
         for number, line in enumerate(text.split("\n"), 1):
+            if "\x00" in line:  # the line ends at a NUL, as in Google's parser
+                line = line[: line.index("\x00")]
             if "#" in line:
                 line = line[: line.index("#")]
             name, colon, value = line.partition(":")
@@ -282,12 +287,10 @@ class RobotsTxt:
             elif group is not None:
                 (group.delays if kind == _DELAY else group.rates).append((value, number))
         error = None
-        if "\x00" in text:
-            error = "binary content (NUL bytes), not a robots.txt"
-        elif not recognised:
+        if not recognised:
             content = [s for s in (ln.partition("#")[0].strip() for ln in text.split("\n")) if s]
             if content:
-                html = " (HTML?)" if content[0].startswith("<") else ""
+                html = " (HTML?)" if content[0].startswith("<") else " (binary?)" if "\x00" in text else ""
                 lines = f"{len(content)} line" + ("s" if len(content) > 1 else "")
                 error = f"no robots.txt record in {lines} of content{html}"
         parsed = cls(groups, sitemaps, error)

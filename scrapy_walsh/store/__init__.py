@@ -10,7 +10,9 @@ store from :func:`store_for`, opened once per crawler and closed when the engine
 
 from __future__ import annotations
 
+import logging
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..config import StateLocation, config_for, parse_state_uri
@@ -28,6 +30,7 @@ __all__ = [
     "Ledger",
     "Operation",
     "Reservation",
+    "StoreCannotOpen",
     "StateStore",
     "StateStoreError",
     "StoreUnavailable",
@@ -71,8 +74,6 @@ COUNT_STATS = {
 
 def _announce(store: StateStore, shared: bool) -> None:
     """Say at start-up which store this crawl uses and who else uses it."""
-    import logging
-
     if store.fleet:
         how = "shared by every process of the identity that names this Redis (fleet mode)"
     elif shared:
@@ -80,6 +81,13 @@ def _announce(store: StateStore, shared: bool) -> None:
     else:
         how = "this project's own (WALSH_STATE_URI); other projects of the identity keep their own ledgers"
     logging.getLogger("scrapy_walsh").info("State store %s (identity %s): %s", store.uri, store.identity, how)
+
+
+class StoreCannotOpen(StateStoreError):
+    """The crawl's state store can't be opened: the crawl is refused at start, in one message."""
+
+    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    clean_refusal = True
 
 
 _STORES: weakref.WeakKeyDictionary[Crawler, StateStore] = weakref.WeakKeyDictionary()
@@ -129,6 +137,58 @@ def _hold(crawler: Crawler, store: StateStore) -> None:
     crawler.signals.connect(stopped, signal=signals.engine_stopped, weak=False)
 
 
+#: The close reason of a crawl the state store failed under.
+STORE_FAILED = "walsh_store_failed"
+#: Where Scrapy reports a failed download or callback: a store failure is one line there.
+FAULT_LOGGERS = ("scrapy.core.scraper", "scrapy.core.engine", "scrapy.utils.signal", "scrapy.utils.defer")
+
+
+class _OneLine(logging.Filter):
+    """A record whose exception is a :class:`StateStoreError` keeps its message, not its traceback:
+    the crawl's one ERROR (:func:`_stopper`) says what happened."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, StateStoreError):
+            record.msg, record.args = f"{record.getMessage()}: {exc}", ()
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_ONE_LINE = _OneLine()
+
+
+def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
+    """What the crawl does when its store fails mid-run (a full disk, a broken file, a lock never
+    released; not a Redis outage, which is waited out): said once at ERROR, the crawl stops, and
+    the process exits non-zero (:mod:`scrapy_walsh.exit_status`)."""
+    said: list[str] = []
+
+    def stop(error: StateStoreError) -> None:
+        if crawler.stats is not None:
+            crawler.stats.inc_value("walsh/store/failures")
+        if said or crawler.engine is None:
+            return
+        from scrapy.utils.defer import deferred_from_coro
+
+        from .. import exit_status
+
+        message = (
+            f"scrapy_walsh stops this crawl: {error}. Nothing more is sent without the records the store "
+            "keeps (the blocklist, the pacing ledger, R7/R8); what was not sent is counted in the summary"
+        )
+        said.append(message)
+        logging.getLogger("scrapy_walsh").error("%s", message)
+        exit_status.fatal(message)
+        exit_status.reported(message)
+        for name in FAULT_LOGGERS:
+            if _ONE_LINE not in logging.getLogger(name).filters:
+                logging.getLogger(name).addFilter(_ONE_LINE)
+        deferred_from_coro(crawler.engine.close_spider_async(reason=STORE_FAILED))
+
+    return stop
+
+
 def store_for(crawler: Crawler) -> StateStore:
     """The crawl's one store, opened on first use (from a component's ``from_crawler``).
 
@@ -139,8 +199,23 @@ def store_for(crawler: Crawler) -> StateStore:
         from scrapy import signals
 
         config = config_for(crawler)
-        store = open_store(config.state_location(), config.robots_token)
+        location = config.state_location()
+        try:
+            store = open_store(location, config.robots_token)
+        except (StateStoreError, OSError) as exc:
+            from .. import clean_refusal, exit_status
+
+            why = str(exc) if isinstance(exc, StateStoreError) else f"{type(exc).__name__}: {exc}"
+            refusal = StoreCannotOpen(
+                f"scrapy_walsh refuses to start this crawl: WALSH_STATE_URI: the state store {location.uri} "
+                f"can't be opened ({why}). The blocklist, the pacing ledger and the R7/R8 records live "
+                "there, so nothing was crawled"
+            )
+            exit_status.fatal(str(refusal))
+            clean_refusal.refusing()  # one message, on asyncio and on Twisted
+            raise refusal from None
         _STORES[crawler] = store
+        store.on_failure = _stopper(crawler)
         _announce(store, config.state_shared())
         _hold(crawler, store)
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)

@@ -83,6 +83,15 @@ class StateStore(ABC):
         self.clock = clock
         #: operation counts for the benchmarks (issue 17); backends fill in what they count
         self.counts: dict[str, int] = {}
+        #: Called with the error when the store fails (not an outage it waits out): the crawl's
+        #: store sets it to stop the crawl once (:func:`scrapy_walsh.store.store_for`).
+        self.on_failure: Callable[[StateStoreError], None] | None = None
+
+    def failed(self, error: StateStoreError) -> StateStoreError:
+        """Report a failure to :attr:`on_failure`; returns ``error``, for the caller to raise."""
+        if self.on_failure is not None:
+            self.on_failure(error)
+        return error
 
     @abstractmethod
     def get(self, namespace: str, key: str, default: Any = None) -> Any:

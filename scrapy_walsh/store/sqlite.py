@@ -332,7 +332,7 @@ class SqliteStore(StateStore):
             self._db.execute("COMMIT")
             self.counts[name] = self.counts.get(name, 0) + 1
         except sqlite3.Error as exc:
-            raise StateStoreError(f"state store {self.uri}: write failed: {exc}") from exc
+            raise self.failed(StateStoreError(f"state store {self.uri}: write failed: {exc}")) from exc
 
     def _read(self, namespace: str, key: str, now: float) -> tuple[Any, float | None | bool]:
         """``(value, expires)`` of a live entry, or ``({}, False)`` when there is none."""
@@ -361,7 +361,7 @@ class SqliteStore(StateStore):
         try:
             return self._db.execute(sql, params)
         except sqlite3.Error as exc:
-            raise StateStoreError(f"state store {self.uri}: {exc}") from exc
+            raise self.failed(StateStoreError(f"state store {self.uri}: {exc}")) from exc
 
     def _write(self, sql: str, params: tuple, sync: str = FULL) -> None:
         with self._transaction(sync):

@@ -139,3 +139,81 @@ def test_after_a_timeout_the_host_waits_its_interval_from_the_give_up(project, d
     assert second["mono"] >= first["end"], "the next request went out while the server was still answering"
     assert max(r["in_flight"] for r in demo_site.requests) == 1
     assert time.monotonic() >= second["mono"]
+
+
+class DroppingServer(ResettingServer):
+    """Issue 32: HTTP/1.1 keep-alive; the first request on a connection is answered, any later
+    one is read, recorded, then the connection is closed without an answer (a server that
+    drops idle keep-alive connections just as a request arrives)."""
+
+    def _serve(self, conn: socket.socket) -> None:
+        data, served = b"", 0
+        with conn:
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, data = data.split(b"\r\n\r\n", 1)
+                self.paths.append(head.split(b"\r\n", 1)[0].split(b" ")[1].decode())
+                self.times.append(time.monotonic())
+                if served:
+                    return  # closed (FIN) after reading the request: nothing answered
+                served += 1
+                body = b"<html><body>ok</body></html>"
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: keep-alive\r\nContent-Length: "
+                    + str(len(body)).encode()
+                    + b"\r\n\r\n"
+                    + body
+                )
+
+
+AIOHTTP = "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"
+HANDLERS = {
+    "default (Twisted HTTP/1.1)": "",
+    "aiohttp via WALSH_DOWNLOAD_HANDLER": f"\nWALSH_DOWNLOAD_HANDLER = {AIOHTTP!r}\n",
+    "aiohttp via DOWNLOAD_HANDLERS": f"\nDOWNLOAD_HANDLERS = {{'http': {AIOHTTP!r}, 'https': {AIOHTTP!r}}}\n",
+}
+
+
+@pytest.mark.parametrize("extra", HANDLERS.values(), ids=HANDLERS.keys())
+def test_every_accepted_handler_sends_each_request_once(project, demo_site, extra):
+    if "aiohttp" in extra:
+        pytest.importorskip("aiohttp")
+    server = DroppingServer()
+    server.times = []
+    try:
+        settings = project / "plainproj" / "settings.py"
+        settings.write_text(
+            settings.read_text()
+            + f"\nWALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + ['{RESET_IP}/32']\n"
+            + extra
+        )
+        write_spider(project, "targets", SPIDER)
+        base = f"http://{RESET_IP}:{server.port}"
+        urls = ",".join(f"{base}/p{n}" for n in range(1, 5))
+        result = run_scrapy(["crawl", "targets", "-a", f"urls={urls}"], cwd=project)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "Traceback" not in result.stderr, result.stderr[-3000:]
+        assert sorted(server.paths) == sorted(set(server.paths)), f"a request was sent twice: {server.paths}"
+        assert {"/p1", "/p2", "/p3", "/p4"} <= set(server.paths), server.paths
+        gaps = [b - a for a, b in zip(server.times, server.times[1:])]
+        assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, gaps
+    finally:
+        server.close()
+
+
+def test_a_handler_whose_resend_cannot_be_turned_off_is_refused_in_one_message(project):
+    write_spider(project, "targets", SPIDER)
+    for value, words in (
+        ("scrapy.core.downloader.handlers.file.FileDownloadHandler", "can't turn off this handler's automatic resend"),
+        ("no.such.module.Handler", "can't be imported"),
+        ("scrapy.core.downloader.handlers.http11.NoSuchHandler", "has no class NoSuchHandler"),
+    ):
+        result = run_scrapy(["crawl", "targets", "-s", f"WALSH_DOWNLOAD_HANDLER={value}"], cwd=project)
+        assert result.returncode == 1, (value, result.stderr[-3000:])
+        assert "Traceback" not in result.stderr, result.stderr[-3000:]
+        assert result.stderr.count("WALSH_DOWNLOAD_HANDLER breaks") == 1, result.stderr[-3000:]
+        assert words in result.stderr, result.stderr[-3000:]

@@ -61,3 +61,102 @@ sys.exit(1 if process.bootstrap_failed else 0)
     )
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     _assert_clean(result)
+
+
+#: Issue 26 (3b) and 32 (8): a script that runs crawlers itself and never checks
+#: ``bootstrap_failed`` still exits non-zero when the add-on refuses (scrapy_walsh.exit_status).
+RUNNERS = {
+    "CrawlerProcess": """
+from scrapy.crawler import CrawlerProcess
+process = CrawlerProcess(SETTINGS)
+for spider in SPIDERS:
+    process.crawl(spider)
+process.start()
+""",
+    "CrawlerRunner": """
+from scrapy.utils.reactor import install_reactor
+install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+from twisted.internet import defer, reactor
+from scrapy.crawler import CrawlerRunner
+from scrapy.utils.log import configure_logging
+configure_logging()
+runner = CrawlerRunner(SETTINGS)
+done = defer.DeferredList([runner.crawl(spider) for spider in SPIDERS], consumeErrors=True)
+done.addBoth(lambda _: reactor.callLater(0, reactor.stop))  # it may fire before run()
+reactor.run()
+""",
+    "AsyncCrawlerRunner": """
+import asyncio
+from scrapy.utils.reactor import install_reactor
+install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+from twisted.internet import defer, reactor
+from scrapy.crawler import AsyncCrawlerRunner
+from scrapy.utils.log import configure_logging
+configure_logging()
+
+async def main():
+    runner = AsyncCrawlerRunner(SETTINGS)
+    await asyncio.gather(*(runner.crawl(spider) for spider in SPIDERS), return_exceptions=True)
+
+defer.Deferred.fromFuture(asyncio.ensure_future(main())).addBoth(lambda _: reactor.stop())
+reactor.run()
+""",
+}
+
+
+def _script(tmp_path, runner: str, crawlers: int, setting: str) -> subprocess.CompletedProcess:
+    script = tmp_path / "run.py"
+    script.write_text(
+        SPIDER
+        + f"""
+class OtherSpider(TinySpider):
+    name = "other"
+
+SETTINGS = {{"ADDONS": {{"scrapy_walsh.Addon": 500}}, {setting}}}
+SPIDERS = [TinySpider, OtherSpider][:{crawlers}]
+"""
+        + RUNNERS[runner]
+        + "\nprint('the script ends normally')\n"
+    )
+    return subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("crawlers", [1, 2])
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_refusal_exits_non_zero_in_every_runner(tmp_path, runner, crawlers):
+    result = _script(tmp_path, runner, crawlers, '"CONCURRENT_REQUESTS": 8')
+    assert "the script ends normally" in result.stdout, result.stderr[-3000:]
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert 1 <= result.stderr.count(REASON) <= crawlers, result.stderr[-3000:]  # one per distinct refusal
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("uri", "why"),
+    [("redis://127.0.0.1:1/0", "127.0.0.1:1"), ("sqlite:////proc/walsh-nowhere/x.sqlite3", "walsh-nowhere")],
+)
+def test_a_store_that_cannot_be_opened_is_one_message_and_a_non_zero_exit(tmp_path, uri, why):
+    result = _script(tmp_path, "CrawlerProcess", 2, f'"WALSH_STATE_URI": {uri!r}')
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr and "Unhandled error" not in result.stderr, result.stderr[-3000:]
+    message = f"WALSH_STATE_URI: the state store {uri} can't be opened"
+    assert result.stderr.count(message) == 2, result.stderr[-3000:]  # one per crawler
+    assert why in result.stderr
+
+
+def test_a_script_that_handles_the_refusal_may_exit_zero(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(
+        SPIDER
+        + """
+from scrapy.crawler import CrawlerProcess
+from scrapy_walsh import exit_status
+process = CrawlerProcess({"ADDONS": {"scrapy_walsh.Addon": 500}, "CONCURRENT_REQUESTS": 8})
+process.crawl(TinySpider)
+process.start()
+assert process.bootstrap_failed and exit_status.pending()
+exit_status.handled()
+"""
+    )
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]

@@ -36,7 +36,7 @@ def test_shell_fetches_the_url_and_fetch_inside_it(project, demo_site):
 def test_shell_refusal_is_one_line_and_no_hang(project, demo_site):
     disallowed = demo_site.url("open", "/private/secret")
     result = run_scrapy(["shell", disallowed, "-c", "response"], cwd=project, timeout=120)
-    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.returncode == 1, result.stderr[-3000:]  # nothing was fetched (issue 32)
     assert result.stdout.strip() == "None"
     assert [p for p, _ in _seen(demo_site, "open")] == ["/robots.txt"], "the page was never requested"
     assert "robots: disallowed_explicit" in result.stderr
@@ -53,3 +53,27 @@ def test_fetch_and_parse_commands(project, demo_site):
     assert parsed.returncode == 0, parsed.stderr[-3000:]
     assert f"'url': '{other}'" in parsed.stdout, parsed.stdout
     assert ("/page/3", OUR_UA) in _seen(demo_site, "open") and ("/page/4", OUR_UA) in _seen(demo_site, "open")
+
+
+def test_fetch_prints_a_refusal_on_stderr_even_with_nolog_and_exits_1(project, demo_site):
+    """Issue 32 (7): `scrapy fetch --nolog` of a refused URL said nothing and exited 0."""
+    for url, verdict in (
+        (demo_site.url("open", "/private/secret"), "disallowed_explicit"),
+        (demo_site.url("blocked", "/page/1"), "blocked_by_operator"),
+    ):
+        result = run_scrapy(["fetch", "--nolog", url], cwd=project, timeout=120)
+        assert result.returncode == 1, result.stderr[-3000:]
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("scrapy_walsh: not fetched: "), result.stderr
+        assert verdict in lines[0] and url in lines[0], lines
+        assert result.stdout == ""
+    assert "/private/secret" not in [p for p, _ in _seen(demo_site, "open")]
+    assert _seen(demo_site, "blocked") == []
+
+
+def test_shell_refusal_with_nolog_is_said_on_stderr(project, demo_site):
+    disallowed = demo_site.url("open", "/private/other")
+    result = run_scrapy(["shell", "--nolog", disallowed, "-c", "response"], cwd=project, timeout=120)
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert "scrapy_walsh: not fetched: " in result.stderr and "disallowed_explicit" in result.stderr
+    assert result.stdout.strip() == "None"

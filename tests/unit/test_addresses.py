@@ -362,7 +362,8 @@ def test_a_handler_resolving_outside_the_reactor_is_a_warning():
 
     from scrapy_walsh.conformance import WARN, audit_settings
 
-    settings = Settings({"DOWNLOAD_HANDLERS": {"https": "scrapy.core.downloader.handlers._httpx.HttpxDownloadHandler"}})
+    aiohttp = "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"
+    settings = Settings({"DOWNLOAD_HANDLERS": {"https": aiohttp}})
     Addon().update_settings(settings)
     found = [f for f in audit_settings(settings) if f.setting == "DOWNLOAD_HANDLERS"]
     assert [f.status for f in found] == [WARN] and "rebinding" in found[0].message

@@ -26,7 +26,7 @@ def test_the_preset_disables_every_scheme_but_http_and_https():
 
 
 def test_a_project_handler_for_https_is_wrapped_not_put_around_the_checkpoint():
-    httpx = "scrapy.core.downloader.handlers._httpx.HttpxDownloadHandler"
+    httpx = "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"  # a handler the add-on accepts
     settings = _settings(DOWNLOAD_HANDLERS={"https": httpx})
     assert settings.getwithbase("DOWNLOAD_HANDLERS")["https"] == CHECKPOINT_HANDLER
     assert settings["WALSH_DOWNLOAD_HANDLER"] == httpx

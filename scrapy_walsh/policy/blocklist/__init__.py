@@ -31,7 +31,7 @@ from .errors import InvalidBlocklist, InvalidSchema
 from .hosts import canonical_domain, normalise_host
 from .jsontext import MAX_DOCUMENT_BYTES
 from .schema import bundled_schema, load_schema
-from .stored import ADOPTED_SCHEMA, BUNDLED_SCHEMA, from_stored, schema_digest, stored_record
+from .stored import ADOPTED_SCHEMA, BUNDLED_SCHEMA, from_stored, replaces, schema_digest, stored_record
 
 __all__ = [
     "ADOPTED_SCHEMA",
@@ -52,6 +52,7 @@ __all__ = [
     "load_schema",
     "normalise_host",
     "parse_duration",
+    "replaces",
     "schema_digest",
     "stored_record",
 ]

@@ -31,6 +31,7 @@ from typing import Any
 from .document import CONTRACT, Blocklist
 from .errors import InvalidBlocklist
 from .hosts import canonical_domain
+from .jsontext import parse
 
 __all__ = [
     "EditResult",
@@ -93,10 +94,10 @@ def serialise(document: Mapping[str, Any]) -> bytes:
 
 
 def parse_document(data: bytes | str) -> dict[str, Any]:
-    """Parse and validate an existing file; :class:`InvalidBlocklist` says why it can't be edited."""
-    Blocklist.from_document(data)  # size, encoding, JSON, schema (formats on), contract
-    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-    return json.loads(text)
+    """Parse and validate an existing file; :class:`InvalidBlocklist` says why it can't be edited
+    (a key written twice too: rewriting would keep one of them and drop the other's opt-outs)."""
+    Blocklist.from_document(data)  # size, encoding, JSON, duplicate keys, schema (formats on), contract
+    return parse(data)
 
 
 def normalise_domain(domain: str) -> str:

@@ -1,4 +1,9 @@
-"""From text to JSON, strictly: the size cap, UTF-8 (one leading BOM ignored), no NaN."""
+"""From text to JSON, strictly: the size cap, UTF-8 (one leading BOM ignored), no NaN, no duplicate key.
+
+A key written twice in one object (RFC 8259 §4: names SHOULD be unique) is refused at any
+level: ``json.loads`` keeps the last value, so ``{"blocked": [opt-out], "blocked": []}`` would
+read as an empty list, and the first key's opt-outs would vanish without a word (issue 32).
+"""
 
 from __future__ import annotations
 
@@ -20,6 +25,20 @@ MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 def reject_constant(name: str) -> Any:
     """``json.loads`` hook: NaN and Infinity are not JSON (RFC 8259)."""
     raise ValueError(f"{name} is not valid JSON")
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` hook: an object whose keys are all distinct, else :class:`InvalidBlocklist`."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 def decode(doc: str | bytes | bytearray, what: str) -> str:
@@ -50,7 +69,12 @@ def parse(doc: object) -> Any:
         raise InvalidBlocklist(f"document: expected a dict, str or bytes, got {type(doc).__name__}")
     text = decode(doc, what="document")
     try:
-        return json.loads(text, parse_constant=reject_constant)
+        return json.loads(text, parse_constant=reject_constant, object_pairs_hook=unique_keys)
+    except _DuplicateKey as exc:
+        raise InvalidBlocklist(
+            f"duplicate key {exc.args[0]!r} in one object: a key written twice is ambiguous "
+            "(a reader keeps one of them), so the document is not a list anyone can trust"
+        ) from None
     except RecursionError:
         raise InvalidBlocklist("not JSON: nested too deeply") from None
     except ValueError as exc:

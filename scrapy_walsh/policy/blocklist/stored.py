@@ -21,6 +21,34 @@ from .document import Blocklist
 from .errors import InvalidBlocklist, InvalidSchema
 from .schema import _bundled, load_schema
 
+
+def replaces(current: Blocklist, fetched: Blocklist) -> tuple[bool, str | None]:
+    """Whether ``fetched`` may replace the adopted ``current`` list, and a warning when something is odd.
+
+    R3: an opt-out never lapses, so a document whose ``updated`` is older than the adopted
+    one's (a CDN rollback, a stale mirror) is not adopted: ``(False, why)``. Equal dates with
+    different contents can't be ordered: the fetched list is adopted (it is what the operator
+    serves now), with a warning, since one of the two was edited without a new ``updated``.
+    """
+    if current.updated is None or fetched.updated is None:
+        return True, None
+    if fetched.updated < current.updated:
+        return False, (
+            f"its updated {fetched.updated.isoformat()} is older than the adopted list's "
+            f"{current.updated.isoformat()} (a rollback or a stale copy?)"
+        )
+    if fetched.updated == current.updated and _digest(fetched.document) != _digest(current.document):
+        return True, (
+            f"it differs from the adopted list but has the same updated {fetched.updated.isoformat()}: "
+            "an edit should set a new updated"
+        )
+    return True, None
+
+
+def _digest(document: Any) -> str:
+    return schema_digest(document) if isinstance(document, Mapping) else repr(document)
+
+
 #: What :func:`from_stored` says it validated with.
 ADOPTED_SCHEMA, BUNDLED_SCHEMA = "adopted", "bundled"
 

@@ -1,0 +1,78 @@
+"""The process's exit status after a refused or failed crawl: never 0 (issues 26 and 32).
+
+``scrapy crawl`` exits 1 when a crawl can't start, but a script that runs crawlers itself
+(``CrawlerProcess``, ``CrawlerRunner``, ``AsyncCrawlerRunner``, one crawler or several) exits
+with whatever status the script ends with: 0 unless it checks ``bootstrap_failed``. A
+scheduler would then see success for a crawl that never ran. So when the add-on refuses a
+crawl at start (a setting that breaks a MUST, a state store or download handler that can't
+be had) or a crawl is stopped by a state store that fails mid-run, :func:`fatal` records it,
+and when the interpreter exits the process ends with :data:`EXIT_STATUS` instead.
+
+At exit, failures Twisted still holds are collected first (their "Unhandled error in
+Deferred" carries the one clean message, :mod:`scrapy_walsh.clean_refusal`), the logging
+handlers are flushed, then the process ends with ``os._exit``: exit handlers registered
+before the first refusal don't run (logging's own flush is done here).
+
+A script that handles the refusal itself and means to exit 0 calls :func:`handled`.
+This module imports nothing of the package: any layer may report a fatal fault.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import logging
+import os
+import sys
+
+__all__ = ["EXIT_STATUS", "fatal", "handled", "pending"]
+
+#: The exit status of a process in which a crawl was refused or stopped by a store fault.
+EXIT_STATUS = 1
+
+_reasons: list[str] = []
+#: The messages of those refusals already logged (a script that swallows the failure, e.g.
+#: ``gather(..., return_exceptions=True)``, logs nothing: they are logged at exit instead).
+_reported: set[str] = set()
+_registered = False
+
+
+def fatal(what: str) -> None:
+    """A crawl of this process was refused or stopped, ``what`` (its one message): the
+    process will exit non-zero."""
+    global _registered
+    _reasons.append(what)
+    if not _registered:
+        _registered = True
+        atexit.register(_exit)
+
+
+def pending() -> tuple[str, ...]:
+    """What :func:`fatal` recorded and :func:`handled` did not clear."""
+    return tuple(_reasons)
+
+
+def handled() -> None:
+    """The caller dealt with the refusals so far: they no longer change the exit status."""
+    _reasons.clear()
+
+
+def reported(message: str) -> None:
+    """``message`` was logged (by :mod:`scrapy_walsh.clean_refusal`): not logged again at exit."""
+    _reported.add(message)
+
+
+def _exit() -> None:
+    if not _reasons:
+        return
+    gc.collect()  # a dropped failed Deferred logs its (clean) failure now, not after us
+    for message in dict.fromkeys(_reasons):
+        if message not in _reported:
+            logging.getLogger("scrapy_walsh").critical("%s", message)
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(EXIT_STATUS)

@@ -1,0 +1,83 @@
+"""Which download handlers the checkpoint wraps, and how each one's automatic resend is turned off.
+
+R4 and R5 count what the server saw: a request it received once must never reach it again
+behind our back. HTTP clients resend an idempotent request on their own when a reused
+keep-alive connection drops after the request was written (RFC 9112 §9.3.1 allows it):
+Twisted's ``HTTPConnectionPool.retryAutomatically`` and aiohttp's ``ClientSession``
+(``_retry_connection``, the switch aiohttp's own test client turns off; there is no public
+one). The server then sees the page twice, milliseconds apart (issue 32).
+
+So ``WALSH_DOWNLOAD_HANDLER`` (or the project's ``DOWNLOAD_HANDLERS``, which the add-on turns
+into it) must name a handler listed here, or a subclass of one: the checkpoint switches its
+resend off when it builds it. Any other handler is refused at start, in one message naming
+the setting, since we can't tell what it does on a dropped connection. So is a path that
+can't be imported. Each accepted handler is tested against a server that drops a reused
+keep-alive connection after reading the request (tests/e2e/test_checkpoint_resends.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["ACCEPTED", "check", "load", "turn_off_resend"]
+
+
+def _twisted(handler: Any) -> None:
+    handler._pool.retryAutomatically = False
+
+
+def _aiohttp(handler: Any) -> None:
+    handler._session._retry_connection = False
+
+
+#: class path -> how its resend is turned off (a subclass inherits its base's entry).
+ACCEPTED: dict[str, Callable[[Any], None]] = {
+    "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler": _twisted,
+    "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler": _aiohttp,
+}
+
+
+def load(path: str) -> type:
+    """The class at ``path``; ``ValueError`` saying why when there is none."""
+    module_name, _, name = path.rpartition(".")
+    if not module_name:
+        raise ValueError(f"{path!r} is not an import path (module.Class)")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"{path!r} can't be imported ({type(exc).__name__}: {exc})") from None
+    except Exception as exc:  # a module that fails while importing
+        raise ValueError(f"{path!r} fails on import ({type(exc).__name__}: {exc})") from None
+    found = getattr(module, name, None)
+    if not isinstance(found, type):
+        raise ValueError(f"{path!r}: module {module_name} has no class {name}")
+    return found
+
+
+def _switch(cls: type) -> Callable[[Any], None] | None:
+    for base in cls.__mro__:
+        switch = ACCEPTED.get(f"{base.__module__}.{base.__qualname__}")
+        if switch is not None:
+            return switch
+    return None
+
+
+def check(path: str) -> str:
+    """``path`` when it names an accepted handler; ``ValueError`` naming the problem otherwise."""
+    if _switch(load(path)) is None:
+        names = ", ".join(sorted(ACCEPTED))
+        raise ValueError(
+            f"{path!r}: the add-on can't turn off this handler's automatic resend of a request the "
+            f"server already saw (R4/R5), so it is refused; use one of {names} (or a subclass)"
+        )
+    return path
+
+
+def turn_off_resend(handler: Any) -> None:
+    """Switch off the built ``handler``'s own resend (the checkpoint calls it once)."""
+    switch = _switch(type(handler))
+    if switch is None:  # check() refused it at start; a handler swapped in later is refused here
+        raise ValueError(f"{type(handler).__qualname__}: its automatic resend can't be turned off")
+    switch(handler)

@@ -1,0 +1,43 @@
+"""``scrapy fetch URL`` and ``scrapy shell URL``: a person typed the URL and waits for it (issue 32).
+
+Their refusals must not vanish: ``--nolog`` turns logging off, and ``scrapy fetch`` then
+printed nothing and exited 0 when a gate refused the URL. So while one of these commands
+runs, each refusal is also printed on stderr as one line, whatever the log settings, and the
+process exits 1 (:mod:`scrapy_walsh.exit_status`): nothing was fetched for it.
+
+The command is read from the process's arguments as Scrapy's own command line reads it (the
+first argument that is not an option), only when the program is Scrapy's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import exit_status
+
+#: The commands whose refusals are printed and fail the process.
+TYPED = frozenset({"fetch", "shell"})
+
+
+def command(argv: list[str] | None = None) -> str | None:
+    """The Scrapy command this process runs (``fetch``, ``crawl`` ...), or None.
+
+    Read from ``sys.orig_argv`` (the interpreter's own arguments): Scrapy's command line pops
+    the command's name out of ``sys.argv``."""
+    argv = list(sys.orig_argv if argv is None else argv)
+    for index, arg in enumerate(argv):
+        if (arg == "scrapy" and index and argv[index - 1] == "-m") or (
+            os.path.basename(arg) == "scrapy" and not (index and argv[index - 1] == "-m")
+        ):
+            return next((a for a in argv[index + 1 :] if not a.startswith("-")), None)
+    return None
+
+
+def refused(message: str) -> None:
+    """A gate refused a request: under ``fetch``/``shell``, say so on stderr and fail the process."""
+    if command() not in TYPED:
+        return
+    print(f"scrapy_walsh: not fetched: {message}", file=sys.stderr, flush=True)
+    exit_status.fatal(message)
+    exit_status.reported(message)

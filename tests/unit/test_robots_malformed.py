@@ -1,0 +1,73 @@
+"""Issue 32: no malformed line erases an opt-out (RFC 9309 §2.2: parse each line, use the parseable rules).
+
+Each case is compared with Google's parser (robots.cc reads a line as a C string, so a NUL
+ends it; a BOM or a partial one at the start is skipped; other octets are kept as they are).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_walsh.policy.robots import RobotsTxt
+from scrapy_walsh.policy.vocabulary import Verdict
+
+TOKEN = "Walsh-Research"
+NAMED_AFTER_JUNK = b"User-agent: *\nAllow: /ok%s\n\nUser-agent: Walsh-Research\nDisallow: /\n"
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        b"\x00",  # the issue's case: one NUL in an unrelated * line
+        b"\x00\x00\x00binary\xff\xfe",
+        b"\xff\xfe\xfd",  # invalid UTF-8
+        b"\xef\xbb\xbf",  # a BOM in the middle of the file
+        b"\x1a\x89PNG",
+    ],
+)
+def test_junk_in_another_group_leaves_the_named_group_in_force(junk):
+    robots = RobotsTxt.parse(NAMED_AFTER_JUNK % junk)
+    assert robots.parse_error is None
+    assert robots.verdict("http://h/secret", TOKEN) is Verdict.DISALLOWED_EXPLICIT
+    assert robots.verdict("http://h/secret", "other") is Verdict.ALLOWED_IMPLICIT
+
+
+def test_a_nul_ends_its_line_as_in_googles_parser():
+    robots = RobotsTxt.parse(b"User-agent: Walsh-Research\nDisallow: /private\x00junk\n")
+    assert robots.verdict("http://h/private/x", TOKEN) is Verdict.DISALLOWED_EXPLICIT
+    assert robots.verdict("http://h/privatejunk", TOKEN) is Verdict.DISALLOWED_EXPLICIT  # prefix /private
+
+
+def test_a_line_of_junk_between_records_is_skipped():
+    body = b"User-agent: Walsh-Research\n\x00\x01\x02\xff not a record\nDisallow: /secret\n"
+    robots = RobotsTxt.parse(body)
+    assert robots.parse_error is None
+    assert robots.verdict("http://h/secret", TOKEN) is Verdict.DISALLOWED_EXPLICIT
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b"\xef\xbb\xbfUser-agent: Walsh-Research\nDisallow: /x\n", Verdict.DISALLOWED_EXPLICIT),
+        (b"\xef\xbbUser-agent: Walsh-Research\nDisallow: /x\n", Verdict.DISALLOWED_EXPLICIT),
+        # a broken BOM makes the first line unparseable: the Disallow then has no group (Google: allowed)
+        (b"\xef\x11\xbfUser-agent: Walsh-Research\nDisallow: /x\n", Verdict.ALLOWED_IMPLICIT),
+    ],
+)
+def test_bom_cases_as_googles_suite(body, expected):
+    assert RobotsTxt.parse(body).verdict("http://h/x", TOKEN) is expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", b"\x00" * 64, b"\xff\xd8\xff\xe0\x00\x10JFIF\x00"],
+)
+def test_only_a_file_with_no_record_at_all_is_a_parse_error(body):
+    robots = RobotsTxt.parse(body)
+    assert robots.parse_error is not None
+
+
+def test_a_binary_file_with_one_record_line_applies_it():
+    robots = RobotsTxt.parse(b"\x89PNG\x00\x00\nUser-agent: *\nDisallow: /x\n\x00\xff\n")
+    assert robots.parse_error is None
+    assert robots.verdict("http://h/x", TOKEN) is Verdict.DISALLOWED_EXPLICIT

@@ -1,0 +1,22 @@
+"""Issue 32 (7): which Scrapy command runs, as Scrapy's command line reads it."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_walsh.typed_command import command
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["python", "-m", "scrapy", "fetch", "--nolog", "http://x/"], "fetch"),
+        (["/venv/bin/python", "/venv/bin/scrapy", "--nolog", "shell", "http://x/"], "shell"),
+        (["/venv/bin/python", "/venv/bin/scrapy", "crawl", "s"], "crawl"),
+        (["python", "run.py", "fetch"], None),
+        (["python", "-m", "pytest", "tests"], None),
+        ([], None),
+    ],
+)
+def test_the_command_is_read_from_the_original_arguments(argv, expected):
+    assert command(argv) == expected
