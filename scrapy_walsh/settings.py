@@ -258,6 +258,27 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "counted as omitted).",
     ),
     WalshSetting(
+        "WALSH_JOURNAL_DIR",
+        None,
+        "issue 29",
+        "Where the request journal is written (one file per process per UTC day, hash-chained, "
+        "signed with `WALSH_SIGNING_KEY` when set). `None`: beside the state store, "
+        "`<state dir>/<identity>.journal/` (docs/journal.md).",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_RETENTION_DAYS",
+        90,
+        "issue 29",
+        "Days of journal kept: older whole days are deleted when a crawl starts, and the deletion "
+        "is recorded in the new day's chain.",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_SIGN_EVERY",
+        1000,
+        "issue 29",
+        "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
+    ),
+    WalshSetting(
         "WALSH_DOWNLOAD_HANDLER",
         "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
         "R1-R6",

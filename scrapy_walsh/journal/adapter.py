@@ -1,0 +1,176 @@
+"""The journal of one crawl: what the checkpoint calls for each send, and what each refusal appends.
+
+:func:`journal_for` opens the crawl's :class:`~scrapy_walsh.journal.writer.JournalWriter` once
+(the checkpoint asks at start). Sends come from the checkpoint (:meth:`CrawlJournal.sent` wraps the
+wrapped handler's download); refusals from :data:`~scrapy_walsh.exceptions.denial_recorded`, sent
+by ``record_denial``, the one place every refusal is counted. The writer is closed (a signed head
+appended) when the spider closes.
+
+Each ``send`` entry holds metadata only, never content: the send and settle times, method, URL,
+host key, User-Agent, keyid when signing, the robots.txt verdict with the digest of the body it
+was decided on, the interval applied and what set it, and the status and bytes received or the
+network outcome.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import time
+import weakref
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+
+from .. import admission
+from ..config import config_for
+from ..exceptions import denial_recorded
+from ..policy.gates import ROBOTS_NAMESPACE, origin_of
+from ..policy.hostkey import url_host
+from ..politeness import politeness_for
+from ..signer import signer_for
+from ..store import StoreUnavailable, store_for
+from .writer import JournalWriter
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from ..exceptions import WalshIgnoreRequest
+
+logger = logging.getLogger(__name__)
+
+ENTRIES = "walsh/journal/entries"
+FSYNCS = "walsh/journal/fsyncs"
+
+
+class CrawlJournal:
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        config = config_for(crawler)
+        signer = signer_for(crawler)
+        self.keyid = signer.keyid if signer is not None else None
+        self.ua = config.user_agent
+        self.directory = config.journal_location()
+        self.writer = JournalWriter(
+            self.directory,
+            config.robots_token,
+            key=signer.key if signer is not None else None,
+            sign_every=config.journal_sign_every,
+            retention_days=config.journal_retention_days,
+        )
+        self.floor = config.min_interval
+        #: robots.txt origin -> digest of the body its verdicts were decided on
+        self._digests: dict[str, str | None] = {}
+        crawler.signals.connect(self._refused, signal=denial_recorded, weak=False)
+        crawler.signals.connect(self.close, signal=signals.spider_closed, weak=False)
+
+    async def sent(self, request: Request, host: str, download: Awaitable[Response]) -> Response:
+        """Await the download, then append its ``send`` entry (answer or network outcome)."""
+        started = time.time()
+        try:
+            response = await download
+        except BaseException as exc:
+            self._append_send(request, host, started, outcome=f"{type(exc).__name__}: {exc}"[:200])
+            raise
+        self._append_send(request, host, started, status=response.status, bytes=len(response.body))
+        return response
+
+    def _append_send(self, request: Request, host: str, started: float, **result: Any) -> None:
+        settled = time.time()
+        kind = admission.internal_kind(request)
+        if kind == "robots":
+            self._digests.pop(origin_of(request.url), None)  # decided again on this answer
+        fields: dict[str, Any] = {
+            "t": started,
+            "settled": round(settled, 6),
+            "method": request.method,
+            "url": request.url,
+            "host": host,
+            "ua": b", ".join(request.headers.getlist(b"User-Agent")).decode("latin-1"),
+            "internal": kind,
+            "robots": self._robots(request),
+            "interval": self._interval(host),
+            **result,
+        }
+        if self.keyid is not None:
+            fields["keyid"] = self.keyid
+        self.writer.append("send", **fields)
+
+    def _robots(self, request: Request) -> dict[str, Any] | None:
+        info = (request.meta.get("walsh") or {}).get("robots")
+        if not isinstance(info, dict):
+            return None
+        origin = info.get("origin")
+        found: dict[str, Any] = {"verdict": info.get("verdict"), "origin": origin}
+        if origin:
+            found["digest"] = self._digest(origin)
+            found["source"] = info.get("source")
+        return found
+
+    def _digest(self, origin: str) -> str | None:
+        """SHA-256 of the robots.txt body the store holds for ``origin`` (what the gate decided on)."""
+        if origin not in self._digests:
+            try:
+                saved = store_for(self.crawler).get(ROBOTS_NAMESPACE, origin)
+            except StoreUnavailable:
+                return None
+            body = None
+            if isinstance(saved, dict) and saved.get("outcome") == "available":
+                body = base64.b64decode(saved.get("body", ""))
+            self._digests[origin] = "sha256:" + hashlib.sha256(body).hexdigest() if body is not None else None
+        return self._digests[origin]
+
+    def _interval(self, host: str) -> dict[str, Any]:
+        pace = politeness_for(self.crawler).pacer.pace(host)
+        terms = {
+            "crawl_delay": pace.crawl_delay,
+            "request_rate": pace.request_rate,
+            "ratelimit": pace.ratelimit,
+            "adaptive": pace.adaptive,
+        }
+        seconds = pace.interval(self.floor)
+        by = next((name for name, value in terms.items() if value and value >= seconds), "floor")
+        return {"seconds": round(seconds, 6), "by": by}
+
+    def _refused(self, exception: WalshIgnoreRequest, **kwargs: Any) -> None:
+        url = exception.url
+        self.writer.append(
+            "refusal",
+            url=url,
+            host=url_host(url) if url else None,
+            gate=str(exception.gate),
+            verdict=str(exception.verdict),
+            reason=exception.reason[:500],
+        )
+
+    def head(self) -> dict[str, Any]:
+        """The chain head now (signed first, when a key is configured), for the attestation."""
+        self.writer.sign_head()
+        self.writer.sync()
+        return {"directory": str(self.directory), **self.writer.head(), "keyid": self.keyid}
+
+    def close(self, spider: Any = None) -> None:
+        self.writer.close()
+        if self.crawler.stats is not None:
+            self.crawler.stats.set_value(ENTRIES, self.writer.entries)
+            self.crawler.stats.set_value(FSYNCS, self.writer.fsyncs)
+
+
+_JOURNALS: weakref.WeakKeyDictionary[Crawler, CrawlJournal] = weakref.WeakKeyDictionary()
+
+
+def journal_for(crawler: Crawler) -> CrawlJournal:
+    """The crawl's journal, opened on first use (the checkpoint asks at start)."""
+    found = _JOURNALS.get(crawler)
+    if found is None:
+        found = _JOURNALS[crawler] = CrawlJournal(crawler)
+    return found
+
+
+def journal_of(crawler: Crawler) -> CrawlJournal | None:
+    """The crawl's journal if it was opened (``check --live`` reads its head)."""
+    return _JOURNALS.get(crawler)
