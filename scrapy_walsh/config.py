@@ -501,6 +501,22 @@ def state_location(settings: BaseSettings) -> StateLocation:
     return parse(settings, "WALSH_STATE_URI") or default_state(str(raw(settings, "WALSH_ROBOTS_TOKEN") or ""))
 
 
+def journal_path(configured: str | None, state: StateLocation, identity: str) -> Path:
+    """The request journal's directory: ``WALSH_JOURNAL_DIR``, else beside the sqlite store
+    (``<store>.journal``), else (Redis) ``<state dir>/<identity>.journal``."""
+    if configured:
+        return Path(configured)
+    if state.scheme != "sqlite":
+        state = default_state(identity)
+    return state.path.with_name(state.path.stem + ".journal")
+
+
+def journal_location(settings: BaseSettings) -> Path:
+    """The journal of these settings (for ``scrapy walsh journal``)."""
+    identity = str(raw(settings, "WALSH_ROBOTS_TOKEN") or "")
+    return journal_path(parse(settings, "WALSH_JOURNAL_DIR"), state_location(settings), identity)
+
+
 def applied(settings: BaseSettings) -> bool:
     """True when the add-on's settings are present (a spider may run without the add-on)."""
     return bool(settings.get("WALSH_ROBOTS_TOKEN"))
@@ -566,14 +582,7 @@ class WalshConfig:
         return self.state_uri or default_state(self.robots_token)
 
     def journal_location(self) -> Path:
-        """The journal's directory: ``WALSH_JOURNAL_DIR``, else beside the sqlite store
-        (``<store>.journal``), else (Redis) ``<state dir>/<identity>.journal``."""
-        if self.journal_dir:
-            return Path(self.journal_dir)
-        location = self.state_location()
-        if location.scheme == "sqlite":
-            return location.path.with_name(location.path.stem + ".journal")
-        return default_state(self.robots_token).path.with_name(default_state(self.robots_token).path.stem + ".journal")
+        return journal_path(self.journal_dir, self.state_location(), self.robots_token)
 
     def state_shared(self) -> bool:
         """True for the default store, which every process of the identity on this machine shares."""
