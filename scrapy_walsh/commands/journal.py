@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import signing
 from ..journal import reading
 from ..journal.chain import verify_path
+from .signed_record import load_public_keys
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -116,8 +117,7 @@ def _since(text: str | None) -> float | None:
 def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None:
     """keyid -> public key, from --key, --directory, or WALSH_SIGNING_KEY; None when none is known."""
     if args.key:
-        key = _public_key(Path(args.key))
-        return {signing.keyid(key): key}
+        return load_public_keys(args.key)
     if args.directory:
         source = args.directory
         if source.startswith(("http://", "https://")):
@@ -133,17 +133,3 @@ def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None
         private = signing.load_private_key(configured)
         return {signing.keyid(private): private.public_key()}
     return None
-
-
-def _public_key(path: Path) -> Any:
-    """The Ed25519 public key in a PEM file (a public key, or the private key it belongs to)."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-    data = path.read_bytes()
-    if b"PRIVATE KEY" in data:
-        return signing.load_private_key(path).public_key()
-    key = serialization.load_pem_public_key(data)
-    if not isinstance(key, Ed25519PublicKey):
-        raise signing.SigningError(f"{path} is not an Ed25519 public key")
-    return key

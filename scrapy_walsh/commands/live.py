@@ -34,13 +34,14 @@ from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.conf import closest_scrapy_cfg
 
 from ..attestation import NOT_OBSERVED_LIVE, judge, judge_hostile
+from ..config import journal_location
 from ..conformance import FAIL, Finding, checklist, overall
 from ..demo import DemoSite
 from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from ..exceptions import REFUSAL_HEADLINE, ConformanceError
 from ..settings import USER_AGENT
 from .check import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
-from .signed_record import digest
+from .signed_record import digest, journal_files, journal_heads
 
 #: A crawl that is not over by then is stopped (a project that follows every link).
 CLOSESPIDER_TIMEOUT = 60
@@ -111,7 +112,9 @@ def crawl(
         attributes = f"spider_attributes({spider!r})" if spider else "{}"
         probe = workdir / "walsh_probe.py"
         probe.write_text(PROBE_MODULE.format(attributes=attributes))
-    overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir), **(extra or {})}
+    # the probe's state is thrown away, its journal is not: it goes to the identity's (issue 29)
+    journal = {"WALSH_JOURNAL_DIR": str(journal_location(settings))}
+    overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir), **journal, **(extra or {})}
     args = [sys.executable, "-m", "scrapy", "runspider", str(probe), "-a", f"port={site.port}"]
     if hostile:
         args += ["-a", f"canary={workdir / 'canary.txt'}", "-o", f"{workdir / 'items.jsonl'}:jsonlines"]
@@ -128,6 +131,7 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     _, addon = effective_settings(settings, classes[0] if classes else None)
     if not spider:
         addon += removed_by_spiders(settings, spider_classes(settings, None))
+    journal_before = journal_files(settings)
     with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-check-") as tmp:
         result = crawl(site, Path(tmp), settings, spider)
         records = site.requests
@@ -151,6 +155,7 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     ]
     report["crawl_exit_status"] = result.returncode
     report["server_log_digest"] = digest(log)  # what the verdicts were judged from
+    report["journal"] = journal_heads(settings, journal_before)  # the probe crawls' own journal files
     report["figures"] = figures
     report["rows"] = rows_json(observed)
     report["result"] = overall(observed)

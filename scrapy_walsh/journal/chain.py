@@ -211,3 +211,24 @@ def entries(data: bytes) -> Iterable[dict[str, Any]]:
                 continue
             if isinstance(entry, dict):
                 yield entry
+
+
+def file_heads(root: Path, files: Iterable[Path]) -> list[dict[str, Any]]:
+    """Each file's chain head (its last whole entry: seq, hash, and whether it is a signed head),
+    named relative to ``root``: what an attestation record quotes so the two vouch for each other."""
+    heads = []
+    for path in files:
+        report = verify_lines(path.name, path.read_bytes(), None)
+        last = None
+        for entry in entries(path.read_bytes()):
+            last = entry
+        heads.append(
+            {
+                "file": str(path.relative_to(root)),
+                "seq": report.seq,
+                "head": report.head,
+                "signed": bool(last and "sig" in last and last.get("seq") == report.seq),
+                "intact": report.ok,
+            }
+        )
+    return heads
