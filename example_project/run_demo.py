@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.demo.access_log import combined_log
 from scrapy_walsh.demo.hosts import DEFAULT_PORT
 
 HERE = Path(__file__).resolve().parent
@@ -72,6 +73,17 @@ def main() -> int:
         gap = f"min gap {min(gaps):.3f} s" if gaps else "single request"
         print(f"  {host:32} {len(rs):3} requests, {gap}, user-agents: {sorted(map(str, uas))}")
     print(f"  most requests in flight at once: {max((r['in_flight'] for r in records), default=0)}")
+    logs = out / "access-logs"
+    logs.mkdir(exist_ok=True)
+    for host in by_host:  # each host's access log, as its owner would have it (combined format)
+        (logs / f"{host}.log").write_text(combined_log(records, host))
+    journal = out / "walsh-state.journal"
+    print(f"\nthe crawl's journal: {journal}; a site owner's view of one host:")
+    print(f"  scrapy walsh journal show --journal {journal} --host open.walsh-demo.test")
+    print(f"  scrapy walsh journal report --journal {journal} --host open.walsh-demo.test --html open.html")
+    print(
+        f"  scrapy walsh journal match --journal {journal} --host open.walsh-demo.test {logs / 'open.walsh-demo.test.log'}"
+    )
     print(f"\nitems: {out / 'items.jsonl'}; server log: {out / 'server-requests.jsonl'}")
     return proc.returncode
 
