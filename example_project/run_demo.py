@@ -81,9 +81,8 @@ def main() -> int:
     print(f"\nthe crawl's journal: {journal}; a site owner's view of one host:")
     print(f"  scrapy walsh journal show --journal {journal} --host open.walsh-demo.test")
     print(f"  scrapy walsh journal report --journal {journal} --host open.walsh-demo.test --html open.html")
-    print(
-        f"  scrapy walsh journal match --journal {journal} --host open.walsh-demo.test {logs / 'open.walsh-demo.test.log'}"
-    )
+    log = logs / "open.walsh-demo.test.log"
+    print(f"  scrapy walsh journal match --journal {journal} --host open.walsh-demo.test {log}")
     print(f"\nitems: {out / 'items.jsonl'}; server log: {out / 'server-requests.jsonl'}")
     return proc.returncode
 

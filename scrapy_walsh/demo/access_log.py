@@ -18,7 +18,8 @@ def combined_line(record: Mapping[str, Any]) -> str:
 
     return (
         f'{record.get("ip") or "-"} - - [{when}] "{record.get("method")} {record.get("path")} HTTP/1.1" '
-        f'{record.get("status") or 0} - "{quoted(headers.get("Referer", "-"))}" "{quoted(headers.get("User-Agent", "-"))}"'
+        f'{record.get("status") or 0} - "{quoted(headers.get("Referer", "-"))}" '
+        f'"{quoted(headers.get("User-Agent", "-"))}"'
     )
 
 
