@@ -94,14 +94,16 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "R3",
         "`contact` of a blocklist file created by `scrapy walsh blocklist add` "
-        "(when `--contact` is not given). Not read by crawls.",
+        "(when `--contact` is not given), and the `contacts` of the Signature Agent Card "
+        "(`scrapy walsh keys card`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_POLICY",
         None,
         "R3",
         "`policy` (an absolute URI) of a blocklist file created by `scrapy walsh blocklist add` "
-        "(when `--policy` is not given). Not read by crawls.",
+        "(when `--policy` is not given), and the `client_uri` of the Signature Agent Card "
+        "(`scrapy walsh keys card`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_REFRESH",
@@ -258,6 +260,15 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "counted as omitted).",
     ),
     WalshSetting(
+        "WALSH_DOWNLOAD_HANDLER",
+        "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
+        "R1-R6",
+        "The download handler the checkpoint wraps for http and https (the preset routes both "
+        "schemes to `scrapy_walsh.checkpoint.CheckpointDownloadHandler`). Set this, not "
+        "`DOWNLOAD_HANDLERS`, to use another handler; its connection pool's silent resend is "
+        "turned off when it has one.",
+    ),
+    WalshSetting(
         "WALSH_JOURNAL_DIR",
         None,
         "issue 29",
@@ -277,15 +288,6 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         1000,
         "issue 29",
         "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
-    ),
-    WalshSetting(
-        "WALSH_DOWNLOAD_HANDLER",
-        "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
-        "R1-R6",
-        "The download handler the checkpoint wraps for http and https (the preset routes both "
-        "schemes to `scrapy_walsh.checkpoint.CheckpointDownloadHandler`). Set this, not "
-        "`DOWNLOAD_HANDLERS`, to use another handler; its connection pool's silent resend is "
-        "turned off when it has one.",
     ),
 )
 

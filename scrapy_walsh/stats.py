@@ -349,6 +349,14 @@ STATS: tuple[Stat, ...] = (
         "walsh/structured/feed_entries", "Feed entries emitted as metadata items (never their bodies, never fetched)."
     ),
     Stat(
+        "walsh/journal/entries",
+        "Entries this process appended to the request journal (sends, refusals, signed heads; issue 29).",
+    ),
+    Stat(
+        "walsh/journal/fsyncs",
+        "fsync calls on the journal file: at most one per 100 entries or per second, and one at close.",
+    ),
+    Stat(
         "walsh/store/round_trips",
         "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",
     ),
