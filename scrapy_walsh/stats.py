@@ -357,6 +357,10 @@ STATS: tuple[Stat, ...] = (
         "fsync calls on the journal file: at most one per 100 entries or per second, and one at close.",
     ),
     Stat(
+        "walsh/journal/cpu_seconds",
+        "CPU seconds (this thread) spent building, hashing, signing and writing journal entries.",
+    ),
+    Stat(
         "walsh/store/round_trips",
         "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",
     ),

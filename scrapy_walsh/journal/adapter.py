@@ -45,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 ENTRIES = "walsh/journal/entries"
 FSYNCS = "walsh/journal/fsyncs"
+CPU = "walsh/journal/cpu_seconds"
 
 
 class CrawlJournal:
@@ -63,6 +64,8 @@ class CrawlJournal:
             retention_days=config.journal_retention_days,
         )
         self.floor = config.min_interval
+        #: CPU seconds this thread spent writing entries (bench/scale_bench.py --journal-cost)
+        self.cpu = 0.0
         #: robots.txt origin -> digest of the body its verdicts were decided on
         self._digests: dict[str, str | None] = {}
         crawler.signals.connect(self._refused, signal=denial_recorded, weak=False)
@@ -80,7 +83,7 @@ class CrawlJournal:
         return response
 
     def _append_send(self, request: Request, host: str, started: float, **result: Any) -> None:
-        settled = time.time()
+        settled, cpu = time.time(), time.thread_time()
         kind = admission.internal_kind(request)
         if kind == "robots":
             self._digests.pop(origin_of(request.url), None)  # decided again on this answer
@@ -99,6 +102,7 @@ class CrawlJournal:
         if self.keyid is not None:
             fields["keyid"] = self.keyid
         self.writer.append("send", **fields)
+        self.cpu += time.thread_time() - cpu
 
     def _robots(self, request: Request) -> dict[str, Any] | None:
         info = (request.meta.get("walsh") or {}).get("robots")
@@ -137,7 +141,7 @@ class CrawlJournal:
         return {"seconds": round(seconds, 6), "by": by}
 
     def _refused(self, exception: WalshIgnoreRequest, **kwargs: Any) -> None:
-        url = exception.url
+        url, cpu = exception.url, time.thread_time()
         self.writer.append(
             "refusal",
             url=url,
@@ -146,6 +150,7 @@ class CrawlJournal:
             verdict=str(exception.verdict),
             reason=exception.reason[:500],
         )
+        self.cpu += time.thread_time() - cpu
 
     def head(self) -> dict[str, Any]:
         """The chain head now (signed first, when a key is configured), for the attestation."""
@@ -158,6 +163,7 @@ class CrawlJournal:
         if self.crawler.stats is not None:
             self.crawler.stats.set_value(ENTRIES, self.writer.entries)
             self.crawler.stats.set_value(FSYNCS, self.writer.fsyncs)
+            self.crawler.stats.set_value(CPU, round(self.cpu, 6))
 
 
 _JOURNALS: weakref.WeakKeyDictionary[Crawler, CrawlJournal] = weakref.WeakKeyDictionary()
