@@ -23,11 +23,12 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission
 from ..config import config_for
 from ..exceptions import denial_recorded
-from ..policy.gates import ROBOTS_NAMESPACE, origin_of
+from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
 from ..politeness import politeness_for
 from ..signer import signer_for
@@ -77,16 +78,24 @@ class CrawlJournal:
         try:
             response = await download
         except BaseException as exc:
-            self._append_send(request, host, started, outcome=f"{type(exc).__name__}: {exc}"[:200])
+            self._append_send(request, host, started, None, outcome=f"{type(exc).__name__}: {exc}"[:200])
             raise
-        self._append_send(request, host, started, status=response.status, bytes=len(response.body))
+        self._append_send(request, host, started, response, status=response.status, bytes=len(response.body))
         return response
 
-    def _append_send(self, request: Request, host: str, started: float, **result: Any) -> None:
+    def _append_send(
+        self, request: Request, host: str, started: float, response: Response | None, **result: Any
+    ) -> None:
         settled, cpu = time.time(), time.thread_time()
         kind = admission.internal_kind(request)
         if kind == "robots":
-            self._digests.pop(origin_of(request.url), None)  # decided again on this answer
+            origin = origin_of(request.url)
+            if response is not None and 200 <= response.status < 300 and urlparse_cached(request).path == "/robots.txt":
+                # the body the robots gate is about to decide on, as the store keeps it (no store read)
+                digest = hashlib.sha256(response.body[:STORED_BODY_LIMIT]).hexdigest()
+                self._digests[origin] = f"sha256:{digest}"
+            else:  # no body, or a stale stored copy: what the store holds decides
+                self._digests.pop(origin, None)
         fields: dict[str, Any] = {
             "t": started,
             "settled": round(settled, 6),
@@ -116,7 +125,8 @@ class CrawlJournal:
         return found
 
     def _digest(self, origin: str) -> str | None:
-        """SHA-256 of the robots.txt body the store holds for ``origin`` (what the gate decided on)."""
+        """SHA-256 of the robots.txt body the gate decided on: the one this crawl fetched, else
+        the one the store holds for ``origin`` (a cached copy, or another process's fetch)."""
         if origin not in self._digests:
             try:
                 saved = store_for(self.crawler).get(ROBOTS_NAMESPACE, origin)
