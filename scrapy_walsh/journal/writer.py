@@ -60,6 +60,7 @@ class JournalWriter:
         self.entries = 0
         self._fd: int | None = None
         self._day = ""
+        self._day_start = 0.0
         self.path: Path | None = None
         self.chain = Chain()
         self._unsynced = 0
@@ -70,7 +71,7 @@ class JournalWriter:
 
     def append(self, kind: str, **fields: Any) -> None:
         now = fields.pop("t", None) or self.clock()
-        if self._fd is None or day_of(now) != self._day:
+        if self._fd is None or not self._day_start <= now < self._day_start + 86400:
             self._open(now)
         self._write({"kind": kind, "t": round(now, 6), "pid": self.pid, **fields})
         self._since_head += 1
@@ -128,6 +129,7 @@ class JournalWriter:
             os.close(self._fd)
             after = self.head()
         self._day = day_of(now)
+        self._day_start = datetime.datetime.fromisoformat(self._day).replace(tzinfo=datetime.UTC).timestamp()
         folder = self.directory / self._day
         folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).strftime("%H%M%S")

@@ -205,7 +205,7 @@ def test_kill_9_loses_at_most_the_tail_and_what_remains_verifies(tmp_path, key):
     report = verify_path(tmp_path / "j", keys_of(key))
     assert report.ok, report.first_problem()
     (f,) = report.files
-    assert f.entries > 1000 and f.signed_seq > 0 and f.unsigned_tail <= 50
+    assert f.entries > 500 and f.signed_seq > 0 and f.unsigned_tail <= 50
 
 
 def test_the_example_card_validates_and_ours_has_its_structure(key):
