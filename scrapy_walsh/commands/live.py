@@ -34,14 +34,13 @@ from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.conf import closest_scrapy_cfg
 
 from ..attestation import NOT_OBSERVED_LIVE, judge, judge_hostile
-from ..config import journal_location
 from ..conformance import FAIL, Finding, checklist, overall
 from ..demo import DemoSite
 from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from ..exceptions import REFUSAL_HEADLINE, ConformanceError
 from ..settings import USER_AGENT
 from .check import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
-from .signed_record import digest, journal_files, journal_heads
+from .signed_record import digest, journal_dir, journal_files, journal_heads
 
 #: A crawl that is not over by then is stopped (a project that follows every link).
 CLOSESPIDER_TIMEOUT = 60
@@ -113,7 +112,8 @@ def crawl(
         probe = workdir / "walsh_probe.py"
         probe.write_text(PROBE_MODULE.format(attributes=attributes))
     # the probe's state is thrown away, its journal is not: it goes to the identity's (issue 29)
-    journal = {"WALSH_JOURNAL_DIR": str(journal_location(settings))}
+    location = journal_dir(settings)
+    journal = {"WALSH_JOURNAL_DIR": str(location)} if location is not None else {}
     overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir), **journal, **(extra or {})}
     args = [sys.executable, "-m", "scrapy", "runspider", str(probe), "-a", f"port={site.port}"]
     if hostile:

@@ -258,3 +258,36 @@ def test_match_against_a_real_nginx_access_log(nginx, tmp_path):
     match = run_scrapy(["walsh", "journal", "match", "--host", "127.0.0.1", str(access_log)], cwd=project)
     assert match.returncode == 1 and "1 with our User-Agent are NOT in the journal" in match.stdout
     assert "/impostor/p" in match.stdout
+
+
+def last_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes().splitlines()[-1]).hexdigest()
+
+
+def test_check_sign_quotes_the_journals_signed_head(crawled):
+    signed = run_scrapy(["walsh", "check", "gates", "--sign"], cwd=crawled["project"])
+    assert signed.returncode in (0, 1), signed.stderr[-2000:]
+    record = json.loads(signed.stdout)
+    (head,) = record["journal"]["heads"]
+    path = crawled["journal"] / head["file"]
+    assert head["head"] == last_hash(path) and head["signed"] and head["intact"]
+    out = crawled["tmp"] / "record.json"
+    out.write_text(signed.stdout)
+    verified = run_scrapy(["walsh", "check", "verify", str(out)], cwd=crawled["project"])
+    assert verified.returncode == 0, verified.stderr
+
+
+def test_check_live_journals_its_probe_crawls_and_quotes_their_heads(crawled):
+    before = set(journal_files(crawled["journal"]))
+    live = run_scrapy(["walsh", "check", "gates", "--live", "--sign"], cwd=crawled["project"], timeout=400)
+    assert live.stdout.startswith("{"), live.stderr[-3000:]
+    record = json.loads(live.stdout)
+    heads = record["journal"]["heads"]
+    added = set(journal_files(crawled["journal"])) - before
+    assert heads and {crawled["journal"] / h["file"] for h in heads} == added
+    for head in heads:
+        path = crawled["journal"] / head["file"]
+        assert head["head"] == last_hash(path) and head["signed"] and head["intact"]
+    sent = sum(e["kind"] == "send" for p in added for e in entries(p.read_bytes()))
+    hostile = record["figures"].get("hostile") or {}
+    assert sent == record["figures"]["requests"] + hostile.get("requests", 0), (sent, record["figures"])
