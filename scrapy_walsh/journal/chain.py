@@ -75,6 +75,9 @@ class FileReport:
     unverified_signatures: int = 0
     first: dict[str, Any] | None = None
     retention: list[dict[str, Any]] = field(default_factory=list)
+    #: seq of the last entry carrying a signature (checked or not), and of the ``close`` entry.
+    sig_seq: int = 0
+    close_seq: int = 0
 
     @property
     def ok(self) -> bool:
@@ -101,6 +104,14 @@ def verify_lines(name: str, data: bytes, keys: Mapping[str, Any] | None) -> File
         if problem is not None:
             report.broken = problem
             return report
+    if report.close_seq and report.sig_seq and report.sig_seq < report.seq:
+        # a signing writer ends a closed file with a signed head right after ``close``
+        report.broken = (
+            len(lines),
+            report.seq,
+            f"the file was closed at entry {report.close_seq} but ends at entry {report.seq} without the signed "
+            "head that follows close (entries were deleted or added at the end)",
+        )
     return report
 
 
@@ -123,6 +134,7 @@ def _check(report: FileReport, number: int, line: bytes, keys: Mapping[str, Any]
         before = f"entry {report.seq}" if report.seq else "the start of the file"
         return number, seq, f"entry {seq}'s prev is not the hash of {before} (that entry was edited, or replaced)"
     if "sig" in entry:
+        report.sig_seq = seq
         if keys is None:
             report.unverified_signatures += 1
         else:
@@ -138,6 +150,8 @@ def _check(report: FileReport, number: int, line: bytes, keys: Mapping[str, Any]
         report.first = entry
     if entry.get("kind") == "retention":
         report.retention.append(entry)
+    elif entry.get("kind") == "close":
+        report.close_seq = seq
     return None
 
 

@@ -106,6 +106,13 @@ def test_one_deleted_entry_is_named(journal, key):
     assert problem == f"{journal.name}, line 5: entry {seq} is missing before entry {seq + 1} (deleted)"
 
 
+def test_deleting_the_closing_signed_head_is_found(journal, key):
+    rows = lines(journal)
+    journal.write_bytes(b"".join(rows[:-1]))  # the last line: the head signed after close
+    problem = verify_path(journal, keys_of(key)).first_problem()
+    assert problem is not None and "without the signed head that follows close" in problem
+
+
 def test_two_swapped_entries_are_named(journal, key):
     rows = lines(journal)
     rows[4], rows[5] = rows[5], rows[4]
