@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         sub.add_argument("--host", required=True, metavar="HOST", help="the host (as our canonical host key)")
         sub.add_argument("--since", metavar="DATE", help="only from this UTC date (YYYY-MM-DD) on")
         sub.add_argument("--journal", metavar="DIR", help="the journal (default: the crawl's)")
-    for sub in (verify, report):
+    for sub in (verify, show, report):
         sub.add_argument("--key", metavar="PEM", help="our public (or private) key, PEM")
         sub.add_argument("--directory", metavar="FILE|URL", help="our published key directory (JWKS)")
 
@@ -58,8 +58,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     since = _since(args.since)
     view = reading.load_host(path, args.host.strip().lower(), since)
     if args.action == "show":
-        report = verify_path(path, None)
-        print(reading.show(view, reading.verification_words(report, keyed=False)))
+        keys = _keys(args, settings)
+        print(reading.show(view, reading.verification_words(verify_path(path, keys), keyed=keys is not None)))
         return 0
     if args.action == "match":
         with open(args.log, encoding="utf-8", errors="replace") as handle:
