@@ -99,8 +99,9 @@ def verify_lines(name: str, data: bytes, keys: Mapping[str, Any] | None) -> File
     elif lines:
         lines.pop()  # no newline at the end: the tail a kill -9 tore
         report.torn_tail = True
+    later = _seqs(lines)
     for number, line in enumerate(lines, 1):
-        problem = _check(report, number, line, keys)
+        problem = _check(report, number, line, keys, later)
         if problem is not None:
             report.broken = problem
             return report
@@ -115,7 +116,22 @@ def verify_lines(name: str, data: bytes, keys: Mapping[str, Any] | None) -> File
     return report
 
 
-def _check(report: FileReport, number: int, line: bytes, keys: Mapping[str, Any] | None) -> tuple | None:
+def _seqs(lines: list[bytes]) -> set[int]:
+    """Every ``seq`` the file holds (to tell an entry moved from an entry deleted)."""
+    found = set()
+    for line in lines:
+        try:
+            seq = json.loads(line).get("seq")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(seq, int):
+            found.add(seq)
+    return found
+
+
+def _check(
+    report: FileReport, number: int, line: bytes, keys: Mapping[str, Any] | None, present: set[int]
+) -> tuple | None:
     try:
         entry = json.loads(line)
     except ValueError:
@@ -127,6 +143,8 @@ def _check(report: FileReport, number: int, line: bytes, keys: Mapping[str, Any]
         return number, seq, f"entry {seq} is not in its canonical form (edited)"
     expected = report.seq + 1
     if seq > expected:
+        if expected in present:
+            return number, seq, f"entry {seq} comes before entry {expected} (entries reordered)"
         return number, seq, f"entry {expected} is missing before entry {seq} (deleted)"
     if seq < expected:
         return number, seq, f"entry {seq} comes after entry {report.seq} (entries reordered)"

@@ -119,22 +119,62 @@ def test_two_swapped_entries_are_named(journal, key):
     journal.write_bytes(b"".join(rows))
     problem = verify_path(journal, keys_of(key)).first_problem()
     seq = json.loads(rows[5])["seq"]
-    assert problem == f"{journal.name}, line 5: entry {seq + 1} comes after entry {seq - 1} (entries reordered)" or (
-        problem == f"{journal.name}, line 5: entry {seq} is missing before entry {seq + 1} (deleted)"
-    ), problem
+    assert problem == f"{journal.name}, line 5: entry {seq + 1} comes before entry {seq} (entries reordered)", problem
 
 
-def test_the_verify_command_exits_1_on_tampering_and_0_untouched(journal, key, tmp_path):
+def edit_byte(rows: list[bytes]) -> list[bytes]:
+    rows[3] = rows[3].replace(b"/p/", b"/q/")
+    return rows
+
+
+def delete_entry(rows: list[bytes]) -> list[bytes]:
+    del rows[3]
+    return rows
+
+
+def swap_entries(rows: list[bytes]) -> list[bytes]:
+    rows[3], rows[4] = rows[4], rows[3]
+    return rows
+
+
+@pytest.mark.parametrize(
+    "tamper, named",
+    [
+        (edit_byte, "line 5: entry 5's prev is not the hash of entry 4"),
+        (delete_entry, "line 4: entry 4 is missing before entry 5 (deleted)"),
+        (swap_entries, "line 4: entry 5 comes before entry 4 (entries reordered)"),
+    ],
+)
+def test_the_verify_command_exits_1_naming_the_first_broken_entry(journal, key, tmp_path, tamper, named):
     pem = tmp_path / "k.pub"
     pem.write_bytes(signing.public_pem(key))
-    cmd = [sys.executable, "-m", "scrapy", "walsh", "journal", "verify", str(journal), "--key", str(pem)]
+    cmd = [sys.executable, "-m", "scrapy", "walsh", "journal", "verify", str(journal.parent.parent), "--key", str(pem)]
     ok = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
     assert ok.returncode == 0 and "chain intact" in ok.stdout, ok.stderr
-    rows = lines(journal)
-    del rows[3]
-    journal.write_bytes(b"".join(rows))
+    journal.write_bytes(b"".join(tamper(lines(journal))))
     bad = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
-    assert bad.returncode == 1 and "line 4: entry 4 is missing" in bad.stdout, bad.stdout + bad.stderr
+    assert bad.returncode == 1 and named in bad.stdout, bad.stdout + bad.stderr
+
+
+FLEET = """
+import sys
+from scrapy_walsh.journal.writer import JournalWriter
+w = JournalWriter(sys.argv[1], "W")
+for i in range(300):
+    w.append("send", method="GET", url=f"http://a.test/{i}", host="a.test", status=200, bytes=i)
+w.close()
+"""
+
+
+def test_a_fleet_writes_one_journal_per_process_each_entry_naming_its_pid(tmp_path):
+    procs = [subprocess.Popen([sys.executable, "-c", FLEET, str(tmp_path)]) for _ in range(3)]
+    pids = {p.pid for p in procs}
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
+    files = journal_files(tmp_path)
+    assert len(files) == 3 and verify_path(tmp_path, None).ok
+    for f in files:
+        found = {json.loads(x)["pid"] for x in lines(f)}
+        assert len(found) == 1 and found <= pids and f.name.startswith(f"{found.pop()}-")
 
 
 @pytest.mark.parametrize("step, count, most", [(0.0, 1000, 10), (0.001, 1000, 10), (0.5, 200, 100)])
