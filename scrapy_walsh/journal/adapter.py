@@ -27,7 +27,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission
 from ..config import config_for
-from ..exceptions import denial_recorded
+from ..exceptions import WalshIgnoreRequest, denial_recorded
 from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
 from ..politeness import politeness_for
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..exceptions import WalshIgnoreRequest
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +76,8 @@ class CrawlJournal:
         started = time.time()
         try:
             response = await download
+        except WalshIgnoreRequest:
+            raise  # refused on the way (the address guard at connect time): nothing sent, a refusal entry
         except BaseException as exc:
             self._append_send(request, host, started, None, outcome=f"{type(exc).__name__}: {exc}"[:200])
             raise
