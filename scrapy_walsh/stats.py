@@ -361,6 +361,11 @@ STATS: tuple[Stat, ...] = (
         "CPU seconds (this thread) spent building, hashing, signing and writing journal entries.",
     ),
     Stat(
+        "walsh/journal/unwritable",
+        "Why the request journal could not be written; the crawl closed (reason `walsh_journal_unwritable`) "
+        "and sent nothing more.",
+    ),
+    Stat(
         "walsh/store/round_trips",
         "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",
     ),

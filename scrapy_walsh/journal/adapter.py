@@ -20,9 +20,12 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission
@@ -46,6 +49,9 @@ logger = logging.getLogger(__name__)
 ENTRIES = "walsh/journal/entries"
 FSYNCS = "walsh/journal/fsyncs"
 CPU = "walsh/journal/cpu_seconds"
+UNWRITABLE = "walsh/journal/unwritable"
+#: The spider's close reason when the journal cannot be written.
+UNWRITABLE_REASON = "walsh_journal_unwritable"
 
 
 class CrawlJournal:
@@ -64,6 +70,8 @@ class CrawlJournal:
             retention_days=config.journal_retention_days,
         )
         self.floor = config.min_interval
+        #: The journal could not be written: nothing more is sent
+        self.failed = False
         #: CPU seconds this thread spent writing entries (bench/scale_bench.py --journal-cost)
         self.cpu = 0.0
         #: robots.txt origin -> digest of the body its verdicts were decided on
@@ -72,7 +80,12 @@ class CrawlJournal:
         crawler.signals.connect(self.close, signal=signals.spider_closed, weak=False)
 
     async def sent(self, request: Request, host: str, download: Awaitable[Response]) -> Response:
-        """Await the download, then append its ``send`` entry (answer or network outcome)."""
+        """Await the download, then append its ``send`` entry (answer or network outcome).
+
+        Once the journal could not be written, nothing more is sent: the crawl is closing."""
+        if self.failed:
+            getattr(download, "close", lambda: None)()  # never started: nothing sent
+            raise IgnoreRequest(f"not sent: the request journal at {self.directory} cannot be written")
         started = time.time()
         try:
             response = await download
@@ -111,7 +124,7 @@ class CrawlJournal:
         }
         if self.keyid is not None:
             fields["keyid"] = self.keyid
-        self.writer.append("send", **fields)
+        self._append("send", fields)
         self.cpu += time.thread_time() - cpu
 
     def _robots(self, request: Request) -> dict[str, Any] | None:
@@ -153,15 +166,39 @@ class CrawlJournal:
 
     def _refused(self, exception: WalshIgnoreRequest, **kwargs: Any) -> None:
         url, cpu = exception.url, time.thread_time()
-        self.writer.append(
-            "refusal",
-            url=url,
-            host=url_host(url) if url else None,
-            gate=str(exception.gate),
-            verdict=str(exception.verdict),
-            reason=exception.reason[:500],
-        )
+        fields = {
+            "url": url,
+            "host": url_host(url) if url else None,
+            "gate": str(exception.gate),
+            "verdict": str(exception.verdict),
+            "reason": exception.reason[:500],
+        }
+        self._append("refusal", fields)
         self.cpu += time.thread_time() - cpu
+
+    def _append(self, kind: str, fields: dict[str, Any]) -> None:
+        if self.failed:
+            return
+        try:
+            self.writer.append(kind, **fields)
+        except OSError as exc:
+            self._unwritable(exc)
+
+    def _unwritable(self, exc: OSError) -> None:
+        """No record, no crawl: say why once, count it, and close the spider (fail closed)."""
+        self.failed = True
+        logger.error(
+            "The request journal at %s cannot be written (%s): the crawl stops, since a request "
+            "we cannot account for is not sent (WALSH_JOURNAL_DIR; docs/journal.md)",
+            self.directory,
+            exc,
+            extra={"spider": self.crawler.spider},
+        )
+        if self.crawler.stats is not None:
+            self.crawler.stats.set_value(UNWRITABLE, str(exc))
+        engine = self.crawler.engine
+        if engine is not None and engine.spider is not None:
+            deferred_from_coro(engine.close_spider_async(reason=UNWRITABLE_REASON))
 
     def head(self) -> dict[str, Any]:
         """The chain head now (signed first, when a key is configured), for the attestation."""
@@ -170,7 +207,9 @@ class CrawlJournal:
         return {"directory": str(self.directory), **self.writer.head(), "keyid": self.keyid}
 
     def close(self, spider: Any = None) -> None:
-        self.writer.close()
+        if not self.failed:
+            with suppress(OSError):
+                self.writer.close()
         if self.crawler.stats is not None:
             self.crawler.stats.set_value(ENTRIES, self.writer.entries)
             self.crawler.stats.set_value(FSYNCS, self.writer.fsyncs)

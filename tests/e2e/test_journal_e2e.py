@@ -291,3 +291,17 @@ def test_check_live_journals_its_probe_crawls_and_quotes_their_heads(crawled):
     sent = sum(e["kind"] == "send" for p in added for e in entries(p.read_bytes()))
     hostile = record["figures"].get("hostile") or {}
     assert sent == record["figures"]["requests"] + hostile.get("requests", 0), (sent, record["figures"])
+
+
+def test_a_journal_that_cannot_be_written_stops_the_crawl(tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the journal's directory would go")
+    with DemoSite() as site:
+        project = new_project(tmp_path)
+        add_addon_line(project, site=site, extra=f"\nWALSH_JOURNAL_DIR = {str(blocker / 'journal')!r}\n")
+        urls = [site.url("open", f"/page/{i}") for i in (1, 2, 3)] + [site.url("named", "/page/1")]
+        result, items = crawl_targets(project, urls)
+        records = site.requests
+    assert "The request journal at" in result.stderr and "cannot be written" in result.stderr
+    assert "'finish_reason': 'walsh_journal_unwritable'" in result.stderr
+    assert len(records) == 1  # the first request (the blocklist) left before the first append failed
