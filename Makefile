@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server
+.PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server debian-packages
 
 $(STAMP): pyproject.toml setup.cfg
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +37,7 @@ test-fast: $(STAMP)
 ## The whole test suite (fleet tests start their own redis-server, so it must be installed).
 # Two workers, one test file each at a time (module fixtures run once): most of the suite's
 # time is real 1 s-per-host pacing waits, so it halves the wall time on 2 cores.
-test-suite: $(STAMP) redis-server
+test-suite: $(STAMP) redis-server debian-packages
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 ## What CI runs: lint, types, the docs, then every test.
@@ -48,6 +48,13 @@ redis-server:
 	@command -v redis-server >/dev/null 2>&1 || { \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends redis-server; }
+
+## nginx (journal match against a real access log) and chromium (the journal report rendered
+## in a real browser), installed when missing; their tests skip cleanly without them.
+debian-packages:
+	@{ command -v nginx >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1; } || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends nginx-light chromium; }
 
 clean:
 	rm -rf $(VENV) build *.egg-info example_project/.scrapy example_project/output docs/_build

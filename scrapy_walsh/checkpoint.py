@@ -45,6 +45,7 @@ from twisted.internet.defer import DeferredLock
 from . import admission
 from .config import config_for
 from .exceptions import CheckpointRefused, OutOfScope, record_denial
+from .journal.adapter import journal_for
 from .policy.hostkey import host_key, url_host
 from .policy.vocabulary import (
     HOST_HEADER_MISMATCH,
@@ -103,6 +104,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         if pool is not None:
             pool.retryAutomatically = False  # no resend of a request the server may have seen
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
+        self.journal = journal_for(crawler)  # issue 29: every send and refusal, hash-chained
         self.lock = DeferredLock()
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
@@ -140,7 +142,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             if self.signer is not None:
                 self.signer.sign(request)  # last: the User-Agent and every header are final
             try:
-                return await self.inner.download_request(request)
+                return await self.journal.sent(request, host, self.inner.download_request(request))
             finally:
                 # answer, timeout or reset: the interval counts from now (the reservation
                 # already stamped the start, so a store that fails here loses no answer)

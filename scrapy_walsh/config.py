@@ -235,6 +235,29 @@ def _loopback(host: str) -> bool:
     return ip is not None and ip.is_loopback
 
 
+def journal_dir(value: Any) -> str | None:
+    """WALSH_JOURNAL_DIR: a directory path, or None (beside the state store)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str | Path):
+        raise ValueError(f"expected a directory path, got {value!r}")
+    return str(value)
+
+
+def journal_retention_days(value: Any) -> int:
+    days = whole_number(value)
+    if days is None or days < 1:
+        raise ValueError(f"must be a whole number of days, at least 1, got {value!r}")
+    return days
+
+
+def journal_sign_every(value: Any) -> int:
+    count = whole_number(value)
+    if count is None or count < 1:
+        raise ValueError(f"must be a whole number of entries, at least 1, got {value!r}")
+    return count
+
+
 def robots_mode(value: Any) -> str:
     if value not in ROBOTS_MODES:
         raise ValueError(f"{value!r} is not one of {', '.join(ROBOTS_MODES)}")
@@ -421,6 +444,9 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_USAGE_MODE": usage_mode,
     "WALSH_MAX_ITEM_CHARS": max_item_chars,
     "WALSH_DOWNLOAD_HANDLER": download_handler,
+    "WALSH_JOURNAL_DIR": journal_dir,
+    "WALSH_JOURNAL_RETENTION_DAYS": journal_retention_days,
+    "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
@@ -517,6 +543,22 @@ def state_location(settings: BaseSettings) -> StateLocation:
     return parse(settings, "WALSH_STATE_URI") or default_state(str(raw(settings, "WALSH_ROBOTS_TOKEN") or ""))
 
 
+def journal_path(configured: str | None, state: StateLocation, identity: str) -> Path:
+    """The request journal's directory: ``WALSH_JOURNAL_DIR``, else beside the sqlite store
+    (``<store>.journal``), else (Redis) ``<state dir>/<identity>.journal``."""
+    if configured:
+        return Path(configured)
+    if state.scheme != "sqlite":
+        state = default_state(identity)
+    return state.path.with_name(state.path.stem + ".journal")
+
+
+def journal_location(settings: BaseSettings) -> Path:
+    """The journal of these settings (for ``scrapy walsh journal``)."""
+    identity = str(raw(settings, "WALSH_ROBOTS_TOKEN") or "")
+    return journal_path(parse(settings, "WALSH_JOURNAL_DIR"), state_location(settings), identity)
+
+
 def applied(settings: BaseSettings) -> bool:
     """True when the add-on's settings are present (a spider may run without the add-on)."""
     return bool(settings.get("WALSH_ROBOTS_TOKEN"))
@@ -561,6 +603,10 @@ class WalshConfig:
     max_item_chars: int = 40000
     #: The download handler the checkpoint wraps (import path).
     download_handler: str = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
+    #: Issue 29: the request journal.
+    journal_dir: str | None = None
+    journal_retention_days: int = 90
+    journal_sign_every: int = 1000
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:
@@ -571,6 +617,9 @@ class WalshConfig:
 
     def state_location(self) -> StateLocation:
         return self.state_uri or default_state(self.robots_token)
+
+    def journal_location(self) -> Path:
+        return journal_path(self.journal_dir, self.state_location(), self.robots_token)
 
     def state_shared(self) -> bool:
         """True for the default store, which every process of the identity on this machine shares."""

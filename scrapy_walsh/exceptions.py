@@ -190,8 +190,14 @@ HINTS: dict[str, str] = {
 }
 
 
+#: Signal sent by :func:`record_denial` for every refusal (args: ``exception``, ``spider``);
+#: the request journal (issue 29) appends a ``refusal`` entry on it.
+denial_recorded = object()
+
+
 def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> None:
-    """Count a denial under ``walsh/denied``, per gate and per gate+verdict, and log it.
+    """Count a denial under ``walsh/denied``, per gate and per gate+verdict, log it, and send
+    :data:`denial_recorded`.
 
     The first denial of each gate and verdict in a crawl is logged at WARNING with what the
     user can do about it, so it survives ``-L WARNING``; later ones at INFO.
@@ -212,6 +218,9 @@ def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> No
         )
     else:
         logger.info("%s", exc, extra={"spider": spider})
+    crawler = getattr(spider, "crawler", None)
+    if crawler is not None:
+        crawler.signals.send_catch_log(signal=denial_recorded, exception=exc, spider=spider)
 
 
 class CheckpointRefused(WalshIgnoreRequest):

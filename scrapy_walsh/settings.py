@@ -94,14 +94,16 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "R3",
         "`contact` of a blocklist file created by `scrapy walsh blocklist add` "
-        "(when `--contact` is not given). Not read by crawls.",
+        "(when `--contact` is not given), and the `contacts` of the Signature Agent Card "
+        "(`scrapy walsh keys card`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_POLICY",
         None,
         "R3",
         "`policy` (an absolute URI) of a blocklist file created by `scrapy walsh blocklist add` "
-        "(when `--policy` is not given). Not read by crawls.",
+        "(when `--policy` is not given), and the `client_uri` of the Signature Agent Card "
+        "(`scrapy walsh keys card`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_REFRESH",
@@ -265,6 +267,27 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "schemes to `scrapy_walsh.checkpoint.CheckpointDownloadHandler`). Set this, not "
         "`DOWNLOAD_HANDLERS`, to use another handler; its connection pool's silent resend is "
         "turned off when it has one.",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_DIR",
+        None,
+        "issue 29",
+        "Where the request journal is written (one file per process per UTC day, hash-chained, "
+        "signed with `WALSH_SIGNING_KEY` when set). `None`: beside the state store, "
+        "`<state dir>/<identity>.journal/` (docs/journal.md).",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_RETENTION_DAYS",
+        90,
+        "issue 29",
+        "Days of journal kept: older whole days are deleted when a crawl starts, and the deletion "
+        "is recorded in the new day's chain.",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_SIGN_EVERY",
+        1000,
+        "issue 29",
+        "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
     ),
 )
 

@@ -349,6 +349,23 @@ STATS: tuple[Stat, ...] = (
         "walsh/structured/feed_entries", "Feed entries emitted as metadata items (never their bodies, never fetched)."
     ),
     Stat(
+        "walsh/journal/entries",
+        "Entries this process appended to the request journal (sends, refusals, signed heads; issue 29).",
+    ),
+    Stat(
+        "walsh/journal/fsyncs",
+        "fsync calls on the journal file: at most one per 100 entries or per second, and one at close.",
+    ),
+    Stat(
+        "walsh/journal/cpu_seconds",
+        "CPU seconds (this thread) spent building, hashing, signing and writing journal entries.",
+    ),
+    Stat(
+        "walsh/journal/unwritable",
+        "Why the request journal could not be written; the crawl closed (reason `walsh_journal_unwritable`) "
+        "and sent nothing more.",
+    ),
+    Stat(
         "walsh/store/round_trips",
         "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",
     ),

@@ -104,8 +104,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"scrapy walsh check: {exc}", file=sys.stderr)
         return 2
     if key:
-        from .signed_record import settings_digest, sign_report
+        from .signed_record import journal_heads, settings_digest, sign_report
 
+        report.setdefault("journal", journal_heads(settings))  # the latest head when no crawl ran
         spidercls = spider_classes(settings, args.spider)[0] if args.spider else None
         report["settings_digest"] = settings_digest(effective_settings(settings, spidercls)[0])
         report = sign_report(report, key)

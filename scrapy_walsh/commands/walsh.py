@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, str] = {
     "genspider": "scrapy_walsh.commands.genspider",
     "state": "scrapy_walsh.commands.state",
     "keys": "scrapy_walsh.commands.keys",
+    "journal": "scrapy_walsh.commands.journal",
 }
 
 
