@@ -40,7 +40,7 @@ def pick_port() -> int:
 
 def demo_key(out: Path) -> Path:
     """The demo's signing key (made once, kept in the output directory) and its .pub."""
-    key = out / "walsh-demo-webbotauth.pem"
+    key = out / "walsh-demo-signing.pem"
     if not key.exists():
         private = webbotauth.generate_key()
         key.write_bytes(webbotauth.private_pem(private))
