@@ -17,7 +17,7 @@ import pytest
 import scrapy
 from packaging.version import Version
 
-from ..helpers import run_scrapy, stat
+from ..helpers import new_project, run_scrapy, stat
 
 STOCK_OFF = (
     '{"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": null, "scrapy_walsh.RobotsTxtMiddleware": 100}'
@@ -197,3 +197,30 @@ def test_protego_decides_the_same_file_differently(tmp_path):
     applies ``*``: the swap matters."""
     fetched = _named_crawl(tmp_path)
     assert fetched == ["/members/a", "/ok"]
+
+
+# ---------------------------------------------------------------------- the check (issue 30)
+
+
+def _row_2_findings(project: Path) -> list[dict]:
+    result = run_scrapy(["walsh", "check", "--json"], cwd=project)
+    report = json.loads(result.stdout)
+    return [f for row in report["rows"] if row["row"] == "2" for f in row["findings"]]
+
+
+def test_check_warns_about_the_stock_middleware_on_an_affected_scrapy(tmp_path):
+    """A project without the add-on, ``ROBOTSTXT_OBEY = True`` (the template's), stock middleware."""
+    project = new_project(tmp_path)
+    assert "ROBOTSTXT_OBEY = True" in (project / "plainproj" / "settings.py").read_text()
+    warned = [f for f in _row_2_findings(project) if f["setting"] == "ROBOTSTXT_OBEY"]
+    assert [f["status"] for f in warned] == ["warn"]
+    assert f"on Scrapy {scrapy.__version__}" in warned[0]["message"]
+    assert "scrapy_walsh.RobotsTxtMiddleware" in warned[0]["message"]
+    # the two lines of docs/robotstxt-any-project.md: the warning goes
+    settings = project / "plainproj" / "settings.py"
+    settings.write_text(
+        settings.read_text()
+        + f"\nDOWNLOADER_MIDDLEWARES = {STOCK_OFF.replace('null', 'None')}\n"
+        + 'ROBOTSTXT_PARSER = "scrapy_walsh.RobotParser"\n'
+    )
+    assert not [f for f in _row_2_findings(project) if f["setting"] == "ROBOTSTXT_OBEY"]
