@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from scrapy_walsh.policy.robots_match import CompiledRules, compile_rules, url_path
+from scrapy_walsh.policy.robots_match import CompiledRules, compile_rules, no_gc, url_path
 from scrapy_walsh.policy.vocabulary import Verdict
 
 __all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict", "product_token"]
@@ -59,7 +59,8 @@ _KEYS: dict[str, int] = {
     "request-rate": _RATE, "request rate": _RATE,
 }  # fmt: skip
 _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
-_SURROGATE = re.compile("[\udc80-\udcff]")
+#: The surrogates ``surrogateescape`` leaves for octets that are not UTF-8, as ``%XX``.
+_OCTET_ESCAPES = {0xDC00 + octet: f"%{octet:02X}" for octet in range(0x80, 0x100)}
 #: ASCII only (re.ASCII): ``\\d`` would take ``٣`` and ``１``, and IGNORECASE would read ``ſ`` as ``s``.
 #: At most MAX_DIGITS digits a number: a longer one is not a rate anyone meant, and the line is ignored.
 MAX_DIGITS = 15
@@ -174,7 +175,7 @@ def _to_text(body: bytes | str) -> str:
         return body.decode("utf-8")
     except UnicodeDecodeError:
         text = body.decode("utf-8", "surrogateescape")
-        return _SURROGATE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", text)
+        return text.translate(_OCTET_ESCAPES)
 
 
 def _cut(body: bytes) -> bytes:
@@ -256,6 +257,11 @@ class RobotsTxt:
     @classmethod
     def parse(cls, body: bytes | str) -> RobotsTxt:
         """Split ``body`` (bytes as received, or text) into groups; rules are compiled later, per token."""
+        with no_gc():
+            return cls._parse(body)
+
+    @classmethod
+    def _parse(cls, body: bytes | str) -> RobotsTxt:
         text = _to_text(body)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
