@@ -45,6 +45,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from protego import Protego
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scrapy_walsh.policy.robots import _KEYS, MAX_BYTES, RobotsTxt  # noqa: E402
@@ -248,10 +250,18 @@ def _pattern_category(pattern: str, path: str) -> str | None:
 # ---------------------------------------------------------------------- the run
 
 
-def _clock(fn: Callable[[], object]) -> float:
+def _clock(fn: Callable[..., object], *args: object) -> float:
     start = time.perf_counter()
-    fn()
+    fn(*args)
     return time.perf_counter() - start
+
+
+def _ours_checks(robots: RobotsTxt, cases: list[tuple[str, str, bool, bool]]) -> list[bool]:
+    return [robots.allowed(url, token) for token, url, _, _ in cases]
+
+
+def _protego_checks(robots: Protego, cases: list[tuple[str, str, bool, bool]]) -> list[bool]:
+    return [robots.can_fetch(url, token) for token, url, _, _ in cases]
 
 
 def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None, examples: int) -> None:
@@ -264,14 +274,10 @@ def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None
     for name, body in files:
         comparison = Comparison(name, body)
         cases = list(comparison.cases())
-        ours_parse.append(min(_clock(lambda: RobotsTxt.parse(body)) for _ in range(2)))
-        fresh = RobotsTxt.parse(body)
-        ours_check.append(_clock(lambda: [fresh.allowed(u, t) for t, u, _, _ in cases]) / max(1, len(cases)))
-        from protego import Protego
-
-        protego_parse.append(min(_clock(lambda: Protego.parse(comparison.text)) for _ in range(2)))
-        rp = Protego.parse(comparison.text)
-        protego_check.append(_clock(lambda: [rp.can_fetch(u, t) for t, u, _, _ in cases]) / max(1, len(cases)))
+        ours_parse.append(min(_clock(RobotsTxt.parse, body) for _ in range(2)))
+        ours_check.append(_clock(_ours_checks, RobotsTxt.parse(body), cases) / max(1, len(cases)))
+        protego_parse.append(min(_clock(Protego.parse, comparison.text) for _ in range(2)))
+        protego_check.append(_clock(_protego_checks, Protego.parse(comparison.text), cases) / max(1, len(cases)))
         totals["cases"] += len(cases)
         totals["protego_disagree"] += sum(o != p for _, _, o, p in cases)
         if ref is None:
