@@ -114,6 +114,7 @@ GOOGLE_CATEGORIES = {
     # the fast-robotstxt fork only (ada's URL parsing), not upstream google/robotstxt:
     "fork-empty-query": "fork only: an empty query (a final ?) is dropped from the URL",
     "fork-reserved-escape": "fork only: a reserved character and its %XX compare equal",
+    "fork-dot-segment": "fork only: dot segments (/./, a final /.) are removed from the URL's path",
 }
 
 
@@ -226,6 +227,8 @@ def _pattern_category(pattern: str, path: str) -> str | None:
     both = pattern + path
     if path.endswith("?"):
         return "fork-empty-query"
+    if re.search(r"/\.\.?(?:/|$|\?)", path.split("?")[0] + "?"):
+        return "fork-dot-segment"
     reserved = ":/?#[]@!$&'()*+,;="
     if any(chr(int(h, 16)) in reserved for h in re.findall(r"%([0-9A-Fa-f]{2})", both)):
         return "fork-reserved-escape"
