@@ -39,7 +39,7 @@ class OncePerKey(Generic[T]):
         waiters = self._waiting[key] = []
         try:
             result = await produce()
-        except Exception as exc:
+        except BaseException as exc:  # a cancelled run too: no waiter is left hanging
             del self._waiting[key]
             failure = Failure(exc)
             for waiter in waiters:
