@@ -13,7 +13,9 @@ The reference, first found wins:
    ``robots.h`` in DIR). A small driver (below) is compiled against it with ``g++`` and
    Debian's ``libabsl-dev`` (``apt-get install g++ libabsl-dev pkg-config``), into
    ``--build DIR`` (default ``bench/.google-robotstxt/``). It reads every case of a file from
-   one list and times each call. The build is documented here, not run in CI.
+   one list and times each call. The build is documented here, not run in CI. The driver and
+   the build command were checked against a stub ``robots.h`` with upstream's signature of
+   ``googlebot::RobotsMatcher::OneAgentAllowedByRobots``; upstream itself was not reachable.
 2. ``fast-robotstxt`` (PyPI; ``pip install fast-robotstxt``): a wheel that ships a build of a
    fork of Google's parser (github.com/nzrsky/robotstxt, which adds Crawl-delay and
    Content-Signal). It is called through its C API with ctypes.
