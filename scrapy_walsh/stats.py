@@ -149,6 +149,11 @@ STATS: tuple[Stat, ...] = (
         "robots.txt fetches that answered 5xx/429 or failed at the network.",
     ),
     Stat(
+        "walsh/robotstxt/unreachable",
+        "Without the add-on, scrapy_walsh.RobotsTxtMiddleware: requests refused because their "
+        "origin's robots.txt answered 5xx/429 or failed at the network (RFC 9309 §2.3.1.4).",
+    ),
+    Stat(
         "walsh/robots/stale_used",
         "… where a stored copy under 30 days old stood in.",
     ),

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from ...middlewares.robots import RobotsMiddleware
+from ...middlewares.robotstxt import stock_middleware_leaks
 from ..engine import FAIL, PASS, WARN, Finding, Subject, component_enabled, gate_removed, path_of, placed_in
 
 
@@ -21,6 +22,16 @@ def scrapy_robots(subject: Subject) -> Iterator[Finding]:
             "Scrapy's RobotsTxtMiddleware is enabled: it matches groups against "
             "the full User-Agent header and treats a network error as allow-all",
         )
+        if subject.settings.getbool("ROBOTSTXT_OBEY") and (version := stock_middleware_leaks()):
+            yield Finding(
+                "2",
+                "R2",
+                WARN,
+                "ROBOTSTXT_OBEY",
+                f"on Scrapy {version}, Scrapy's RobotsTxtMiddleware lets requests that wait on an origin's "
+                "robots.txt through unchecked; use scrapy_walsh.RobotsTxtMiddleware "
+                "(docs: Correct robots.txt for any Scrapy project)",
+            )
     else:
         yield Finding("2", "R2", PASS, setting, "Scrapy's RobotsTxtMiddleware is disabled")
 
