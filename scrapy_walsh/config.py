@@ -339,6 +339,15 @@ def usage_mode(value: Any) -> str:
     return str(value)
 
 
+def dedup_key(value: Any) -> str:
+    """R7's key: an item field name, or the import path of a callable ``f(item) -> str | None``."""
+    if callable(value):
+        value = f"{value.__module__}.{value.__qualname__}"
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
+        raise ValueError(f"{value!r} is neither an item field name nor the import path of a callable")
+    return value.strip()
+
+
 def download_handler(value: Any) -> str:
     """The handler the checkpoint wraps: an import path (or the class itself), never the checkpoint."""
     if isinstance(value, type):
@@ -370,6 +379,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_MAX_FIELD_CHARS": max_field_chars,
     "WALSH_REFETCH_INTERVAL": refetch_interval,
     "WALSH_DEDUP_RESET": flag,
+    "WALSH_DEDUP_KEY": dedup_key,
     "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
@@ -504,6 +514,8 @@ class WalshConfig:
     max_field_chars: int
     refetch_interval: float
     dedup_reset: bool
+    #: R7: the item field (or a callable's import path) items are deduplicated by.
+    dedup_key: str
     allow_private_addresses: PrivateAddressAllowance
     #: Web Bot Auth (issue 21): the key's path and the key directory's URL, or None.
     signing_key: str | None
