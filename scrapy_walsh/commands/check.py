@@ -299,12 +299,13 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
 
     try:
         dedup_key = parse(effective, "WALSH_DEDUP_KEY")
+        allowance = parse(effective, "WALSH_ALLOW_PRIVATE_ADDRESSES")
     except ValueError:
-        dedup_key = "url"  # the audit names the bad value
+        dedup_key, allowance = "url", None  # the audit names the bad value
     changes: list[dict[str, str]] = []
     for cls in classes:
         findings += audit_spider(cls)
-        found = output_changes(cls, dedup_key)
+        found = output_changes(cls, dedup_key, allowance)
         findings += change_findings(cls, found)
         name = getattr(cls, "name", cls.__name__)
         changes += [{"spider": name, **vars(c)} for c in found]

@@ -19,6 +19,7 @@ from scrapy.settings import BaseSettings
 
 from ..config import raw, state_location
 from ..conformance.engine import FAIL, PASS, WARN, Finding
+from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.vocabulary import Namespace
 from ..settings import ROBOTS_TOKEN
 from ..store import StateStoreError, open_store
@@ -453,27 +454,34 @@ def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
     return {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
 
 
-def _private_start_urls(spidercls: type) -> list[str]:
+def _private_start_urls(spidercls: type, allowance: PrivateAddressAllowance) -> list[str]:
+    """The spider's ``start_urls`` on a private or loopback IP literal (or ``localhost``) that
+    ``allowance`` (WALSH_ALLOW_PRIVATE_ADDRESSES) does not cover: the address rule refuses them."""
     from urllib.parse import urlsplit
-
-    from ..policy.addresses import classify
 
     found = []
     for url in sorted(_declared_urls(spidercls)):
-        host = (urlsplit(url).hostname or "").lower()
-        if host == "localhost" or host.endswith(".localhost") or (host and classify(host)):
+        try:
+            host = (urlsplit(url).hostname or "").lower()
+        except ValueError:
+            continue
+        if host == "localhost" or host.endswith(".localhost"):
+            host = "127.0.0.1"
+        if host and parse_ip(host) is not None and refusal(host, allowance):
             found.append(url)
     return found
 
 
-def output_changes(spidercls: type, dedup_key: str = "url") -> list[Change]:
+def output_changes(
+    spidercls: type, dedup_key: str = "url", allowance: PrivateAddressAllowance | None = None
+) -> list[Change]:
     """What the add-on will change in this spider's output, read from its source with :mod:`ast`:
     followed links (R6), items that share a dedup key (R7), fields that may pass the size bound
     (R6), the ``walsh`` key added to items, private addresses in ``start_urls``, and HTML
     selectors (R9). Each with ``file:line`` and what to do."""
     name = getattr(spidercls, "name", spidercls.__name__)
     changes: list[Change] = []
-    private = _private_start_urls(spidercls)
+    private = _private_start_urls(spidercls, allowance or PrivateAddressAllowance())
     if private:
         changes.append(
             Change(
