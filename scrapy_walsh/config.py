@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .policy.addresses import PrivateAddressAllowance, parse_ip
+from .policy.hostkey import host_key
 from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, ROBOTS_TOKEN, SETTINGS_BY_NAME, WALSH_SETTINGS
 from .store import StateLocation, parse_state_uri
 
@@ -483,6 +484,25 @@ def default_state(identity: str = "") -> StateLocation:
 def state_location(settings: BaseSettings) -> StateLocation:
     """``WALSH_STATE_URI`` resolved; ``ValueError`` saying why a URI is refused."""
     return parse(settings, "WALSH_STATE_URI") or default_state(str(raw(settings, "WALSH_ROBOTS_TOKEN") or ""))
+
+
+def host_intervals(settings: BaseSettings) -> dict[str, float]:
+    """Per-host intervals the project asks for (issue 33), in Scrapy's own words:
+    ``DOWNLOAD_SLOTS = {"example.com": {"delay": 3}}`` slows that host to one request every
+    3 s. The pacing core reads them as a floor of that host's interval (the R4 floor, the
+    site's Crawl-delay, Request-rate and RateLimit and the adaptive delay can only add); a
+    delay under ``WALSH_MIN_INTERVAL`` is refused by the audit, never applied."""
+    slots = settings.getdict("DOWNLOAD_SLOTS") if settings.get("DOWNLOAD_SLOTS") else {}
+    found: dict[str, float] = {}
+    for key, conf in slots.items():
+        delay = conf.get("delay") if isinstance(conf, dict) else None
+        try:
+            seconds = float(delay) if delay is not None else 0.0
+        except (TypeError, ValueError):
+            continue  # the audit names an unreadable delay
+        if seconds > 0 and isinstance(key, str) and key.strip():
+            found[host_key(key.strip())] = seconds
+    return found
 
 
 def applied(settings: BaseSettings) -> bool:

@@ -151,3 +151,29 @@ def test_forget_spider_fetches_again_while_pacing_holds(shop_project, shop):
     times = [t for t, _, _ in shop.log]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, f"R4 held across the three runs (server clock): {gaps}"
+
+
+def test_a_slower_host_by_download_slots_is_paced_explained_and_summarised(shop_project, shop):
+    allow_loopback(shop_project, 'WALSH_DEDUP_KEY = "sku"\nDOWNLOAD_SLOTS = {"127.0.0.1": {"delay": 2.5}}')
+    declare_pages(shop_project, shop.base, pages=3)
+    result, items = crawl(shop_project)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(items) == 3 * PER_PAGE
+    times = [t for t, _, _ in shop.log]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert len(gaps) == 3 and min(gaps) >= 2.5 - CLOCK_TOLERANCE, f"the server saw 2.5 s gaps: {gaps}"
+    assert "127.0.0.1 (every 2.5 s or more)" in result.stderr, "the summary shows the interval used"
+
+    explained = run_scrapy(["walsh", "explain", f"{shop.base}/page-1.html", "--offline", "--json"], cwd=shop_project)
+    pacing = json.loads(explained.stdout)["pacing"]
+    assert pacing["interval"] == 2.5 and pacing["host_interval"] == 2.5
+    text = run_scrapy(["walsh", "explain", f"{shop.base}/page-1.html", "--offline"], cwd=shop_project).stdout
+    assert "2.5 s between requests to this host" in text and "DOWNLOAD_SLOTS delay 2.5 s" in text
+
+
+def test_a_download_slots_delay_under_the_floor_is_refused(shop_project):
+    allow_loopback(shop_project, 'DOWNLOAD_SLOTS = {"127.0.0.1": {"delay": 0.5}}')
+    result, _ = crawl(shop_project)
+    assert result.returncode != 0
+    assert "DOWNLOAD_SLOTS" in result.stderr and "R4" in result.stderr
+    assert "Traceback" not in result.stderr
