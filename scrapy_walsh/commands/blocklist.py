@@ -52,10 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _action(actions: Any, name: str, help: str) -> argparse.ArgumentParser:
-    # -h belongs to Scrapy's own parser; --usage, as for every walsh subcommand
-    parser = actions.add_parser(name, help=help, description=help, add_help=False)
-    parser.add_argument("--usage", action="help", help="show this action's options and exit")
-    return parser
+    # -h/--help belong to Scrapy's own parser, which shows this action's help (commands.walsh)
+    return actions.add_parser(name, help=help, description=help, add_help=False)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
