@@ -137,8 +137,12 @@ class ConformanceError(ValueError):
 
         clean_refusal.refusing()  # reported as these reasons only, on asyncio and on Twisted
         self.findings = [f for f in findings if f.status == Status.FAIL]
+        from .policy.vocabulary import requirement_name
+
         lines = "\n".join(
-            f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"
+            f"  - {f.setting or 'the configuration'} breaks {requirement_name(f.requirement)}"
+            + (f" (checklist #{f.row})" if f.row[:1].isdigit() else "")
+            + f": {f.message}"
             for f in self.findings
         )
         super().__init__(f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}")
@@ -150,7 +154,7 @@ logger = logging.getLogger("scrapy_walsh.denials")
 HINTS: dict[str, str] = {
     "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
     "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
-    "address/private_address": "a private or local address (seed 000); WALSH_ALLOW_PRIVATE_ADDRESSES is for "
+    "address/private_address": "a private or local address (the address rule); WALSH_ALLOW_PRIVATE_ADDRESSES is for "
     "local tests only",
     "blocklist/blocked_by_operator": "the operator blocklist lists the host: an opt-out, never contacted (R3)",
     "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows the line",

@@ -202,7 +202,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_ALLOW_PRIVATE_ADDRESSES",
         False,
-        "seed 000 (SSRF)",
+        "address rule (SSRF)",
         '`False`, `True`, or a list of CIDR networks (e.g. `["127.0.0.2/32"]`) the '
         "crawler may reach although they are loopback or private. For local demos "
         "and tests only.",

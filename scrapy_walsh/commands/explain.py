@@ -296,7 +296,7 @@ def refusal_text(decision: AddressDecision, ctx: Context) -> str:
     )
     return (
         f"{decision.address} is a {(decision.address_class or '').replace('_', ' ')} address and "
-        f"WALSH_ALLOW_PRIVATE_ADDRESSES ({allowed}) does not permit it (seed 000)"
+        f"WALSH_ALLOW_PRIVATE_ADDRESSES ({allowed}) does not permit it (the address rule)"
     )
 
 

@@ -20,6 +20,7 @@ from scrapy.utils.misc import load_object
 
 from ..config import Readings
 from ..exceptions import ConformanceError
+from ..policy.vocabulary import requirement_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -48,7 +49,29 @@ class Finding:
 
     def __str__(self) -> str:
         where = f"{self.setting}: " if self.setting else ""
-        return f"[{self.status}] #{self.row} {self.requirement} {where}{self.message}"
+        return f"[{self.status}] {requirement_name(self.requirement)}: {where}{self.message}"
+
+
+#: The settings that may loosen a requirement, the only ones (docs: "One rule for loosening").
+#: Each one, set looser than its default, gets the same start-up warning (:func:`loosens`).
+LOOSENING_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("WALSH_ROBOTS_MODE", "R2"),
+    ("WALSH_REFETCH_INTERVAL", "R8"),
+    ("WALSH_MAX_FIELD_CHARS", "R6"),
+    ("WALSH_MAX_ITEM_CHARS", "R6"),
+    ("WALSH_ALLOW_PRIVATE_ADDRESSES", "addresses"),
+)
+
+
+def loosens(row: str, requirement: str, setting: str, value: Any, what: str) -> Finding:
+    """The one warning of a loosening setting: which requirement it relaxes, and how."""
+    return Finding(
+        row,
+        requirement,
+        WARN,
+        setting,
+        f"{value!r} loosens {requirement_name(requirement)}: {what} (a loosening setting: use it only where you may)",
+    )
 
 
 @dataclass(frozen=True)
