@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from .. import config
 from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema, formats
 from ..policy.blocklist.edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
+from ..policy.blocklist.errors import short
+from ..policy.blocklist.validate import pattern_words
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -180,7 +182,9 @@ def problems(data: bytes) -> list[str]:
     found = []
     for error in sorted(validator.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         message = error.message
-        if error.context:  # anyOf: say what each branch wanted
+        if error.validator == "pattern":
+            message = f"{short(repr(error.instance), 80)} {pattern_words(error.validator_value)}"
+        elif error.context:  # anyOf: say what each branch wanted
             message += " (" + "; ".join(sorted({c.message for c in error.context})) + ")"
         found.append(f"{json_path(error.absolute_path)}: {message}")
     if not found:  # the checks of the gate itself, beyond the schema

@@ -177,3 +177,53 @@ def test_a_download_slots_delay_under_the_floor_is_refused(shop_project):
     assert result.returncode != 0
     assert "DOWNLOAD_SLOTS" in result.stderr and "R4" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_blocklist_schema_errors_are_in_words(tmp_path):
+    path = tmp_path / "blocklist.json"
+    made = run_scrapy(
+        [
+            "walsh",
+            "blocklist",
+            "add",
+            "good.example",
+            "--reason",
+            "opted out",
+            "--file",
+            str(path),
+            "--operator",
+            "Ops",
+            "--contact",
+            "mailto:ops@example.com",
+            "--policy",
+            "https://example.com/policy",
+        ],
+        cwd=tmp_path,
+    )
+    assert made.returncode == 0, made.stderr
+    document = json.loads(path.read_text())
+    document["blocked"][0]["domain"] = "good.example "
+    path.write_text(json.dumps(document))
+    result = run_scrapy(["walsh", "blocklist", "validate", str(path)], cwd=tmp_path)
+    assert result.returncode != 0
+    said = result.stdout + result.stderr
+    assert "holds white space: a domain is one word" in said, said
+    assert "(?![" not in said, "no bare regular expression"
+
+
+def test_each_loosening_setting_gets_the_same_warning_and_check_rates_it(shop_project):
+    loosening = {
+        "WALSH_ROBOTS_MODE": ("report_only", "R2 robots.txt"),
+        "WALSH_REFETCH_INTERVAL": ("3600", "R8 frequency"),
+        "WALSH_MAX_FIELD_CHARS": ("5000", "R6 scope"),
+        "WALSH_MAX_ITEM_CHARS": ("80000", "R6 scope"),
+        "WALSH_ALLOW_PRIVATE_ADDRESSES": ("127.0.0.1", "the address rule"),
+    }
+    for name, (value, requirement) in loosening.items():
+        result = run_scrapy(["walsh", "check", "-s", f"{name}={value}", "--json"], cwd=shop_project)
+        report = json.loads(result.stdout)
+        rated = [f for r in report["rows"] for f in r["findings"] if f["setting"] == name and f["status"] == "warn"]
+        assert rated and f"loosens {requirement}" in rated[0]["message"], (name, rated)
+        crawl_log, _ = crawl(shop_project, "-s", f"{name}={value}", "-s", "CLOSESPIDER_TIMEOUT=1")
+        assert f"loosens {requirement}" in crawl_log.stderr, (name, crawl_log.stderr[-2000:])
+        assert f"[warn] {requirement}" in crawl_log.stderr, name
