@@ -112,7 +112,8 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
     (
         "walsh/dedup/dropped",
         "items dropped",
-        "already emitted by this spider (R7 dedup); `scrapy walsh state forget --spider NAME` to emit again",
+        "had the dedup key of an item this spider emitted in this crawl or an earlier one (R7 dedup); "
+        "`scrapy walsh state forget --spider NAME` to emit them again",
     ),
     (
         "walsh/dedup/shared_key",

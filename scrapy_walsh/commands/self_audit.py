@@ -504,8 +504,9 @@ def output_changes(
                 "R6 scope",
                 f"{site.text} in {roles.get(site.method, 'method')} {site.method}: the request is dropped "
                 "(no link following), so that page is never fetched",
-                "declare every page: start_urls (a list, or read from the site's sitemap or feed in start()), "
-                "see 'Adding scrapy-walsh to an existing project'",
+                "declare every page in start_urls: a list, or the pages a StructuredSourceSpider listed from "
+                "the site's sitemap (sitemap_targets) in an earlier run; see 'Adding scrapy-walsh to an "
+                "existing project'",
             )
         )
     walsh_key_said = False
