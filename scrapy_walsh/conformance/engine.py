@@ -65,12 +65,13 @@ LOOSENING_SETTINGS: tuple[tuple[str, str], ...] = (
 
 def loosens(row: str, requirement: str, setting: str, value: Any, what: str) -> Finding:
     """The one warning of a loosening setting: which requirement it relaxes, and how."""
+    shown = f"{value:g}" if isinstance(value, int | float) and not isinstance(value, bool) else repr(value)
     return Finding(
         row,
         requirement,
         WARN,
         setting,
-        f"{value!r} loosens {requirement_name(requirement)}: {what} (a loosening setting: use it only where you may)",
+        f"{shown} loosens {requirement_name(requirement)}: {what} (a loosening setting: use it only where you may)",
     )
 
 

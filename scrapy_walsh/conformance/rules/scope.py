@@ -88,7 +88,7 @@ def freshness(subject: Subject) -> Iterator[Finding]:
             "R8",
             "WALSH_REFETCH_INTERVAL",
             interval,
-            "0 disables the frequency guard: R8 (do not hit a source more than once a day) is not enforced",
+            "it disables the frequency guard: R8 (do not hit a source more than once a day) is not enforced",
         )
     elif interval < _default("WALSH_REFETCH_INTERVAL"):
         yield loosens(
