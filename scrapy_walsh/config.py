@@ -346,6 +346,15 @@ def dedup_key(value: Any) -> str:
         value = f"{value.__module__}.{value.__qualname__}"
     if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
         raise ValueError(f"{value!r} is neither an item field name nor the import path of a callable")
+    if "." in value:  # an import path: it must name something callable, now, not at the first item
+        from scrapy.utils.misc import load_object
+
+        try:
+            found = load_object(value.strip())
+        except (ImportError, NameError, ValueError, AttributeError) as exc:
+            raise ValueError(f"{value.strip()!r} can't be imported: {exc}") from None
+        if not callable(found):
+            raise ValueError(f"{value.strip()!r} is not callable: name a function item -> key")
     return value.strip()
 
 
