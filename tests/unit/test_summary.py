@@ -74,7 +74,7 @@ def test_summary_accounts_for_what_was_not_fetched_with_what_to_do():
     assert follow.startswith("  follow-ups        4 dropped (R6") and "declare them: start_urls, start()" in follow
     assert any(line.startswith("  not modified      2 304 (R7") for line in lines)
     assert any(line.startswith("  recently fetched  1 skipped (R8") and "state forget URL" in line for line in lines)
-    assert any(line.startswith("  items dropped     3 already emitted") for line in lines)
+    assert any(line.startswith("  items dropped     3 had the dedup key") and "--spider" in line for line in lines)
 
 
 def test_quiet_summary_has_no_empty_categories():
