@@ -154,8 +154,8 @@ logger = logging.getLogger("scrapy_walsh.denials")
 HINTS: dict[str, str] = {
     "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
     "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
-    "address/private_address": "a private or local address (the address rule); WALSH_ALLOW_PRIVATE_ADDRESSES is for "
-    "local tests only",
+    "address/private_address": "a private or local address (the address rule); for a site you run, list its "
+    'addresses or networks: WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1", "10.0.0.0/8"]',
     "blocklist/blocked_by_operator": "the operator blocklist lists the host: an opt-out, never contacted (R3)",
     "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows the line",
     "robots/unknown_unreachable": "robots.txt could not be read, so nothing is fetched from that origin (R2, "

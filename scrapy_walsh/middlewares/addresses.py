@@ -68,7 +68,7 @@ def refused(host: str, address: str, reason: str, url: str = "", stage: str = "r
     return PrivateAddressRefused(
         PRIVATE_ADDRESS,
         f"{shown} is a {reason.replace('_', '-')} address; the address rule forbids requests to "
-        f"non-public addresses (allow it with {SETTING} for local demos and tests only)",
+        f'non-public addresses (for a site you run, allow it: {SETTING} = ["{address}"])',
         url,
         host=host,
         address=address,

@@ -82,3 +82,14 @@ def test_quiet_summary_has_no_empty_categories():
     assert not any(
         line.startswith(("  not connected", "  failed", "  follow-ups", "  items dropped")) for line in lines
     )
+
+
+def test_the_summary_is_a_warning_only_when_something_was_refused():
+    """Issue 33: INFO on a clean run, WARNING when a request or an item was refused."""
+    from scrapy_walsh.summary import refused
+
+    assert not refused({"walsh/requests/sent": 9})
+    assert refused({"walsh/denied": 1})
+    assert refused({"walsh/dedup/dropped": 2})
+    assert refused({"walsh/items/content_rejected": 1})
+    assert refused({"walsh/scope/followups_dropped": 1})
