@@ -437,6 +437,31 @@ def _fields(node: ast.AST) -> dict[str, ast.AST]:
     return {}
 
 
+def _item_fields(value: ast.AST, method: _Method) -> dict[str, ast.AST] | None:
+    """The fields of an item yielded as written (``{...}``, ``Item(...)``) or by name (``item``
+    built in the method, then ``item["url"] = ...``); None when ``value`` is not an item."""
+    if _is_item_expr(value, method.imports):
+        return _fields(value)
+    if not isinstance(value, ast.Name):
+        return None
+    fields: dict[str, ast.AST] | None = None
+    for node in ast.walk(method.node):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == value.id and _is_item_expr(node.value, method.imports):
+                fields = {**(fields or {}), **_fields(node.value)}
+            elif (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == value.id
+                and isinstance(target.slice, ast.Constant)
+                and isinstance(target.slice.value, str)
+            ):
+                fields = {**(fields or {}), target.slice.value: node.value}
+    return fields
+
+
 def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
@@ -516,16 +541,17 @@ def output_changes(
             continue
         parents = _parents(method.node)
         for sub in ast.walk(method.node):
-            if not isinstance(sub, ast.Yield | ast.Return) or not _is_item_expr(sub.value, method.imports):
+            if not isinstance(sub, ast.Yield | ast.Return) or sub.value is None:
                 continue
-            assert sub.value is not None
+            fields = _item_fields(sub.value, method)
+            if fields is None:
+                continue
             where = f"{method.filename}:{sub.lineno}"
             if not walsh_key_said:
                 walsh_key_said = True
                 changes.append(
                     Change(where, "usage", WALSH_KEY, "keep it, or leave it out of exports with FEED_EXPORT_FIELDS")
                 )
-            fields = _fields(sub.value)
             loop = parents.get(sub)
             while loop is not None and not isinstance(loop, ast.For | ast.AsyncFor | ast.comprehension):
                 loop = parents.get(loop)

@@ -227,3 +227,21 @@ def test_each_loosening_setting_gets_the_same_warning_and_check_rates_it(shop_pr
         crawl_log, _ = crawl(shop_project, "-s", f"{name}={value}", "-s", "CLOSESPIDER_TIMEOUT=1")
         assert f"loosens {requirement}" in crawl_log.stderr, (name, crawl_log.stderr[-2000:])
         assert f"[warn] {requirement}" in crawl_log.stderr, name
+
+
+def test_check_follows_an_item_built_by_name_in_the_loop(shop_project):
+    write_spider(
+        shop_project,
+        "named",
+        "import scrapy\n\n\nclass N(scrapy.Spider):\n    name = 'named'\n    start_urls = ['https://example.com/']\n\n"
+        "    def parse(self, response):\n"
+        "        for row in response.css('tr'):\n"
+        "            item = {}\n"
+        "            item['url'] = response.url\n"
+        "            item['body'] = response.text\n"
+        "            yield item\n",
+    )
+    report = json.loads(run_scrapy(["walsh", "check", "named", "--json"], cwd=shop_project).stdout)
+    changes = {c["requirement"]: c["where"] for c in report["changes"]}
+    assert changes["R7 dedup"] == "named.py:13", "the yield of an item whose url is the page's"
+    assert changes["R6 item bound"] == "named.py:12", "response.text in a field"
