@@ -442,6 +442,19 @@ def _item_fields(value: ast.AST, method: _Method) -> dict[str, ast.AST] | None:
     built in the method, then ``item["url"] = ...``); None when ``value`` is not an item."""
     if _is_item_expr(value, method.imports):
         return _fields(value)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "load_item":
+        loader = ast.unparse(value.func.value)  # an ItemLoader: its add_value("field", ...) calls
+        return {
+            node.args[0].value: node.args[1]
+            for node in ast.walk(method.node)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_value"
+            and ast.unparse(node.func.value) == loader
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        }
     if not isinstance(value, ast.Name):
         return None
     fields: dict[str, ast.AST] | None = None

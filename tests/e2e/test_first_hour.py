@@ -245,3 +245,18 @@ def test_check_follows_an_item_built_by_name_in_the_loop(shop_project):
     changes = {c["requirement"]: c["where"] for c in report["changes"]}
     assert changes["R7 dedup"] == "named.py:13", "the yield of an item whose url is the page's"
     assert changes["R6 item bound"] == "named.py:12", "response.text in a field"
+
+    write_spider(
+        shop_project,
+        "loaded",
+        "import scrapy\nfrom itemloaders import ItemLoader\n\n\nclass L(scrapy.Spider):\n    name = 'loaded'\n"
+        "    start_urls = ['https://example.com/']\n\n"
+        "    def parse(self, response):\n"
+        "        for row in response.css('tr'):\n"
+        "            loader = ItemLoader(item={}, selector=row)\n"
+        "            loader.add_value('url', response.url)\n"
+        "            yield loader.load_item()\n",
+    )
+    report = json.loads(run_scrapy(["walsh", "check", "loaded", "--json"], cwd=shop_project).stdout)
+    changes = {c["requirement"]: c["where"] for c in report["changes"]}
+    assert changes["R7 dedup"] == "loaded.py:13", "an ItemLoader's add_value('url', response.url) in a loop"
