@@ -129,6 +129,9 @@ def test_forget_spider_fetches_again_while_pacing_holds(shop_project, shop):
     assert len(items) == 2 * PER_PAGE
     assert "[scrapy_walsh.summary] INFO" in first.stderr, "nothing refused: the summary is INFO"
 
+    shown = run_scrapy(["walsh", "state", "show", f"{shop.base}/page-1.html", "--json"], cwd=shop_project)
+    assert json.loads(shown.stdout)["targets"][f"{shop.base}/page-1.html"]["validators"], "validators stored"
+
     skipped, items = crawl(shop_project)
     assert items == [] and "recently fetched" in skipped.stderr, "R8: the edit-and-run loop is stopped"
 
@@ -136,7 +139,7 @@ def test_forget_spider_fetches_again_while_pacing_holds(shop_project, shop):
     assert forgot.returncode == 0, forgot.stderr
     dropped = json.loads(forgot.stdout)["dropped"]
     assert len(dropped["seen:shop"]) == 2 * PER_PAGE
-    assert len(dropped["fetched"]) == 2
+    assert len(dropped["fetched"]) == 2 and len(dropped["validators"]) == 2
     assert "pacing" not in dropped, "the pacing ledger is never forgotten"
 
     before = len(shop.log)
