@@ -4,7 +4,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server debian-packages
+DIST ?= dist
+
+.PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server debian-packages dist
 
 $(STAMP): pyproject.toml setup.cfg
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +31,12 @@ types: $(STAMP)
 ## The Sphinx site (MyST Markdown in docs/), warnings as errors: a broken link or an orphan page fails.
 docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+
+## The wheel and the sdist a release would publish, in $(DIST)/ (the sdist first, the wheel from it).
+## Install one into your own project's environment: pip install dist/scrapy_walsh-*-py3-none-any.whl
+dist: $(STAMP)
+	rm -rf $(DIST)
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
 
 ## The pure tests only (tests/unit: no crawl, no server): seconds, not minutes.
 test-fast: $(STAMP)
@@ -57,4 +65,4 @@ debian-packages:
 		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends nginx-light chromium; }
 
 clean:
-	rm -rf $(VENV) build *.egg-info example_project/.scrapy example_project/output docs/_build
+	rm -rf $(VENV) build dist *.egg-info example_project/.scrapy example_project/output docs/_build

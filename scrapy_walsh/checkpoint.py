@@ -211,7 +211,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 raise _refuse(
                     self.crawler,
                     PROXY_REFUSED,
-                    f"proxy {proxy_host} is a {kind.replace('_', '-')} address ({address}); seed 000",
+                    f"proxy {proxy_host} is a {kind.replace('_', '-')} address ({address}); the address rule",
                     request,
                     address=address,
                     address_class=kind,

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from . import clean_refusal
 from .exceptions import FAIL, ConformanceError, Finding
 from .policy.addresses import PrivateAddressAllowance, parse_ip
+from .policy.hostkey import host_key
 from .settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS, ROBOTS_TOKEN, SETTINGS_BY_NAME, WALSH_SETTINGS
 
 if TYPE_CHECKING:
@@ -404,6 +405,24 @@ def usage_mode(value: Any) -> str:
     return str(value)
 
 
+def dedup_key(value: Any) -> str:
+    """R7's key: an item field name, or the import path of a callable ``f(item) -> str | None``."""
+    if callable(value):
+        value = f"{value.__module__}.{value.__qualname__}"
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
+        raise ValueError(f"{value!r} is neither an item field name nor the import path of a callable")
+    if "." in value:  # an import path: it must name something callable, now, not at the first item
+        from scrapy.utils.misc import load_object
+
+        try:
+            found = load_object(value.strip())
+        except (ImportError, NameError, ValueError, AttributeError) as exc:
+            raise ValueError(f"{value.strip()!r} can't be imported: {exc}") from None
+        if not callable(found):
+            raise ValueError(f"{value.strip()!r} is not callable: name a function item -> key")
+    return value.strip()
+
+
 def download_handler(value: Any) -> str:
     """The handler the checkpoint wraps: an import path (or the class itself), never the checkpoint."""
     if isinstance(value, type):
@@ -435,6 +454,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_MAX_FIELD_CHARS": max_field_chars,
     "WALSH_REFETCH_INTERVAL": refetch_interval,
     "WALSH_DEDUP_RESET": flag,
+    "WALSH_DEDUP_KEY": dedup_key,
     "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
@@ -559,6 +579,25 @@ def journal_location(settings: BaseSettings) -> Path:
     return journal_path(parse(settings, "WALSH_JOURNAL_DIR"), state_location(settings), identity)
 
 
+def host_intervals(settings: BaseSettings) -> dict[str, float]:
+    """Per-host intervals the project asks for (issue 33), in Scrapy's own words:
+    ``DOWNLOAD_SLOTS = {"example.com": {"delay": 3}}`` slows that host to one request every
+    3 s. The pacing core reads them as a floor of that host's interval (the R4 floor, the
+    site's Crawl-delay, Request-rate and RateLimit and the adaptive delay can only add); a
+    delay under ``WALSH_MIN_INTERVAL`` is refused by the audit, never applied."""
+    slots = settings.getdict("DOWNLOAD_SLOTS") if settings.get("DOWNLOAD_SLOTS") else {}
+    found: dict[str, float] = {}
+    for key, conf in slots.items():
+        delay = conf.get("delay") if isinstance(conf, dict) else None
+        try:
+            seconds = float(delay) if delay is not None else 0.0
+        except (TypeError, ValueError):
+            continue  # the audit names an unreadable delay
+        if seconds > 0 and isinstance(key, str) and key.strip():
+            found[host_key(key.strip())] = seconds
+    return found
+
+
 def applied(settings: BaseSettings) -> bool:
     """True when the add-on's settings are present (a spider may run without the add-on)."""
     return bool(settings.get("WALSH_ROBOTS_TOKEN"))
@@ -588,6 +627,8 @@ class WalshConfig:
     max_field_chars: int
     refetch_interval: float
     dedup_reset: bool
+    #: R7: the item field (or a callable's import path) items are deduplicated by.
+    dedup_key: str
     allow_private_addresses: PrivateAddressAllowance
     #: Web Bot Auth (issue 21): the key's path and the key directory's URL, or None.
     signing_key: str | None

@@ -18,7 +18,7 @@ from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
 
-from .policy.vocabulary import Gate
+from .policy.vocabulary import Gate, requirement_name
 
 
 class WalshIgnoreRequest(IgnoreRequest):
@@ -152,7 +152,7 @@ class Finding:
 
     def __str__(self) -> str:
         where = f"{self.setting}: " if self.setting else ""
-        return f"[{self.status}] #{self.row} {self.requirement} {where}{self.message}"
+        return f"[{self.status}] {requirement_name(self.requirement)}: {where}{self.message}"
 
 
 class ConformanceError(ValueError):
@@ -163,8 +163,12 @@ class ConformanceError(ValueError):
 
     def __init__(self, findings: Iterable[Finding]):
         self.findings = [f for f in findings if f.status == Status.FAIL]
+        from .policy.vocabulary import requirement_name
+
         lines = "\n".join(
-            f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"
+            f"  - {f.setting or 'the configuration'} breaks {requirement_name(f.requirement)}"
+            + (f" (checklist #{f.row})" if f.row[:1].isdigit() else "")
+            + f": {f.message}"
             for f in self.findings
         )
         super().__init__(f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}")
@@ -176,8 +180,8 @@ logger = logging.getLogger("scrapy_walsh.denials")
 HINTS: dict[str, str] = {
     "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
     "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
-    "address/private_address": "a private or local address (seed 000); WALSH_ALLOW_PRIVATE_ADDRESSES is for "
-    "local tests only",
+    "address/private_address": "a private or local address (the address rule); for a site you run, list its "
+    'addresses or networks: WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1", "10.0.0.0/8"]',
     "blocklist/blocked_by_operator": "the operator blocklist lists the host: an opt-out, never contacted (R3)",
     "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows the line",
     "robots/unknown_unreachable": "robots.txt could not be read, so nothing is fetched from that origin (R2, "

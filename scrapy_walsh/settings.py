@@ -193,9 +193,18 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "(a deliberate re-harvest). Set it for one run, not in `settings.py`.",
     ),
     WalshSetting(
+        "WALSH_DEDUP_KEY",
+        "url",
+        "R7",
+        "What makes two items the same for R7's dedup: the name of an item field (default "
+        '`"url"`, read as a canonical URL as the contract says), or the import path of a callable '
+        "`f(item) -> str | None`. Set it when one page yields several items that share the page's "
+        'URL, e.g. `WALSH_DEDUP_KEY = "sku"`. An item without a key is not deduplicated.',
+    ),
+    WalshSetting(
         "WALSH_ALLOW_PRIVATE_ADDRESSES",
         False,
-        "seed 000 (SSRF)",
+        "address rule (SSRF)",
         '`False`, `True`, or a list of CIDR networks (e.g. `["127.0.0.2/32"]`) the '
         "crawler may reach although they are loopback or private. For local demos "
         "and tests only.",

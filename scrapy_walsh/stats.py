@@ -199,8 +199,13 @@ STATS: tuple[Stat, ...] = (
         "Items dropped because their URL was already emitted (this run or an earlier one).",
     ),
     Stat(
+        "walsh/dedup/shared_key",
+        "Of the dropped items, those whose key another item of the same crawl already had "
+        "(several items of one page share it: see `WALSH_DEDUP_KEY`).",
+    ),
+    Stat(
         "walsh/dedup/no_url",
-        "Items without a `url` field, passed unchanged.",
+        "Items without a dedup key (`WALSH_DEDUP_KEY`, the `url` field by default), passed unchanged.",
     ),
     Stat(
         "walsh/pacing/wait_seconds",

@@ -161,6 +161,8 @@ class Context:
     offline: bool
     refetch_interval: float = 0.0
     pace_by: str = "host"
+    #: host -> the project's own interval for it (DOWNLOAD_SLOTS delays)
+    host_intervals: dict[str, float] = field(default_factory=dict)
     store: StateStore | None = None
     #: host -> (ledger key, interval) of a slot taken and not yet settled
     reserved: dict[str, tuple[str, float]] = field(default_factory=dict)
@@ -171,7 +173,7 @@ class Context:
         """The project's settings as a crawl sees them: add-on defaults, preset and audit
         (``ConformanceError``, a ``ValueError``, when they would not start a crawl)."""
         from ..addon import Addon
-        from ..config import WalshConfig
+        from ..config import WalshConfig, host_intervals
 
         settings = project.copy()
         Addon().update_settings(settings)
@@ -192,6 +194,7 @@ class Context:
             extra=list(config.blocklist_extra),
             refetch_interval=config.refetch_interval,
             pace_by=getattr(config, "pace_by", "host"),
+            host_intervals=host_intervals(settings),
             offline=offline,
         )
 
@@ -210,6 +213,9 @@ class Context:
             self.notes.append(f"state store unusable ({exc}): no cached copies, and nothing sent (offline)")
             self.offline = True
 
+    def floor_for(self, host: str) -> float:
+        return max(self.floor, self.host_intervals.get(host, 0.0))
+
     def reserve(self, host: str, address: str) -> None:
         """Wait for ``host``'s slot in the shared pacing ledger and take it, as a crawl's
         pacing middleware does (same key, interval and margin); ``Refused`` without a store."""
@@ -223,7 +229,7 @@ class Context:
         try:
             while True:
                 saved = self.store.get(PACING_NAMESPACE, key) or {}
-                interval = HostPace.from_json(saved).interval(self.floor)
+                interval = HostPace.from_json(saved).interval(self.floor_for(host))
                 done = ledger.reserve(key, interval, PACING_MARGIN, ttl=interval + KEEP)
                 if not done.wait:
                     self.reserved[host] = (key, interval)
@@ -290,7 +296,7 @@ def refusal_text(decision: AddressDecision, ctx: Context) -> str:
     )
     return (
         f"{decision.address} is a {(decision.address_class or '').replace('_', ' ')} address and "
-        f"WALSH_ALLOW_PRIVATE_ADDRESSES ({allowed}) does not permit it (seed 000)"
+        f"WALSH_ALLOW_PRIVATE_ADDRESSES ({allowed}) does not permit it (the address rule)"
     )
 
 
@@ -576,8 +582,9 @@ def explain(args: argparse.Namespace, ctx: Context) -> dict[str, Any]:
     pace = HostPace.from_json(saved) if saved else HostPace()
     pace.crawl_delay, pace.request_rate = delay, rate
     pacing: dict[str, Any] = {
-        "interval": pace.interval(ctx.floor),
+        "interval": pace.interval(ctx.floor_for(host)),
         "floor": ctx.floor,
+        "host_interval": ctx.host_intervals.get(host),
         "crawl_delay": delay,
         "request_rate": rate,
         "adaptive": pace.adaptive or None,
@@ -640,6 +647,7 @@ def render(report: dict[str, Any]) -> str:
         out += ["", f"R8           {f['target']}: {f['reason']}"]
     terms = [
         f"WALSH_MIN_INTERVAL {p['floor']:g} s",
+        *([f"DOWNLOAD_SLOTS delay {p['host_interval']:g} s"] if p.get("host_interval") else []),
         f"Crawl-delay {p['crawl_delay']:g} s" if p["crawl_delay"] is not None else "Crawl-delay -",
         f"Request-rate {p['request_rate']:g} s" if p["request_rate"] is not None else "Request-rate -",
     ]

@@ -117,8 +117,7 @@ class PacingMiddleware:
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             await _sleep(wait)
-        pace = self.pacer.pace(host)
-        self.stats.set_value(f"walsh/pacing/interval/{host}", round(pace.interval(self.pacer.floor), 3))
+        self.stats.set_value(f"walsh/pacing/interval/{host}", round(self.pacer.interval(host), 3))
         return None
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
