@@ -58,7 +58,16 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "keys": ("scrapy walsh keys generate keys/walsh.key",),
     "keys generate": ("scrapy walsh keys generate keys/walsh.key",),
     "keys directory": ("scrapy walsh keys directory --key keys/walsh.key",),
-    "keys verify": ("scrapy walsh keys verify https://example.com/.well-known/http-message-signatures-directory",),
+    "keys card": ("scrapy walsh keys card --key keys/walsh.key > signature-agent-card.json",),
+    "keys verify": (
+        "scrapy walsh keys verify https://example.com/.well-known/http-message-signatures-directory",
+        "scrapy walsh keys verify --card https://example.com/.well-known/signature-agent-card.json",
+    ),
+    "journal": ("scrapy walsh journal show --host example.com",),
+    "journal show": ("scrapy walsh journal show --host example.com --since 2026-11-01",),
+    "journal verify": ("scrapy walsh journal verify --key keys/walsh.key.pub",),
+    "journal match": ("scrapy walsh journal match --host example.com /var/log/nginx/access.log",),
+    "journal report": ("scrapy walsh journal report --host example.com --html example.com.html",),
 }
 
 
