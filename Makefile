@@ -4,7 +4,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server
+DIST ?= dist
+
+.PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server debian-packages dist
 
 $(STAMP): pyproject.toml setup.cfg
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +32,12 @@ types: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
+## The wheel and the sdist a release would publish, in $(DIST)/ (the sdist first, the wheel from it).
+## Install one into your own project's environment: pip install dist/scrapy_walsh-*-py3-none-any.whl
+dist: $(STAMP)
+	rm -rf $(DIST)
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
+
 ## The pure tests only (tests/unit: no crawl, no server): seconds, not minutes.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests/unit -q -n 2
@@ -37,7 +45,7 @@ test-fast: $(STAMP)
 ## The whole test suite (fleet tests start their own redis-server, so it must be installed).
 # Two workers, one test file each at a time (module fixtures run once): most of the suite's
 # time is real 1 s-per-host pacing waits, so it halves the wall time on 2 cores.
-test-suite: $(STAMP) redis-server
+test-suite: $(STAMP) redis-server debian-packages
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 ## What CI runs: lint, types, the docs, then every test.
@@ -49,5 +57,12 @@ redis-server:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends redis-server; }
 
+## nginx (journal match against a real access log) and chromium (the journal report rendered
+## in a real browser), installed when missing; their tests skip cleanly without them.
+debian-packages:
+	@{ command -v nginx >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1; } || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends nginx-light chromium; }
+
 clean:
-	rm -rf $(VENV) build *.egg-info example_project/.scrapy example_project/output docs/_build
+	rm -rf $(VENV) build dist *.egg-info example_project/.scrapy example_project/output docs/_build

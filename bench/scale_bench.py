@@ -142,12 +142,12 @@ def rate(log: list[tuple[str, str, float]]) -> float:
     return (len(log) - 1) / (max(times) - min(times))
 
 
-def run_one(variant: str, hosts: int, seconds: float, root: Path, profile: str | None = None) -> dict:
-    work = root / f"{variant}_{hosts}"
+def run_one(variant: str, hosts: int, seconds: float, root: Path, profile: str | None = None, extra: str = "") -> dict:
+    work = root / f"{variant}_{hosts}{'_signed' if 'SIGNING' in extra else ''}"
     server = BenchServer(BENCH_IP, LATENCY)
     try:
         with DemoSite(hosts=["ops"]) as site:
-            project = make_project(work, settings_for(variant, site))
+            project = make_project(work, settings_for(variant, site) + extra)
             process = crawl(project, hosts, server.port, seconds, profile=profile)
             cpu = CpuSampler(process.pid)
             code, rss = wait_rss(process)
@@ -158,9 +158,11 @@ def run_one(variant: str, hosts: int, seconds: float, root: Path, profile: str |
     times = [t for *_, t in log] or [0.0]
     text = (project / "crawl_0.log").read_text()
     counted = {k: int(m.group(1)) if (m := re.search(rf"'walsh/store/{k}': (\d+)", text)) else 0 for k in STORE_COUNTS}
+    journal = re.search(r"'walsh/journal/cpu_seconds': ([\d.e-]+)", text)
     return {
         "rate": rate(log),
         "requests": len(log),
+        "journal_cpu_ms": 1000 * float(journal.group(1)) / max(1, len(log)) if journal else 0.0,
         # CPU ms per request while the server saw requests (start-up and shutdown left out)
         "cpu_ms": 1000 * cpu.between(min(times), max(times)) / max(1, len(log) - 1),
         "rss": rss,
@@ -183,6 +185,29 @@ def fsyncs(hosts: int, seconds: float, root: Path) -> None:
         f"{run['unsynced_transactions']:.2f} other store transactions, "
         f"{run['reads']:.2f} store reads per request"
     )
+
+
+def journal_cost(sizes: list[int], seconds: float, root: Path) -> None:
+    """(a) at each N, unsigned and signed: the journal's CPU per request (its own thread-CPU
+    stat, walsh/journal/cpu_seconds) against the add-on process's CPU per request (issue 29)."""
+    from scrapy_walsh import webbotauth as signing
+
+    key = root / "journal-bench.pem"
+    root.mkdir(parents=True, exist_ok=True)
+    key.write_bytes(signing.private_pem(signing.generate_key()))
+    signed = f"WALSH_SIGNING_KEY = {str(key)!r}\nWALSH_SIGNATURE_AGENT = 'http://127.0.0.1/.well-known/x'\n"
+    print(
+        f"{'hosts':>7} | {'signing':>7} | {'requests':>8} | {'add-on CPU ms/req':>17} | {'journal ms/req':>14} | share"
+    )
+    for hosts in sizes:
+        for label, extra in (("no", ""), ("yes", signed)):
+            run = run_one("a", hosts, seconds, root, extra=extra)
+            share = run["journal_cpu_ms"] / max(run["cpu_ms"], 1e-9)
+            print(
+                f"{hosts:>7} | {label:>7} | {run['requests']:>8} | {run['cpu_ms']:>17.3f} | "
+                f"{run['journal_cpu_ms']:>14.4f} | {100 * share:.2f} %",
+                flush=True,
+            )
 
 
 def run_fleet(hosts: int, processes: int, seconds: float, root: Path) -> dict:
@@ -232,7 +257,12 @@ def main() -> None:
     parser.add_argument("--workdir", help="keep projects and crawl logs here (default: a temp dir)")
     parser.add_argument("--profile", metavar="N", type=int, help="only (a) at N hosts under cProfile: top functions")
     parser.add_argument("--fsyncs", metavar="N", type=int, help="only (a) at N hosts under strace: fsyncs per request")
+    parser.add_argument("--journal-cost", action="store_true", help="only (a), unsigned and signed: the journal's CPU")
     args = parser.parse_args()
+    if args.journal_cost:
+        root = Path(args.workdir or tempfile.mkdtemp(prefix="scale_journal_"))
+        journal_cost([int(n) for n in args.hosts.split(",")], args.seconds, root)
+        return
     if args.fsyncs:
         fsyncs(args.fsyncs, args.seconds, Path(args.workdir or tempfile.mkdtemp(prefix="scale_fsyncs_")))
         return

@@ -11,13 +11,16 @@ the ledger come from the store.
 """
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+from scrapy_walsh import webbotauth
 from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.demo.access_log import combined_log
 from scrapy_walsh.demo.hosts import DEFAULT_PORT
 
 HERE = Path(__file__).resolve().parent
@@ -35,14 +38,30 @@ def pick_port() -> int:
     return 0
 
 
+def demo_key(out: Path) -> Path:
+    """The demo's signing key (made once, kept in the output directory) and its .pub."""
+    key = out / "walsh-demo-signing.pem"
+    if not key.exists():
+        private = webbotauth.generate_key()
+        key.write_bytes(webbotauth.private_pem(private))
+        key.chmod(0o600)
+        key.with_name(key.name + ".pub").write_bytes(webbotauth.public_pem(private))
+    return key.resolve()
+
+
 def main() -> int:
     out = Path(os.environ.get("WALSH_DEMO_OUTPUT", HERE / "output"))
     out.mkdir(parents=True, exist_ok=True)
     state = out / "walsh-state.sqlite3"
+    journal = out / "walsh-state.journal"
     if "--keep-state" not in sys.argv[1:]:
         for leftover in out.glob("walsh-state.sqlite3*"):
             leftover.unlink()
+        shutil.rmtree(journal, ignore_errors=True)
+    key = demo_key(out)
     with DemoSite(port=pick_port(), log_path=out / "server-requests.jsonl") as site:
+        # a throwaway Web Bot Auth key: the requests and the journal's heads are signed with it
+        agent = site.publish_directory(webbotauth.directory([webbotauth.load_private_key(key)]))
         print(f"demo site on port {site.port}; crawling it with example_project/", flush=True)
         env = dict(os.environ, WALSH_DEMO_PORT=str(site.port))
         proc = subprocess.run(
@@ -56,6 +75,10 @@ def main() -> int:
                 str(out / "items.jsonl"),
                 "-s",
                 f"WALSH_STATE_URI=sqlite:///{state.resolve()}",
+                "-s",
+                f"WALSH_SIGNING_KEY={key}",
+                "-s",
+                f"WALSH_SIGNATURE_AGENT={agent}",
             ],
             cwd=HERE,
             env=env,
@@ -72,6 +95,17 @@ def main() -> int:
         gap = f"min gap {min(gaps):.3f} s" if gaps else "single request"
         print(f"  {host:32} {len(rs):3} requests, {gap}, user-agents: {sorted(map(str, uas))}")
     print(f"  most requests in flight at once: {max((r['in_flight'] for r in records), default=0)}")
+    logs = out / "access-logs"
+    logs.mkdir(exist_ok=True)
+    for host in by_host:  # each host's access log, as its owner would have it (combined format)
+        (logs / f"{host}.log").write_text(combined_log(records, host))
+    print(f"\nthe crawl's journal: {journal}; a site owner's view of one host:")
+    print(f"  scrapy walsh journal verify {journal} --key {key}.pub")
+    print(f"  scrapy walsh journal show --journal {journal} --host open.walsh-demo.test --key {key}.pub")
+    report = f"--host open.walsh-demo.test --html open.html --key {key}.pub"
+    print(f"  scrapy walsh journal report --journal {journal} {report}")
+    log = logs / "open.walsh-demo.test.log"
+    print(f"  scrapy walsh journal match --journal {journal} --host open.walsh-demo.test {log}")
     print(f"\nitems: {out / 'items.jsonl'}; server log: {out / 'server-requests.jsonl'}")
     return proc.returncode
 

@@ -5,6 +5,10 @@ Add one line to a project's ``settings.py``::
 
     ADDONS = {"scrapy_walsh.Addon": 500}
 
+Without the add-on, ``ROBOTSTXT_PARSER = "scrapy_walsh.RobotParser"`` and
+``scrapy_walsh.RobotsTxtMiddleware`` give any Scrapy project RFC 9309 robots.txt
+(docs/robotstxt-any-project.md).
+
 The names below are loaded on first use (PEP 562), so ``import scrapy_walsh`` or
 ``import scrapy_walsh.policy.pacing`` does not load Scrapy, Twisted or the adapters.
 """
@@ -37,6 +41,8 @@ _LAZY = {
     "Addon": "scrapy_walsh.addon",
     "SPEC_VERSION": "scrapy_walsh.settings",
     "StructuredSourceSpider": "scrapy_walsh.spiders",
+    "RobotParser": "scrapy_walsh.robotstxt",
+    "RobotsTxtMiddleware": "scrapy_walsh.middlewares.robotstxt",
     **dict.fromkeys(_EXCEPTIONS, "scrapy_walsh.exceptions"),
 }
 
@@ -59,6 +65,8 @@ if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported throug
         UsageReserved,
         WalshIgnoreRequest,
     )
+    from .middlewares.robotstxt import RobotsTxtMiddleware
+    from .robotstxt import RobotParser
     from .settings import SPEC_VERSION
     from .spiders import StructuredSourceSpider
 

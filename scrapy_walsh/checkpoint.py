@@ -55,6 +55,7 @@ from twisted.internet.defer import DeferredLock
 from . import admission, handler_resend
 from .config import config_for
 from .exceptions import CheckpointRefused, OutOfScope, record_denial
+from .journal.adapter import journal_for
 from .middlewares.bounds import stamp as stamp_bound
 from .policy.hostkey import host_key, url_host
 from .policy.vocabulary import (
@@ -141,6 +142,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
         handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
+        self.journal = journal_for(crawler)  # issue 29: every send and refusal, hash-chained
         self.lock = IN_FLIGHT
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
@@ -181,7 +183,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             if self.signer is not None:
                 self.signer.sign(request)  # last: the User-Agent and every header are final
             try:
-                return await self.inner.download_request(request)
+                return await self.journal.sent(request, host, self.inner.download_request(request))
             finally:
                 # answer, timeout or reset: the interval counts from now (the reservation
                 # already stamped the start, so a store that fails here loses no answer)
@@ -261,7 +263,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 raise _refuse(
                     self.crawler,
                     PROXY_REFUSED,
-                    f"proxy {proxy_host} is a {kind.replace('_', '-')} address ({address}); seed 000",
+                    f"proxy {proxy_host} is a {kind.replace('_', '-')} address ({address}); the address rule",
                     request,
                     address=address,
                     address_class=kind,

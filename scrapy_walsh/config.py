@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from . import clean_refusal
 from .exceptions import FAIL, ConformanceError, Finding
 from .policy.addresses import PrivateAddressAllowance, parse_ip
+from .policy.hostkey import host_key
 from .settings import (
     MAX_BODY_BYTES,
     MIN_INTERVAL_FLOOR,
@@ -243,6 +244,29 @@ def _loopback(host: str) -> bool:
     return ip is not None and ip.is_loopback
 
 
+def journal_dir(value: Any) -> str | None:
+    """WALSH_JOURNAL_DIR: a directory path, or None (beside the state store)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str | Path):
+        raise ValueError(f"expected a directory path, got {value!r}")
+    return str(value)
+
+
+def journal_retention_days(value: Any) -> int:
+    days = whole_number(value)
+    if days is None or days < 1:
+        raise ValueError(f"must be a whole number of days, at least 1, got {value!r}")
+    return days
+
+
+def journal_sign_every(value: Any) -> int:
+    count = whole_number(value)
+    if count is None or count < 1:
+        raise ValueError(f"must be a whole number of entries, at least 1, got {value!r}")
+    return count
+
+
 def robots_mode(value: Any) -> str:
     if value not in ROBOTS_MODES:
         raise ValueError(f"{value!r} is not one of {', '.join(ROBOTS_MODES)}")
@@ -407,6 +431,24 @@ def usage_mode(value: Any) -> str:
     return str(value)
 
 
+def dedup_key(value: Any) -> str:
+    """R7's key: an item field name, or the import path of a callable ``f(item) -> str | None``."""
+    if callable(value):
+        value = f"{value.__module__}.{value.__qualname__}"
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
+        raise ValueError(f"{value!r} is neither an item field name nor the import path of a callable")
+    if "." in value:  # an import path: it must name something callable, now, not at the first item
+        from scrapy.utils.misc import load_object
+
+        try:
+            found = load_object(value.strip())
+        except (ImportError, NameError, ValueError, AttributeError) as exc:
+            raise ValueError(f"{value.strip()!r} can't be imported: {exc}") from None
+        if not callable(found):
+            raise ValueError(f"{value.strip()!r} is not callable: name a function item -> key")
+    return value.strip()
+
+
 def download_handler(value: Any) -> str:
     """The handler the checkpoint wraps: an import path (or the class itself), never the checkpoint."""
     if isinstance(value, type):
@@ -442,6 +484,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_RECHECK_INTERVAL": recheck_interval,
     "WALSH_REFETCH_INTERVAL": refetch_interval,
     "WALSH_DEDUP_RESET": flag,
+    "WALSH_DEDUP_KEY": dedup_key,
     "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
@@ -451,6 +494,9 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_USAGE_MODE": usage_mode,
     "WALSH_MAX_ITEM_CHARS": max_item_chars,
     "WALSH_DOWNLOAD_HANDLER": download_handler,
+    "WALSH_JOURNAL_DIR": journal_dir,
+    "WALSH_JOURNAL_RETENTION_DAYS": journal_retention_days,
+    "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,
 }
 RELATIVE: dict[str, Callable[[Any, float], Any]] = {
     "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
@@ -547,6 +593,41 @@ def state_location(settings: BaseSettings) -> StateLocation:
     return parse(settings, "WALSH_STATE_URI") or default_state(str(raw(settings, "WALSH_ROBOTS_TOKEN") or ""))
 
 
+def journal_path(configured: str | None, state: StateLocation, identity: str) -> Path:
+    """The request journal's directory: ``WALSH_JOURNAL_DIR``, else beside the sqlite store
+    (``<store>.journal``), else (Redis) ``<state dir>/<identity>.journal``."""
+    if configured:
+        return Path(configured)
+    if state.scheme != "sqlite":
+        state = default_state(identity)
+    return state.path.with_name(state.path.stem + ".journal")
+
+
+def journal_location(settings: BaseSettings) -> Path:
+    """The journal of these settings (for ``scrapy walsh journal``)."""
+    identity = str(raw(settings, "WALSH_ROBOTS_TOKEN") or "")
+    return journal_path(parse(settings, "WALSH_JOURNAL_DIR"), state_location(settings), identity)
+
+
+def host_intervals(settings: BaseSettings) -> dict[str, float]:
+    """Per-host intervals the project asks for (issue 33), in Scrapy's own words:
+    ``DOWNLOAD_SLOTS = {"example.com": {"delay": 3}}`` slows that host to one request every
+    3 s. The pacing core reads them as a floor of that host's interval (the R4 floor, the
+    site's Crawl-delay, Request-rate and RateLimit and the adaptive delay can only add); a
+    delay under ``WALSH_MIN_INTERVAL`` is refused by the audit, never applied."""
+    slots = settings.getdict("DOWNLOAD_SLOTS") if settings.get("DOWNLOAD_SLOTS") else {}
+    found: dict[str, float] = {}
+    for key, conf in slots.items():
+        delay = conf.get("delay") if isinstance(conf, dict) else None
+        try:
+            seconds = float(delay) if delay is not None else 0.0
+        except (TypeError, ValueError):
+            continue  # the audit names an unreadable delay
+        if seconds > 0 and isinstance(key, str) and key.strip():
+            found[host_key(key.strip())] = seconds
+    return found
+
+
 def applied(settings: BaseSettings) -> bool:
     """True when the add-on's settings are present (a spider may run without the add-on)."""
     return bool(settings.get("WALSH_ROBOTS_TOKEN"))
@@ -576,6 +657,8 @@ class WalshConfig:
     max_field_chars: int
     refetch_interval: float
     dedup_reset: bool
+    #: R7: the item field (or a callable's import path) items are deduplicated by.
+    dedup_key: str
     allow_private_addresses: PrivateAddressAllowance
     #: Web Bot Auth (issue 21): the key's path and the key directory's URL, or None.
     signing_key: str | None
@@ -595,6 +678,10 @@ class WalshConfig:
     max_body_bytes: int = MAX_BODY_BYTES
     #: Issue 27: an unreachable robots.txt is asked again, and a host that timed out rests, this long.
     recheck_interval: float = RECHECK_INTERVAL
+    #: Issue 29: the request journal.
+    journal_dir: str | None = None
+    journal_retention_days: int = 90
+    journal_sign_every: int = 1000
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:
@@ -605,6 +692,9 @@ class WalshConfig:
 
     def state_location(self) -> StateLocation:
         return self.state_uri or default_state(self.robots_token)
+
+    def journal_location(self) -> Path:
+        return journal_path(self.journal_dir, self.state_location(), self.robots_token)
 
     def state_shared(self) -> bool:
         """True for the default store, which every process of the identity on this machine shares."""

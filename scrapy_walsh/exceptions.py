@@ -19,7 +19,7 @@ from typing import Any
 from scrapy.exceptions import IgnoreRequest
 
 from . import typed_command
-from .policy.vocabulary import Gate
+from .policy.vocabulary import Gate, requirement_name
 
 
 class WalshIgnoreRequest(IgnoreRequest):
@@ -153,7 +153,7 @@ class Finding:
 
     def __str__(self) -> str:
         where = f"{self.setting}: " if self.setting else ""
-        return f"[{self.status}] #{self.row} {self.requirement} {where}{self.message}"
+        return f"[{self.status}] {requirement_name(self.requirement)}: {where}{self.message}"
 
 
 class ConformanceError(ValueError):
@@ -168,7 +168,9 @@ class ConformanceError(ValueError):
     def __init__(self, findings: Iterable[Finding]):
         self.findings = [f for f in findings if f.status == Status.FAIL]
         lines = "\n".join(
-            f"  - {f.setting or 'configuration'} breaks {f.requirement} (checklist #{f.row}): {f.message}"
+            f"  - {f.setting or 'the configuration'} breaks {requirement_name(f.requirement)}"
+            + (f" (checklist #{f.row})" if f.row[:1].isdigit() else "")
+            + f": {f.message}"
             for f in self.findings
         )
         super().__init__(f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}")
@@ -180,8 +182,8 @@ logger = logging.getLogger("scrapy_walsh.denials")
 HINTS: dict[str, str] = {
     "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
     "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
-    "address/private_address": "a private or local address (seed 000); WALSH_ALLOW_PRIVATE_ADDRESSES is for "
-    "local tests only",
+    "address/private_address": "a private or local address (the address rule); for a site you run, list its "
+    'addresses or networks: WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1", "10.0.0.0/8"]',
     "blocklist/blocked_by_operator": "the operator blocklist lists the host: an opt-out, never contacted (R3)",
     "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows the line",
     "robots/unknown_unreachable": "robots.txt could not be read, so nothing is fetched from that origin (R2, "
@@ -194,8 +196,14 @@ HINTS: dict[str, str] = {
 }
 
 
+#: Signal sent by :func:`record_denial` for every refusal (args: ``exception``, ``spider``);
+#: the request journal (issue 29) appends a ``refusal`` entry on it.
+denial_recorded = object()
+
+
 def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> None:
-    """Count a denial under ``walsh/denied``, per gate and per gate+verdict, and log it.
+    """Count a denial under ``walsh/denied``, per gate and per gate+verdict, log it, and send
+    :data:`denial_recorded`.
 
     The first denial of each gate and verdict in a crawl is logged at WARNING with what the
     user can do about it, so it survives ``-L WARNING``; later ones at INFO.
@@ -217,6 +225,9 @@ def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> No
         )
     else:
         logger.info("%s", exc, extra={"spider": spider})
+    crawler = getattr(spider, "crawler", None)
+    if crawler is not None:
+        crawler.signals.send_catch_log(signal=denial_recorded, exception=exc, spider=spider)
 
 
 class CheckpointRefused(WalshIgnoreRequest):

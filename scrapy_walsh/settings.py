@@ -107,14 +107,16 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "R3",
         "`contact` of a blocklist file created by `scrapy walsh blocklist add` "
-        "(when `--contact` is not given). Not read by crawls.",
+        "(when `--contact` is not given), and the `contacts` of the Signature Agent Card "
+        "(`scrapy walsh keys card`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_POLICY",
         None,
         "R3",
         "`policy` (an absolute URI) of a blocklist file created by `scrapy walsh blocklist add` "
-        "(when `--policy` is not given). Not read by crawls.",
+        "(when `--policy` is not given), and the `client_uri` of the Signature Agent Card "
+        "(`scrapy walsh keys card`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_REFRESH",
@@ -204,9 +206,18 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "(a deliberate re-harvest). Set it for one run, not in `settings.py`.",
     ),
     WalshSetting(
+        "WALSH_DEDUP_KEY",
+        "url",
+        "R7",
+        "What makes two items the same for R7's dedup: the name of an item field (default "
+        '`"url"`, read as a canonical URL as the contract says), or the import path of a callable '
+        "`f(item) -> str | None`. Set it when one page yields several items that share the page's "
+        'URL, e.g. `WALSH_DEDUP_KEY = "sku"`. An item without a key is not deduplicated.',
+    ),
+    WalshSetting(
         "WALSH_ALLOW_PRIVATE_ADDRESSES",
         False,
-        "seed 000 (SSRF)",
+        "address rule (SSRF)",
         '`False`, `True`, or a list of CIDR networks (e.g. `["127.0.0.2/32"]`) the '
         "crawler may reach although they are loopback or private. For local demos "
         "and tests only.",
@@ -295,6 +306,27 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "Seconds before an origin whose robots.txt was unreachable (5xx, 429, a network error, "
         "a timeout) is asked again, and the shortest pause of a host after a request to it timed "
         "out: a hanging server costs the crawl at most one `DOWNLOAD_TIMEOUT` per interval.",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_DIR",
+        None,
+        "issue 29",
+        "Where the request journal is written (one file per process per UTC day, hash-chained, "
+        "signed with `WALSH_SIGNING_KEY` when set). `None`: beside the state store, "
+        "`<state dir>/<identity>.journal/` (docs/journal.md).",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_RETENTION_DAYS",
+        90,
+        "issue 29",
+        "Days of journal kept: older whole days are deleted when a crawl starts, and the deletion "
+        "is recorded in the new day's chain.",
+    ),
+    WalshSetting(
+        "WALSH_JOURNAL_SIGN_EVERY",
+        1000,
+        "issue 29",
+        "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
     ),
 )
 

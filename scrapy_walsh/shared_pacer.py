@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .config import config_for
+from .config import config_for, host_intervals
 from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, wait_reason
 from .policy.vocabulary import Namespace
@@ -114,7 +114,9 @@ class Politeness:
         self.cap, self.max_pause = config.max_crawl_delay, config.backoff_max_delay
         self.store = store_for(crawler)
         self.ledger = Ledger(self.store, NAMESPACE)
-        self.pacer = Pacer(floor, margin=PACING_MARGIN, clock=self.ledger.now)
+        self.pacer = Pacer(
+            floor, margin=PACING_MARGIN, clock=self.ledger.now, host_floors=host_intervals(crawler.settings)
+        )
         #: "ip": one interval per resolved address (WALSH_PACE_BY); "host" by default.
         self.pace_by = getattr(config, "pace_by", "host")
         self.by_ip = self.pace_by == "ip"
@@ -160,7 +162,7 @@ class Politeness:
         seconds (nothing taken). The one place a request's start is decided; raises
         :class:`~scrapy_walsh.store.StoreUnavailable` when the store cannot answer."""
         pace = self.pacer.pace(host)
-        interval = pace.interval(self.pacer.floor)
+        interval = self.pacer.interval(host)
         keys, modes = self.keys(host)
         reservation = self.ledger.reserve(
             keys, interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP, modes=modes

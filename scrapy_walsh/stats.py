@@ -165,6 +165,11 @@ STATS: tuple[Stat, ...] = (
         "robots.txt fetches that answered 5xx/429 or failed at the network.",
     ),
     Stat(
+        "walsh/robotstxt/unreachable",
+        "Without the add-on, scrapy_walsh.RobotsTxtMiddleware: requests refused because their "
+        "origin's robots.txt answered 5xx/429 or failed at the network (RFC 9309 §2.3.1.4).",
+    ),
+    Stat(
         "walsh/robots/stale_used",
         "… where a stored copy under 30 days old stood in.",
     ),
@@ -219,8 +224,13 @@ STATS: tuple[Stat, ...] = (
         "Items dropped because their URL was already emitted (this run or an earlier one).",
     ),
     Stat(
+        "walsh/dedup/shared_key",
+        "Of the dropped items, those whose key another item of the same crawl already had "
+        "(several items of one page share it: see `WALSH_DEDUP_KEY`).",
+    ),
+    Stat(
         "walsh/dedup/no_url",
-        "Items without a `url` field, passed unchanged.",
+        "Items without a dedup key (`WALSH_DEDUP_KEY`, the `url` field by default), passed unchanged.",
     ),
     Stat(
         "walsh/pacing/wait_seconds",
@@ -381,6 +391,23 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/structured/feed_entries", "Feed entries emitted as metadata items (never their bodies, never fetched)."
+    ),
+    Stat(
+        "walsh/journal/entries",
+        "Entries this process appended to the request journal (sends, refusals, signed heads; issue 29).",
+    ),
+    Stat(
+        "walsh/journal/fsyncs",
+        "fsync calls on the journal file: at most one per 100 entries or per second, and one at close.",
+    ),
+    Stat(
+        "walsh/journal/cpu_seconds",
+        "CPU seconds (this thread) spent building, hashing, signing and writing journal entries.",
+    ),
+    Stat(
+        "walsh/journal/unwritable",
+        "Why the request journal could not be written; the crawl closed (reason `walsh_journal_unwritable`) "
+        "and sent nothing more.",
     ),
     Stat(
         "walsh/store/round_trips",

@@ -87,7 +87,8 @@ class ComplianceSummary:
         self.stats.set_value("walsh/identity/user_agent", config.user_agent)
         self.stats.set_value(ROBOTS_MODE, config.robots_mode)
         self.stats.set_value("walsh/usage/mode", f"{config.usage_mode} for {', '.join(config.purposes)}")
-        logger.warning("%s", render_summary(self.stats.get_stats()))
+        stats = self.stats.get_stats()
+        logger.log(logging.WARNING if refused(stats) else logging.INFO, "%s", render_summary(stats))
 
 
 #: (stat, label, what it means and what the user can do), for requests that were not fetched
@@ -119,9 +120,24 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
     (
         "walsh/dedup/dropped",
         "items dropped",
-        "already emitted by this spider (R7); `scrapy walsh state forget URL --items` to emit again",
+        "had the dedup key of an item this spider emitted in this crawl or an earlier one (R7 dedup); "
+        "`scrapy walsh state forget --spider NAME` to emit them again",
+    ),
+    (
+        "walsh/dedup/shared_key",
+        "shared dedup key",
+        "of them had the key of another item of this crawl (R7 dedup: several items of one page share "
+        "it); set WALSH_DEDUP_KEY to a field that tells them apart",
     ),
 )
+
+
+def refused(stats: Mapping[str, Any]) -> bool:
+    """True when the crawl refused something (a request denied, dropped or skipped, an item
+    dropped): the summary is then logged at WARNING, else at INFO."""
+    return bool(
+        stats.get(DENIED) or stats.get("walsh/items/content_rejected") or any(stats.get(key) for key, _, _ in OUTCOMES)
+    )
 
 
 def _what_you_can_do(stats: Mapping[str, Any]) -> list[str]:

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from .. import config
 from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema, formats
 from ..policy.blocklist.edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
+from ..policy.blocklist.errors import short
+from ..policy.blocklist.validate import pattern_words
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -52,10 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _action(actions: Any, name: str, help: str) -> argparse.ArgumentParser:
-    # -h belongs to Scrapy's own parser; --usage, as for every walsh subcommand
-    parser = actions.add_parser(name, help=help, description=help, add_help=False)
-    parser.add_argument("--usage", action="help", help="show this action's options and exit")
-    return parser
+    # -h/--help belong to Scrapy's own parser, which shows this action's help (commands.walsh)
+    return actions.add_parser(name, help=help, description=help, add_help=False)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -182,7 +182,9 @@ def problems(data: bytes) -> list[str]:
     found = []
     for error in sorted(validator.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         message = error.message
-        if error.context:  # anyOf: say what each branch wanted
+        if error.validator == "pattern":
+            message = f"{short(repr(error.instance), 80)} {pattern_words(error.validator_value)}"
+        elif error.context:  # anyOf: say what each branch wanted
             message += " (" + "; ".join(sorted({c.message for c in error.context})) + ")"
         found.append(f"{json_path(error.absolute_path)}: {message}")
     if not found:  # the checks of the gate itself, beyond the schema

@@ -30,7 +30,7 @@ from .report import (
     rows_json,
     spider_classes,
 )
-from .self_audit import audit_spider, probe_state_store
+from .self_audit import audit_spider, change_findings, output_changes, probe_state_store
 
 HELP = (
     "audit the effective settings and spider against every row of the §8 checklist "
@@ -78,6 +78,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.spider == "verify" and args.file:
         return verify(args.file, args.key, settings)
+    from scrapy.utils.project import inside_project
+
+    if not args.live and not inside_project():
+        print(
+            "scrapy walsh check: not in a Scrapy project (no scrapy.cfg here or above, no SCRAPY_SETTINGS_MODULE); "
+            "run it in the project's directory",
+            file=sys.stderr,
+        )
+        return 2
     if args.file:
         print(f"scrapy walsh check: unexpected argument {args.file!r}", file=sys.stderr)
         return 2
@@ -104,8 +113,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"scrapy walsh check: {exc}", file=sys.stderr)
         return 2
     if key:
-        from .signed_record import settings_digest, sign_report
+        from .signed_record import journal_heads, settings_digest, sign_report
 
+        report.setdefault("journal", journal_heads(settings))  # the latest head when no crawl ran
         spidercls = spider_classes(settings, args.spider)[0] if args.spider else None
         report["settings_digest"] = settings_digest(effective_settings(settings, spidercls)[0])
         report = sign_report(report, key)
@@ -141,8 +151,20 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     findings.append(probe_state_store(effective))
     if not spider and addon_enabled(effective):
         findings += removed_by_spiders(settings, classes)
+    from ..config import parse
+
+    try:
+        dedup_key = parse(effective, "WALSH_DEDUP_KEY")
+        allowance = parse(effective, "WALSH_ALLOW_PRIVATE_ADDRESSES")
+    except ValueError:
+        dedup_key, allowance = "url", None  # the audit names the bad value
+    changes: list[dict[str, str]] = []
     for cls in classes:
         findings += audit_spider(cls)
+        found = output_changes(cls, dedup_key, allowance)
+        findings += change_findings(cls, found)
+        name = getattr(cls, "name", cls.__name__)
+        changes += [{"spider": name, **vars(c)} for c in found]
     if not classes:
         for row in ("6", "9"):
             findings.append(Finding(row, f"R{row}", WARN, None, "no spider in this project: its code is not audited"))
@@ -150,6 +172,7 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     report = envelope("static", settings, spider)
     report["spiders_audited"] = [getattr(c, "name", c.__name__) for c in classes]
     report["rows"] = rows_json(rows)
+    report["changes"] = changes
     report["result"] = overall(rows)
     return report
 
@@ -177,6 +200,11 @@ def render(report: dict[str, Any]) -> str:
         for f in findings:
             where = f"{f['setting']}: " if f.get("setting") else ""
             lines.append(f"{tag:<4} {f['requirement']:<8} {f['status']:<4}  {where}{f['message']}")
+    if report.get("changes"):
+        lines.append("what the add-on will change in the spiders' output (before the first crawl):")
+        for c in report["changes"]:
+            lines.append(f"  {c['where']}  [{c['requirement']}] spider {c['spider']}: {c['change']}")
+            lines.append(f"      do: {c['todo']}")
     counts = {s: sum(r["status"] == s for r in report["rows"]) for s in (PASS, WARN, FAIL)}
     failing = [f"#{r['row']}" for r in report["rows"] if r["status"] == FAIL]
     summary = f"{len(report['rows'])} rows: {counts[PASS]} pass, {counts[WARN]} warn, {counts[FAIL]} fail"

@@ -274,7 +274,7 @@ def refusal_text(decision: AddressDecision, allowance: PrivateAddressAllowance) 
     allowed = allowance.describe() if len(allowance.networks) <= 3 else (f"{len(allowance.networks)} networks")
     return (
         f"{decision.address} is a {(decision.address_class or '').replace('_', ' ')} address and "
-        f"WALSH_ALLOW_PRIVATE_ADDRESSES ({allowed}) does not permit it (seed 000)"
+        f"WALSH_ALLOW_PRIVATE_ADDRESSES ({allowed}) does not permit it (the address rule)"
     )
 
 
@@ -354,15 +354,16 @@ def pacing_section(crawler: Crawler, host: str, exc: BaseException) -> dict[str,
     pace = politeness.pacer.pace(host)
     section: dict[str, Any] = {
         "key": politeness.key(host),
-        "interval": pace.interval(politeness.pacer.floor),
+        "interval": politeness.pacer.interval(host),
         "floor": politeness.pacer.floor,
+        "host_interval": politeness.pacer.host_floors.get(host),
         "crawl_delay": pace.crawl_delay,
         "request_rate": pace.request_rate,
         "adaptive": pace.adaptive or None,
         "paused_for": max(0.0, (pace.not_before or 0.0) - politeness.now()) or None,
     }
     if isinstance(exc, NotSent) and exc.wait > 0:  # issue 32: no silent wait, the crawl's words
-        section["wait"] = {"seconds": round(exc.wait, 3), "reason": wait_reason(pace, politeness.pacer.floor)}
+        section["wait"] = {"seconds": round(exc.wait, 3), "reason": wait_reason(pace, politeness.pacer.floor_for(host))}
     capped = politeness.capped_delay(host)
     if capped is not None:
         section["cap"] = f"Crawl-delay {capped:g} s > WALSH_MAX_CRAWL_DELAY {politeness.cap:g} s"
@@ -425,6 +426,7 @@ def render(report: dict[str, Any]) -> str:
         out += ["", f"R8           {f['target']}: {f['reason']}"]
     terms = [
         f"WALSH_MIN_INTERVAL {p['floor']:g} s",
+        *([f"DOWNLOAD_SLOTS delay {p['host_interval']:g} s"] if p.get("host_interval") else []),
         f"Crawl-delay {p['crawl_delay']:g} s" if p["crawl_delay"] is not None else "Crawl-delay -",
         f"Request-rate {p['request_rate']:g} s" if p["request_rate"] is not None else "Request-rate -",
     ]

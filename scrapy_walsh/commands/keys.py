@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from .. import card as agent_card
 from .. import webbotauth
 from ..settings import USER_AGENT
 
@@ -31,21 +32,26 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
 HELP = "Web Bot Auth keys: generate a key pair, print the key directory, verify a published directory"
-SYNTAX = "generate PATH [--force] | directory [--key PATH] | verify URL [--key PATH]"
+SYNTAX = (
+    "generate PATH [--force] | directory [--key PATH] | card [--key PATH] | verify [URL] [--card FILE|URL] [--key PATH]"
+)
 #: A directory is a few hundred bytes; anything far larger is not ours.
 MAX_DIRECTORY_BYTES = 1 << 20
 TIMEOUT = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    actions = parser.add_subparsers(dest="action", required=True, metavar="{generate,directory,verify}")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{generate,directory,card,verify}")
     generate = actions.add_parser("generate", help="write a new Ed25519 key (0600) and PATH.pub")
     generate.add_argument("path", metavar="PATH", help="where to write the private key")
     generate.add_argument("--force", action="store_true", help="replace an existing key pair")
     directory = actions.add_parser("directory", help="print the key directory JSON for our key")
     directory.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
+    card = actions.add_parser("card", help="print the Signature Agent Card (draft-meunier-webbotauth-registry-04)")
+    card.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
     verify = actions.add_parser("verify", help="fetch a published directory and check it holds our key")
-    verify.add_argument("url", metavar="URL", help="the directory URL (http or https)")
+    verify.add_argument("url", metavar="URL", nargs="?", help="the directory URL (http or https)")
+    verify.add_argument("--card", metavar="FILE|URL", help="also check a published card against the settings")
     verify.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
 
 
@@ -57,7 +63,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.action == "directory":
             print(json.dumps(webbotauth.directory([key]), indent=2))
             return 0
-        return verify(args.url, key)
+        if args.action == "card":
+            print(json.dumps(agent_card.build(keys=[key], **_card_settings(settings)), indent=2))
+            return 0
+        if args.url is None and args.card is None:
+            return _fail("give the directory URL, --card FILE|URL, or both")
+        status = verify(args.url, key) if args.url else 0
+        return verify_card(args.card, key, settings) or status if args.card else status
     except webbotauth.SigningError as exc:
         return _fail(str(exc))
 
@@ -144,4 +156,48 @@ def verify(url: str, key: Ed25519PrivateKey) -> int:
     if parts.scheme != "https":
         print(f"note: {url} is not https; sites fetch directories over https only", file=sys.stderr)
     print(f"{url}: OK, holds our key {ours} ({len(keys)} Ed25519 key{'s' if len(keys) != 1 else ''})")
+    return 0
+
+
+def _card_settings(settings: Settings) -> dict[str, Any]:
+    """The card's members that come from the settings (WALSH_BLOCKLIST_OPERATOR/CONTACT/POLICY
+    name the operator, as in a blocklist file)."""
+    from ..config import parse
+
+    return {
+        "name": parse(settings, "WALSH_ROBOTS_TOKEN"),
+        "user_agent": parse(settings, "WALSH_USER_AGENT"),
+        "interval": parse(settings, "WALSH_MIN_INTERVAL"),
+        "purposes": parse(settings, "WALSH_PURPOSES"),
+        "contact": parse(settings, "WALSH_BLOCKLIST_CONTACT"),
+        "policy": parse(settings, "WALSH_BLOCKLIST_POLICY"),
+    }
+
+
+def verify_card(source: str, key: Ed25519PrivateKey, settings: Settings) -> int:
+    """Check a published card (file or URL) against the running settings: 1 on any finding."""
+    try:
+        if source.startswith(("http://", "https://")):
+            request = urllib.request.Request(source, headers={"User-Agent": USER_AGENT}, method="GET")
+            with urllib.request.build_opener(_NoRedirect).open(request, timeout=TIMEOUT) as response:
+                body = response.read(MAX_DIRECTORY_BYTES + 1)
+        else:
+            body = Path(source).read_bytes()
+        card = json.loads(body)
+    except (OSError, ValueError) as exc:
+        return _fail(f"{source}: cannot read the card: {exc}")
+    ours = _card_settings(settings)
+    found = agent_card.findings(
+        card,
+        user_agent=ours["user_agent"],
+        token=ours["name"],
+        interval=ours["interval"],
+        purposes=ours["purposes"],
+        keyid=webbotauth.keyid(key),
+    )
+    for finding in found:
+        print(f"finding: {source}: {finding}", file=sys.stderr)
+    if found:
+        return 1
+    print(f"{source}: OK, a Signature Agent Card ({agent_card.DRAFT}) the running settings keep")
     return 0

@@ -40,7 +40,7 @@ from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from ..exceptions import REFUSAL_HEADLINE, ConformanceError
 from ..settings import USER_AGENT
 from .report import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
-from .signed_record import digest
+from .signed_record import digest, journal_dir, journal_files, journal_heads
 
 #: A crawl that is not over by then is stopped (a project that follows every link).
 CLOSESPIDER_TIMEOUT = 60
@@ -111,7 +111,10 @@ def crawl(
         attributes = f"spider_attributes({spider!r})" if spider else "{}"
         probe = workdir / "walsh_probe.py"
         probe.write_text(PROBE_MODULE.format(attributes=attributes))
-    overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir), **(extra or {})}
+    # the probe's state is thrown away, its journal is not: it goes to the identity's (issue 29)
+    location = journal_dir(settings)
+    journal = {"WALSH_JOURNAL_DIR": str(location)} if location is not None else {}
+    overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir), **journal, **(extra or {})}
     args = [sys.executable, "-m", "scrapy", "runspider", str(probe), "-a", f"port={site.port}"]
     if hostile:
         args += ["-a", f"canary={workdir / 'canary.txt'}", "-o", f"{workdir / 'items.jsonl'}:jsonlines"]
@@ -128,6 +131,7 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     _, addon = effective_settings(settings, classes[0] if classes else None)
     if not spider:
         addon += removed_by_spiders(settings, spider_classes(settings, None))
+    journal_before = journal_files(settings)
     with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-check-") as tmp:
         result = crawl(site, Path(tmp), settings, spider)
         records = site.requests
@@ -151,6 +155,7 @@ def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     ]
     report["crawl_exit_status"] = result.returncode
     report["server_log_digest"] = digest(log)  # what the verdicts were judged from
+    report["journal"] = journal_heads(settings, journal_before)  # the probe crawls' own journal files
     report["figures"] = figures
     report["rows"] = rows_json(observed)
     report["result"] = overall(observed)

@@ -85,3 +85,35 @@ def verify_file(path: str, keys: dict[str, Ed25519PublicKey]) -> tuple[str, dict
         raise webbotauth.SigningError(f"{path}: no {SIGNATURE} (make it with check --json --sign)")
     record = {k: v for k, v in document.items() if k != SIGNATURE}
     return webbotauth.verify_record(record, document[SIGNATURE], keys), record
+
+
+def journal_dir(settings: BaseSettings) -> Path | None:
+    """The journal directory of these settings, or None when they don't say one (refused)."""
+    from ..config import journal_location
+
+    try:
+        return journal_location(settings)
+    except ValueError:  # a refused WALSH_STATE_URI or WALSH_JOURNAL_DIR: the check reports it
+        return None
+
+
+def journal_files(settings: BaseSettings) -> set[Path]:
+    """The journal files of these settings now (a crawl's files are the ones it adds)."""
+    from ..journal.chain import journal_files as files
+
+    location = journal_dir(settings)
+    return set(files(location)) if location is not None and location.is_dir() else set()
+
+
+def journal_heads(settings: BaseSettings, before: set[Path] | None = None) -> dict[str, Any]:
+    """The journal's chain heads for the record (issue 29): of the files a crawl added since
+    ``before``, else of the newest file; the record quotes them, and their signed heads vouch
+    for every entry, so the record and the journal vouch for each other."""
+    from ..journal.chain import file_heads
+
+    location = journal_dir(settings)
+    if location is None:
+        return {"directory": None, "heads": []}
+    now = journal_files(settings)
+    chosen = sorted(now - before) if before is not None else sorted(now, key=lambda p: p.stat().st_mtime)[-1:]
+    return {"directory": str(location), "heads": file_heads(location, chosen)}

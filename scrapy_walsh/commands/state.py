@@ -14,7 +14,10 @@ them, with the status) and the R7 validators, under the canonical key and the ke
 version wrote, so the next crawl fetches those targets again (unconditionally);
 ``--items`` also forgets which spiders emitted them, so their items are emitted again.
 ``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
-crawl reads it afresh.
+crawl reads it afresh. ``forget --spider NAME`` is the developer loop's reset (issue 33):
+the spider's emitted items (R7 dedup) and the R8 fetch records and R7 validators of its
+hosts (its ``start_urls`` and ``allowed_domains``), so the next crawl fetches and emits
+again. The pacing ledger is never touched: R4 holds across edit-and-run.
 
 ``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
 after the store refused to open (emptied, replaced or unreadable: issue 16) or on
@@ -52,8 +55,8 @@ if TYPE_CHECKING:
 
 HELP = "show or forget what the state store remembers: R8 fetch times, R7 validators and items, cached robots.txt"
 SYNTAX = (
-    "show [URL|HOST] [--json] | forget URL... [--items] | forget --host HOST [--items] | forget --robots HOST"
-    " | reset --yes"
+    "show [URL|HOST] [--json] | forget URL... [--items] | forget --host HOST [--items] | forget --spider NAME"
+    " | forget --robots HOST | reset --yes"
 )
 
 
@@ -66,6 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     forget.add_argument("urls", nargs="*", metavar="URL", help="targets to fetch again")
     forget.add_argument("--host", metavar="HOST", help="every target of this host")
     forget.add_argument("--robots", metavar="HOST", help="drop the cached robots.txt of this host's origins")
+    forget.add_argument(
+        "--spider",
+        metavar="NAME",
+        help="the developer loop: forget this spider's emitted items and the fetch records and validators "
+        "of its hosts (start_urls, allowed_domains); never the pacing ledger",
+    )
     forget.add_argument("--items", action="store_true", help="also forget which spiders emitted these URLs")
     forget.add_argument("--json", action="store_true", help="print one JSON object")
     reset = actions.add_parser("reset", help="remove the sqlite state store's files, to start afresh")
@@ -188,12 +197,31 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
         *(_seen_namespaces(settings) if args.items else []),
     ]
     urls = {key for url in args.urls for key in record_keys(url)}  # an earlier version's key too
+    hosts = [_host(args.host)] if args.host else []
+    if args.spider:
+        seen = f"{Namespace.SEEN}:{args.spider}"
+        drop(seen, [key for key, _ in store.items(seen)])
+        hosts += spider_hosts(settings, args.spider)
     for namespace in namespaces:
         if urls:
             drop(namespace, urls)
-        if args.host:
-            drop(namespace, [key for key, _ in _matching(store, namespace, None, _host(args.host))])
+        for host in sorted(set(hosts)):
+            drop(namespace, [key for key, _ in _matching(store, namespace, None, host)])
     return {"store": store.uri, "dropped": dropped}
+
+
+def spider_hosts(settings: Settings, name: str) -> list[str]:
+    """The hosts of a spider's declared targets: its ``start_urls`` and ``allowed_domains``."""
+    from scrapy.spiderloader import get_spider_loader
+
+    try:
+        cls = get_spider_loader(settings).load(name)
+    except KeyError:
+        known = ", ".join(_spiders(settings)) or "none"
+        raise ValueError(f"no spider named {name!r} in this project (spiders: {known})") from None
+    found = {_host(u) for u in getattr(cls, "start_urls", None) or () if isinstance(u, str) and "://" in u}
+    found |= {_host(d) for d in getattr(cls, "allowed_domains", None) or () if isinstance(d, str) and d}
+    return sorted(h for h in found if h)
 
 
 def render(report: dict[str, Any]) -> str:
@@ -300,8 +328,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..config import WalshConfig
     from ..store import StateStoreError, open_store
 
-    if args.action == "forget" and not (args.urls or args.host or args.robots):
-        print("error: name targets: forget URL..., forget --host HOST or forget --robots HOST", file=sys.stderr)
+    if args.action == "forget" and not (args.urls or args.host or args.robots or args.spider):
+        print(
+            "error: name targets: forget URL..., forget --host HOST, forget --spider NAME or forget --robots HOST",
+            file=sys.stderr,
+        )
         return 1
     target = getattr(args, "target", None)
     urls = list(getattr(args, "urls", None) or []) + ([target] if target and "://" in target else [])
@@ -328,6 +359,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             report = show(store, effective, args.target, config.refetch_interval)
         else:
             report = forget(store, effective, args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     finally:
         store.close()
     print(json.dumps(report, indent=2, sort_keys=True) if args.json else render(report))

@@ -67,8 +67,8 @@ def refused(host: str, address: str, reason: str, url: str = "", stage: str = "r
     shown = host if host == address else f"{host} ({address})"
     return PrivateAddressRefused(
         PRIVATE_ADDRESS,
-        f"{shown} is a {reason.replace('_', '-')} address; seed 000 forbids requests to "
-        f"non-public addresses (allow it with {SETTING} for local demos and tests only)",
+        f"{shown} is a {reason.replace('_', '-')} address; the address rule forbids requests to "
+        f'non-public addresses (for a site you run, allow it: {SETTING} = ["{address}"])',
         url,
         host=host,
         address=address,
@@ -147,7 +147,10 @@ class GuardedNameResolver:
     def record(self, host: str, address: str, reason: str) -> None:
         self.refused[host.lower().rstrip(".")] = (address, reason)
         logger.warning(
-            "seed 000: connection to %s refused at connect time: it resolved to %s, a %s address", host, address, reason
+            "the address rule: connection to %s refused at connect time: it resolved to %s, a %s address",
+            host,
+            address,
+            reason,
         )
 
     def resolveHostName(

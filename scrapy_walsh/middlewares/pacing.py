@@ -136,8 +136,7 @@ class PacingMiddleware:
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             self.politeness.announce_wait(host, wait)
             await _sleep(wait)
-        pace = self.pacer.pace(host)
-        self.stats.set_value(f"walsh/pacing/interval/{host}", round(pace.interval(self.pacer.floor), 3))
+        self.stats.set_value(f"walsh/pacing/interval/{host}", round(self.pacer.interval(host), 3))
         return None
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:

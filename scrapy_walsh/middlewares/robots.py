@@ -33,9 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy.exceptions import IgnoreRequest
-from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
-from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from .. import admission, own_fetch, request_meta
@@ -64,6 +62,7 @@ from ..store import fetching
 from ..store.waiting import sleep
 from . import pacing
 from .base import StatefulGate
+from .once import OncePerKey
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -95,8 +94,9 @@ class RobotsMiddleware(StatefulGate):
         self.token: str = config.robots_token
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
         self.recheck = config.recheck_interval  # unreachable (a timeout too): asked again after this
-        #: an origin's outcome, or the waiters for the fetch under way
-        self.origins: dict[str, OriginRobots | list[Deferred[OriginRobots]]] = {}
+        #: each origin's outcome; the fetches under way, with their waiters, are in _fetches
+        self.origins: dict[str, OriginRobots] = {}
+        self._fetches: OncePerKey[OriginRobots] = OncePerKey()
         self.politeness = politeness_for(crawler)
         self.pacer = self.politeness.pacer
         self._warned_parse: set[str] = set()
@@ -184,14 +184,9 @@ class RobotsMiddleware(StatefulGate):
         usable = self._usable(origin)
         if usable is not None:
             return usable
-        known = self.origins.get(origin)
-        if isinstance(known, list):
-            # one Deferred per waiter: a Deferred awaited twice hands the second awaiter None
-            mine: Deferred[OriginRobots] = Deferred()
-            known.append(mine)
-            return await maybe_deferred_to_future(mine)
-        waiters: list[Deferred[OriginRobots]] = []
-        self.origins[origin] = waiters
+        return await self._fetches.run(origin, lambda: self._outcome(origin, request))
+
+    async def _outcome(self, origin: str, request: Request) -> OriginRobots:
         try:
             result = self._from_store(origin)
             if result is None and not fetching.claim(self.store, f"robots {origin}"):
@@ -204,8 +199,6 @@ class RobotsMiddleware(StatefulGate):
         except Exception as exc:  # never leave waiters hanging
             result = robots_outcome(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"), time.time())
         self.origins[origin] = result
-        for waiter in waiters:
-            waiter.callback(result)
         return result
 
     async def _copy_from_another_process(self, origin: str) -> OriginRobots | None:
@@ -218,7 +211,7 @@ class RobotsMiddleware(StatefulGate):
     def _usable(self, origin: str) -> OriginRobots | None:
         """This origin's outcome when it is known and not expired (no fetch, no wait)."""
         known = self.origins.get(origin)
-        return known if isinstance(known, OriginRobots) and not self._expired(known) else None
+        return known if known is not None and not self._expired(known) else None
 
     def _expired(self, robots: OriginRobots) -> bool:
         now = time.time()

@@ -237,7 +237,7 @@ class UsagePreferencesItemMiddleware(BaseSpiderMiddleware):
             if type(item) not in self._explained:
                 self._explained.add(type(item))
                 logger.warning(
-                    "seed 000: %s items can't carry the usage warnings of %s (%s); declare a "
+                    "usage preferences: %s items can't carry the usage warnings of %s (%s); declare a "
                     "%r field to receive them. They remain in response.meta['walsh']; further "
                     "items are counted in walsh/usage/items_without_field.",
                     type(item).__name__,

@@ -1,14 +1,18 @@
 """R7: repeated runs accumulate only first-seen items.
 
-An item whose canonical URL (its ``url`` field) this spider already emitted, in this
-run or any earlier one, is dropped. Emitted URLs are kept in the state store (namespace
-``seen:<spider>``). Items without a ``url`` field pass unchanged (counted).
-``WALSH_DEDUP_RESET = True`` forgets the spider's emitted URLs at start (a one-off, for a
+An item whose key this spider already emitted, in this run or any earlier one, is
+dropped. The key is the item's canonical URL (its ``url`` field, as seed 001 says) unless
+``WALSH_DEDUP_KEY`` names another field or a callable ``f(item) -> str | None`` (issue 33).
+When an item's key was already taken *in this run* (typically: several items of one page
+carry the page's URL), the drop message says so and names ``WALSH_DEDUP_KEY``; ``scrapy
+walsh check`` warns about such spiders before the first crawl. Emitted keys are kept in the
+state store (namespace ``seen:<spider>``). Items without a key pass unchanged (counted).
+``WALSH_DEDUP_RESET = True`` forgets the spider's emitted keys at start (a one-off, for a
 deliberate re-harvest).
 
 **A row is written once the item is in the feed** (issue 32), so a crash loses no item:
 delivery is at least once, and this dedup makes it once. As an item passes, the crawl takes
-a *lease* on its URL (``store.leases``: atomic add-if-absent, so processes of a fleet never
+a *lease* on its key (``store.leases``: atomic add-if-absent, so processes of a fleet never
 both emit it; a lease holds only while its crawl runs). The row that says "emitted" replaces
 the lease on Scrapy's ``item_scraped`` signal, after the feed exporter wrote the item, and
 after the feed's files are flushed to the operating system (a local file or stdout: the item
@@ -22,11 +26,13 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
+from scrapy.utils.misc import load_object
 
 from ..config import config_for
 from ..policy.canonical import canonical_url
@@ -56,13 +62,19 @@ class DedupPipeline:
         self.crawler = crawler
         self.stats = crawler.stats
         self.store = store
-        self.reset = config_for(crawler).dedup_reset
+        config = config_for(crawler)
+        self.reset = config.dedup_reset
+        self.key_name = config.dedup_key
+        self.key_of = _key_function(config.dedup_key)
         self.namespace: str = Namespace.SEEN
         self.crawl = crawl_id(crawler)
         #: canonical URL -> lease token, for items that passed and are not yet in the feed
         self.pending: dict[str, str] = {}
         #: delivered to a feed stored when its slot closes: written on ``feed_slot_closed``
         self.delivered: list[str] = []
+        #: keys claimed by this run: a second item with one of them shares its key with an
+        #: item of this crawl (usually of the same page), not with an earlier run
+        self.claimed_now: set[str] = set()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
@@ -84,15 +96,16 @@ class DedupPipeline:
             logger.warning("WALSH_DEDUP_RESET: forgot %d emitted URLs of spider %r", len(keys), spider.name)
 
     async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
-        url = ItemAdapter(item).get("url")
-        if not isinstance(url, str) or not url:
+        key = self.key_of(item)
+        if key is None:
             self.stats.inc_value("walsh/dedup/no_url")
             return item
-        key = canonical_url(url)
+        url = ItemAdapter(item).get("url")
 
         def take() -> str | None:
-            if targets.legacy_record(self.store, self.namespace, url) is not None:
-                return None  # emitted under the key an earlier version wrote
+            if self.key_name == "url" and isinstance(url, str) and url:
+                if targets.legacy_record(self.store, self.namespace, url) is not None:
+                    return None  # emitted under the key an earlier version wrote
             return leases.take(self.store, self.namespace, key, self.crawl)
 
         try:
@@ -101,15 +114,26 @@ class DedupPipeline:
             raise DropItem(f"R7: {key} could not be checked for duplicates: the crawl is stopping and {exc}") from exc
         if lease is None:
             self.stats.inc_value("walsh/dedup/dropped")
-            raise DuplicateItem(f"R7: {key} was already emitted by this spider")
+            if key in self.claimed_now:
+                self.stats.inc_value("walsh/dedup/shared_key")
+                raise DuplicateItem(
+                    f"R7 dedup: another item of this crawl already has the key {key!r} "
+                    f"(WALSH_DEDUP_KEY = {self.key_name!r}): several items of one page share it. "
+                    "Give each item a key of its own: set WALSH_DEDUP_KEY to a field that tells them "
+                    'apart (WALSH_DEDUP_KEY = "sku") or to a callable, or give each item its own URL'
+                )
+            raise DuplicateItem(
+                f"R7 dedup: {key!r} was already emitted by this spider in an earlier run "
+                f"(WALSH_DEDUP_KEY = {self.key_name!r}); `scrapy walsh state forget --spider NAME` forgets them"
+            )
+        self.claimed_now.add(key)
         self.pending[key] = lease
         self.stats.inc_value("walsh/dedup/first_seen")
         return item
 
     def item_scraped(self, item: Any, response: Any = None, spider: Spider | None = None) -> None:
         """The item left the crawl (the feed exporter wrote it): record it as emitted."""
-        url = ItemAdapter(item).get("url")
-        key = canonical_url(url) if isinstance(url, str) and url else None
+        key = self.key_of(item)
         if key is None or key not in self.pending:
             return
         if self._flush_feeds():
@@ -163,3 +187,24 @@ class DedupPipeline:
             call()
         except StateStoreError as exc:
             logger.warning("R7: could not record emitted items (%s); a later run emits them again", exc)
+
+
+def _key_function(name: str) -> Callable[[Any], str | None]:
+    """``item -> key``: a field (a URL field keyed by its canonical URL), or a callable's result."""
+    if "." in name:
+        function = load_object(name)
+
+        def call(item: Any) -> str | None:
+            key = function(item)
+            return str(key) if key not in (None, "") else None
+
+        return call
+
+    def field(item: Any) -> str | None:
+        value = ItemAdapter(item).get(name)
+        if value is None or value == "" or isinstance(value, (dict, list, tuple, set, bytes)):
+            return None
+        text = str(value)
+        return canonical_url(text) if "://" in text else text
+
+    return field

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from .addresses import PrivateAddressAllowance, refusal
 from .hostkey import host_key
-from .robots import RobotsTxt
+from .robots import MAX_BYTES, RobotsTxt
 from .vocabulary import PRIVATE_ADDRESS, Namespace, Verdict
 
 # ---------------------------------------------------------------------- constants
@@ -28,8 +28,8 @@ MAX_REDIRECTS = 5
 MAX_CACHE_SECONDS = 86400.0
 #: RFC 9309 §2.3.1.4: a stored copy may stand in for an unreachable robots.txt this long.
 STALE_LIMIT = 30 * 86400.0
-#: Only what the parser reads is stored (RFC 9309 §2.5: the first 500 KiB).
-STORED_BODY_LIMIT = 512_000
+#: Only what the parser reads is stored.
+STORED_BODY_LIMIT = MAX_BYTES
 ROBOTS_NAMESPACE = Namespace.ROBOTS
 FETCHED_NAMESPACE = Namespace.FETCHED
 

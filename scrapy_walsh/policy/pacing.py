@@ -95,8 +95,17 @@ class Pacer:
     hit early (Scrapy forgets idle slots after 60 s).
     """
 
-    def __init__(self, floor: float, margin: float = 0.0, clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        floor: float,
+        margin: float = 0.0,
+        clock: Callable[[], float] = time.time,
+        host_floors: dict[str, float] | None = None,
+    ):
         self.floor = floor
+        #: host -> the interval the project asks for that host (``DOWNLOAD_SLOTS`` delays):
+        #: a floor of its own, never under ``floor``
+        self.host_floors = dict(host_floors or {})
         #: Added to every wait: the server sees a request a little after we stamp it.
         self.margin = margin
         self.clock = clock
@@ -112,12 +121,16 @@ class Pacer:
         pace = self.hosts.get(host)
         return pace is not None and (pace.last_start is not None or pace.not_before > 0)
 
+    def floor_for(self, host: str) -> float:
+        """The least interval of ``host``: the R4 floor, or the project's slower one for it."""
+        return max(self.floor, self.host_floors.get(host, 0.0))
+
     def interval(self, host: str) -> float:
-        return self.pace(host).interval(self.floor)
+        return self.pace(host).interval(self.floor_for(host))
 
     def ready_at(self, host: str) -> float:
         pace = self.hosts.get(host)
-        return 0.0 if pace is None else pace.ready_at(self.floor, self.margin)
+        return 0.0 if pace is None else pace.ready_at(self.floor_for(host), self.margin)
 
     def set_robots(self, host: str, crawl_delay: float | None, request_rate: float | None) -> None:
         pace = self.pace(host)
@@ -135,7 +148,7 @@ class Pacer:
             return None
         pace = self.pace(host)
         pace.ratelimit = asked
-        return pace.interval(self.floor)
+        return pace.interval(self.floor_for(host))
 
     def observe(self, host: str, latency: float, ok: bool) -> None:
         """Follow the host's smoothed latency (AutoThrottle with a target concurrency of 1);

@@ -15,7 +15,9 @@ Choices the RFC leaves open:
   one group, as in Google's parser.
 * Crawl-delay and Request-rate come from the selected groups only; when several
   are merged, the slowest pace wins.
-* Only the first 500 KiB are parsed, and a line cut by that limit is dropped.
+* Only the first :data:`MAX_BYTES` (4 MiB) are parsed, and a line cut by that limit is
+  dropped. RFC 9309 §2.5 sets a floor ("at least 500 kibibytes"), not a ceiling: a larger
+  file is read whole, up to a bound that keeps a hostile file's cost bounded.
 * Octets that are not UTF-8 are read as ``%XX``; nothing raises.
 * Numbers are ASCII digits only. A Crawl-delay that is not a finite decimal number
   (``٣``, ``nan``, ``inf``, ``1e3``, a value past a float's range) and a Request-rate whose
@@ -36,13 +38,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from scrapy_walsh.policy.robots_match import CompiledRules, compile_rules, url_path
+from scrapy_walsh.policy.robots_match import CompiledRules, compile_rules, no_gc, url_path
 from scrapy_walsh.policy.vocabulary import Verdict
 
-__all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict"]
+__all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict", "product_token"]
 
-#: RFC 9309 §2.5: parse at least 500 KiB; we parse exactly that much.
-MAX_BYTES = 512_000
+#: The parse limit, the one constant every reader of robots.txt bytes uses (the fetch bound
+#: is this plus a little). RFC 9309 §2.5: "at least 500 kibibytes"; we read 4 MiB, so the
+#: largest real files (about 1 MB) are read whole (docs/robots-matching.md).
+MAX_BYTES = 4 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _UA, _ALLOW, _DISALLOW, _SITEMAP, _DELAY, _RATE = range(6)
@@ -58,7 +62,8 @@ _KEYS: dict[str, int] = {
     "request-rate": _RATE, "request rate": _RATE,
 }  # fmt: skip
 _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
-_SURROGATE = re.compile("[\udc80-\udcff]")
+#: The surrogates ``surrogateescape`` leaves for octets that are not UTF-8, as ``%XX``.
+_OCTET_ESCAPES = {0xDC00 + octet: f"%{octet:02X}" for octet in range(0x80, 0x100)}
 #: ASCII only (re.ASCII): ``\\d`` would take ``٣`` and ``１``, and IGNORECASE would read ``ſ`` as ``s``.
 #: At most MAX_DIGITS digits a number: a longer one is not a rate anyone meant, and the line is ignored.
 MAX_DIGITS = 15
@@ -151,7 +156,7 @@ class RobotsExplanation:
 
 
 def _to_text(body: bytes | str) -> str:
-    """The first 500 KiB as text, BOM skipped, never raising.
+    """The first :data:`MAX_BYTES` as text, BOM skipped, never raising.
 
     Octets that are not UTF-8 become ``%XX``: RFC 9309 §2.2.2 compares paths as
     percent-encoded octets, so a path written in Latin-1 still matches the URL
@@ -173,7 +178,7 @@ def _to_text(body: bytes | str) -> str:
         return body.decode("utf-8")
     except UnicodeDecodeError:
         text = body.decode("utf-8", "surrogateescape")
-        return _SURROGATE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", text)
+        return text.translate(_OCTET_ESCAPES)
 
 
 def _cut(body: bytes) -> bytes:
@@ -193,6 +198,24 @@ def _group_token(value: str) -> str:
         return "*" if len(value) == 1 or value[1].isspace() else ""
     match = _PRODUCT_TOKEN(value)
     return match.group().lower() if match else ""
+
+
+#: ``compatible; Token/1.0`` in a browser-style User-Agent (``Mozilla/5.0 (compatible; ...)``).
+_COMPATIBLE = re.compile(r"\(compatible;[ \t]*([A-Za-z_-]+)", re.IGNORECASE)
+
+
+def product_token(user_agent: str) -> str:
+    """The product token a crawler's User-Agent string names (RFC 9309 §2.2.1), for
+    group selection: its first product's name (``WalshBot`` of ``WalshBot/1.0 (+url)``),
+    or the crawler named after ``compatible;`` in a browser-style string."""
+    value = user_agent.strip()
+    match = _PRODUCT_TOKEN(value)
+    token = match.group() if match else ""
+    if token.lower() == "mozilla":
+        compatible = _COMPATIBLE.search(value)
+        if compatible:
+            return compatible.group(1)
+    return token
 
 
 def _seconds_per_request(value: str) -> float | None:
@@ -237,6 +260,11 @@ class RobotsTxt:
     @classmethod
     def parse(cls, body: bytes | str) -> RobotsTxt:
         """Split ``body`` (bytes as received, or text) into groups; rules are compiled later, per token."""
+        with no_gc():
+            return cls._parse(body)
+
+    @classmethod
+    def _parse(cls, body: bytes | str) -> RobotsTxt:
         text = _to_text(body)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -28,14 +28,16 @@ matches nothing: ``Disallow: http://example.com/private`` is never read as a pat
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import methodcaller
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-__all__ = ["CompiledRules", "compile_rules", "normalise", "normalise_pattern", "url_path"]
+__all__ = ["CompiledRules", "compile_rules", "no_gc", "normalise", "normalise_pattern", "url_path"]
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: Characters kept as written: unreserved, and reserved but for ``#`` (never in a path or
@@ -207,12 +209,31 @@ class CompiledRules:
         return None
 
 
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused while a file's objects are built. They hold no
+    cycles, but hundreds of thousands of them (a 4 MiB file) trigger collection after
+    collection: two thirds of the time of compiling 170,000 rules."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def compile_rules(rules: Iterable[tuple[bool, str, Any]]) -> CompiledRules:
     """``(is_allow, pattern as written, source)`` items as :class:`CompiledRules`.
 
     A rule written twice (the same pattern once normalised) keeps its first source. As in
     Google's parser, ``Allow: /dir/index.html`` also allows ``/dir/`` (``/dir/$``).
     """
+    with no_gc():
+        return _compile_rules(rules)
+
+
+def _compile_rules(rules: Iterable[tuple[bool, str, Any]]) -> CompiledRules:
     cache: dict[str, _Pattern | None] = {}
     compiled: dict[tuple[str, bool], tuple[_Pattern, Any]] = {}
     for allow, written, source in rules:

@@ -11,6 +11,28 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+#: What messages call each requirement: its number and subject (seed 001's headings), never
+#: a seed file or a checklist number alone. The address rule and usage preferences have no
+#: number of their own (seed 000's policy model).
+REQUIREMENT_NAMES: dict[str, str] = {
+    "R1": "R1 User-Agent",
+    "R2": "R2 robots.txt",
+    "R3": "R3 operator blocklist",
+    "R4": "R4 rate limit and Crawl-delay",
+    "R5": "R5 backoff and Retry-After",
+    "R6": "R6 scope",
+    "R7": "R7 conditional fetch and dedup",
+    "R8": "R8 frequency",
+    "R9": "R9 structured formats",
+    "addresses": "the address rule (no private or loopback addresses)",
+    "usage": "usage preferences",
+}
+
+
+def requirement_name(requirement: str) -> str:
+    """``"R2"`` -> ``"R2 robots.txt"``; a requirement without a name as it is."""
+    return REQUIREMENT_NAMES.get(requirement, requirement)
+
 
 class Gate(StrEnum):
     """Where a decision was taken, in request order (docs/architecture)."""

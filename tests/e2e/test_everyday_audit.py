@@ -56,8 +56,9 @@ def test_quotesbot_pagination_fails_row_6_by_line(report, spider, file):
         (
             "warn",
             f"spider {spider}",
-            f"extracts with CSS/XPath selectors ({file} lines 12, 14, 15, 16, 19): R9 forbids per-site HTML "
-            "scraping; keep them generic (title, headings, links)",
+            f"extracts with CSS/XPath selectors ({file} lines 12, 14, 15, 16, 19): a warning, because R9's "
+            "MUST NOT is about per-site HTML scraping and only a reader can tell it from generic extraction; "
+            "keep them generic (title, headings, links)",
         )
     ]
 

@@ -72,3 +72,14 @@ def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
     assert sources["htmlonly/page/1"] == sources["hostile/research-off/notes"] == "no_structured_representation"
     assert sources["blocked/page/1"] == "blocked_by_operator"
     assert sum("loc" in item for item in items) == 6 and sum("child_sitemap" in item for item in items) == 2
+
+    # issue 29: the demo's journal holds every request the server saw, and verifies with its key
+    from scrapy_walsh.commands.signed_record import load_public_keys
+    from scrapy_walsh.journal.chain import entries, journal_files, verify_path
+
+    journal = tmp_path / "walsh-state.journal"
+    report = verify_path(journal, load_public_keys(str(tmp_path / "walsh-demo-signing.pem.pub")))
+    assert report.ok and all(f.keyids and f.unsigned_tail == 0 for f in report.files), report.first_problem()
+    sends = [e for f in journal_files(journal) for e in entries(f.read_bytes()) if e["kind"] == "send"]
+    assert len(sends) == len(records) and {r["signature"] for r in records} == {"verified"}
+    assert (tmp_path / "access-logs" / "open.walsh-demo.test.log").exists()

@@ -142,3 +142,13 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
     assert report["package_version"] == __version__ and report["project"] == "fresh"
     assert report["result"] in {"pass", "warn"}
     assert not [r["row"] for r in report["rows"] if r["status"] == "fail"]
+
+
+def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(tmp_path):
+    """Issue 33: ``make dist`` is the documented way to a wheel to install into a project."""
+    out = tmp_path / "dist"
+    _run(["make", "-C", str(REPO), "dist", f"DIST={out}", f"BIN={Path(sys.executable).parent}", "STAMP="])
+    wheel = out / f"scrapy_walsh-{__version__}-py3-none-any.whl"
+    assert wheel.exists() and (out / f"scrapy_walsh-{__version__}.tar.gz").exists(), sorted(out.iterdir())
+    metadata = zipfile.ZipFile(wheel).read(f"scrapy_walsh-{__version__}.dist-info/METADATA").decode()
+    assert "Project-URL: Homepage, https://wal.sh/bot/" in metadata

@@ -354,7 +354,7 @@ def _later_addon(changes):
 def test_the_guard_cannot_be_removed_or_bypassed(changes):
     with pytest.raises(ConformanceError) as info:
         get_crawler(settings_dict={"ADDONS": {Addon: 500, _later_addon(changes): 900}})
-    assert {f.requirement for f in info.value.findings} == {"seed 000"}
+    assert {f.requirement for f in info.value.findings} == {"addresses"}
 
 
 def test_a_handler_resolving_outside_the_reactor_is_a_warning():

@@ -203,10 +203,10 @@ def test_bad_top_level_field(field, value, reason):
         ("x..com", "'x..com' is not a 'hostname'"),
         ("[2001:db8::1]", "'[2001:db8::1]' is not a 'hostname'"),
         ("Bücher.example", "'Bücher.example' is not a 'hostname'"),  # IDNA2008: U-labels are lowercase
-        ("", "'' does not match /^\\S+(?![\\s\\S])/"),
-        ("x.com ", "'x.com ' does not match"),
-        (" x.com", "' x.com' does not match"),
-        ("x.com\n", "'x.com\\n' does not match"),  # the hostname checker alone would accept it
+        ("", "'' is empty or holds white space: a domain is one word"),
+        ("x.com ", "'x.com ' is empty or holds white space"),
+        (" x.com", "' x.com' is empty or holds white space"),
+        ("x.com\n", "'x.com\\n' is empty or holds white space"),  # the hostname checker alone would accept it
         (42, "42 is not of type 'string'"),
     ],
 )

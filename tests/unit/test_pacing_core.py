@@ -166,3 +166,26 @@ def test_the_ledger_never_forgets_a_host_idle_past_scrapys_60_s(clock):
     for i in range(1000):  # plenty of other traffic meanwhile
         p.pace(f"h{i}.test").last_start = clock.now
     assert p.ready_at("slow.test") - clock.now == pytest.approx(59.0)
+
+
+def test_a_host_floor_from_download_slots_slows_that_host_only_and_never_lowers_the_floor(clock):
+    """Issue 33: the project's per-host interval is a floor of that host's interval."""
+    p = Pacer(floor=1.0, clock=clock, host_floors={"slow.example": 3.0, "fast.example": 0.5})
+    assert p.interval("slow.example") == 3.0
+    assert p.interval("fast.example") == 1.0, "under the R4 floor it changes nothing"
+    assert p.interval("other.example") == 1.0
+    p.pace("slow.example").crawl_delay = 5.0
+    assert p.interval("slow.example") == 5.0, "the site's Crawl-delay still adds"
+    p.pace("slow.example").crawl_delay = None
+    p.pace("slow.example").last_start = clock.now
+    assert p.ready_at("slow.example") == clock.now + 3.0
+
+
+def test_host_intervals_reads_download_slots_by_host_key():
+    from scrapy.settings import Settings
+
+    from scrapy_walsh.config import host_intervals
+
+    settings = Settings({"DOWNLOAD_SLOTS": {"Shop.Example.": {"delay": 3}, "x.example": {"concurrency": 1}}})
+    assert host_intervals(settings) == {"shop.example": 3.0}
+    assert host_intervals(Settings()) == {}

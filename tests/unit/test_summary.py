@@ -74,7 +74,7 @@ def test_summary_accounts_for_what_was_not_fetched_with_what_to_do():
     assert follow.startswith("  follow-ups        4 dropped (R6") and "declare them: start_urls, start()" in follow
     assert any(line.startswith("  not modified      2 304 (R7") for line in lines)
     assert any(line.startswith("  recently fetched  1 skipped (R8") and "state forget URL" in line for line in lines)
-    assert any(line.startswith("  items dropped     3 already emitted") for line in lines)
+    assert any(line.startswith("  items dropped     3 had the dedup key") and "--spider" in line for line in lines)
 
 
 def test_quiet_summary_has_no_empty_categories():
@@ -82,3 +82,14 @@ def test_quiet_summary_has_no_empty_categories():
     assert not any(
         line.startswith(("  not connected", "  failed", "  follow-ups", "  items dropped")) for line in lines
     )
+
+
+def test_the_summary_is_a_warning_only_when_something_was_refused():
+    """Issue 33: INFO on a clean run, WARNING when a request or an item was refused."""
+    from scrapy_walsh.summary import refused
+
+    assert not refused({"walsh/requests/sent": 9})
+    assert refused({"walsh/denied": 1})
+    assert refused({"walsh/dedup/dropped": 2})
+    assert refused({"walsh/items/content_rejected": 1})
+    assert refused({"walsh/scope/followups_dropped": 1})

@@ -9,7 +9,7 @@ from scrapy.utils.misc import load_object
 
 from ...middlewares.addresses import AddressGuardMiddleware, ConnectRefusalMiddleware
 from ...settings import CHECKPOINT_HANDLER
-from ..engine import FAIL, WARN, Finding, Subject, gate_removed, path_of
+from ..engine import FAIL, WARN, Finding, Subject, gate_removed, loosens, path_of
 
 #: Download handlers that connect through the reactor's name resolver, which the
 #: address guard wraps; others (httpx, aiohttp) resolve names where it can't see.
@@ -23,23 +23,23 @@ REACTOR_RESOLVED_HANDLERS = (
 def private_addresses(subject: Subject) -> Iterator[Finding]:
     walsh = subject.walsh
     if why := walsh.refused("WALSH_ALLOW_PRIVATE_ADDRESSES"):
-        yield Finding("9", "seed 000", FAIL, "WALSH_ALLOW_PRIVATE_ADDRESSES", why)
+        yield Finding("9", "addresses", FAIL, "WALSH_ALLOW_PRIVATE_ADDRESSES", why)
         return
     allowance = walsh.value("WALSH_ALLOW_PRIVATE_ADDRESSES")
     if allowance.allow_all or allowance.networks:
-        yield Finding(
+        yield loosens(
             "9",
-            "seed 000",
-            WARN,
+            "addresses",
             "WALSH_ALLOW_PRIVATE_ADDRESSES",
+            walsh.given("WALSH_ALLOW_PRIVATE_ADDRESSES"),
             f"private/loopback targets allowed: {allowance.describe()} (for local demos and tests only)",
         )
 
 
 def address_guard(subject: Subject) -> Iterator[Finding]:
-    yield from gate_removed(subject, "9", "seed 000", AddressGuardMiddleware, "the addresses a request goes to")
+    yield from gate_removed(subject, "9", "addresses", AddressGuardMiddleware, "the addresses a request goes to")
     yield from gate_removed(
-        subject, "9", "seed 000", ConnectRefusalMiddleware, "connect-time address refusals (they would be retried)"
+        subject, "9", "addresses", ConnectRefusalMiddleware, "connect-time address refusals (they would be retried)"
     )
     if subject.walsh.value("WALSH_ALLOW_PRIVATE_ADDRESSES").allow_all:  # a refused value: cannot audit
         return
@@ -60,7 +60,7 @@ def address_guard(subject: Subject) -> Iterator[Finding]:
         if not any(path_of(c) in REACTOR_RESOLVED_HANDLERS for c in mro):
             yield Finding(
                 "9",
-                "seed 000",
+                "addresses",
                 WARN,
                 "DOWNLOAD_HANDLERS",
                 f"{scheme}: {getattr(handler, '__name__', path)} does not resolve names "

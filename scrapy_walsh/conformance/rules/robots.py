@@ -7,7 +7,19 @@ from collections.abc import Iterator
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from ...middlewares.robots import RobotsMiddleware
-from ..engine import FAIL, PASS, WARN, Finding, Subject, component_enabled, gate_removed, path_of, placed_in
+from ...middlewares.robotstxt import stock_middleware_leaks
+from ..engine import (
+    FAIL,
+    PASS,
+    WARN,
+    Finding,
+    Subject,
+    component_enabled,
+    gate_removed,
+    loosens,
+    path_of,
+    placed_in,
+)
 
 
 def scrapy_robots(subject: Subject) -> Iterator[Finding]:
@@ -21,6 +33,16 @@ def scrapy_robots(subject: Subject) -> Iterator[Finding]:
             "Scrapy's RobotsTxtMiddleware is enabled: it matches groups against "
             "the full User-Agent header and treats a network error as allow-all",
         )
+        if subject.settings.getbool("ROBOTSTXT_OBEY") and (version := stock_middleware_leaks()):
+            yield Finding(
+                "2",
+                "R2",
+                WARN,
+                "ROBOTSTXT_OBEY",
+                f"on Scrapy {version}, Scrapy's RobotsTxtMiddleware lets requests that wait on an origin's "
+                "robots.txt through unchecked; use scrapy_walsh.RobotsTxtMiddleware "
+                "(docs: Correct robots.txt for any Scrapy project)",
+            )
     else:
         yield Finding("2", "R2", PASS, setting, "Scrapy's RobotsTxtMiddleware is disabled")
 
@@ -32,13 +54,13 @@ def robots_gate(subject: Subject) -> Iterator[Finding]:
     if why := walsh.refused("WALSH_ROBOTS_MODE"):
         yield Finding("2", "R2", FAIL, "WALSH_ROBOTS_MODE", why)
     elif mode != "respect":
-        yield Finding(
+        yield loosens(
             "2",
             "R2",
-            WARN,
             "WALSH_ROBOTS_MODE",
-            f"{mode!r}: robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
-            "this crawl does NOT meet R2. Use it only on sites you run.",
+            mode,
+            f"robots.txt is {'not fetched' if mode == 'ignore' else 'recorded but not obeyed'}; "
+            "this crawl does NOT meet R2. Use it only on sites you run",
         )
     elif component_enabled(subject.settings, RobotsMiddleware):
         yield Finding("2", "R2", PASS, "WALSH_ROBOTS_MODE", "respect: disallowed and unreachable block")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from scrapy.pipelines.media import MediaPipeline
 from scrapy.utils.misc import load_object
@@ -12,10 +13,10 @@ from ...middlewares.frequency import FrequencyMiddleware
 from ...middlewares.scope import DeclaredTargetsMiddleware, SubresourceMiddleware
 from ...pipelines.dedup import DedupPipeline
 from ...pipelines.metadata import MetadataOnlyPipeline
+from ...settings import SETTINGS_BY_NAME
 from ..engine import (
     FAIL,
     PASS,
-    WARN,
     Finding,
     Subject,
     component_enabled,
@@ -23,6 +24,7 @@ from ..engine import (
     gate_removed,
     holds,
     index,
+    loosens,
 )
 
 
@@ -54,10 +56,22 @@ def scope(subject: Subject) -> Iterator[Finding]:
                 f"{getattr(component, '__name__', path)} downloads images or files: "
                 "R6 forbids sub-resources and stored content",
             )
-    if why := walsh.refused("WALSH_MAX_FIELD_CHARS"):
-        yield Finding("6", "R6", FAIL, "WALSH_MAX_FIELD_CHARS", why)
-    if why := walsh.refused("WALSH_MAX_ITEM_CHARS"):
-        yield Finding("6", "R6", FAIL, "WALSH_MAX_ITEM_CHARS", why)
+    for name, what in (("WALSH_MAX_FIELD_CHARS", "strings"), ("WALSH_MAX_ITEM_CHARS", "all strings together")):
+        if why := walsh.refused(name):
+            yield Finding("6", "R6", FAIL, name, why)
+        elif (value := walsh.value(name)) > _default(name):
+            yield loosens(
+                "6",
+                "R6",
+                name,
+                value,
+                f"items may carry {what} of up to {value} characters (default {_default(name)}): "
+                "more of a page body passes as metadata",
+            )
+
+
+def _default(name: str) -> Any:
+    return SETTINGS_BY_NAME[name].default
 
 
 def freshness(subject: Subject) -> Iterator[Finding]:
@@ -69,13 +83,20 @@ def freshness(subject: Subject) -> Iterator[Finding]:
     if why := walsh.refused("WALSH_REFETCH_INTERVAL"):
         yield Finding("8", "R8", FAIL, "WALSH_REFETCH_INTERVAL", why)
     elif interval == 0:
-        yield Finding(
+        yield loosens(
             "8",
             "R8",
-            WARN,
             "WALSH_REFETCH_INTERVAL",
-            "0 disables the frequency guard: R8 (do not hit a source more than once a "
-            "day) is not enforced in this crawl",
+            interval,
+            "it disables the frequency guard: R8 (do not hit a source more than once a day) is not enforced",
+        )
+    elif interval < _default("WALSH_REFETCH_INTERVAL"):
+        yield loosens(
+            "8",
+            "R8",
+            "WALSH_REFETCH_INTERVAL",
+            interval,
+            f"a target may be fetched again after {interval:g} s, more often than once a day",
         )
     elif component_enabled(subject.settings, FrequencyMiddleware):
         yield Finding("8", "R8", PASS, "WALSH_REFETCH_INTERVAL", f"{interval:g} s between fetches of a target")

@@ -23,7 +23,7 @@ def usage_preferences(subject: Subject) -> Iterator[Finding]:
         purposes = ", ".join(walsh.value("WALSH_PURPOSES"))
         yield Finding(
             "9",
-            "seed 000",
+            "usage",
             WARN,
             "WALSH_PURPOSES",
             f"not declared: usage preferences are judged for every purpose ({purposes}), the "

@@ -22,11 +22,22 @@ if TYPE_CHECKING:
     from .schema import Plan
 
 
+#: The schema's patterns, said in words (issue 33: never a bare regular expression).
+PATTERN_WORDS: dict[str, str] = {
+    r"^\S+(?![\s\S])": "is empty or holds white space: a domain is one word, with no spaces, tabs or line breaks",
+}
+
+
+def pattern_words(pattern: object) -> str:
+    """What a failed ``pattern`` asks for, in words when we know it."""
+    return PATTERN_WORDS.get(str(pattern), f"does not match /{pattern}/")
+
+
 def _a(fmt: object) -> str:
     return f"an {fmt!r}" if str(fmt)[:1] in ("a", "e", "i", "o") else f"a {fmt!r}"  # a 'uri', an 'ipv4'
 
 
-def _describe(error: ValidationError) -> str:
+def describe(error: ValidationError) -> str:
     """A one-line reason: where, and what rule, without dumping a huge instance."""
     at = where(error.absolute_path)
     instance = short(repr(error.instance), 80)
@@ -44,7 +55,7 @@ def _describe(error: ValidationError) -> str:
     if rule == "format":
         return f"{at}: {instance} is not {_a(error.validator_value)}"
     if rule == "pattern":
-        return f"{at}: {instance} does not match /{error.validator_value}/"
+        return f"{at}: {instance} {pattern_words(error.validator_value)}"
     return f"{at}: {short(error.message, 200)}"
 
 
@@ -87,4 +98,4 @@ def validate(plan: Plan, data: object) -> None:
     except Exception as exc:  # a checker that blew up: still never adopt the document
         raise InvalidBlocklist(f"validation failed: {type(exc).__name__}: {exc}") from None
     if error is not None:
-        raise InvalidBlocklist(_describe(error))
+        raise InvalidBlocklist(describe(error))

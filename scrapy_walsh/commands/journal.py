@@ -1,0 +1,135 @@
+"""``scrapy walsh journal``: the request journal for a site owner (issue 29).
+
+``show --host H`` prints what the journal holds about one host; ``verify FILE|DIR`` checks the hash
+chain and the signed heads (exit 1 naming the first broken entry); ``match --host H ACCESS_LOG``
+pairs a server's combined-format access log with the journal; ``report --host H --html FILE``
+writes one self-contained HTML page with a timeline. The journal is ``--journal DIR`` or the
+crawl's (``WALSH_JOURNAL_DIR``, by default beside the state store).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import urllib.request
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import webbotauth
+from ..journal import reading
+from ..journal.chain import verify_path
+from .signed_record import load_public_keys
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+
+HELP = "the request journal: show a host's requests, verify the chain, match an access log, write a report"
+SYNTAX = "show --host H [--since DATE] | verify [FILE|DIR] | match --host H ACCESS_LOG | report --host H --html FILE"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True, metavar="{show,verify,match,report}")
+    show = actions.add_parser("show", help="what the journal holds about one host (the site owner's view)")
+    verify = actions.add_parser("verify", help="check the hash chain and the signatures")
+    verify.add_argument("path", metavar="FILE|DIR", nargs="?", help="a journal file or directory")
+    match = actions.add_parser("match", help="pair a server's access log (combined format) with the journal")
+    match.add_argument("log", metavar="ACCESS_LOG")
+    match.add_argument("--tolerance", type=float, default=2.0, help="seconds of clock difference allowed")
+    report = actions.add_parser("report", help="write one self-contained HTML page for a site owner")
+    report.add_argument("--html", required=True, metavar="FILE")
+    for sub in (show, match, report):
+        sub.add_argument("--host", required=True, metavar="HOST", help="the host (as our canonical host key)")
+        sub.add_argument("--since", metavar="DATE", help="only from this UTC date (YYYY-MM-DD) on")
+        sub.add_argument("--journal", metavar="DIR", help="the journal (default: the crawl's)")
+    for sub in (verify, show, report):
+        sub.add_argument("--key", metavar="PEM", help="our public (or private) key, PEM")
+        sub.add_argument("--directory", metavar="FILE|URL", help="our published key directory (JWKS)")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    path = Path(getattr(args, "path", None) or getattr(args, "journal", None) or _default(settings))
+    if not path.exists():
+        print(f"error: no journal at {path}", file=sys.stderr)
+        return 1
+    if args.action == "verify":
+        return verify(path, _keys(args, settings))
+    since = _since(args.since)
+    view = reading.load_host(path, args.host.strip().lower(), since)
+    if args.action == "show":
+        keys = _keys(args, settings)
+        print(reading.show(view, reading.verification_words(verify_path(path, keys), keyed=keys is not None)))
+        return 0
+    if args.action == "match":
+        with open(args.log, encoding="utf-8", errors="replace") as handle:
+            log, bad = reading.parse_access_log(handle)
+        result = reading.match(view, log, _ua(settings), args.tolerance)
+        print(reading.match_words(result, view.host))
+        if bad:
+            print(f"({bad} lines not in the combined format skipped)")
+        return 1 if result.not_in_journal or result.not_in_log else 0
+    keys = _keys(args, settings)
+    words = reading.verification_words(verify_path(path, keys), keyed=keys is not None)
+    Path(args.html).write_text(reading.report_html(view, words, _ua(settings)), encoding="utf-8")
+    print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {words}")
+    return 0
+
+
+def verify(path: Path, keys: dict[str, Any] | None) -> int:
+    report = verify_path(path, keys)
+    problem = report.first_problem()
+    if problem:
+        print(f"FAILED: {problem}")
+        return 1
+    for f in report.files:
+        notes = []
+        if f.torn_tail:
+            notes.append("a torn last line (the process was killed mid-write) ignored")
+        if keys is not None and f.unsigned_tail:
+            notes.append(f"{f.unsigned_tail} entries after the last signed head (unsigned tail)")
+        if f.unverified_signatures:
+            notes.append(f"{f.unverified_signatures} signatures not checked (no key given)")
+        print(f"{f.name}: {f.entries} entries, chain intact" + (f"; {'; '.join(notes)}" if notes else ""))
+    print(reading.verification_words(report, keyed=keys is not None))
+    return 0
+
+
+def _default(settings: Settings) -> Path:
+    from ..config import journal_location
+
+    return journal_location(settings)
+
+
+def _ua(settings: Settings) -> str:
+    from ..config import parse
+
+    return str(parse(settings, "WALSH_USER_AGENT"))
+
+
+def _since(text: str | None) -> float | None:
+    if not text:
+        return None
+    day = datetime.date.fromisoformat(text)
+    return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC).timestamp()
+
+
+def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None:
+    """keyid -> public key, from --key, --directory, or WALSH_SIGNING_KEY; None when none is known."""
+    if args.key:
+        return load_public_keys(args.key)
+    if args.directory:
+        source = args.directory
+        if source.startswith(("http://", "https://")):
+            with urllib.request.urlopen(source, timeout=30) as response:  # noqa: S310 - http(s) only
+                data = response.read(1 << 20)
+        else:
+            data = Path(source).read_bytes()
+        return webbotauth.directory_keys(json.loads(data))
+    from ..config import parse
+
+    configured = parse(settings, "WALSH_SIGNING_KEY")
+    if configured:
+        private = webbotauth.load_private_key(configured)
+        return {webbotauth.keyid(private): private.public_key()}
+    return None

@@ -1,0 +1,10 @@
+User-agent: *
+Disallow: /5723470/princeton-alums-state-dept-staffer-compete-in-revolting-sex-contest
+Disallow: /333961/he-pushes-them-out-she-does-the-paperwork
+Disallow: /hockey-player-burns-girlfriends-love-letters-loses-con-1753605753
+Disallow: /5589109/americas-dumbest-student-athlete-nominee-eric-kubik-university-of-wisconsin-parkside
+Disallow: /uc-berkeley-investigating-at-least-six-rapes-at-campus-1648584646
+Disallow: /wildfox-ceo-denies-pressuring-teen-into-sex-claims-it-1258825023
+Disallow: /1648752224
+Disallow: /stats/
+Sitemap: https://jalopnik.com/sitemap.xml

@@ -1,0 +1,9 @@
+User-agent: *
+Sitemap: https://finance.yahoo.com/sitemap_en-us_desktop_index.xml
+Sitemap: https://finance.yahoo.com/sitemaps/finance-sitemap_index_US_en-US.xml.gz
+Sitemap: https://finance.yahoo.com/sitemaps/finance-sitemap_googlenews_US_en-US.xml.gz
+Disallow: /r/
+Disallow: /__rapidworker-1.2.js
+Disallow: /__blank
+Disallow: /_td_api
+Disallow: /_remote

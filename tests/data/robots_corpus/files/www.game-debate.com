@@ -1,0 +1,16 @@
+User-agent: *
+Disallow: /api/like/
+Disallow: /clear/discussion/notifications
+Disallow: /api/game_vs_hardware
+Disallow: /routes/votes/castVote
+Disallow: /news/n_menuList.php*
+Disallow: /api/game_search
+Disallow: /microids.php
+Disallow: /sitemap/Casual.php
+Disallow: /sitemap/Fighting.php
+Disallow: /sitemap/Realism.php
+Disallow: /sitemap/Casual.php
+Sitemap: https://www.game-debate.com/sitemap-index.xml
+Sitemap: https://www.game-debate.com/news/sitemap.xml
+Sitemap: https://www.game-debate.com/news/sitemap-hardware.xml
+Sitemap: https://www.game-debate.com/articles/sitemap.xml

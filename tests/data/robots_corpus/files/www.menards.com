@@ -1,0 +1,35 @@
+User-agent: *
+Disallow: /scrip.html
+Disallow: scrip.html
+Disallow: 500errorPage.html
+Disallow: /main/error404.html
+Disallow: /main/error500.html
+Disallow: /main/shoppinglist.html
+Disallow: /main/flyerselectstore.html
+Disallow: /main/removeStore.html
+Disallow: /main/c-3583-v-20090519001.htm #gift registry create/find/edit
+Disallow: /main/login.html
+Disallow: /main/logout.html
+Disallow: /main/myaccount.html
+Disallow: /main/vieworder.html
+Disallow: /main/billingaddress.html
+Disallow: /main/shippingaddress.html
+Disallow: /main/changepassword.html
+Disallow: /main/changeemail.html
+Disallow: /main/taxexemptrequest.html
+Disallow: /main/taxexemptstatus.html
+Disallow: /main/savedDesign.html
+Disallow: /main/retrievedesign.html
+Disallow: /main/basket.html
+Disallow: /main/showSO.html
+Disallow: /main/compare.html
+Disallow: /main/register.html
+Disallow: /main/shipping.html
+Disallow: /main/payment.html
+Disallow: /main/reviewOrder.html
+Disallow: /main/skin/
+Disallow: /main/search.html
+Disallow: *.pdf
+Disallow: *?tptm=pf
+
+Sitemap: http://www.menards.com/sitemap/sitemap.xml

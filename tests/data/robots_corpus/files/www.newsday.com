@@ -1,0 +1,19 @@
+User-agent: *  
+Disallow: /iosfeeds/
+Disallow: /json/
+Disallow: /cmlink/ 
+Disallow: /mobile/
+Disallow: /5819/
+Disallow: /topic/
+Disallow: /topics/
+Disallow: *?lng
+Disallow: *?view
+
+Sitemap: https://www.newsday.com/xml/sitemaps
+Sitemap: https://www.newsday.com/xml/sitemaps?type=imagegallery
+Sitemap: https://www.newsday.com/xml/sitemaps?type=fronts
+Sitemap: https://projects.newsday.com/sitemap_index.xml
+Sitemap: https://projects.newsday.com/voters-guide/sitemap.xml
+Sitemap: https://projects.newsday.com/schools/sitemap.xml
+Sitemap: https://projects.newsday.com/payrolls/sitemap_index.xml
+Sitemap: https://www.newsday.com/xml/newsday-sitemap-7.4670280

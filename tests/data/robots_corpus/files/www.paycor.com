@@ -1,0 +1,11 @@
+# production
+User-Agent: *
+Allow: /
+Noindex: /old-resource-center/
+Disallow: /old-resource-center/
+Noindex: /resource-center/all/
+Disallow: /resource-center/all/
+Noindex: /search?q=
+Disallow: /search?q=
+Sitemap: https://www.paycor.com/sitemap.xml
+Sitemap: https://secure.vidyard.com/sitemaps/sitemap-W8CgHVDansMgF1bWRgUu4w.xml

@@ -1,0 +1,9 @@
+User-agent: *
+Disallow: /ph/thirdpartyfooter
+Disallow: /ThirdPartyHeader
+Disallow: /IBEHeader
+Disallow: /EmailSubscriptionNotification
+Disallow: /messagepages/*
+Disallow: /Account/*
+Disallow: /Home/Login
+Disallow: /Home/RegisterAccount

@@ -1,0 +1,307 @@
+"""The request journal end to end (issue 29): a signed crawl of the demo site, then what a site
+owner runs: ``journal verify``, ``show``, ``match`` against the site's access log (the demo's, and
+a real nginx's), ``report`` rendered by a real headless Chromium; and the Signature Agent Card."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import time
+import zlib
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from scrapy_walsh import webbotauth
+from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.demo.access_log import combined_log
+from scrapy_walsh.demo.content import ROBOTS
+from scrapy_walsh.journal.chain import entries, journal_files
+from scrapy_walsh.settings import USER_AGENT
+
+from ..helpers import add_addon_line, crawl_targets, new_project, run_scrapy
+
+HOST = "open.walsh-demo.test"
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory):
+    """One signed crawl of two demo hosts (a robots.txt refusal included), journal in the project."""
+    tmp = tmp_path_factory.mktemp("journal")
+    key = tmp / "walsh.pem"
+    assert run_scrapy(["walsh", "keys", "generate", str(key)], cwd=tmp).returncode == 0
+    with DemoSite() as site:
+        agent = site.publish_directory(webbotauth.directory([webbotauth.load_private_key(key)]))
+        project = new_project(tmp)
+        journal = tmp / "journal"
+        add_addon_line(
+            project,
+            site=site,
+            extra=f"\nWALSH_SIGNING_KEY = {str(key)!r}\nWALSH_SIGNATURE_AGENT = {agent!r}\n"
+            f"WALSH_JOURNAL_DIR = {str(journal)!r}\n",
+        )
+        urls = [site.url("open", f"/page/{i}") for i in (1, 2, 3)] + [
+            site.url("open", "/private/x"),
+            site.url("named", "/page/1"),
+        ]
+        result, items = crawl_targets(project, urls)
+        assert result.returncode == 0, result.stderr[-3000:]
+        records = site.requests
+        robots_body = ROBOTS["open"].format(base=site.url("open", "")[:-1]).encode()
+        yield {
+            "project": project,
+            "journal": journal,
+            "records": records,
+            "key": key,
+            "site": site,
+            "robots": robots_body,
+            "tmp": tmp,
+        }
+
+
+def sends(journal: Path) -> list[dict]:
+    return [e for f in journal_files(journal) for e in entries(f.read_bytes()) if e["kind"] == "send"]
+
+
+def walsh(crawled, *args, cwd=None):
+    return run_scrapy(["walsh", "journal", *map(str, args)], cwd=cwd or crawled["project"])
+
+
+def test_every_request_the_server_saw_is_in_the_journal_and_nothing_else(crawled):
+    ours = Counter((e["method"], urlsplit(e["url"]).path, e["host"]) for e in sends(crawled["journal"]))
+    seen = Counter((r["method"], r["path"], r["host"]) for r in crawled["records"])
+    assert ours == seen
+    for entry in sends(crawled["journal"]):
+        assert entry["ua"] == USER_AGENT and entry["keyid"] and entry["status"] and "settled" in entry
+        assert entry["interval"]["seconds"] >= 1
+
+
+def test_the_journal_verifies_with_the_public_key_and_the_published_directory(crawled):
+    pub = crawled["key"].with_name("walsh.pem.pub")
+    result = walsh(crawled, "verify", crawled["journal"], "--key", pub)
+    assert result.returncode == 0 and "signed heads by key" in result.stdout, result.stdout + result.stderr
+    directory = crawled["tmp"] / "directory.json"
+    directory.write_text(json.dumps(webbotauth.directory([webbotauth.load_private_key(crawled["key"])])))
+    assert walsh(crawled, "verify", crawled["journal"], "--directory", directory).returncode == 0
+
+
+def test_show_is_the_site_owners_view(crawled):
+    result = walsh(crawled, "show", "--host", HOST)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    count = sum(r["host"] == HOST for r in crawled["records"])
+    assert re.search(rf"\d{{4}}-\d\d-\d\d\s+{count} requests\s+smallest gap 1\.\d+ s", out), out
+    digest = "sha256:" + hashlib.sha256(crawled["robots"]).hexdigest()
+    assert digest in out  # the robots.txt version the verdicts were decided on
+    assert "/private/x: not fetched, robots.txt of" in out and "[robots/disallowed_explicit]" in out
+
+
+def test_match_finds_every_request_in_the_demo_access_log_and_flags_an_injected_one(crawled, tmp_path):
+    log = tmp_path / "access.log"
+    log.write_text(combined_log(crawled["records"], HOST))
+    result = walsh(crawled, "match", "--host", HOST, log)
+    count = sum(r["host"] == HOST for r in crawled["records"])
+    assert result.returncode == 0 and f"{count} requests with our User-Agent" in result.stdout, result.stdout
+    stamp = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime())
+    with log.open("a") as f:
+        f.write(f'127.0.0.9 - - [{stamp}] "GET /wp-login.php HTTP/1.1" 200 12 "-" "{USER_AGENT}"\n')
+    result = walsh(crawled, "match", "--host", HOST, log)
+    assert result.returncode == 1
+    assert "1 with our User-Agent are NOT in the journal" in result.stdout and "/wp-login.php" in result.stdout
+
+
+def png_pixels_not_blank(data: bytes) -> bool:
+    """True when a PNG (8-bit RGB/RGBA, as Chromium writes) has more than one colour."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    width, _height, depth, colour, *_ = header
+    raw = zlib.decompress(idat)
+    channels = {2: 3, 6: 4}[colour]
+    stride = width * channels * depth // 8
+    colours = set()
+    for row in range(0, len(raw), stride + 1):  # the first byte of a row is its filter type
+        colours.update(raw[row + 1 : row + 1 + stride : channels * 37])
+        if len(colours) > 2:
+            return True
+    return False
+
+
+def test_the_report_renders_in_a_real_browser_with_its_timeline(crawled, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (make debian-packages)")
+    page = tmp_path / "report.html"
+    result = walsh(crawled, "report", "--host", HOST, "--html", page)
+    assert result.returncode == 0 and "verified" in result.stdout, result.stdout + result.stderr
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([browser, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert f"Requests to {HOST}" in dom.stdout and "<svg" in dom.stdout and "<circle" in dom.stdout
+    assert "verified:" in dom.stdout and "/private/x" in dom.stdout
+    png = tmp_path / "report.png"
+    subprocess.run(
+        [browser, *flags, f"--screenshot={png}", "--window-size=1000,900", page.as_uri()],
+        capture_output=True,
+        timeout=120,
+    )
+    assert png.exists() and png_pixels_not_blank(png.read_bytes())
+    shutil.copy(png, crawled["tmp"] / "report.png")
+
+
+def test_the_card_from_the_settings_passes_keys_verify_and_a_looser_crawl_is_a_finding(crawled, tmp_path):
+    card = run_scrapy(["walsh", "keys", "card"], cwd=crawled["project"])
+    assert card.returncode == 0, card.stderr
+    path = tmp_path / "card.json"
+    document = json.loads(card.stdout)
+    document["rate-expectation"] = "at most 1 request per 3 s per host"  # a card promising more than the crawl keeps
+    path.write_text(json.dumps(document))
+    result = run_scrapy(["walsh", "keys", "verify", "--card", str(path)], cwd=crawled["project"])
+    assert result.returncode == 1 and "looser than the card's rate expectation" in result.stderr
+    ok = run_scrapy(
+        ["walsh", "keys", "verify", "--card", str(path), "-s", "WALSH_MIN_INTERVAL=3"], cwd=crawled["project"]
+    )
+    assert ok.returncode == 0, ok.stderr
+
+
+# ---------------------------------------------------------------------- a real nginx
+
+NGINX_CONF = """
+worker_processes 1;
+daemon off;
+{user}
+pid {root}/nginx.pid;
+error_log {root}/error.log;
+events {{ worker_connections 64; }}
+http {{
+    access_log {root}/access.log combined;
+    client_body_temp_path {root}/tmp; proxy_temp_path {root}/tmp; fastcgi_temp_path {root}/tmp;
+    uwsgi_temp_path {root}/tmp; scgi_temp_path {root}/tmp;
+    server {{
+        listen 127.0.0.1:{port};
+        root {root}/www;
+    }}
+}}
+"""
+
+
+@pytest.fixture
+def nginx(tmp_path):
+    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if binary is None:
+        pytest.skip("nginx is not installed (make debian-packages)")
+    root = tmp_path / "nginx"
+    (root / "www").mkdir(parents=True)
+    (root / "tmp").mkdir()
+    (root / "www" / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    for i in (1, 2, 3):
+        (root / "www" / f"p{i}.html").write_text(f"<html><title>p{i}</title><body>page {i}</body></html>")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    import os
+
+    user = "user root;" if os.geteuid() == 0 else ""
+    conf = root / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(root=root, port=port, user=user))
+    proc = subprocess.Popen([binary, "-c", str(conf), "-p", str(root)], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail(f"nginx did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+    yield port, root / "access.log"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_match_against_a_real_nginx_access_log(nginx, tmp_path):
+    port, access_log = nginx
+    with DemoSite(hosts=["ops"]) as site:  # the operator blocklist only
+        project = new_project(tmp_path)
+        journal = tmp_path / "journal"
+        add_addon_line(
+            project,
+            site=site,
+            extra="\nWALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + ['127.0.0.1/32']\n"
+            f"WALSH_JOURNAL_DIR = {str(journal)!r}\n",
+        )
+        urls = [f"http://127.0.0.1:{port}/p{i}.html" for i in (1, 2, 3)] + [f"http://127.0.0.1:{port}/private/x"]
+        result, items = crawl_targets(project, urls)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = access_log.read_text().splitlines()
+    assert len(lines) == 4 and all(USER_AGENT in line for line in lines)  # robots.txt and three pages
+    match = run_scrapy(["walsh", "journal", "match", "--host", "127.0.0.1", str(access_log)], cwd=project)
+    assert match.returncode == 0 and "4 requests with our User-Agent in the log are in the journal" in match.stdout, (
+        match.stdout + match.stderr
+    )
+    with access_log.open("a") as f:  # an impostor with our User-Agent
+        f.write(lines[-1].replace("/p", "/impostor/p") + "\n")
+    match = run_scrapy(["walsh", "journal", "match", "--host", "127.0.0.1", str(access_log)], cwd=project)
+    assert match.returncode == 1 and "1 with our User-Agent are NOT in the journal" in match.stdout
+    assert "/impostor/p" in match.stdout
+
+
+def last_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes().splitlines()[-1]).hexdigest()
+
+
+def test_check_sign_quotes_the_journals_signed_head(crawled):
+    signed = run_scrapy(["walsh", "check", "gates", "--sign"], cwd=crawled["project"])
+    assert signed.returncode in (0, 1), signed.stderr[-2000:]
+    record = json.loads(signed.stdout)
+    (head,) = record["journal"]["heads"]
+    path = crawled["journal"] / head["file"]
+    assert head["head"] == last_hash(path) and head["signed"] and head["intact"]
+    out = crawled["tmp"] / "record.json"
+    out.write_text(signed.stdout)
+    verified = run_scrapy(["walsh", "check", "verify", str(out)], cwd=crawled["project"])
+    assert verified.returncode == 0, verified.stderr
+
+
+def test_check_live_journals_its_probe_crawls_and_quotes_their_heads(crawled):
+    before = set(journal_files(crawled["journal"]))
+    live = run_scrapy(["walsh", "check", "gates", "--live", "--sign"], cwd=crawled["project"], timeout=400)
+    assert live.stdout.startswith("{"), live.stderr[-3000:]
+    record = json.loads(live.stdout)
+    heads = record["journal"]["heads"]
+    added = set(journal_files(crawled["journal"])) - before
+    assert heads and {crawled["journal"] / h["file"] for h in heads} == added
+    for head in heads:
+        path = crawled["journal"] / head["file"]
+        assert head["head"] == last_hash(path) and head["signed"] and head["intact"]
+    sent = sum(e["kind"] == "send" for p in added for e in entries(p.read_bytes()))
+    hostile = record["figures"].get("hostile") or {}
+    assert sent == record["figures"]["requests"] + hostile.get("requests", 0), (sent, record["figures"])
+
+
+def test_a_journal_that_cannot_be_written_stops_the_crawl(tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the journal's directory would go")
+    with DemoSite() as site:
+        project = new_project(tmp_path)
+        add_addon_line(project, site=site, extra=f"\nWALSH_JOURNAL_DIR = {str(blocker / 'journal')!r}\n")
+        urls = [site.url("open", f"/page/{i}") for i in (1, 2, 3)] + [site.url("named", "/page/1")]
+        result, items = crawl_targets(project, urls)
+        records = site.requests
+    assert "The request journal at" in result.stderr and "cannot be written" in result.stderr
+    assert "'finish_reason': 'walsh_journal_unwritable'" in result.stderr
+    assert len(records) == 1  # the first request (the blocklist) left before the first append failed
