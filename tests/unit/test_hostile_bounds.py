@@ -13,7 +13,7 @@ from scrapy.settings import Settings
 from scrapy_walsh.addon import Addon
 from scrapy_walsh.config import Readings, WalshConfig
 from scrapy_walsh.conformance import audit_settings
-from scrapy_walsh.exceptions import ConformanceError
+from scrapy_walsh.exceptions import WARN, ConformanceError
 from scrapy_walsh.middlewares.bounds import encodings_of, read_prefix
 from scrapy_walsh.policy import robots
 from scrapy_walsh.policy.backoff import Backoff
@@ -128,3 +128,13 @@ def test_the_summary_names_refused_and_cut_bodies():
     )
     assert "body bounds       1 read up to its bound, the rest not read: robots: 1" in text
     assert "body bounds" not in render_summary({})
+
+
+def test_download_maxsize_is_news_only_when_the_project_sets_it():
+    """The preset writes DOWNLOAD_MAXSIZE itself: only a project's value is warned about (the
+    warning fired on every crawl and every `check` when the preset's own value counted)."""
+    preset_only = _settings()
+    assert not [f for f in audit_settings(preset_only, Readings(preset_only)) if f.setting == "DOWNLOAD_MAXSIZE"]
+    project = _settings(DOWNLOAD_MAXSIZE=1024)
+    (warning,) = [f for f in audit_settings(project, Readings(project)) if f.setting == "DOWNLOAD_MAXSIZE"]
+    assert warning.status == WARN and "WALSH_MAX_BODY_BYTES" in warning.message

@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from ...checkpoint import AdmissionMiddleware, CheckpointDownloadHandler
 from ...settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT, DOWNLOAD_TIMEOUT_FLOOR
-from ..engine import FAIL, WARN, Finding, Subject, gate_removed, number, user_set
+from ..engine import FAIL, WARN, Finding, Subject, gate_removed, number
 
 
 def _is_checkpoint(path: object) -> bool:
@@ -96,7 +97,8 @@ def bounds(subject: Subject) -> Iterator[Finding]:
         yield Finding("-", "configuration", FAIL, "WALSH_MAX_BODY_BYTES", why)
     if why := walsh.refused("WALSH_RECHECK_INTERVAL"):
         yield Finding("5", "R5", FAIL, "WALSH_RECHECK_INTERVAL", why)
-    if user_set(subject.settings, "DOWNLOAD_MAXSIZE"):
+    # the preset writes it (at "addon" priority): only a project's, spider's or command line's is news
+    if (subject.settings.getpriority("DOWNLOAD_MAXSIZE") or 0) > SETTINGS_PRIORITIES["addon"]:
         yield Finding(
             "-",
             "configuration",
