@@ -104,7 +104,14 @@ def crawl_id(crawler: Crawler) -> str:
 
 def _hold(crawler: Crawler, store: StateStore) -> None:
     """Register the crawl in the store while its engine runs, with a heartbeat, so its leases
-    hold and ``state reset`` refuses; unregister when the engine stops (before the store closes)."""
+    hold and ``state reset`` refuses; unregister when the engine stops (before the store closes).
+
+    Once the store has failed (:attr:`StateStore.failure`) the crawl is stopping for it: the
+    heartbeat and the unregistering are not written any more. Each would hold the reactor for
+    sqlite's busy timeout (a lock never released) only to fail again, and a stall while the
+    engine stops breaks Scrapy's closing of its download handlers (a timed ``callback`` on a
+    Deferred already fired: ``AlreadyCalledError``). The record expires after HEARTBEAT_TTL,
+    and on this machine the crawl is seen gone as soon as its process ends (its pid)."""
     from scrapy import signals
     from scrapy.utils.asyncio import create_looping_call
 
@@ -112,6 +119,8 @@ def _hold(crawler: Crawler, store: StateStore) -> None:
     spider = getattr(crawler.spidercls, "name", None)
 
     def beat() -> None:
+        if store.failure is not None:
+            return
         try:
             leases.register(store, crawl, spider=spider)
         except StateStoreError:
@@ -128,6 +137,8 @@ def _hold(crawler: Crawler, store: StateStore) -> None:
         for loop in loops:
             if loop.running:
                 loop.stop()
+        if store.failure is not None:
+            return  # it expires after HEARTBEAT_TTL
         try:
             leases.unregister(store, crawl)
         except StateStoreError:

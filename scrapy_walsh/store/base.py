@@ -86,9 +86,14 @@ class StateStore(ABC):
         #: Called with the error when the store fails (not an outage it waits out): the crawl's
         #: store sets it to stop the crawl once (:func:`scrapy_walsh.store.store_for`).
         self.on_failure: Callable[[StateStoreError], None] | None = None
+        #: The first failure reported (:meth:`failed`): the crawl is stopping for it, so what is
+        #: only advice (its heartbeat, its unregistering) is not written any more.
+        self.failure: StateStoreError | None = None
 
     def failed(self, error: StateStoreError) -> StateStoreError:
         """Report a failure to :attr:`on_failure`; returns ``error``, for the caller to raise."""
+        if self.failure is None:
+            self.failure = error
         if self.on_failure is not None:
             self.on_failure(error)
         return error
