@@ -204,7 +204,10 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             raise IgnoreRequest(f"not sent (--offline): {request.url}")
         if admission.internal_kind(request) is None:
             self.politeness.refresh([host])
-            raise NotSent(request.url, max(0.0, self.politeness.ready_at(host) - self.politeness.now()))
+            wait = self.politeness.peek(host)  # what the reservation would answer, nothing taken
+            if wait > self.politeness.max_pause:
+                raise NotYourTurn(host, wait)  # the pacing gate refuses it, as in a crawl
+            raise NotSent(request.url, wait)
 
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")

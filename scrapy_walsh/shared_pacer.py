@@ -32,7 +32,7 @@ from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, wait_reason
 from .policy.vocabulary import Namespace
 from .store import StoreUnavailable, store_for
-from .store.ledger import Ledger, own_key, watched_key
+from .store.ledger import Ledger, own_key, slot_wait, watched_key
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -169,6 +169,17 @@ class Politeness:
         )
         self._adopt(host, reservation)
         return reservation.wait
+
+    def peek(self, host: str) -> float:
+        """What :meth:`reserve` would answer now, nothing taken (explain's dry run): the same
+        keys, modes and rule (:func:`~scrapy_walsh.store.ledger.slot_wait`), read in one get."""
+        interval = self.pacer.interval(host)
+        keys, modes = self.keys(host)
+        found = self.ledger.get_many(keys)
+        now = self.now()
+        return max(
+            slot_wait(found.get(key) or {}, now, i, interval, self.pacer.margin, modes) for i, key in enumerate(keys)
+        )
 
     def settle(self, host: str) -> HostPace:
         """The answer arrived now: the next interval counts from here (never earlier)."""

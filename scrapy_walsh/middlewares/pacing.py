@@ -119,15 +119,7 @@ class PacingMiddleware:
         request.meta["download_slot"] = host
         self._check_cap(request, host)
         while wait := self._wait(host):  # 0 once the slot looks free (the checkpoint reserves it)
-            if wait > self.politeness.max_pause:
-                exc = HostPaused(
-                    HOST_PAUSED,
-                    f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
-                    f"over WALSH_BACKOFF_MAX_DELAY {self.politeness.max_pause:.0f} s",
-                    request.url,
-                )
-                record_denial(self.stats, exc, self.crawler.spider)
-                raise exc
+            self._refuse_beyond_max_pause(request, host, wait)
             if admission.internal_kind(request) is None and is_dry_run(self.crawler):
                 break  # explain: the checkpoint reads the wait, nothing waits for a request never sent
             if (copy := requeue(self.politeness, self.stats, request, host)) is not None:
@@ -155,6 +147,20 @@ class PacingMiddleware:
             # 429 and 503 belong to backoff (R5); other 5xx slow the host down here
             self.pacer.observe(host, float(latency), ok=response.status < 500 or response.status == 503)
         return response
+
+    def _refuse_beyond_max_pause(self, request: Request, host: str, wait: float) -> None:
+        """R5: a host (or an address it resolves to) paused longer than ``WALSH_BACKOFF_MAX_DELAY``
+        is not waited for: the request is refused (``host_paused_beyond_max_delay``)."""
+        if wait <= self.politeness.max_pause:
+            return
+        exc = HostPaused(
+            HOST_PAUSED,
+            f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
+            f"over WALSH_BACKOFF_MAX_DELAY {self.politeness.max_pause:.0f} s",
+            request.url,
+        )
+        record_denial(self.stats, exc, self.crawler.spider)
+        raise exc
 
     def _wait(self, host: str) -> float:
         """Advice: how long until ``host``'s slot is free, from the local copy of the ledger
@@ -185,7 +191,10 @@ class PacingMiddleware:
     async def _not_your_turn(self, request: Request, exc: NotYourTurn) -> Request:
         """The checkpoint found the slot taken (another process, an internal fetch or an
         ``engine.download`` got there first): nothing was sent. Wait, or give the download
-        slot to a host that is ready sooner, then the request walks the gates again."""
+        slot to a host that is ready sooner, then the request walks the gates again. A wait
+        beyond ``WALSH_BACKOFF_MAX_DELAY`` is refused as at the gate (a pause the local copy did
+        not know: on an address a process pacing by address paused, issue 32)."""
+        self._refuse_beyond_max_pause(request, exc.host, exc.wait)
         if (copy := requeue(self.politeness, self.stats, request, exc.host)) is not None:
             return copy
         self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat

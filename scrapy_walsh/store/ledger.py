@@ -82,6 +82,17 @@ end
 )
 
 
+def slot_wait(
+    value: dict[str, Any], now: float, index: int, interval: float, margin: float, modes: list[dict[str, Any]]
+) -> float:
+    """Seconds until key ``index``'s slot is free for a reservation of ``modes`` (0: free now)."""
+    last = value.get("last_start")
+    if modes[index]["any"] and value.get("any_start") is not None:
+        last = max(last or 0.0, value["any_start"])
+    ready = ready_time(last, value.get("not_before") or 0.0, interval, margin)
+    return ready - now if ready > now else 0.0
+
+
 def _reserve_key(
     value: dict[str, Any],
     now: float,
@@ -92,12 +103,8 @@ def _reserve_key(
     modes: list[dict[str, Any]],
 ) -> tuple[float, dict[str, Any] | None]:
     mode = modes[index]
-    last = value.get("last_start")
-    if mode["any"] and value.get("any_start") is not None:
-        last = max(last or 0.0, value["any_start"])
-    ready = ready_time(last, value.get("not_before") or 0.0, interval, margin)
-    if ready > now:
-        return ready - now, None
+    if wait := slot_wait(value, now, index, interval, margin, modes):
+        return wait, None
     new = {**value, **(assign if mode["assign"] else {})}
     new[mode["write"]] = now
     return 0.0, new

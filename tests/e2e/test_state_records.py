@@ -166,3 +166,33 @@ def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):
     assert run_scrapy(["walsh", "state", "forget", failing], cwd=project).returncode == 0
     shown = json.loads(run_scrapy(["walsh", "state", "show", "--json"], cwd=project).stdout)
     assert shown["server_errors"] == {}
+
+
+def test_an_address_paused_for_the_address_pacers_is_refused_and_explained_alike(plain_project, demo_site, tmp_path):
+    """Issue 32 x 26: a crawl pacing by host meets an address that a process pacing by address
+    paused beyond ``WALSH_BACKOFF_MAX_DELAY``. The crawl refuses the target as the pacing gate
+    refuses its own host's long pause, and ``explain`` reads the same keys and says so. Before,
+    the crawl slept the pause out (a day) at the checkpoint's answer, and ``explain``, which read
+    the host's key only, said "fetch"."""
+    from scrapy_walsh.demo.hosts import HOSTS
+    from scrapy_walsh.store import open_store, parse_state_uri
+
+    uri = f"sqlite:///{tmp_path / 'state.sqlite3'}"
+    add_addon_line(plain_project, f"\nWALSH_STATE_URI = {uri!r}\n", site=demo_site)
+    setup, _ = crawl_targets(plain_project, [demo_site.url("open", "/page/2")])  # open's robots.txt is stored
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    store = open_store(parse_state_uri(uri, "unused"), "Walsh-Research")
+    now = time.time()
+    store.set(Namespace.PACING, HOSTS["open"].ip, {"last_start": now, "not_before": now + 86400}, ttl=2 * 86400)
+    store.close()
+    target = demo_site.url("open", "/page/1")
+    explained = run_scrapy(["walsh", "explain", "--json", target], cwd=plain_project)
+    assert explained.returncode == 0, explained.stderr[-3000:]
+    decision = json.loads(explained.stdout)["decision"]
+    assert (decision["gate"], decision["verdict"]) == ("pacing", "host_paused_beyond_max_delay"), decision
+    started = time.monotonic()
+    result, items = crawl_targets(plain_project, [target], timeout=90)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert time.monotonic() - started < 60, "the crawl waited for the pause"
+    assert (items[target]["denied"], items[target]["verdict"]) == ("pacing", "host_paused_beyond_max_delay")
+    assert not demo_site.requests_for("open", path="/page/1")
