@@ -62,6 +62,19 @@ class BenchServer(ThreadingHTTPServer):
         self.server_close()
 
 
+def answer(handler: BaseHTTPRequestHandler) -> None:
+    """200 with an allow-all robots.txt, or a small page titled by its path (every bench server's reply)."""
+    if handler.path == "/robots.txt":
+        body, ctype = b"User-agent: *\nAllow: /\n", "text/plain"
+    else:
+        body, ctype = f"<html><head><title>{handler.path}</title></head><body>ok</body></html>".encode(), "text/html"
+    handler.send_response(200)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: BenchServer
@@ -71,15 +84,7 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.log.append(((self.headers.get("Host") or "").split(":")[0], self.path, arrived))
         time.sleep(self.server.latency)
-        if self.path == "/robots.txt":
-            body, ctype = b"User-agent: *\nAllow: /\n", "text/plain"
-        else:
-            body, ctype = f"<html><head><title>{self.path}</title></head><body>ok</body></html>".encode(), "text/html"
-        self.send_response(200)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        answer(self)
 
     def log_message(self, *args: object) -> None:
         pass

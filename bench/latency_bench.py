@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scale_bench  # noqa: E402
-from _loopback import BenchServer, violations, wait_rss  # noqa: E402
+from _loopback import BenchServer, answer, violations, wait_rss  # noqa: E402
 
 from scrapy_walsh.demo import DemoSite  # noqa: E402
 
@@ -104,15 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         else:
             time.sleep(latency(host, self.path))
-            if self.path == "/robots.txt":
-                body, ctype = b"User-agent: *\nAllow: /\n", "text/plain"
-            else:
-                body, ctype = f"<html><title>{self.path}</title></html>".encode(), "text/html"
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            answer(self)
         with self.server.lock:
             self.server.timed.append((host, self.path, arrived, time.monotonic()))
 
