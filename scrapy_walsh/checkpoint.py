@@ -186,9 +186,10 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 return await self.journal.sent(request, host, self.inner.download_request(request))
             finally:
                 # answer, timeout or reset: the interval counts from now (the reservation
-                # already stamped the start, so a store that fails here loses no answer)
+                # already stamped the start, so a store that fails here loses no answer); an
+                # answer ends a run of timeouts at the pacing gate, which sees it is one
                 with suppress(StoreUnavailable):
-                    self.politeness.settle(host)
+                    self.politeness.settle(host, answered=False)
         finally:
             self.lock.release()
 

@@ -181,11 +181,14 @@ class Politeness:
             slot_wait(found.get(key) or {}, now, i, interval, self.pacer.margin, modes) for i, key in enumerate(keys)
         )
 
-    def settle(self, host: str) -> HostPace:
-        """The answer arrived now: the next interval counts from here (never earlier)."""
+    def settle(self, host: str, answered: bool = True) -> HostPace:
+        """The answer arrived now (``answered``; else the request failed): the next interval
+        counts from here (never earlier). An answer ends the host's run of timeouts."""
         pace = self.pacer.pace(host)
         now = self.now()
-        if pace.last_start is not None and now - pace.last_start <= self.pacer.margin:
+        if answered and pace.timeouts:
+            pace.timeouts = 0  # written below: the write is not skipped, the last start is a rest ago
+        elif pace.last_start is not None and now - pace.last_start <= self.pacer.margin:
             # The answer came within the margin every ready time already adds: counting the
             # interval from it changes nothing, so no write (half the transactions per
             # request on a fast server; issue 17). Durability is unchanged: the reservation

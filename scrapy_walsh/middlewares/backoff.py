@@ -11,9 +11,10 @@ Internal requests (robots.txt, the blocklist) and ``dont_retry`` requests are no
 retried, but their 429/503 still pauses the host.
 
 A request that got no answer within ``DOWNLOAD_TIMEOUT`` (issue 27) is treated as a 503
-without ``Retry-After`` whose pause is at least ``WALSH_RECHECK_INTERVAL``: the crawl is
-serial, so a hanging server costs every host one time budget per request sent to it, and
-resting its host bounds that to one budget per interval. The preset takes the timeout out of
+without ``Retry-After`` whose pause is at least ``WALSH_RECHECK_INTERVAL``, doubled for each
+timeout of the host in a row: the crawl is serial, so a hanging server costs every host one
+time budget per request sent to it, and resting its host ever longer bounds that to a few
+budgets per crawl (:func:`~scrapy_walsh.policy.backoff.timeout_rest`). The preset takes the timeout out of
 Scrapy's ``RETRY_EXCEPTIONS``, so it reaches this middleware instead of being retried at once.
 """
 
@@ -131,7 +132,9 @@ class BackoffMiddleware:
         host = url_host(request.url)
         pacer = self.politeness.pacer
         attempt = request.meta.get(ATTEMPT, 0)
-        decision = self.policy.after_timeout(attempt, pacer.interval(host), self.recheck)
+        pace = pacer.pace(host)
+        pace.timeouts += 1  # written with the pause below; an answer resets it (Politeness.settle)
+        decision = self.policy.after_timeout(attempt, pacer.interval(host), self.recheck, streak=pace.timeouts)
         self.politeness.pause(host, pacer.clock() + decision.delay)
         self.stats.inc_value("walsh/backoff/count")
         self.stats.inc_value("walsh/backoff/timeout")

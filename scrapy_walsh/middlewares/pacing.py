@@ -181,7 +181,7 @@ class PacingMiddleware:
             return await self._not_your_turn(request, exception)
         host = url_host(request.url)
         if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
-            self.politeness.settle(host)
+            self.politeness.settle(host, answered=False)
             if admission.internal_kind(request) not in admission.BLOCKLIST_KINDS:
                 # the list's own failed fetch is retried on the list's schedule, not slowed down from
                 # run to run: a host that can't be reached never delays the targets' start (issue 32)

@@ -9,7 +9,8 @@ the RFC 9309 way (§2.3.1):
 4xx other than 429        ``allowed_implicit`` (no robots.txt: nothing is disallowed)
 5xx, 429, network error   ``unknown_unreachable``: blocks in ``respect`` mode, unless a
                           stored copy under 30 days old can be used instead; asked again
-                          after ``WALSH_RECHECK_INTERVAL`` (a timeout is a network error)
+                          after ``WALSH_RECHECK_INTERVAL`` once its host's rest (R5) is
+                          over (a timeout is a network error)
 2xx that isn't robots.txt ``unknown_parse_error``: allowed, with a warning
 more than 5 redirects     ``allowed_implicit`` (RFC 9309 §2.3.1.2: "unavailable")
 ========================  =====================================================
@@ -123,7 +124,7 @@ class RobotsMiddleware(StatefulGate):
         if self.mode == "ignore":
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
             return False
-        robots = self._usable(origin_of(request))
+        robots = self._usable(origin_of(request), url_host(request.url))
         waited = robots is None
         if robots is None:
             robots = await self.robots_for(request)
@@ -181,7 +182,7 @@ class RobotsMiddleware(StatefulGate):
     async def robots_for(self, request: Request) -> OriginRobots:
         """This origin's outcome; the first caller fetches it, later callers await it."""
         origin = origin_of(request)
-        usable = self._usable(origin)
+        usable = self._usable(origin, url_host(request.url))
         if usable is not None:
             return usable
         return await self._fetches.run(origin, lambda: self._outcome(origin, request))
@@ -208,17 +209,23 @@ class RobotsMiddleware(StatefulGate):
             await sleep(fetching.POLL)
         return self._from_store(origin)
 
-    def _usable(self, origin: str) -> OriginRobots | None:
+    def _usable(self, origin: str, host: str) -> OriginRobots | None:
         """This origin's outcome when it is known and not expired (no fetch, no wait)."""
         known = self.origins.get(origin)
-        return known if known is not None and not self._expired(known) else None
+        return known if known is not None and not self._expired(known, host) else None
 
-    def _expired(self, robots: OriginRobots) -> bool:
+    def _expired(self, robots: OriginRobots, host: str) -> bool:
         now = time.time()
         if robots.outcome == UNREACHABLE or robots.source == "stale":
-            # the origin failed us: ask again later, not on every request
-            return now - robots.checked_at >= self.recheck
+            # the origin failed us: ask again later, not on every request, and not while its host
+            # rests (a 503's Retry-After, a run of timeouts): the ask would wait out the rest in the
+            # one download slot, and the outcome could not change before it ends (issue 27)
+            return now - robots.checked_at >= self.recheck and not self._resting(host)
         return now - robots.fetched_at >= self.cache_seconds
+
+    def _resting(self, host: str) -> bool:
+        """``host`` is paused (R5) past now, by this process's copy of the ledger."""
+        return self.pacer.pace(host).not_before > self.politeness.now()
 
     def _from_store(self, origin: str) -> OriginRobots | None:
         saved = self.store.get(NAMESPACE, origin)

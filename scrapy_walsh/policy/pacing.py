@@ -53,6 +53,9 @@ class HostPace:
     #: Seconds per request the host's ``RateLimit`` / ``RateLimit-Policy`` headers ask for
     #: (issue 20; :func:`scrapy_walsh.policy.ratelimit.requested_interval`).
     ratelimit: float | None = None
+    #: Timeouts in a row (issue 27): each doubles the host's rest
+    #: (:func:`scrapy_walsh.policy.backoff.timeout_rest`); an answer resets it.
+    timeouts: int = 0
 
     def interval(self, floor: float) -> float:
         """``max(floor, Crawl-delay, Request-rate, RateLimit, adaptive)``: every term only adds."""

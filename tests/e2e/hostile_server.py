@@ -90,6 +90,18 @@ def hang(seconds: float = 120.0) -> Callable[[BaseHTTPRequestHandler], None]:
     return answer
 
 
+def busy(retry_after: int) -> Callable[[BaseHTTPRequestHandler], None]:
+    """503 with ``Retry-After: retry_after`` (seconds), every time."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(503)
+        handler.send_header("Retry-After", str(retry_after))
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    return answer
+
+
 def trickle(every: float = 1.0, length: int = 10_000) -> Callable[[BaseHTTPRequestHandler], None]:
     """Headers at once, then one byte of body every ``every`` seconds."""
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import pytest
 
 from ..helpers import CLOCK_TOLERANCE, crawl_targets, stat
-from .hostile_server import HostileServer, hang, plain, trickle
+from .hostile_server import HostileServer, busy, hang, plain, trickle
 
 BUDGET = 5.0
 RECHECK = 15.0
 #: The crawler hangs up within this of its budget (the trickle notices at its next byte).
 GIVE_UP_SLACK = 1.5
+#: A recheck interval short enough to see three timeouts in a row in one test.
+SHORT = 5.0
 ROBOTS_OK = plain(b"User-agent: *\nAllow: /\n", "text/plain")
 
 
@@ -85,3 +87,47 @@ def test_a_page_that_hangs_or_trickles_pauses_its_host_while_the_others_go(proje
     assert items[slow.url("/page/0")]["status"] == 200
     assert all(items[servers[h].url(f"/page/{i}")]["status"] == 200 for h in ("n1", "n2") for i in range(4))
     assert stat(result.stderr, "walsh/backoff/timeout") == 2
+
+
+def test_a_host_that_keeps_hanging_rests_twice_as_long_after_each_timeout_in_a_row(project, servers):
+    """Issue 27 at scale: a fixed rest lets a hanging host take one budget per recheck interval
+    for as long as its requests wait; the k-th timeout in a row rests it RECHECK x 2^(k-1)
+    (here 5, then 10 s: the old code asked again after 5 s each time). Three origins (ports) of
+    one host: each has its own robots.txt to ask, the host has one rest."""
+    origins = [HostileServer("127.0.0.217", {"/robots.txt": hang()}) for _ in range(3)]
+    try:
+        urls = [origin.url("/page/0") for origin in origins]
+        urls += [servers["n1"].url(f"/page/{i}") for i in range(30)]  # keeps the crawl going ~30 s
+        result, items = crawl_targets(project, urls, "-s", f"WALSH_RECHECK_INTERVAL={SHORT}", timeout=150)
+        assert result.returncode == 0, result.stderr[-3000:]
+        log = sorted((r for origin in origins for r in origin.log), key=lambda r: r["mono"])
+        assert [r["path"] for r in log] == ["/robots.txt"] * 3, log
+        for k, (before, after) in enumerate(zip(log, log[1:]), start=1):
+            rest = after["mono"] - before["end"]
+            # from the give-up; the server notices the hang-up up to a poll (20 ms) late
+            assert rest >= SHORT * 2 ** (k - 1) - CLOCK_TOLERANCE - 0.1, (k, rest)
+            assert rest <= SHORT * 2 ** (k - 1) + 4.0, (k, rest)  # and then it is asked again
+        assert all(items[origin.url("/page/0")]["verdict"] == "unknown_unreachable" for origin in origins)
+        others = sorted(r["mono"] for r in servers["n1"].log)
+        assert any(log[1]["end"] < t < log[2]["mono"] for t in others), "the other host went while it rested"
+        assert stat(result.stderr, "walsh/backoff/timeout") == 3
+    finally:
+        for origin in origins:
+            origin.close()
+
+
+def test_an_unreachable_robots_txt_is_not_asked_again_while_its_host_rests(project, servers):
+    """The recheck interval (15 s) is over but the host asked for 40 s: its pages are
+    refused at once, not held in the one download slot until the rest ends (issue 27)."""
+    resting = HostileServer("127.0.0.216", {"/robots.txt": busy(40)})
+    try:
+        urls = [resting.url(f"/page/{i}") for i in range(3)]
+        urls += [servers["n1"].url(f"/page/{i}") for i in range(22)]  # ~22 s: past RECHECK, inside 40 s
+        result, items = crawl_targets(project, urls, timeout=150)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert [r["path"] for r in resting.log] == ["/robots.txt"], "nothing is sent while the host rests"
+        assert all(items[resting.url(f"/page/{i}")]["verdict"] == "unknown_unreachable" for i in range(3))
+        sent = sorted(r["mono"] for r in servers["n1"].log)
+        assert max(b - a for a, b in zip(sent, sent[1:])) < 3.0, "no request held the crawl"
+    finally:
+        resting.close()

@@ -16,7 +16,7 @@ from scrapy_walsh.conformance import audit_settings
 from scrapy_walsh.exceptions import WARN, ConformanceError
 from scrapy_walsh.middlewares.bounds import encodings_of, read_prefix
 from scrapy_walsh.policy import robots
-from scrapy_walsh.policy.backoff import Backoff
+from scrapy_walsh.policy.backoff import Backoff, timeout_rest
 from scrapy_walsh.policy.bounds import ROBOTS_BYTES, bound_for, ceiling
 from scrapy_walsh.settings import DOWNLOAD_TIMEOUT, TIMEOUT_EXCEPTION
 from scrapy_walsh.summary import render_summary
@@ -77,6 +77,17 @@ def test_a_timeout_pauses_at_least_the_recheck_interval_and_retries_like_a_503()
     assert policy.after_timeout(0, 1.0, 0.0, rng=lambda a, b: b).delay == 1.0
     last = policy.after_timeout(2, 1.0, 600.0)
     assert not last.retry and last.delay == 600.0 and "no retries left" in last.reason
+
+
+def test_timeouts_in_a_row_double_the_rest_up_to_a_day_and_past_the_longest_pause_are_not_retried():
+    policy = Backoff(base=1.0, max_delay=3600.0, max_retries=5)
+    rests = [policy.after_timeout(0, 1.0, 600.0, rng=lambda a, b: b, streak=k) for k in range(1, 5)]
+    assert [r.delay for r in rests] == [600.0, 1200.0, 2400.0, 4800.0]
+    assert [r.retry for r in rests] == [True, True, True, False]
+    assert "over WALSH_BACKOFF_MAX_DELAY" in rests[-1].reason
+    rests_by_streak = [timeout_rest(600.0, k) for k in (0, 1, 2, 8, 9, 10_000)]
+    assert rests_by_streak == [600.0, 600.0, 1200.0, 76_800.0, 86_400.0, 86_400.0]
+    assert timeout_rest(100_000.0, 3) == 100_000.0  # never under the recheck interval
 
 
 def _settings(**values):
