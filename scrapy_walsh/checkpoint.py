@@ -289,9 +289,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             from .middlewares.addresses import AddressGuardMiddleware
             from .middlewares.blocklist import BlocklistMiddleware
 
-            if self.crawler.engine is None:
-                return None, None
-            get = self.crawler.get_downloader_middleware
+            get = self.crawler.get_downloader_middleware  # called at a download: the engine runs
             self._found_gates = (get(BlocklistMiddleware), get(AddressGuardMiddleware))
         return self._found_gates
 

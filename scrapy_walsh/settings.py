@@ -304,8 +304,9 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         RECHECK_INTERVAL,
         "R2, R5",
         "Seconds before an origin whose robots.txt was unreachable (5xx, 429, a network error, "
-        "a timeout) is asked again, and the shortest pause of a host after a request to it timed "
-        "out: a hanging server costs the crawl at most one `DOWNLOAD_TIMEOUT` per interval.",
+        "a timeout) is asked again (not before its host's pause is over), and the pause of a host "
+        "after a request to it timed out, doubled for each timeout in a row (at most a day): a "
+        "hanging server costs the crawl one `DOWNLOAD_TIMEOUT` per pause.",
     ),
     WalshSetting(
         "WALSH_JOURNAL_DIR",

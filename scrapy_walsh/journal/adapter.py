@@ -35,7 +35,7 @@ from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
 from ..request_signer import signer_for
 from ..shared_pacer import politeness_for
-from ..store import StoreUnavailable, store_for
+from ..store import StoreUnavailable, running_engine, store_for
 from .writer import JournalWriter
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ class CrawlJournal:
         )
         if self.crawler.stats is not None:
             self.crawler.stats.set_value(UNWRITABLE, str(exc))
-        engine = self.crawler.engine
+        engine = running_engine(self.crawler)
         if engine is not None and engine.spider is not None:
             deferred_from_coro(engine.close_spider_async(reason=UNWRITABLE_REASON))
 

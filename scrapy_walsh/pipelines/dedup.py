@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
+from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage, StdoutFeedStorage
 from scrapy.utils.misc import load_object
 
 from ..config import config_for
@@ -168,18 +169,13 @@ class DedupPipeline:
 
     def _flush_feeds(self) -> bool:
         """Flush every local feed file; False when a feed delivers only when its slot closes."""
-        from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage, StdoutFeedStorage
-
-        assert self.crawler.extensions is not None
-        for extension in self.crawler.extensions.middlewares:
-            if not isinstance(extension, FeedExporter):
-                continue
-            for slot in extension.slots:
-                if not isinstance(slot.storage, (FileFeedStorage, StdoutFeedStorage)):
-                    return False
-                flush = getattr(getattr(slot, "file", None), "flush", None)
-                if flush is not None:
-                    flush()
+        exporter = self.crawler.get_extension(FeedExporter)  # None: no feed, nothing to wait for
+        for slot in exporter.slots if exporter is not None else []:
+            if not isinstance(slot.storage, (FileFeedStorage, StdoutFeedStorage)):
+                return False
+            flush = getattr(getattr(slot, "file", None), "flush", None)
+            if flush is not None:
+                flush()
         return True
 
     def _quietly(self, call: Any) -> None:

@@ -23,6 +23,7 @@ from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
 
 if TYPE_CHECKING:
+    from scrapy.core.engine import ExecutionEngine
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
@@ -123,6 +124,8 @@ def _hold(crawler: Crawler, store: StateStore) -> None:
             return
         try:
             leases.register(store, crawl, spider=spider)
+        except StoreCannotOpen:
+            raise  # the first beat, while the crawl is being built: the start is refused
         except StateStoreError:
             pass  # the leases of a crawl that can't beat may be taken over: advice, never safety
 
@@ -178,12 +181,16 @@ def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
     def stop(error: StateStoreError) -> None:
         if crawler.stats is not None:
             crawler.stats.inc_value("walsh/store/failures")
-        if said or crawler.engine is None:
+        if said:
             return
         from scrapy.utils.defer import deferred_from_coro
 
         from .. import exit_status
 
+        engine = running_engine(crawler)
+        if engine is None:  # the crawl is being built (a component's from_crawler): it never starts
+            said.append(str(error))
+            raise _refuse_start(str(error)) from None
         message = (
             f"scrapy_walsh stops this crawl: {error}. Nothing more is sent without the records the store "
             "keeps (the blocklist, the pacing ledger, R7/R8); what was not sent is counted in the summary"
@@ -195,9 +202,31 @@ def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
         for name in FAULT_LOGGERS:
             if _ONE_LINE not in logging.getLogger(name).filters:
                 logging.getLogger(name).addFilter(_ONE_LINE)
-        deferred_from_coro(crawler.engine.close_spider_async(reason=STORE_FAILED))
+        deferred_from_coro(engine.close_spider_async(reason=STORE_FAILED))
 
     return stop
+
+
+def _refuse_start(why: str) -> StoreCannotOpen:
+    """The one refusal of a crawl whose store fails before it starts, recorded for the exit status."""
+    from .. import clean_refusal, exit_status
+
+    refusal = StoreCannotOpen(
+        f"scrapy_walsh refuses to start this crawl: WALSH_STATE_URI: {why}. The blocklist, the pacing "
+        "ledger and the R7/R8 records live there, so nothing was crawled"
+    )
+    exit_status.fatal(str(refusal))
+    clean_refusal.refusing()  # one message, on asyncio and on Twisted
+    return refusal
+
+
+def running_engine(crawler: Crawler) -> ExecutionEngine | None:
+    """The crawl's engine, or None while the crawl is being built (Scrapy 2.19's
+    ``crawler.engine`` raises ``RuntimeError`` until it is set)."""
+    try:
+        return crawler.engine
+    except RuntimeError:
+        return None
 
 
 def store_for(crawler: Crawler) -> StateStore:
@@ -214,17 +243,8 @@ def store_for(crawler: Crawler) -> StateStore:
         try:
             store = open_store(location, config.robots_token)
         except (StateStoreError, OSError) as exc:
-            from .. import clean_refusal, exit_status
-
             why = str(exc) if isinstance(exc, StateStoreError) else f"{type(exc).__name__}: {exc}"
-            refusal = StoreCannotOpen(
-                f"scrapy_walsh refuses to start this crawl: WALSH_STATE_URI: the state store {location.uri} "
-                f"can't be opened ({why}). The blocklist, the pacing ledger and the R7/R8 records live "
-                "there, so nothing was crawled"
-            )
-            exit_status.fatal(str(refusal))
-            clean_refusal.refusing()  # one message, on asyncio and on Twisted
-            raise refusal from None
+            raise _refuse_start(f"the state store {location.uri} can't be opened ({why})") from None
         _STORES[crawler] = store
         store.on_failure = _stopper(crawler)
         _announce(store, config.state_shared())
