@@ -78,6 +78,9 @@ def wait_reason(pace: HostPace, floor: float) -> str:
     in words (the crawl's log and ``explain`` say the same)."""
     interval = pace.interval(floor)
     if pace.not_before and (pace.last_start is None or pace.not_before > pace.last_start + interval):
+        if pace.timeouts:
+            runs = f"{pace.timeouts} timeout{'s' if pace.timeouts > 1 else ''} in a row"
+            return f"a rest after {runs} (no answer within DOWNLOAD_TIMEOUT; each doubles it)"
         return "a pause the host asked for (Retry-After on a 429/503, or its RateLimit fields)"
     terms = [
         (pace.crawl_delay or 0.0, f"its robots.txt Crawl-delay of {pace.crawl_delay or 0:g} s"),
