@@ -57,7 +57,7 @@ from ..policy.gates import (
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
-from ..settings import RECHECK_INTERVAL
+from ..settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
 from ..shared_pacer import politeness_for
 from ..store import fetching
 from ..store.waiting import sleep
@@ -79,6 +79,8 @@ REQUEUED_AFTER_FETCH = "walsh/robots/requeued_after_fetch"
 #: An unreachable robots.txt is asked again after this long (not persisted): the default of
 #: ``WALSH_RECHECK_INTERVAL``.
 UNREACHABLE_RECHECK = RECHECK_INTERVAL
+#: The time budget of a robots.txt asked again after its host timed out (``_budget``).
+RECHECK_BUDGET = DOWNLOAD_TIMEOUT_FLOOR
 NAMESPACE = ROBOTS_NAMESPACE
 
 
@@ -95,6 +97,7 @@ class RobotsMiddleware(StatefulGate):
         self.token: str = config.robots_token
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
         self.recheck = config.recheck_interval  # unreachable (a timeout too): asked again after this
+        self.timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT")
         #: each origin's outcome; the fetches under way, with their waiters, are in _fetches
         self.origins: dict[str, OriginRobots] = {}
         self._fetches: OncePerKey[OriginRobots] = OncePerKey()
@@ -242,7 +245,7 @@ class RobotsMiddleware(StatefulGate):
         hops = 0
         while True:
             try:
-                response = await own_fetch.fetch(self.crawler, url, own_fetch.ROBOTS)
+                response = await own_fetch.fetch(self.crawler, url, own_fetch.ROBOTS, **self._budget(url))
             except IgnoreRequest as exc:
                 return self._unreachable(origin, RobotsFetch(error=f"{url} refused by a gate: {exc}"))
             except Exception as exc:
@@ -269,6 +272,15 @@ class RobotsMiddleware(StatefulGate):
         if saved is not None:
             self.store.set(NAMESPACE, origin, saved, ttl=STALE_LIMIT)
         return result
+
+    def _budget(self, url: str) -> dict[str, float]:
+        """The time budget of a robots.txt re-asked after its host timed out: the floor
+        (:data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`), not ``DOWNLOAD_TIMEOUT``. A host
+        that answers again serves a robots.txt in well under it; one still hanging costs the
+        serial crawl 5 s instead of a whole budget, each rest (issue 27)."""
+        if not self.pacer.pace(url_host(url)).timeouts:
+            return {}
+        return {"download_timeout": min(RECHECK_BUDGET, self.timeout)}
 
     def _unreachable(self, origin: str, fetch: RobotsFetch) -> OriginRobots:
         """RFC 9309 §2.3.1.4: disallow all, unless a copy under 30 days old exists."""

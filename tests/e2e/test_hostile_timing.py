@@ -92,16 +92,21 @@ def test_a_page_that_hangs_or_trickles_pauses_its_host_while_the_others_go(proje
 def test_a_host_that_keeps_hanging_rests_twice_as_long_after_each_timeout_in_a_row(project, servers):
     """Issue 27 at scale: a fixed rest lets a hanging host take one budget per recheck interval
     for as long as its requests wait; the k-th timeout in a row rests it RECHECK x 2^(k-1)
-    (here 5, then 10 s: the old code asked again after 5 s each time). Three origins (ports) of
-    one host: each has its own robots.txt to ask, the host has one rest."""
+    (here 5, then 10 s: the old code asked again after 5 s each time), and a re-ask gets the
+    5 s floor as its budget, not the crawl's 10 s. Three origins (ports) of one host: each has
+    its own robots.txt to ask, the host has one rest."""
     origins = [HostileServer("127.0.0.217", {"/robots.txt": hang()}) for _ in range(3)]
     try:
         urls = [origin.url("/page/0") for origin in origins]
-        urls += [servers["n1"].url(f"/page/{i}") for i in range(30)]  # keeps the crawl going ~30 s
-        result, items = crawl_targets(project, urls, "-s", f"WALSH_RECHECK_INTERVAL={SHORT}", timeout=150)
+        urls += [servers["n1"].url(f"/page/{i}") for i in range(40)]  # keeps the crawl going ~40 s
+        args = ["-s", f"WALSH_RECHECK_INTERVAL={SHORT}", "-s", f"DOWNLOAD_TIMEOUT={2 * BUDGET}"]
+        result, items = crawl_targets(project, urls, *args, timeout=150)
         assert result.returncode == 0, result.stderr[-3000:]
         log = sorted((r for origin in origins for r in origin.log), key=lambda r: r["mono"])
         assert [r["path"] for r in log] == ["/robots.txt"] * 3, log
+        budgets = [2 * BUDGET, BUDGET, BUDGET]  # the first ask, then re-asks after a timeout
+        for record, budget in zip(log, budgets):
+            assert budget - 0.1 <= held(record) <= budget + GIVE_UP_SLACK, (held(record), budget)
         for k, (before, after) in enumerate(zip(log, log[1:]), start=1):
             rest = after["mono"] - before["end"]
             # from the give-up; the server notices the hang-up up to a poll (20 ms) late
