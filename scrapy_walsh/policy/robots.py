@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from scrapy_walsh.policy.robots_match import CompiledRules, compile_rules, no_gc, url_path
 from scrapy_walsh.policy.vocabulary import Verdict
@@ -88,19 +88,24 @@ _SPLIT_WS = re.compile("[ \t]+").split
 _GC_FREE = 64 * 1024
 
 
-@dataclass(slots=True)
 class _Group:
     """One group as written: its user-agent values and its records, unparsed, with the
-    1-based line numbers ``explain`` reports (the matchers never read them)."""
+    1-based line numbers ``explain`` reports (the matchers never read them).
 
-    agents: list[str] = field(default_factory=list)
-    rules: list[tuple[bool, str, int]] = field(default_factory=list)  # (is_allow, pattern, line)
-    delays: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
-    rates: list[tuple[str, int]] = field(default_factory=list)  # (value, line)
-    first_line: int = 0
-    agents_end: int = 0  # the line of the last User-agent record
-    #: Usage-preference records (Content-Usage, Content-Signal, License), for issue 20.
-    usage: list[tuple[str, str, int]] = field(default_factory=list)  # (field, value, line)
+    A plain slotted class: a parse makes one per group, and a dataclass's default
+    factories cost three times as much."""
+
+    __slots__ = ("agents", "rules", "delays", "rates", "first_line", "agents_end", "usage")
+
+    def __init__(self, first_line: int = 0) -> None:
+        self.agents: list[str] = []
+        self.rules: list[tuple[bool, str, int]] = []  # (is_allow, pattern, line)
+        self.delays: list[tuple[str, int]] = []  # (value, line)
+        self.rates: list[tuple[str, int]] = []  # (value, line)
+        self.first_line = first_line
+        self.agents_end = 0  # the line of the last User-agent record
+        #: Usage-preference records (Content-Usage, Content-Signal, License), for issue 20.
+        self.usage: list[tuple[str, str, int]] = []  # (field, value, line)
 
     @property
     def last_line(self) -> int:
@@ -188,21 +193,22 @@ def _to_text(body: bytes | str) -> str:
         return text.translate(_OCTET_ESCAPES)
 
 
-#: Line breaks ``str.splitlines`` knows besides CR and LF; RFC 9309 §2.2's EOL is CR, LF or CRLF only.
-_OTHER_BREAKS = ("\v", "\f", "\x1c", "\x1d", "\x1e")
-_OTHER_BREAKS_NON_ASCII = ("\x85", "\u2028", "\u2029")
-
-
 def _lines(text: str) -> list[str]:
     """The lines of ``text``, split at CR, LF or CRLF (RFC 9309 §2.2's EOL).
 
     ``splitlines`` does that in one pass when the text holds none of the other breaks it
-    knows; ``replace("\\r\\n", ...)`` then ``split`` took twice as long on CRLF files.
+    knows (``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, and ``\\x85``, U+2028, U+2029 past ASCII);
+    ``replace("\\r\\n", ...)`` then ``split`` took twice as long on CRLF files.
     """
     if "\r" not in text:
         return text.split("\n")
-    if any(b in text for b in _OTHER_BREAKS) or (
-        not text.isascii() and any(b in text for b in _OTHER_BREAKS_NON_ASCII)
+    if (
+        "\v" in text
+        or "\f" in text
+        or "\x1c" in text
+        or "\x1d" in text
+        or "\x1e" in text
+        or (not text.isascii() and ("\x85" in text or "\u2028" in text or "\u2029" in text))
     ):
         return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return text.splitlines()
@@ -280,7 +286,13 @@ def _largest(values: list[float | None]) -> float | None:
 class RobotsTxt:
     """A parsed robots.txt, queried per URL and product token."""
 
-    def __init__(self, groups: list[_Group], sitemaps: list[str], parse_error: str | None = None) -> None:
+    def __init__(
+        self,
+        groups: list[_Group],
+        sitemaps: list[str],
+        parse_error: str | None = None,
+        licences: list[tuple[str, str, int]] | None = None,
+    ) -> None:
         self._groups = groups
         #: ``Sitemap:`` URLs, wherever they appear (they belong to no group).
         self.sitemaps = sitemaps
@@ -290,7 +302,7 @@ class RobotsTxt:
         self._matchers: dict[str, CompiledRules] = {}
         self._group_tokens: list[set[str]] | None = None
         #: RSL ``License:`` records, wherever they appear (like Sitemap, they belong to no group).
-        self.licences: list[tuple[str, str, int]] = []
+        self.licences: list[tuple[str, str, int]] = [] if licences is None else licences
 
     @classmethod
     def parse(cls, body: bytes | str) -> RobotsTxt:
@@ -304,7 +316,7 @@ class RobotsTxt:
     def _parse(cls, body: bytes | str) -> RobotsTxt:
         text = _to_text(body)
         lines = _lines(text)
-        kinds, allow, disallow, agent, sitemap, delay = _KINDS, _ALLOW, _DISALLOW, _UA, _SITEMAP, _DELAY
+        kinds, ws, allow, disallow, agent, sitemap, delay = _KINDS, _WS, _ALLOW, _DISALLOW, _UA, _SITEMAP, _DELAY
         groups: list[_Group] = []
         sitemaps: list[str] = []
         licences: list[tuple[str, str, int]] = []
@@ -316,8 +328,12 @@ class RobotsTxt:
         if "\x00" in text:  # a line ends at a NUL, as in Google's parser (a C string)
             records = [line.partition("\x00")[0] for line in lines]
         for number, line in enumerate(records, 1):
+            if not line:
+                continue
             if "#" in line:
                 line = line[: line.index("#")]
+                if not line:
+                    continue
             name, colon, value = line.partition(":")
             if colon:
                 kind = kinds.get(name)
@@ -326,10 +342,10 @@ class RobotsTxt:
                     if kind is None:
                         _usage_record(name, value, number, group, licences)
                         continue
-                value = value.strip(_WS)
+                value = value.strip(ws)
             else:
                 # Google's "disallow /": a missing colon between exactly two words (split by WS).
-                line = line.strip(_WS)
+                line = line.strip(ws)
                 if not line:
                     continue
                 words = _SPLIT_WS(line)
@@ -362,9 +378,7 @@ class RobotsTxt:
                 html = " (HTML?)" if content[0].startswith("<") else " (binary?)" if "\x00" in text else ""
                 count = f"{len(content)} line" + ("s" if len(content) > 1 else "")
                 error = f"no robots.txt record in {count} of content{html}"
-        parsed = cls(groups, sitemaps, error)
-        parsed.licences = licences
-        return parsed
+        return cls(groups, sitemaps, error, licences)
 
     def _select(self, token: str) -> list[_Group]:
         """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
