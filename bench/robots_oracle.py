@@ -35,6 +35,8 @@ documented categories of docs/robots-matching.md ("Differences from Google's par
 a few cases of any that no category explains; and the time per file of our parse and
 checks, Protego's, and the reference's (Google's parser has no separate parse: each call
 parses the file and checks one URL, so "C++ per call" is the cost of one parse plus one check).
+A parse's time is the median of :data:`REPEATS` parses of the file, as the C++ figure is the
+median of its calls (the issue-28 figures before 2026-11-25's upstream run took the best of 2).
 
 Aims (issue 28): every disagreement under the limit in a documented category; our parse at
 most 3x the C++ time per file. Figures are printed, never asserted (bench/README.md).
@@ -259,6 +261,19 @@ def _clock(fn: Callable[..., object], *args: object) -> float:
     return time.perf_counter() - start
 
 
+#: Parses timed per file; the median is kept, as the C++ figure is the median of its calls.
+REPEATS = 5
+
+
+def _median_clock(fn: Callable[..., object], *args: object) -> float:
+    return statistics.median(_clock(fn, *args) for _ in range(REPEATS))
+
+
+def _parse_and_check(body: bytes, token: str, url: str) -> bool:
+    """What one C++ call does: parse, then one check (the first check compiles the token's rules)."""
+    return RobotsTxt.parse(body).allowed(url, token)
+
+
 def _ours_checks(robots: RobotsTxt, cases: list[tuple[str, str, bool, bool]]) -> list[bool]:
     return [robots.allowed(url, token) for token, url, _, _ in cases]
 
@@ -273,13 +288,14 @@ def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None
     categories: Counter[str] = Counter()
     big: dict[str, tuple[int, int]] = {}
     unexplained: list[str] = []
-    ours_parse, ours_check, protego_parse, protego_check, ref_call = [], [], [], [], []
+    ours_parse, ours_first, ours_check, protego_parse, protego_check, ref_call = [], [], [], [], [], []
     for name, body in files:
         comparison = Comparison(name, body)
         cases = list(comparison.cases())
-        ours_parse.append(min(_clock(RobotsTxt.parse, body) for _ in range(2)))
+        ours_parse.append(_median_clock(RobotsTxt.parse, body))
+        ours_first.append(_median_clock(_parse_and_check, body, *cases[0][:2]))
         ours_check.append(_clock(_ours_checks, RobotsTxt.parse(body), cases) / max(1, len(cases)))
-        protego_parse.append(min(_clock(Protego.parse, comparison.text) for _ in range(2)))
+        protego_parse.append(_median_clock(Protego.parse, comparison.text))
         protego_check.append(_clock(_protego_checks, Protego.parse(comparison.text), cases) / max(1, len(cases)))
         totals["cases"] += len(cases)
         totals["protego_disagree"] += sum(o != p for _, _, o, p in cases)
@@ -329,6 +345,9 @@ def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None
     if ref_call:
         ratios = [o / c for o, c in zip(ours_parse, ref_call) if c]
         print(f"our parse / C++ call, median over files: {median(ratios):.2f} (aim <= 3)")
+        ratios = [o / c for o, c in zip(ours_first, ref_call) if c]
+        print(f"our parse + first check / C++ call, median over files: {median(ratios):.2f}", end="")
+        print(f" ({median(ours_first) * 1e6:.0f} µs: the first check compiles the token's rules)")
 
 
 def run_hostile() -> None:

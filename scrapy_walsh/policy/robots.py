@@ -360,7 +360,7 @@ class RobotsTxt:
                         rules.append((kind == allow, value, number))
             elif kind == agent:
                 if group is None or not in_agents:
-                    group = _Group(first_line=number)
+                    group = _Group(number)
                     groups.append(group)
                     rules = group.rules
                     in_agents = True
