@@ -238,6 +238,8 @@ def _pattern_category(pattern: str, path: str, fork: bool) -> str | None:
         return "url-non-ascii"
     if "$" in path or "*" in path:
         return "url-special-chars"
+    if re.search(r"%(?![0-9A-Fa-f]{2})", pattern):  # a stray % in the rule: ours reads %25
+        return "uri-forbidden-chars"
     escapes = re.findall(r"%([0-9A-Fa-f]{2})", both)
     if any(re.fullmatch(r"[A-Za-z0-9\-._~]", chr(int(h, 16))) for h in escapes):
         return "unreserved-escape"
@@ -336,9 +338,9 @@ def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None
             print(f"  unexplained: {line}")
     median = statistics.median
     print("time per file, median (µs): ", end="")
-    print(f"our parse {median(ours_parse) * 1e6:.0f}, Protego parse {median(protego_parse) * 1e6:.0f}", end="")
+    print(f"our parse {median(ours_parse) * 1e6:.1f}, Protego parse {median(protego_parse) * 1e6:.1f}", end="")
     if ref_call:
-        print(f", C++ per call (parse + one check) {median(ref_call) * 1e6:.0f}", end="")
+        print(f", C++ per call (parse + one check) {median(ref_call) * 1e6:.2f}", end="")
     print(f"; per check: ours {median(ours_check) * 1e6:.1f}, Protego {median(protego_check) * 1e6:.1f}")
     ratios = [o / p for o, p in zip(ours_parse, protego_parse) if p]
     print(f"our parse / Protego parse, median over files: {median(ratios):.2f}")
