@@ -199,7 +199,7 @@ def _lines(text: str) -> list[str]:
 
     ``splitlines`` does that in one pass when the text holds none of the other breaks it
     knows (``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, and ``\\x85``, U+2028, U+2029 past ASCII);
-    ``replace("\\r\\n", ...)`` then ``split`` took twice as long on CRLF files.
+    replacing ``\\r\\n`` first, then ``split``, took twice as long on CRLF files.
     """
     if "\r" not in text:
         return text.split("\n")
