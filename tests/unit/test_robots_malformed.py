@@ -71,3 +71,24 @@ def test_a_binary_file_with_one_record_line_applies_it():
     robots = RobotsTxt.parse(b"\x89PNG\x00\x00\nUser-agent: *\nDisallow: /x\n\x00\xff\n")
     assert robots.parse_error is None
     assert robots.verdict("http://h/x", TOKEN) is Verdict.DISALLOWED_EXPLICIT
+
+
+@pytest.mark.parametrize("other_break", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_only_cr_and_lf_end_a_line(eol, other_break):
+    """RFC 9309 §2.2: EOL is CR, LF or CRLF. The other breaks ``str.splitlines`` knows are
+    characters of the line, also in a CRLF or CR file (the parse splits those with
+    ``splitlines`` when none of the other breaks is present: issue 28, parse time)."""
+    body = f"User-agent: *{eol}Disallow: /a{other_break}Disallow: /b{eol}{eol}Allow: /c{eol}"
+    robots = RobotsTxt.parse(body.encode())
+    rules = [rule for group in robots._groups for rule in group.rules]
+    assert rules == [(False, f"/a{other_break}Disallow: /b", 2), (True, "/c", 4)]
+
+
+def test_crlf_and_lone_cr_lines_are_numbered_alike():
+    robots = RobotsTxt.parse(b"User-agent: *\r\n\rDisallow: /x\r\n\nAllow: /y\rDisallow: /z")
+    assert [rule for group in robots._groups for rule in group.rules] == [
+        (False, "/x", 3),
+        (True, "/y", 5),
+        (False, "/z", 6),
+    ]
