@@ -50,7 +50,8 @@ class ResettingServer:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
-        data = b""
+        """Read each request head on the connection, record its path, and let ``_answer`` reply."""
+        data, served = b"", 0
         with conn:
             while True:
                 while b"\r\n\r\n" not in data:
@@ -61,19 +62,27 @@ class ResettingServer:
                 head, data = data.split(b"\r\n\r\n", 1)
                 path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
                 self.paths.append(path)
-                if path == "/reset":
-                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    return  # closed with RST, nothing answered
-                body = b"" if path == "/robots.txt" else b"<html><body>ok</body></html>"
-                status = b"404 Not Found" if path == "/robots.txt" else b"200 OK"
-                conn.sendall(
-                    b"HTTP/1.1 "
-                    + status
-                    + b"\r\nContent-Type: text/html\r\nContent-Length: "
-                    + str(len(body)).encode()
-                    + b"\r\n\r\n"
-                    + body
-                )
+                if not self._answer(conn, path, served):
+                    return
+                served += 1
+
+    def _answer(self, conn: socket.socket, path: str, served: int) -> bool:
+        """Reply to ``path`` (``served`` requests were answered on this connection before);
+        False closes the connection."""
+        if path == "/reset":
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            return False  # closed with RST, nothing answered
+        body = b"" if path == "/robots.txt" else b"<html><body>ok</body></html>"
+        status = b"404 Not Found" if path == "/robots.txt" else b"200 OK"
+        conn.sendall(
+            b"HTTP/1.1 "
+            + status
+            + b"\r\nContent-Type: text/html\r\nContent-Length: "
+            + str(len(body)).encode()
+            + b"\r\n\r\n"
+            + body
+        )
+        return True
 
     def close(self) -> None:
         self._stop = True
@@ -152,28 +161,18 @@ class DroppingServer(ResettingServer):
     one is read, recorded, then the connection is closed without an answer (a server that
     drops idle keep-alive connections just as a request arrives)."""
 
-    def _serve(self, conn: socket.socket) -> None:
-        data, served = b"", 0
-        with conn:
-            while True:
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        return
-                    data += chunk
-                head, data = data.split(b"\r\n\r\n", 1)
-                self.paths.append(head.split(b"\r\n", 1)[0].split(b" ")[1].decode())
-                self.times.append(time.monotonic())
-                if served:
-                    return  # closed (FIN) after reading the request: nothing answered
-                served += 1
-                body = b"<html><body>ok</body></html>"
-                conn.sendall(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: keep-alive\r\nContent-Length: "
-                    + str(len(body)).encode()
-                    + b"\r\n\r\n"
-                    + body
-                )
+    def _answer(self, conn: socket.socket, path: str, served: int) -> bool:
+        self.times.append(time.monotonic())
+        if served:
+            return False  # closed (FIN) after reading the request: nothing answered
+        body = b"<html><body>ok</body></html>"
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: keep-alive\r\nContent-Length: "
+            + str(len(body)).encode()
+            + b"\r\n\r\n"
+            + body
+        )
+        return True
 
 
 AIOHTTP = "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler"
