@@ -8,7 +8,8 @@ DIST ?= dist
 
 .PHONY: install demo lint types docs test test-fast test-suite bench clean redis-server debian-packages dist
 
-$(STAMP): pyproject.toml setup.cfg
+# robots.py is compiled by mypyc at install (setup.py): a change to it builds it again.
+$(STAMP): pyproject.toml setup.cfg setup.py scrapy_walsh/policy/robots.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
@@ -33,7 +34,8 @@ docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 ## The wheel and the sdist a release would publish, in $(DIST)/ (the sdist first, the wheel from it).
-## Install one into your own project's environment: pip install dist/scrapy_walsh-*-py3-none-any.whl
+## Install one into your own project's environment: pip install dist/scrapy_walsh-*.whl (a wheel for
+## this Python and platform, robots.py compiled by mypyc; WALSH_MYPYC=0 builds a pure py3-none-any one).
 dist: $(STAMP)
 	rm -rf $(DIST)
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
@@ -65,4 +67,4 @@ debian-packages:
 		$$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends nginx-light chromium; }
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info example_project/.scrapy example_project/output docs/_build
+	rm -rf $(VENV) build dist *.egg-info scrapy_walsh/policy/*.so example_project/.scrapy example_project/output docs/_build

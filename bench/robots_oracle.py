@@ -37,6 +37,9 @@ checks, Protego's, and the reference's (Google's parser has no separate parse: e
 parses the file and checks one URL, so "C++ per call" is the cost of one parse plus one check).
 A parse's time is the median of :data:`REPEATS` parses of the file, as the C++ figure is the
 median of its calls (the issue-28 figures before 2026-11-25's upstream run took the best of 2).
+"Our parse" is the module as installed: ``pip install`` compiles ``policy/robots.py`` with mypyc
+(setup.py), and the first line printed says which build ran; when it is the compiled one, the
+same source run as pure Python is timed too, in the same run.
 
 Aims (issue 28): every disagreement under the limit in a documented category; our parse at
 most 3x the C++ time per file. Figures are printed, never asserted (bench/README.md).
@@ -61,7 +64,9 @@ from protego import Protego
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import scrapy_walsh.policy.robots as robots_module  # noqa: E402
 from scrapy_walsh.policy.robots import _KEYS, MAX_BYTES, RobotsTxt  # noqa: E402
+from tests.robots_builds import is_compiled, pure_python  # noqa: E402
 from tests.robots_differences import CORPUS, Comparison, corpus  # noqa: E402
 
 OLD_LIMIT = 512_000
@@ -291,10 +296,14 @@ def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None
     big: dict[str, tuple[int, int]] = {}
     unexplained: list[str] = []
     ours_parse, ours_first, ours_check, protego_parse, protego_check, ref_call = [], [], [], [], [], []
+    source_parse: list[float] = []  # the pure Python build, when the imported one is compiled
+    source = pure_python().RobotsTxt.parse if is_compiled() else None
     for name, body in files:
         comparison = Comparison(name, body)
         cases = list(comparison.cases())
         ours_parse.append(_median_clock(RobotsTxt.parse, body))
+        if source is not None:
+            source_parse.append(_median_clock(source, body))
         ours_first.append(_median_clock(_parse_and_check, body, *cases[0][:2]))
         ours_check.append(_clock(_ours_checks, RobotsTxt.parse(body), cases) / max(1, len(cases)))
         protego_parse.append(_median_clock(Protego.parse, comparison.text))
@@ -338,7 +347,10 @@ def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None
             print(f"  unexplained: {line}")
     median = statistics.median
     print("time per file, median (µs): ", end="")
-    print(f"our parse {median(ours_parse) * 1e6:.1f}, Protego parse {median(protego_parse) * 1e6:.1f}", end="")
+    print(f"our parse {median(ours_parse) * 1e6:.1f}", end="")
+    if source_parse:
+        print(f" (pure Python {median(source_parse) * 1e6:.1f})", end="")
+    print(f", Protego parse {median(protego_parse) * 1e6:.1f}", end="")
     if ref_call:
         print(f", C++ per call (parse + one check) {median(ref_call) * 1e6:.2f}", end="")
     print(f"; per check: ours {median(ours_check) * 1e6:.1f}, Protego {median(protego_check) * 1e6:.1f}")
@@ -347,6 +359,9 @@ def run_corpus(label: str, files: list[tuple[str, bytes]], ref: Reference | None
     if ref_call:
         ratios = [o / c for o, c in zip(ours_parse, ref_call) if c]
         print(f"our parse / C++ call, median over files: {median(ratios):.2f} (aim <= 3)")
+        if source_parse:
+            ratios = [o / c for o, c in zip(source_parse, ref_call) if c]
+            print(f"  the same, pure Python (robots.py not compiled): {median(ratios):.2f}")
         ratios = [o / c for o, c in zip(ours_first, ref_call) if c]
         print(f"our parse + first check / C++ call, median over files: {median(ratios):.2f}", end="")
         print(f" ({median(ours_first) * 1e6:.0f} µs: the first check compiles the token's rules)")
@@ -378,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     if ref is None:
         print("no reference parser: pass --google-src DIR, or pip install fast-robotstxt; Protego only")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    build = "compiled by mypyc (setup.py)" if is_compiled() else "pure Python (not compiled)"
+    print(f"our parser: {build}, {Path(str(robots_module.__file__)).name}")
     if not args.no_sample:
         run_corpus(f"vendored sample ({CORPUS})", corpus(), ref, args.examples)
     if args.corpus:

@@ -12,6 +12,13 @@ import pytest
 from scrapy_walsh.demo import DemoSite
 
 from .helpers import add_addon_line, run_scrapy
+from .robots_builds import stale_extension
+
+
+def pytest_configure(config):
+    """The compiled robots module (setup.py) must be built from the source as it is now."""
+    if (extension := stale_extension()) is not None:
+        pytest.exit(f"{extension.name} is older than robots.py, which changed since: run `make install`", 2)
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -8,6 +8,10 @@ normalisation); docs/robots-matching.md lists every known difference from Google
 Parsing only splits lines into groups; the matchers of a group are built the first time a
 token asks for it, so parsing costs a fraction of what compiling every group would.
 
+This module is compiled by mypyc when the package is installed (setup.py: issue 28's parse
+time), and runs as plain Python where it can't be; tests/unit/test_robots_compiled.py checks
+that both decide alike. Its classes are then native: give every attribute a type here.
+
 Choices the RFC leaves open:
 
 * Only Allow/Disallow end a group's User-agent lines (§2.2.4: other records must

@@ -56,8 +56,8 @@ def dist(tmp_path_factory):
     # wheel is built from the unpacked sdist, as a release builds it
     _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)])
     sdist = out / f"scrapy_walsh-{__version__}.tar.gz"
-    wheel = out / f"scrapy_walsh-{__version__}-py3-none-any.whl"
-    assert sdist.exists() and wheel.exists(), sorted(p.name for p in out.iterdir())
+    wheel = _the_wheel(out)
+    assert sdist.exists(), sorted(p.name for p in out.iterdir())
     venv = tmp_path_factory.mktemp("fresh") / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     # the test venv's pip installs into the fresh one (no ensurepip), the dependencies as declared
@@ -72,6 +72,15 @@ def dist(tmp_path_factory):
     if install.poll() is None:  # the wheel's test did not run
         install.kill()
         install.communicate()
+
+
+def _the_wheel(out: Path) -> Path:
+    """The one wheel built: for this Python and platform, robots.py compiled by mypyc (setup.py)."""
+    wheels = list(out.glob(f"scrapy_walsh-{__version__}-*.whl"))
+    assert len(wheels) == 1, sorted(p.name for p in out.iterdir())
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    assert wheels[0].name.startswith(f"scrapy_walsh-{__version__}-{tag}-{tag}-"), wheels[0].name
+    return wheels[0]
 
 
 def test_the_sdist_runs_its_own_tests(dist, tmp_path):
@@ -117,6 +126,7 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
     _, wheel, venv, install = dist
     names = zipfile.ZipFile(wheel).namelist()
     assert "scrapy_walsh/py.typed" in names and "scrapy_walsh/templates/spiders/walsh.tmpl" in names
+    assert [n for n in names if n.startswith("scrapy_walsh/policy/robots.") and n.endswith(".so")], names
     assert not any(n.startswith("tests/") for n in names), "tests stay in the sdist"
     out, err = install.communicate(timeout=240)
     _check(subprocess.CompletedProcess(install.args, install.returncode, out, err))
@@ -125,6 +135,9 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     where = _run([str(python), "-c", "import scrapy_walsh; print(scrapy_walsh.__file__)"], cwd=tmp_path, env=env)
     assert Path(where.stdout.strip()).is_relative_to(venv), "imported from the wheel, not the checkout"
+    robots = "import scrapy_walsh.policy.robots as r; print(r.__file__, r.RobotsTxt.parse(b'Disallow: /').sitemaps)"
+    where = _run([str(python), "-c", robots], cwd=tmp_path, env=env)
+    assert where.stdout.split()[0].endswith(".so"), "the compiled parser runs from the wheel, on its own"
     _run([str(venv / "bin" / "scrapy"), "startproject", "fresh"], cwd=tmp_path, env=env)
     project = tmp_path / "fresh"
     settings = project / "fresh" / "settings.py"
@@ -148,7 +161,7 @@ def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(tmp_path):
     """Issue 33: ``make dist`` is the documented way to a wheel to install into a project."""
     out = tmp_path / "dist"
     _run(["make", "-C", str(REPO), "dist", f"DIST={out}", f"BIN={Path(sys.executable).parent}", "STAMP="])
-    wheel = out / f"scrapy_walsh-{__version__}-py3-none-any.whl"
-    assert wheel.exists() and (out / f"scrapy_walsh-{__version__}.tar.gz").exists(), sorted(out.iterdir())
+    wheel = _the_wheel(out)
+    assert (out / f"scrapy_walsh-{__version__}.tar.gz").exists(), sorted(out.iterdir())
     metadata = zipfile.ZipFile(wheel).read(f"scrapy_walsh-{__version__}.dist-info/METADATA").decode()
     assert "Project-URL: Homepage, https://wal.sh/bot/" in metadata

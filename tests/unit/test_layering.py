@@ -21,8 +21,11 @@ import scrapy_walsh.policy
 FORBIDDEN = ("scrapy", "twisted", "redis")
 #: Loaded on first use only, never by an import of the core.
 LAZY = ("jsonschema", "jsonschema_specifications", "referencing")
+#: The core's modules; ``robots__mypyc`` is the runtime of the compiled ``robots`` (setup.py), not a module of ours.
 POLICY_MODULES = sorted(
-    info.name for info in pkgutil.walk_packages(scrapy_walsh.policy.__path__, prefix="scrapy_walsh.policy.")
+    info.name
+    for info in pkgutil.walk_packages(scrapy_walsh.policy.__path__, prefix="scrapy_walsh.policy.")
+    if not info.name.endswith("__mypyc")
 ) + ["scrapy_walsh.policy"]
 
 PROBE = """
