@@ -262,16 +262,8 @@ class SqliteStore(StateStore):
         ttl: float | None = None,
         fsync: bool = True,
     ) -> Updated:
-        with self._transaction(FULL if fsync else NORMAL) as now:
-            self.counts["keys_read"] += 1
-            value, expires = self._read(namespace, key, now)
-            if not isinstance(value, dict):
-                value = {}
-            result, new = operation.python(value, now, *args)
-            if new is not None:
-                self._upsert(namespace, key, new, now, ttl, expires)
-                value = new
-            return Updated(float(result), value, now)
+        """One key is :meth:`update_all` of one key: one transaction either way."""
+        return self.update_all(namespace, (key,), operation, args, ttl, fsync)
 
     def update_all(
         self,
