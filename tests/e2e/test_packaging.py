@@ -165,3 +165,22 @@ def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(tmp_path):
     assert (out / f"scrapy_walsh-{__version__}.tar.gz").exists(), sorted(out.iterdir())
     metadata = zipfile.ZipFile(wheel).read(f"scrapy_walsh-{__version__}.dist-info/METADATA").decode()
     assert "Project-URL: Homepage, https://wal.sh/bot/" in metadata
+
+
+def _wheel_built_with(out: Path, **env: str) -> tuple[str, list[str], str]:
+    """A wheel of the checkout built with ``env`` set: its name, its files, what the build printed."""
+    command = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(REPO)]
+    built = _run(command, env={**os.environ, **env})
+    (wheel,) = out.glob("*.whl")
+    return wheel.name, zipfile.ZipFile(wheel).namelist(), built.stdout + built.stderr
+
+
+def test_without_a_c_compiler_or_with_walsh_mypyc_0_the_wheel_is_pure_python(tmp_path):
+    """setup.py: a build that can't compile ``robots.py`` still succeeds, with the pure module."""
+    # every compile fails, as on a machine without gcc: the extensions are optional
+    name, names, printed = _wheel_built_with(tmp_path / "no-compiler", CC="/bin/false")
+    assert 'building extension "scrapy_walsh.policy.robots' in printed and "failed" in printed
+    assert "scrapy_walsh/policy/robots.py" in names and not [n for n in names if n.endswith(".so")], name
+    name, names, _ = _wheel_built_with(tmp_path / "off", WALSH_MYPYC="0")
+    assert name == f"scrapy_walsh-{__version__}-py3-none-any.whl"
+    assert "scrapy_walsh/policy/robots.py" in names and not [n for n in names if n.endswith(".so")], name
