@@ -64,9 +64,8 @@ from protego import Protego
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import scrapy_walsh.policy.robots as robots_module  # noqa: E402
 from scrapy_walsh.policy.robots import _KEYS, MAX_BYTES, RobotsTxt  # noqa: E402
-from tests.robots_builds import is_compiled, pure_python  # noqa: E402
+from tests.robots_builds import imported, is_compiled, pure_python  # noqa: E402
 from tests.robots_differences import CORPUS, Comparison, corpus  # noqa: E402
 
 OLD_LIMIT = 512_000
@@ -394,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no reference parser: pass --google-src DIR, or pip install fast-robotstxt; Protego only")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     build = "compiled by mypyc (setup.py)" if is_compiled() else "pure Python (not compiled)"
-    print(f"our parser: {build}, {Path(str(robots_module.__file__)).name}")
+    print(f"our parser: {build}, {Path(str(imported.__file__)).name}")
     if not args.no_sample:
         run_corpus(f"vendored sample ({CORPUS})", corpus(), ref, args.examples)
     if args.corpus:
