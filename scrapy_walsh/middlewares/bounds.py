@@ -34,7 +34,7 @@ from twisted.internet.defer import CancelledError
 from .. import admission, own_fetch
 from ..config import config_for
 from ..exceptions import ResponseTooLarge
-from ..policy.bounds import ROBOTS_BYTES, bound_for
+from ..policy.bounds import MAX_HEADER_BYTES, MAX_HEADER_COUNT, ROBOTS_BYTES, bound_for
 from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
 from ..summary import count_sent
 
@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 #: Where Scrapy places HttpCompressionMiddleware.
 PRIORITY = 590
 REFUSED = "walsh/bounds/refused/"
+REFUSED_HEADERS = "walsh/bounds/refused_headers/"
 CUT = "walsh/bounds/cut/"
 #: The kinds of fetch read up to their bound rather than refused over it.
 CUT_KINDS = {own_fetch.ROBOTS: ROBOTS_BYTES}
@@ -163,6 +164,30 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
         first = kind not in self._logged
         self._logged.add(kind)
         logger.log(logging.WARNING if first else logging.INFO, message, *args, extra={"spider": self.crawler.spider})
+
+
+def headers_refused(crawler: Crawler, request: Request, why: str, lines: int, size: int) -> ResponseTooLarge:
+    """The refusal of a response whose header block went over its bound while it was received
+    (:mod:`scrapy_walsh.header_bound`): counted under ``walsh/bounds/refused_headers/<kind>``,
+    logged, and raised by the checkpoint. The server saw the request."""
+    kind = kind_of(request)
+    assert crawler.stats is not None
+    crawler.stats.inc_value(REFUSED_HEADERS + kind)
+    count_sent(crawler.stats, request)
+    exc = ResponseTooLarge(
+        RESPONSE_TOO_LARGE,
+        f"its header block is over its bound ({why}: at most {MAX_HEADER_COUNT} header lines and "
+        f"{MAX_HEADER_BYTES} bytes); the connection was closed, nothing of it is kept",
+        request.url,
+        bound=MAX_HEADER_BYTES,
+        header_lines_bound=MAX_HEADER_COUNT,
+        kind=kind,
+        part="headers",
+        received_lines=lines,
+        received_bytes=size,
+    )
+    logger.warning("%s", exc, extra={"spider": crawler.spider})
+    return exc
 
 
 # ---------------------------------------------------------------- reading a prefix

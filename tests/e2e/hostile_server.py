@@ -75,6 +75,20 @@ def plain(body: bytes, content_type: str = "text/html") -> Callable[[BaseHTTPReq
     return answer
 
 
+def header_flood(count: int) -> Callable[[BaseHTTPRequestHandler], None]:
+    """A 200 whose header block has ``count`` header lines of 14 bytes (a million: 14 MB),
+    written 10,000 lines at a time, then a 2-byte body; the record's ``end`` is when the
+    crawler hung up, or when all was written."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n")
+        for start in range(0, count, 10_000):
+            handler.wfile.write(b"".join(b"x-%06d: vv\r\n" % i for i in range(start, min(count, start + 10_000))))
+        handler.wfile.write(b"\r\nok")
+
+    return answer
+
+
 def hang(seconds: float = 120.0) -> Callable[[BaseHTTPRequestHandler], None]:
     """Accept the connection, read the request, never answer (until ``seconds``, or until the
     client hangs up: the record's ``end`` is when the crawler gave up)."""
