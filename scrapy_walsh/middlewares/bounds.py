@@ -77,12 +77,30 @@ def stamp(request: Request, max_body_bytes: int) -> None:
     request.meta["download_maxsize"] = bound_for(request.meta.get("download_maxsize"), max_body_bytes)
 
 
+class ReadUpTo:
+    """Stops a download once ``limit`` bytes are in: ``StopDownload(fail=False)`` on Scrapy's
+    ``bytes_received`` signal, so the body so far is the response. The add-on's compression
+    middleware reads robots.txt this way, and so does the drop-in ``RobotsTxtMiddleware``."""
+
+    def __init__(self) -> None:
+        self._received: weakref.WeakKeyDictionary[Request, int] = weakref.WeakKeyDictionary()
+
+    def received(self, request: Request, data: bytes, limit: int) -> None:
+        received = self._received.get(request, 0) + len(data)
+        self._received[request] = received
+        if received >= limit:
+            raise StopDownload(fail=False)  # the body so far is the response
+
+    def done(self, request: Request) -> None:
+        self._received.pop(request, None)
+
+
 class BoundedCompressionMiddleware(HttpCompressionMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler=crawler)
         self.crawler = crawler
         self.max_body_bytes = config_for(crawler).max_body_bytes
-        self._received: weakref.WeakKeyDictionary[Request, int] = weakref.WeakKeyDictionary()
+        self._read = ReadUpTo()
         self._logged: set[str] = set()
 
     @classmethod
@@ -97,17 +115,13 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
 
     def bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
         limit = CUT_KINDS.get(admission.internal_kind(request) or "")
-        if limit is None:
-            return
-        received = self._received.get(request, 0) + len(data)
-        self._received[request] = received
-        if received >= limit:
-            raise StopDownload(fail=False)  # the body so far is the response
+        if limit is not None:
+            self._read.received(request, data, limit)
 
     def process_response(  # type: ignore[override]
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
-        self._received.pop(request, None)
+        self._read.done(request)
         kind = admission.internal_kind(request)
         if kind in CUT_KINDS:
             return self._cut(kind, CUT_KINDS[kind], response)
@@ -119,7 +133,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
             raise self._too_large(request, "decoded") from exc
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
-        self._received.pop(request, None)
+        self._read.done(request)
         over = isinstance(exception, DownloadCancelledError) or (
             isinstance(exception, CancelledError) and request.meta.get("download_maxsize")
         )

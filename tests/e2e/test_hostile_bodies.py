@@ -8,13 +8,12 @@ launcher). Before the bounds, the robots.txt bomb took 1.73 GB.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
 
 from ..helpers import GATES_SPIDER, stat
-from .hostile_server import MIB, HostileServer, bomb, compressed, header_flood, plain
+from .hostile_server import MIB, HostileServer, bomb, compressed, header_flood, plain, run_measured
 
 #: The aim of the issue: the crawl's peak RSS under hostile content.
 MAX_RSS_MB = 300
@@ -92,32 +91,11 @@ def crawl_measured(project, spider, *args):
     out = project / "items.jsonl"
     out.unlink(missing_ok=True)
     log = project / "crawl.log"
-    peak = project / "peak_rss_kb"
-    with log.open("w") as err:
-        # A small launcher starts the crawl and reads its rusage: Linux counts, in a child's peak
-        # RSS, the memory of the process it was forked from (up to its exec), so a crawl forked
-        # straight from a pytest worker grown to 340 MB would report 340 MB whatever it used.
-        process = subprocess.run(
-            [sys.executable, "-c", LAUNCHER, str(peak), sys.executable, "-m", "scrapy", "crawl", spider]
-            + ["-O", str(out), *args],
-            cwd=project,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
+    command = [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(out), *args]
+    code, peak_mb = run_measured(command, project, log)
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    peak_mb = int(peak.read_text()) / 1024
     print(f"peak RSS of `scrapy crawl {spider} {' '.join(args)}`: {peak_mb:.0f} MB")
-    return process.returncode, log.read_text(), items, peak_mb
-
-
-#: argv: the file to write the child's peak RSS (KiB) to, then the command; exits with its code.
-LAUNCHER = """
-import os, subprocess, sys
-child = subprocess.Popen(sys.argv[2:])
-_, status, usage = os.wait4(child.pid, 0)
-open(sys.argv[1], "w").write(str(usage.ru_maxrss))
-sys.exit(os.waitstatus_to_exitcode(status))
-"""
+    return code, log.read_text(), items, peak_mb
 
 
 @pytest.mark.parametrize("name", ["robots", "long_robots"])
