@@ -16,7 +16,8 @@ scheme to ``None``. For each request the checkpoint
 * raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
 * gives it its byte bound after decompression (``download_maxsize``,
   :func:`scrapy_walsh.middlewares.bounds.stamp`): a careless ``0`` or a huge value never
-  lets a compression bomb take the memory;
+  lets a compression bomb take the memory; the header block is bounded while it arrives
+  (:mod:`scrapy_walsh.header_bound`);
 * signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
 * takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
   shared by every crawler of a ``CrawlerProcess``, ``CrawlerRunner`` or ``AsyncCrawlerRunner``)
@@ -55,7 +56,9 @@ from twisted.internet.defer import DeferredLock
 from . import admission, handler_resend
 from .config import config_for
 from .exceptions import CheckpointRefused, OutOfScope, record_denial
+from .header_bound import bound_headers, over_bound
 from .journal.adapter import journal_for
+from .middlewares.bounds import headers_refused
 from .middlewares.bounds import stamp as stamp_bound
 from .policy.hostkey import host_key, url_host
 from .policy.vocabulary import (
@@ -141,6 +144,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.max_body_bytes = config.max_body_bytes
         self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
         handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
+        bound_headers(self.inner)  # a header flood is refused while it arrives, before it is in memory
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = journal_for(crawler)  # issue 29: every send and refusal, hash-chained
         self.lock = IN_FLIGHT
@@ -184,6 +188,10 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 self.signer.sign(request)  # last: the User-Agent and every header are final
             try:
                 return await self.journal.sent(request, host, self.inner.download_request(request))
+            except Exception as exc:
+                if (over := over_bound(exc)) is not None:
+                    raise headers_refused(self.crawler, request, over.why, over.lines, over.size) from exc
+                raise
             finally:
                 # answer, timeout or reset: the interval counts from now (the reservation
                 # already stamped the start, so a store that fails here loses no answer); an

@@ -129,10 +129,10 @@ class Politeness:
         self.queues: weakref.WeakSet[Any] = weakref.WeakSet()
         for key, data in self.ledger.entries():
             dict.__setitem__(self.pacer.hosts, key, HostPace.from_json(data))  # stored by pacing key
-        #: The operator blocklist's ``refresh`` (seconds), set by its gate: a pause or a RateLimit
-        #: pace that the list's own fetch is answered with is honoured up to this, never longer,
-        #: so the operator's list can always be refreshed (issue 32).
-        self.list_refresh: float | None = None
+        #: host -> (pause, RateLimit pace) asked in answer to the operator blocklist's own fetches,
+        #: held until its gate has read the answer and knows when the list is due again
+        #: (:meth:`settle_list_asks`): a pause is honoured until then, never longer.
+        self._list_asks: dict[str, tuple[float, float | None]] = {}
         #: host -> the end of the last wait logged for it (each wait is said once)
         self._announced: dict[str, float] = {}
 
@@ -235,10 +235,28 @@ class Politeness:
             self.wait_reason(host),
         )
 
-    def own_list_pause(self, seconds: float) -> float:
-        """``seconds`` of pause asked in answer to the operator blocklist's own fetch, capped
-        at the list's ``refresh`` (:attr:`list_refresh`)."""
-        return seconds if self.list_refresh is None else min(seconds, self.list_refresh)
+    def list_host_asked(self, host: str, pause: float = 0.0, ratelimit: float | None = None) -> None:
+        """The operator list's host answered the list's (or its schema's) own fetch asking for
+        ``pause`` seconds (Retry-After, a backoff) or a RateLimit pace of ``ratelimit`` seconds
+        per request. Nothing is applied yet: the cap is when the list is due again, which only
+        its gate knows once it has read this answer (a new list brings its own ``refresh``)."""
+        held, pace = self._list_asks.get(host, (0.0, None))
+        if ratelimit is not None:
+            pace = max(pace or 0.0, ratelimit)
+        self._list_asks[host] = (max(held, pause), pace)
+
+    def settle_list_asks(self, due_in: float) -> None:
+        """Apply what the list's host asked (:meth:`list_host_asked`), each pause and pace capped
+        at ``due_in``, the seconds until the list's gate fetches the list again: its ``refresh``
+        after an adoption, the retry after a failure. No pause the list's host asks, on the first
+        adoption or a later one, can keep a list past its refresh (R3)."""
+        cap = max(0.0, due_in)
+        asks, self._list_asks = self._list_asks, {}
+        for host, (pause, ratelimit) in asks.items():
+            if ratelimit is not None:
+                self.pacer.pace(host).ratelimit = min(ratelimit, cap) or None
+                pause = max(pause, self.pacer.interval(host))  # one interval, fleet-wide, as for any host
+            self.pause(host, self.now() + min(pause, cap))
 
     def interval(self, host: str) -> float:
         return self.pacer.interval(host)

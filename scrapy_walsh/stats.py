@@ -284,6 +284,11 @@ STATS: tuple[Stat, ...] = (
         "`sitemap`, `llms_txt`, `twin`, `blocklist`, `tdmrep` ...: their own), refused with `ResponseTooLarge`.",
     ),
     Stat(
+        "walsh/bounds/refused_headers/<kind>",
+        "Responses whose header block went over its bound while it was received (2,000 header lines "
+        "or 256 KiB): the connection was closed and the request refused with `ResponseTooLarge`.",
+    ),
+    Stat(
         "walsh/bounds/cut/<kind>",
         "robots.txt files read up to their bound (the parse limit plus 64 KiB), the rest not read.",
     ),

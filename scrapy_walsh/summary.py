@@ -48,6 +48,7 @@ FAILED = "walsh/requests/failed/"
 #: Issue 27: responses over their byte bound, refused or (robots.txt) read up to it, per kind.
 BOUNDS_REFUSED = "walsh/bounds/refused/"
 BOUNDS_CUT = "walsh/bounds/cut/"
+BOUNDS_REFUSED_HEADERS = "walsh/bounds/refused_headers/"
 #: Between ConnectRefusalMiddleware (560), which turns the address guard's connect-time refusal
 #: into a denial, and Scrapy's RetryMiddleware (550), which would retry a failure first.
 OUTCOME_PRIORITY = 555
@@ -272,15 +273,15 @@ def render_summary(stats: Mapping[str, Any]) -> str:
 def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:
     """Issue 27: bodies over their bound after decompression, per kind of fetch."""
     lines = []
-    for prefix, what in (
-        (BOUNDS_REFUSED, "refused over its bound (WALSH_MAX_BODY_BYTES, or the fetch's own)"),
-        (BOUNDS_CUT, "read up to its bound, the rest not read"),
+    for prefix, label, what in (
+        (BOUNDS_REFUSED, "body bounds  ", "refused over its bound (WALSH_MAX_BODY_BYTES, or the fetch's own)"),
+        (BOUNDS_CUT, "body bounds  ", "read up to its bound, the rest not read"),
+        (BOUNDS_REFUSED_HEADERS, "header bounds", "refused over its bound (2,000 lines or 256 KiB of headers)"),
     ):
         kinds = sorted((k[len(prefix) :], n) for k, n in stats.items() if k.startswith(prefix))
         if kinds:
             lines.append(
-                f"  body bounds       {sum(n for _, n in kinds)} {what}: "
-                + ", ".join(f"{kind}: {n}" for kind, n in kinds)
+                f"  {label}     {sum(n for _, n in kinds)} {what}: " + ", ".join(f"{kind}: {n}" for kind, n in kinds)
             )
     return lines
 

@@ -51,11 +51,13 @@ CATEGORIES = {
     "literal-dollar": "only a final $ ends a pattern; $ and * in a URL compare as %24 and %2A",
     "reserved-escape": "a reserved character and its %XX stay apart",
     "percent-normalisation": "%XX of unreserved characters decoded, hex uppercased, other octets %-encoded",
+    "lone-percent": "a % that starts no escape: that rule, or that URL, is compared as written (escapes kept)",
     "specificity": "the most specific rule counts the octets compared (normalised)",
 }
 
 _RESERVED = set(":/?#[]@!$&'()*+,;=")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _URI_CHARS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*")
 _RECORD = re.compile(r"^[ \t]*([A-Za-z][A-Za-z -]*?)[ \t]*:", re.MULTILINE)
 _NO_COLON = re.compile(r"^[ \t]*(allow|disallow|user-?agent)[ \t]+[^ \t:#]+[ \t]*(?:#.*)?$", re.I | re.MULTILINE)
@@ -90,6 +92,8 @@ def paths_for(robots: RobotsTxt) -> list[str]:
             if not concrete.startswith("/"):
                 concrete = "/" + concrete
             paths += [concrete, concrete[:-1] or "/", concrete + "x/y?z=1"]
+            if _LONE_PERCENT.search(concrete):  # the escapes its writer may have meant
+                paths += [_LONE_PERCENT.sub("%41", concrete), _LONE_PERCENT.sub("%20", concrete)]
     seen: dict[str, None] = dict.fromkeys(paths)
     return list(seen)[:MAX_PATHS]
 
@@ -170,14 +174,14 @@ def _pattern_category(pattern: str, path: str) -> str | None:
         return "literal-dollar"
     if pattern != pattern.strip() or pattern != pattern.strip(" \t\v\f"):
         return "value-whitespace"
+    if _LONE_PERCENT.search(pattern) or _LONE_PERCENT.search(path):
+        return "lone-percent"
     for side in (pattern, path):
         if any(chr(int(h, 16)) in _RESERVED for h in _ESCAPE.findall(side)):
             return "reserved-escape"
     if any(c in _RESERVED for c in path) and _ESCAPE.search(pattern) or _ESCAPE.search(path):
         return "reserved-escape" if any(c in "?:+[]&;='" for c in pattern + path) else "percent-normalisation"
     if not pattern.isascii() or not _URI_CHARS.fullmatch(pattern.replace("*", "")) or url_path(path) != path:
-        return "percent-normalisation"
-    if re.search(r"%(?![0-9A-Fa-f]{2})", pattern + path):
         return "percent-normalisation"
     return None
 

@@ -86,10 +86,11 @@ class BackoffMiddleware:
             logger.warning("%s: %s; using the computed delay", request.url, decision.retry_after.problem)
         # The whole host rests, whatever happens to this request (the pacing gate refuses
         # requests whose host is paused beyond WALSH_BACKOFF_MAX_DELAY).
-        delay = decision.delay
         if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
-            delay = self.politeness.own_list_pause(delay)  # the operator's list is refreshed on time
-        self.politeness.pause(host, now + delay)
+            # the operator's list is refreshed on time: its gate applies this pause once it knows when
+            self.politeness.list_host_asked(host, pause=decision.delay)
+        else:
+            self.politeness.pause(host, now + decision.delay)
         self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat
         if not decision.retry:
             over = decision.delay > self.policy.max_delay

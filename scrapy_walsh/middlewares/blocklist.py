@@ -80,7 +80,6 @@ class BlocklistMiddleware(StatefulGate):
         self.next_refresh = 0.0  # fetch before the first request
         self.politeness = politeness_for(crawler)
         self._host = url_host(self.url)
-        self.politeness.list_refresh = self.blocklist.refresh_seconds
         self._refreshing: Deferred[None] | None = None
         self._schema: dict[str, Any] | None = None
         #: Why the stored list could not be re-adopted; until a fresh list is adopted the gate fails closed.
@@ -141,6 +140,8 @@ class BlocklistMiddleware(StatefulGate):
         try:
             await self._refresh()
         finally:
+            # what the list's host asked in its answers holds until the list is due again, never longer
+            self.politeness.settle_list_asks(self.next_refresh - time.time())
             self._refreshing = None
             waiting.callback(None)
 
@@ -201,7 +202,8 @@ class BlocklistMiddleware(StatefulGate):
     def _host_not_ready(self) -> bool:
         """With a list in force, the refresh never makes the targets wait for the list's host
         (issue 32, R3): while the host is paused (a Retry-After or RateLimit it asked for, capped
-        at the list's ``refresh``) or still in its interval, the list in force is kept, said once,
+        at the time the list is due again, :meth:`~scrapy_walsh.shared_pacer.Politeness.settle_list_asks`)
+        or still in its interval, the list in force is kept, said once,
         and the refresh is tried again when the host is ready."""
         if self.source not in ("stored", "fetched"):
             return False  # nothing in force yet: the first list is worth waiting for
@@ -230,7 +232,6 @@ class BlocklistMiddleware(StatefulGate):
         return True
 
     def _adopt(self, blocklist: Blocklist, source: str) -> None:
-        self.politeness.list_refresh = blocklist.refresh_seconds
         self.blocklist = blocklist.with_extra(self.extra)
         self.source = source
         self._stored_refused = None

@@ -34,7 +34,7 @@ from twisted.internet.defer import CancelledError
 from .. import admission, own_fetch
 from ..config import config_for
 from ..exceptions import ResponseTooLarge
-from ..policy.bounds import ROBOTS_BYTES, bound_for
+from ..policy.bounds import MAX_HEADER_BYTES, MAX_HEADER_COUNT, ROBOTS_BYTES, bound_for
 from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
 from ..summary import count_sent
 
@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 #: Where Scrapy places HttpCompressionMiddleware.
 PRIORITY = 590
 REFUSED = "walsh/bounds/refused/"
+REFUSED_HEADERS = "walsh/bounds/refused_headers/"
 CUT = "walsh/bounds/cut/"
 #: The kinds of fetch read up to their bound rather than refused over it.
 CUT_KINDS = {own_fetch.ROBOTS: ROBOTS_BYTES}
@@ -76,12 +77,30 @@ def stamp(request: Request, max_body_bytes: int) -> None:
     request.meta["download_maxsize"] = bound_for(request.meta.get("download_maxsize"), max_body_bytes)
 
 
+class ReadUpTo:
+    """Stops a download once ``limit`` bytes are in: ``StopDownload(fail=False)`` on Scrapy's
+    ``bytes_received`` signal, so the body so far is the response. The add-on's compression
+    middleware reads robots.txt this way, and so does the drop-in ``RobotsTxtMiddleware``."""
+
+    def __init__(self) -> None:
+        self._received: weakref.WeakKeyDictionary[Request, int] = weakref.WeakKeyDictionary()
+
+    def received(self, request: Request, data: bytes, limit: int) -> None:
+        received = self._received.get(request, 0) + len(data)
+        self._received[request] = received
+        if received >= limit:
+            raise StopDownload(fail=False)  # the body so far is the response
+
+    def done(self, request: Request) -> None:
+        self._received.pop(request, None)
+
+
 class BoundedCompressionMiddleware(HttpCompressionMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler=crawler)
         self.crawler = crawler
         self.max_body_bytes = config_for(crawler).max_body_bytes
-        self._received: weakref.WeakKeyDictionary[Request, int] = weakref.WeakKeyDictionary()
+        self._read = ReadUpTo()
         self._logged: set[str] = set()
 
     @classmethod
@@ -96,17 +115,13 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
 
     def bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
         limit = CUT_KINDS.get(admission.internal_kind(request) or "")
-        if limit is None:
-            return
-        received = self._received.get(request, 0) + len(data)
-        self._received[request] = received
-        if received >= limit:
-            raise StopDownload(fail=False)  # the body so far is the response
+        if limit is not None:
+            self._read.received(request, data, limit)
 
     def process_response(  # type: ignore[override]
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
-        self._received.pop(request, None)
+        self._read.done(request)
         kind = admission.internal_kind(request)
         if kind in CUT_KINDS:
             return self._cut(kind, CUT_KINDS[kind], response)
@@ -118,7 +133,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
             raise self._too_large(request, "decoded") from exc
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
-        self._received.pop(request, None)
+        self._read.done(request)
         over = isinstance(exception, DownloadCancelledError) or (
             isinstance(exception, CancelledError) and request.meta.get("download_maxsize")
         )
@@ -163,6 +178,30 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
         first = kind not in self._logged
         self._logged.add(kind)
         logger.log(logging.WARNING if first else logging.INFO, message, *args, extra={"spider": self.crawler.spider})
+
+
+def headers_refused(crawler: Crawler, request: Request, why: str, lines: int, size: int) -> ResponseTooLarge:
+    """The refusal of a response whose header block went over its bound while it was received
+    (:mod:`scrapy_walsh.header_bound`): counted under ``walsh/bounds/refused_headers/<kind>``,
+    logged, and raised by the checkpoint. The server saw the request."""
+    kind = kind_of(request)
+    assert crawler.stats is not None
+    crawler.stats.inc_value(REFUSED_HEADERS + kind)
+    count_sent(crawler.stats, request)
+    exc = ResponseTooLarge(
+        RESPONSE_TOO_LARGE,
+        f"its header block is over its bound ({why}: at most {MAX_HEADER_COUNT} header lines and "
+        f"{MAX_HEADER_BYTES} bytes); the connection was closed, nothing of it is kept",
+        request.url,
+        bound=MAX_HEADER_BYTES,
+        header_lines_bound=MAX_HEADER_COUNT,
+        kind=kind,
+        part="headers",
+        received_lines=lines,
+        received_bytes=size,
+    )
+    logger.warning("%s", exc, extra={"spider": crawler.spider})
+    return exc
 
 
 # ---------------------------------------------------------------- reading a prefix

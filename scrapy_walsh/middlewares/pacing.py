@@ -39,6 +39,7 @@ from .. import admission, request_meta
 from ..checkpoint import NotYourTurn, is_dry_run
 from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
 from ..policy.hostkey import url_host
+from ..policy.pacing import asked_ratelimit
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..shared_pacer import politeness_for
 from ..store import StateStoreError, StoreUnavailable
@@ -135,12 +136,11 @@ class PacingMiddleware:
         host = url_host(request.url)
         if self.pacer.seen(host):
             self.politeness.settle(host)  # the next interval counts from the answer
-        if (asked := self.pacer.follow_ratelimit(host, _header_lines(response))) is not None:
-            if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
-                # the operator's list is refreshed on time: its own answer paces it up to its refresh
-                pace = self.pacer.pace(host)
-                pace.ratelimit = self.politeness.own_list_pause(pace.ratelimit or 0.0) or None
-                asked = self.politeness.own_list_pause(asked)
+        if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+            # the operator's list is refreshed on time: its gate applies this pace once it knows when
+            if (asked := asked_ratelimit(_header_lines(response))) is not None:
+                self.politeness.list_host_asked(host, ratelimit=asked)
+        elif (asked := self.pacer.follow_ratelimit(host, _header_lines(response))) is not None:
             self.politeness.pause(host, self.politeness.now() + asked)  # RateLimit, fleet-wide (issue 20)
         latency = request.meta.get("download_latency")
         if latency is not None:

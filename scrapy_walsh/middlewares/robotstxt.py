@@ -18,6 +18,12 @@ What changes from Scrapy 2.19's middleware (docs/robotstxt-any-project.md):
   all (Scrapy parsed the error page, or allowed everything).
 * robots.txt is kept per origin (scheme, host, port) for at most 24 h (§2.4); an unreachable
   one is asked again after :data:`~scrapy_walsh.middlewares.robots.UNREACHABLE_RECHECK`.
+* robots.txt is read up to the add-on's bound (the parse limit, 4 MiB, plus 64 KiB:
+  :data:`~scrapy_walsh.policy.bounds.ROBOTS_BYTES`), by the add-on's own code
+  (:class:`~scrapy_walsh.middlewares.bounds.ReadUpTo`): the download stops there and its first
+  rules hold (``walsh/bounds/cut/robots``). Scrapy's ``HttpCompressionMiddleware``, which the
+  add-on replaces, decodes at most that much: a body that decodes to more is refused there and
+  read as unreachable (disallow all), never held whole.
 
 Scrapy's settings and stats keep their meaning: ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_PARSER``,
 ``ROBOTSTXT_USER_AGENT``, ``dont_obey_robotstxt``, ``robotstxt/forbidden``,
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from typing import TYPE_CHECKING
 
 import scrapy
@@ -42,8 +49,10 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
+from ..policy.bounds import ROBOTS_BYTES
 from ..policy.gates import AVAILABLE, MAX_CACHE_SECONDS, UNREACHABLE, OriginRobots, RobotsFetch, robots_outcome
 from ..robotstxt import RobotParser
+from .bounds import CUT, ReadUpTo
 from .once import OncePerKey
 from .robots import UNREACHABLE_RECHECK, origin_of
 
@@ -89,10 +98,23 @@ class RobotsTxtMiddleware:
         #: each origin's outcome, and its parser when robots.txt was available
         self._parsers: dict[str, tuple[OriginRobots, ScrapyRobotParser | None]] = {}
         self._fetches: OncePerKey[tuple[OriginRobots, ScrapyRobotParser | None]] = OncePerKey()
+        #: this middleware's robots.txt requests, read up to ROBOTS_BYTES
+        self._robots_requests: weakref.WeakSet[Request] = weakref.WeakSet()
+        self._read = ReadUpTo()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
+        middleware = cls(crawler)
+        crawler.signals.connect(middleware.bytes_received, signal=signals.bytes_received)
+        return middleware
+
+    def bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
+        if request not in self._robots_requests:
+            return
+        # The handler read its size bound (0: none) when the headers came; from here on the
+        # bound is Scrapy's decompression's, so a compressed robots.txt decodes to at most this.
+        request.meta["download_maxsize"] = ROBOTS_BYTES
+        self._read.received(request, data, ROBOTS_BYTES)
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if request.meta.get("dont_obey_robotstxt"):
@@ -134,9 +156,11 @@ class RobotsTxtMiddleware:
         robotsreq = Request(
             f"{url.scheme}://{url.netloc}/robots.txt",
             priority=self.DOWNLOAD_PRIORITY,
-            meta={"dont_obey_robotstxt": True},
+            # no size bound at the handler: a longer file is read up to ROBOTS_BYTES, not refused
+            meta={"dont_obey_robotstxt": True, "download_maxsize": 0},
             callback=NO_CALLBACK,
         )
+        self._robots_requests.add(robotsreq)
         now = time.time()
         try:
             assert self.crawler.engine is not None
@@ -153,6 +177,14 @@ class RobotsTxtMiddleware:
             outcome = robots_outcome(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"), now)
             parser = None
         else:
+            if "download_stopped" in response.flags:
+                self._stats.inc_value(CUT + "robots")
+                logger.info(
+                    "%s: read up to its bound of %d bytes (the rest is not read)",
+                    robotsreq.url,
+                    ROBOTS_BYTES,
+                    extra={"spider": self.crawler.spider},
+                )
             self._stats.inc_value("robotstxt/response_count")
             self._stats.inc_value(f"robotstxt/response_status_count/{response.status}")
             fetch = RobotsFetch(response.status, response.body, b"Location" in response.headers)
@@ -163,6 +195,7 @@ class RobotsTxtMiddleware:
                 await self.crawler.signals.send_catch_log_async(
                     signal=signals.robots_parsed, robotparser=parser, request=request
                 )
+        self._read.done(robotsreq)
         self._stats.inc_value("robotstxt/request_count")
         self._parsers[origin] = (outcome, parser)
         return outcome, parser

@@ -15,6 +15,10 @@ bound on its *decoded* body:
   (``download_maxsize``): sitemaps 50 MiB (the protocol's limit), llms.txt and markdown 1 MiB,
   the blocklist and tdmrep.json their parsers' limits. A request may ask for more than the page
   bound, never more than :func:`ceiling`.
+
+The header block of every response is bounded too (:data:`MAX_HEADER_COUNT` lines,
+:data:`MAX_HEADER_BYTES` bytes), while it is received (:mod:`scrapy_walsh.header_bound`): a
+response over it is refused before its headers are in memory.
 """
 
 from __future__ import annotations
@@ -42,3 +46,21 @@ def bound_for(asked: object, max_body_bytes: int) -> int:
     if isinstance(asked, bool) or not isinstance(asked, int) or asked <= 0:
         return max_body_bytes
     return min(asked, ceiling(max_body_bytes))
+
+
+#: The most header lines a response may have (its status line aside), as Node.js's HTTP parser
+#: allows by default (``maxHeadersCount``): far above what a real site sends (a few dozen).
+MAX_HEADER_COUNT = 2_000
+#: The most bytes a response's status line and header block may take, as Chromium allows
+#: (``ERR_RESPONSE_HEADERS_TOO_BIG``): a site a browser reads is never refused for its headers.
+MAX_HEADER_BYTES = 256 * 1024
+
+
+def header_block_over(lines: int, size: int) -> str | None:
+    """Why a header block of ``lines`` header lines and ``size`` bytes so far is over its
+    bound, or None while it is within."""
+    if lines > MAX_HEADER_COUNT:
+        return f"more than {MAX_HEADER_COUNT} header lines"
+    if size > MAX_HEADER_BYTES:
+        return f"more than {MAX_HEADER_BYTES} bytes of headers"
+    return None

@@ -92,6 +92,14 @@ def wait_reason(pace: HostPace, floor: float) -> str:
     return words if value > floor else f"the minimum interval of {floor:g} s (WALSH_MIN_INTERVAL)"
 
 
+def asked_ratelimit(headers: HeaderLines) -> float | None:
+    """Seconds between requests a response's RateLimit fields ask for, or None
+    (:func:`scrapy_walsh.policy.ratelimit.requested_interval`)."""
+    from scrapy_walsh.policy.ratelimit import requested_interval  # http_sf loads on first use
+
+    return requested_interval(headers)
+
+
 class Pacer:
     """This process's copy of the pacing ledger (:mod:`scrapy_walsh.store.ledger`), one
     :class:`HostPace` per host, which the queue and the middlewares read.
@@ -147,9 +155,7 @@ class Pacer:
         """A response's RateLimit fields become the host's ``ratelimit`` term (a response
         without them leaves it as it was). Returns the host's whole interval when the
         fields asked for a pace, else None: the caller holds the host that long fleet-wide."""
-        from scrapy_walsh.policy.ratelimit import requested_interval  # http_sf loads on first use
-
-        asked = requested_interval(headers)
+        asked = asked_ratelimit(headers)
         if asked is None:
             return None
         pace = self.pace(host)

@@ -42,7 +42,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from scrapy_walsh.policy.robots_match import CompiledRules, compile_rules, no_gc, url_path
+from scrapy_walsh.policy.robots_match import (
+    CompiledRules,
+    compile_rules,
+    has_lone_percent,
+    no_gc,
+    url_path,
+    url_path_as_written,
+)
 from scrapy_walsh.policy.vocabulary import Verdict
 
 __all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict", "product_token"]
@@ -305,6 +312,8 @@ class RobotsTxt:
         self.parse_error = parse_error
         self._selected: dict[str, list[_Group]] = {}
         self._matchers: dict[str, CompiledRules] = {}
+        #: The same rules all spelled as written, for a URL holding a lone "%" (robots_match).
+        self._written_matchers: dict[str, CompiledRules] = {}
         self._group_tokens: list[set[str]] | None = None
         #: RSL ``License:`` records, wherever they appear (like Sitemap, they belong to no group).
         self.licences: list[tuple[str, str, int]] = [] if licences is None else licences
@@ -397,15 +406,35 @@ class RobotsTxt:
         ]
         return chosen
 
-    def _matcher(self, token: str) -> CompiledRules:
-        """The selected groups' rules, compiled once per token."""
+    def _matcher(self, token: str, as_written: bool = False) -> CompiledRules:
+        """The selected groups' rules, compiled once per token (and once more all spelled as
+        written, for the URLs holding a lone ``%``)."""
         groups = self._selected.get(token)
         if groups is None:
             groups = self._select(token)
-        matcher = self._matchers[token] = compile_rules(
-            (allow, pattern, RuleLine(line, allow, pattern)) for g in groups for allow, pattern, line in g.rules
+        matcher = compile_rules(
+            ((allow, pattern, RuleLine(line, allow, pattern)) for g in groups for allow, pattern, line in g.rules),
+            as_written,
         )
+        if as_written:
+            self._written_matchers[token] = matcher
+        else:
+            self._matchers[token] = matcher
         return matcher
+
+    def _spelled(
+        self, matcher: CompiledRules, url: str, path: str, token: str
+    ) -> tuple[CompiledRules, str, str | None]:
+        """The rules and the path(s) to decide ``url`` with: its normalised ``path``, and the path
+        as written when a rule holds a lone ``%``; a URL holding one is decided as written
+        against rules all spelled as written (robots_match's docstring)."""
+        if "%" not in url:
+            return matcher, path, None  # the path as written is the normalised one
+        written = url_path_as_written(url)
+        if has_lone_percent(written):
+            found = self._written_matchers.get(token)
+            return (self._matcher(token, True) if found is None else found), written, None
+        return matcher, path, written if matcher.as_written is not None else None
 
     def verdict(self, url: str, token: str) -> Verdict:
         """Which rule of ``token``'s group decides ``url``: an Allow, a Disallow, or none."""
@@ -417,7 +446,8 @@ class RobotsTxt:
         path = url_path(url)
         if path == "/robots.txt":
             return Verdict.ALLOWED_IMPLICIT  # RFC 9309 §2.2.2
-        allow = matcher.decide(path)
+        rules, path, written = self._spelled(matcher, url, path, token)
+        allow = rules.decide(path, written)
         if allow is None:
             return Verdict.ALLOWED_IMPLICIT
         return Verdict.ALLOWED_EXPLICIT if allow else Verdict.DISALLOWED_EXPLICIT
@@ -477,7 +507,8 @@ class RobotsTxt:
             matcher = self._matchers.get(token)
             if matcher is None:
                 matcher = self._matcher(token)
-            rule = matcher.deciding(path)
+            rules, path, written = self._spelled(matcher, url, path, token)
+            rule = rules.deciding(path, written)
         delay, delay_line = _slowest([d for g in groups for d in g.delays], _crawl_delay)
         rate, rate_line = _slowest([r for g in groups for r in g.rates], _seconds_per_request)
         return RobotsExplanation(

@@ -20,6 +20,17 @@ of the path. The spelling follows RFC 9309 §2.2.2, which defers to RFC 3986:
   ``>``, ``\\``, ``^``, `````, ``{``, ``|``, ``}``, controls, a ``%`` that starts no
   escape), are percent-encoded from their UTF-8 octets (RFC 9309 §2.2.2, RFC 3986 §2.1).
 
+A ``%`` that starts no escape is the exception, in a rule or in a URL. Text holding one is not
+a URI (RFC 3986 §2.1, §2.4), so RFC 3986's normalisation has nothing to say about it, and
+reading it as ``%25`` guesses wrong: the writer of ``Disallow: /%`` or ``/g/*/%*`` meant the
+``%`` of an escape, as the URL is written (decoding ``%41`` to ``A`` loses it). So both sides
+are then compared *as written* (:func:`spell_as_written`: every escape kept, its hex digits
+uppercased, a lone ``%`` kept, the rest spelled as above), the way Google's parser compares
+every rule: a rule holding a lone ``%`` is matched against the URL as written, and a URL
+holding one is matched against every rule as written (:func:`compile_rules` with
+``as_written``). ``Disallow: /%`` matches ``/%20a`` and ``/%41b``; ``Disallow: /*40%$`` does not
+match ``/40%25``; ``Allow: /a%25`` does not match ``/a%``.
+
 In a pattern, ``*`` matches any run of octets and a final ``$`` ends the pattern
 (§2.2.3); a ``$`` elsewhere is a literal ``%24``. A pattern that starts with neither
 ``/`` nor ``*`` is not a path pattern (§2.2 ABNF: ``path-pattern = "/" ...``) and
@@ -37,7 +48,17 @@ from operator import methodcaller
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-__all__ = ["CompiledRules", "compile_rules", "no_gc", "normalise", "normalise_pattern", "url_path"]
+__all__ = [
+    "CompiledRules",
+    "compile_rules",
+    "no_gc",
+    "normalise",
+    "normalise_pattern",
+    "has_lone_percent",
+    "spell_as_written",
+    "url_path",
+    "url_path_as_written",
+]
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: Characters kept as written: unreserved, and reserved but for ``#`` (never in a path or
@@ -49,7 +70,13 @@ _NORMAL = re.compile(rf"[{_KEPT}]*").fullmatch
 _NORMAL_PATTERN = re.compile(rf"[{_KEPT}*]*").fullmatch  # the same, with its "*" wildcards
 #: A URL whose path and query need no change: the path is the group, at once.
 _PLAIN_URL = re.compile(rf"(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)?(/(?!/)[{_KEPT}]*)").fullmatch
+#: A ``%`` that starts no escape.
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})").search
 _INDEX_PAGE = "/index.html"
+
+
+def _encode(text: str) -> str:
+    return "".join(f"%{octet:02X}" for octet in text.encode("utf-8", "surrogatepass"))
 
 
 def _fix(match: re.Match[str]) -> str:
@@ -57,7 +84,14 @@ def _fix(match: re.Match[str]) -> str:
     if len(text) == 3 and text[0] == "%":
         char = chr(int(text[1:], 16))
         return char if char in _UNRESERVED else text.upper()
-    return "".join(f"%{octet:02X}" for octet in text.encode("utf-8", "surrogatepass"))
+    return _encode(text)
+
+
+def _fix_as_written(match: re.Match[str]) -> str:
+    text = match.group()
+    if text[0] == "%":
+        return text.upper()  # an escape stays one, a lone "%" stays itself
+    return _encode(text)
 
 
 def normalise(text: str) -> str:
@@ -67,16 +101,26 @@ def normalise(text: str) -> str:
     return _TO_NORMALISE.sub(_fix, text)
 
 
-def normalise_pattern(pattern: str) -> str:
+def spell_as_written(text: str) -> str:
+    """``text`` as written, for a rule holding a lone ``%`` and the URLs it is compared with:
+    no escape decoded (hex digits uppercased), a lone ``%`` kept, anything else that
+    :func:`normalise` encodes encoded alike."""
+    if _NORMAL(text):
+        return text
+    return _TO_NORMALISE.sub(_fix_as_written, text)
+
+
+def normalise_pattern(pattern: str, spell: Callable[[str], str] = normalise) -> str:
     """A rule's pattern spelled the way it is compared: each run between ``*`` wildcards
-    normalised, and a final ``$`` kept as the end anchor (any other ``$`` is ``%24``).
+    normalised (or ``spell``-ed), and a final ``$`` kept as the end anchor (any other ``$`` is
+    ``%24``).
 
     robots.txt ``Allow``/``Disallow`` rules and the usage-preference rules (``Content-Usage``,
     tdmrep.json ``location``) are both read this way, so one path pattern matches the same URLs
     wherever it is written."""
     anchored = pattern[-1:] == "$"
     body = pattern[:-1] if anchored else pattern
-    text = body if _NORMAL_PATTERN(body) else "*".join(normalise(part) for part in body.split("*"))
+    text = body if _NORMAL_PATTERN(body) else "*".join(spell(part) for part in body.split("*"))
     return text + "$" if anchored else text
 
 
@@ -85,6 +129,24 @@ def url_path(url: str) -> str:
     plain = _PLAIN_URL(url)
     if plain:
         return plain[1]
+    return _spelled_path(url, normalise)
+
+
+def has_lone_percent(text: str) -> bool:
+    """``text`` holds a ``%`` that starts no escape."""
+    return "%" in text and _LONE_PERCENT(text) is not None
+
+
+def url_path_as_written(url: str) -> str:
+    """The path and query of ``url`` as written (:func:`spell_as_written`), starting with ``/``:
+    what a rule holding a lone ``%`` is compared with."""
+    plain = _PLAIN_URL(url)
+    if plain:
+        return plain[1]
+    return _spelled_path(url, spell_as_written)
+
+
+def _spelled_path(url: str, spell: Callable[[str], str]) -> str:
     url = url.partition("#")[0]
     try:
         parts = urlsplit(url)
@@ -93,7 +155,7 @@ def url_path(url: str) -> str:
         path, _, query = _raw_path(url).partition("?")
     if "?" in url:  # a "?" with nothing after it is still part of what rules match
         path += "?" + query
-    path = normalise(path)
+    path = spell(path)
     return path if path[:1] == "/" else "/" + path
 
 
@@ -115,18 +177,22 @@ class _Pattern(NamedTuple):
     match: Callable[[str], Any]
     #: The literal prefix it is, when it matches exactly the paths starting with it.
     prefix: str | None
+    #: It holds a lone ``%``: it is matched against the path as written (:func:`url_path_as_written`).
+    as_written: bool = False
 
 
-def _compile(pattern: str) -> _Pattern | None:
+def _compile(pattern: str, all_as_written: bool = False) -> _Pattern | None:
     """A rule's value as a matcher, or None when it is not a path pattern."""
     first = pattern[:1]
     if first != "/" and first != "*":
         return None
+    as_written = all_as_written or has_lone_percent(pattern)
+    spell = spell_as_written if as_written else normalise
     if "*" not in pattern and pattern[-1] != "$":  # most rules: a plain prefix
-        text = normalise(pattern)
-        return _Pattern(text, methodcaller("startswith", text), text)
+        text = spell(pattern)
+        return _Pattern(text, methodcaller("startswith", text), text, as_written)
     anchored = pattern[-1] == "$"
-    text = normalise_pattern(pattern)
+    text = normalise_pattern(pattern, spell)
     parts = (text[:-1] if anchored else text).split("*")
     # Trailing stars match anything, and so does a final "*$": neither narrows the match.
     while len(parts) > 1 and not parts[-1]:
@@ -135,9 +201,9 @@ def _compile(pattern: str) -> _Pattern | None:
     head = parts[0]
     if len(parts) == 1:
         if anchored:
-            return _Pattern(text, head.__eq__, None)
-        return _Pattern(text, methodcaller("startswith", head), head)
-    return _Pattern(text, _wildcard(head, parts[1:-1], parts[-1], anchored), None)
+            return _Pattern(text, head.__eq__, None, as_written)
+        return _Pattern(text, methodcaller("startswith", head), head, as_written)
+    return _Pattern(text, _wildcard(head, parts[1:-1], parts[-1], anchored), None, as_written)
 
 
 def _wildcard(head: str, middle: list[str], last: str, anchored: bool) -> Callable[[str], bool]:
@@ -192,19 +258,34 @@ class CompiledRules:
     special: _Rules
     #: ``rules[i]`` was written by ``sources[i]``, an item given to :func:`compile_rules`.
     sources: list[Any]
+    #: Which rules are matched against the path as written (they hold a lone ``%``); None when none is.
+    as_written: tuple[bool, ...] | None = None
 
-    def decide(self, path: str) -> bool | None:
+    def decide(self, path: str, written: str | None = None) -> bool | None:
         """Whether an Allow (True) or a Disallow (False) decides the normalised ``path``;
-        None when no rule matches."""
+        None when no rule matches. ``written`` is the same URL's path as written
+        (:func:`url_path_as_written`), which the rules holding a lone ``%`` are matched
+        against; the caller passes it when :attr:`as_written` is set (else ``path`` is used)."""
+        if self.as_written is not None:
+            return self._decide_each(path, path if written is None else written)
         for match, allow in self.rules if path.startswith(self.prefixes) else self.special:
             if match(path):
                 return allow
         return None
 
-    def deciding(self, path: str) -> Any:
+    def _decide_each(self, path: str, written: str) -> bool | None:
+        assert self.as_written is not None
+        for (match, allow), as_written in zip(self.rules, self.as_written):
+            if match(written if as_written else path):
+                return allow
+        return None
+
+    def deciding(self, path: str, written: str | None = None) -> Any:
         """The source of the rule that :meth:`decide` follows, or None."""
-        for (match, _), source in zip(self.rules, self.sources):
-            if match(path):
+        flags = self.as_written or (False,) * len(self.rules)
+        written = path if written is None else written
+        for (match, _), as_written, source in zip(self.rules, flags, self.sources):
+            if match(written if as_written else path):
                 return source
         return None
 
@@ -223,28 +304,30 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def compile_rules(rules: Iterable[tuple[bool, str, Any]]) -> CompiledRules:
+def compile_rules(rules: Iterable[tuple[bool, str, Any]], as_written: bool = False) -> CompiledRules:
     """``(is_allow, pattern as written, source)`` items as :class:`CompiledRules`.
 
     A rule written twice (the same pattern once normalised) keeps its first source. As in
-    Google's parser, ``Allow: /dir/index.html`` also allows ``/dir/`` (``/dir/$``).
+    Google's parser, ``Allow: /dir/index.html`` also allows ``/dir/`` (``/dir/$``). With
+    ``as_written``, every rule is spelled as written, for the URLs holding a lone ``%``
+    (:func:`url_path_as_written`).
     """
     with no_gc():
-        return _compile_rules(rules)
+        return _compile_rules(rules, as_written)
 
 
-def _compile_rules(rules: Iterable[tuple[bool, str, Any]]) -> CompiledRules:
+def _compile_rules(rules: Iterable[tuple[bool, str, Any]], all_as_written: bool) -> CompiledRules:
     cache: dict[str, _Pattern | None] = {}
     compiled: dict[tuple[str, bool], tuple[_Pattern, Any]] = {}
     for allow, written, source in rules:
         if written not in cache:
-            cache[written] = _compile(written)
+            cache[written] = _compile(written, all_as_written)
         pattern = cache[written]
         if pattern is None:
             continue
         compiled.setdefault((pattern.text, allow), (pattern, source))
         if allow and pattern.text.endswith(_INDEX_PAGE):
-            index = _compile(pattern.text[: -len(_INDEX_PAGE) + 1] + "$")
+            index = _compile(pattern.text[: -len(_INDEX_PAGE) + 1] + "$", all_as_written)
             assert index is not None
             compiled.setdefault((index.text, True), (index, source))
     ordered = sorted(compiled.items(), key=lambda item: (len(item[0][0]), item[0][1]), reverse=True)
@@ -252,12 +335,16 @@ def _compile_rules(rules: Iterable[tuple[bool, str, Any]]) -> CompiledRules:
     special: _Rules = []
     prefixes: list[str] = []
     sources: list[Any] = []
+    as_written: list[bool] = []
     for (_, allow), (pattern, source) in ordered:
         pair = (pattern.match, allow)
         rules_.append(pair)
         sources.append(source)
+        as_written.append(pattern.as_written)
         if pattern.prefix is None:
             special.append(pair)
         else:
             prefixes.append(pattern.prefix)
-    return CompiledRules(tuple(prefixes), rules_, special, sources)
+    # all spelled alike (none, or every one as written): each is matched against the one path given
+    mixed = any(as_written) and not all_as_written
+    return CompiledRules(tuple(prefixes), rules_, special, sources, tuple(as_written) if mixed else None)

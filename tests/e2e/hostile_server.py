@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import select
 import socket
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -73,6 +75,65 @@ def plain(body: bytes, content_type: str = "text/html") -> Callable[[BaseHTTPReq
         handler.wfile.write(body)
 
     return answer
+
+
+def header_flood(count: int) -> Callable[[BaseHTTPRequestHandler], None]:
+    """A 200 whose header block has ``count`` header lines of 14 bytes (a million: 14 MB),
+    written 10,000 lines at a time, then a 2-byte body; the record's ``end`` is when the
+    crawler hung up, or when all was written."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n")
+        for start in range(0, count, 10_000):
+            handler.wfile.write(b"".join(b"x-%06d: vv\r\n" % i for i in range(start, min(count, start + 10_000))))
+        handler.wfile.write(b"\r\nok")
+
+    return answer
+
+
+def long_file(
+    head: bytes, size: int, tail: bytes, content_type: str = "text/plain"
+) -> Callable[[BaseHTTPRequestHandler], None]:
+    """``head``, then ``#`` comment lines up to ``size`` bytes, then ``tail``, with its
+    Content-Length, written a MiB at a time (the server never holds the whole)."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        line = b"#" * 1023 + b"\n"
+        fill = (size - len(head) - len(tail)) // len(line)
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(head) + fill * len(line) + len(tail)))
+        handler.end_headers()
+        handler.wfile.write(head)
+        for start in range(0, fill, 1024):
+            handler.wfile.write(line * min(1024, fill - start))
+        handler.wfile.write(tail)
+
+    return answer
+
+
+def run_measured(command: list[str], cwd: Path, log: Path) -> tuple[int, float]:
+    """Run ``command`` with its stderr in ``log``; (its exit code, its peak RSS in MB).
+
+    A small launcher starts the command and reads its rusage (``os.wait4``): Linux counts, in a
+    child's peak RSS, the memory of the process it was forked from (up to its exec), so a crawl
+    forked straight from a pytest worker grown to 340 MB would report 340 MB whatever it used."""
+    peak = log.with_suffix(".peak_rss_kb")
+    with log.open("w") as err:
+        process = subprocess.run(
+            [sys.executable, "-c", LAUNCHER, str(peak), *command], cwd=cwd, stdout=subprocess.DEVNULL, stderr=err
+        )
+    return process.returncode, int(peak.read_text()) / 1024
+
+
+#: argv: the file to write the child's peak RSS (KiB) to, then the command; exits with its code.
+LAUNCHER = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(child.pid, 0)
+open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def hang(seconds: float = 120.0) -> Callable[[BaseHTTPRequestHandler], None]:

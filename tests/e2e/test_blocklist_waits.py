@@ -16,7 +16,7 @@ from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, HOSTS
 
-from ..helpers import add_addon_line, run_scrapy, write_spider
+from ..helpers import add_addon_line, new_project, run_scrapy, write_spider
 
 #: Consecutive runs per case (the issue's judging uses ten; WALSH_TEST_WAIT_RUNS=10 runs them).
 RUNS = int(os.environ.get("WALSH_TEST_WAIT_RUNS", "3"))
@@ -131,3 +131,48 @@ def test_a_wait_over_five_seconds_is_logged_once_with_host_reason_and_until(proj
     if time.monotonic() < max(r["mono"] for r in demo_site.requests) + 6 - 0.5:  # not too slow to see it
         assert "its robots.txt Crawl-delay of 6 s" in explained.stdout, explained.stdout + explained.stderr
         assert re.search(r"^wait +[\d.]+ s before the next request", explained.stdout, re.M), explained.stdout
+
+
+#: The shortest ``refresh`` a list can set (MIN_REFRESH_SECONDS): a test past it waits this long.
+SHORT_REFRESH = "PT1M"
+DAILY = [("RateLimit-Policy", '"daily";q=1;w=86400')]
+
+
+def _serve_list(site, doc: dict, headers=()) -> None:
+    body = blocklist_bytes(doc)
+    site.override("ops", BLOCKLIST_PATH, 200, body, content_type="application/json", headers=list(headers))
+
+
+def _open_listed(doc: dict, updated: str) -> dict:
+    listed = {"domain": HOSTS["open"].name, "added": updated[:10], "reason": "a later opt-out"}
+    return {**doc, "updated": updated, "blocked": [*doc["blocked"], listed]}
+
+
+def test_a_day_long_pace_on_a_list_never_keeps_it_past_its_refresh(project, demo_site, tmp_path):
+    """The pace the list's host asks in answer to a list is capped at that list's own
+    ``refresh``, on the first adoption as on a later one that shortens the refresh: a run past
+    the refresh fetches the current list, and the host it newly lists is never contacted."""
+    (tmp_path / "later").mkdir()
+    later = new_project(tmp_path / "later")
+    add_addon_line(later, f"\nWALSH_STATE_URI = {'sqlite:///' + str(tmp_path / 'later.sqlite3')!r}\n", site=demo_site)
+    write_spider(later, "stamped", SPIDER)
+    _serve_list(demo_site, default_blocklist())  # PT6H, no pace asked
+    assert _run(later, demo_site, 0)[0].returncode == 0
+    short = {**default_blocklist(), "updated": "2026-11-02T00:00:00Z", "refresh": SHORT_REFRESH}
+    _serve_list(demo_site, short, DAILY)
+    _adopt_first(project, demo_site)  # the first list this project adopts
+    result, _ = _run(later, demo_site, 1)  # a later adoption, whose refresh is shorter
+    assert "Operator blocklist adopted (fetched)" in result.stderr, result.stderr[-3000:]
+    adopted = max(r["mono"] for r in demo_site.requests if r["host_key"] == "ops")
+    _serve_list(demo_site, _open_listed(short, "2026-11-03T00:00:00Z"), DAILY)
+    time.sleep(max(0.0, adopted + 61 - time.monotonic()))  # both lists are now past their refresh
+    kept = {}
+    for run, name, crawl in ((2, "first adoption", project), (3, "later adoption", later)):
+        seen = len(demo_site.requests)
+        result, _ = _run(crawl, demo_site, run)
+        assert result.returncode == 0, result.stderr[-3000:]
+        contacted = "open" in {r["host_key"] for r in demo_site.requests[seen:]}
+        if contacted or "Operator blocklist adopted (fetched)" not in result.stderr:
+            kept[name] = "\n".join(re.findall(r"Operator blocklist .*", result.stderr))
+    # each run fetched the current list, and the host it newly lists was never contacted
+    assert not kept, "\n".join(f"{name}: {said}" for name, said in kept.items())

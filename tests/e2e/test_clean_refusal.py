@@ -160,3 +160,50 @@ exit_status.handled()
     )
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+# --- Output paths Scrapy would trip on once started: refused at start, by name ---------------
+
+
+@pytest.mark.parametrize(
+    ("args", "setting", "why"),
+    [
+        (["-s", "JOBDIR=123"], "JOBDIR='123'", "it is a file, not a directory"),
+        (["-s", "JOBDIR=123/state"], "JOBDIR='123/state'", "'123' is a file, so the directory can't be made"),
+        (["-s", "JOBDIR=/proc/walsh-jobdir"], "JOBDIR='/proc/walsh-jobdir'", "nothing can be written in '/proc'"),
+        (["-o", "123/items.jsonl"], "FEEDS output '123/items.jsonl'", "'123' is a file"),
+        (["-O", "/sys/walsh/%(name)s.jsonl"], "FEEDS output '/sys/walsh/%(name)s.jsonl'", "nothing can be written"),
+        (["-o", "out:jsonl"], "FEEDS output 'out'", "it is a directory, not a file"),
+    ],
+)
+def test_an_output_path_scrapy_would_trip_on_is_refused_at_start(plain_project, args, setting, why):
+    """``JOBDIR=123`` where ``123`` is a file gave stock Scrapy's traceback and exit 0; a feed
+    that can't be written lost its items. Now: one message naming the setting, exit 1, no
+    traceback, nothing sent."""
+    add_addon_line(plain_project)
+    write_spider(plain_project, "tiny", SPIDER)
+    (plain_project / "123").write_text("a file")
+    (plain_project / "out").mkdir()
+    result = run_scrapy(["crawl", "tiny", *args], cwd=plain_project)
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert result.stderr.count(setting) == 1 and f"): {why}" in result.stderr, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr and "Unhandled error" not in result.stderr, result.stderr[-3000:]
+    assert "[scrapy_walsh] CRITICAL: scrapy_walsh refuses to start this crawl" in result.stderr
+
+
+def test_a_writable_jobdir_and_feed_are_not_refused(plain_project):
+    add_addon_line(plain_project)
+    write_spider(plain_project, "tiny", SPIDER)
+    result = run_scrapy(
+        [
+            "walsh",
+            "check",
+            "-s",
+            "JOBDIR=state/job",
+            "-s",
+            'FEEDS={"new/dir/items-%(name)s.jsonl": {"format": "jsonlines"}}',
+        ],
+        cwd=plain_project,
+    )
+    assert "JOBDIR" not in result.stdout + result.stderr and "FEEDS" not in result.stdout + result.stderr, result.stdout
+    assert not (plain_project / "state").exists() and not (plain_project / "new").exists()  # nothing made

@@ -1,4 +1,4 @@
-"""Issue 27: compression bombs (800 MiB decoded) as robots.txt, page, sitemap and feed.
+"""Compression bombs (800 MiB decoded) as robots.txt, page, sitemap and feed, and a header flood.
 
 Each crawl runs in its own process and its peak RSS is read from outside (``os.wait4``'s
 rusage of that very child, read by a small
@@ -8,16 +8,18 @@ launcher). Before the bounds, the robots.txt bomb took 1.73 GB.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
 
 from ..helpers import GATES_SPIDER, stat
-from .hostile_server import MIB, HostileServer, bomb, compressed, plain
+from .hostile_server import MIB, HostileServer, bomb, compressed, header_flood, plain, run_measured
 
 #: The aim of the issue: the crawl's peak RSS under hostile content.
 MAX_RSS_MB = 300
+#: ... and under a response with a million header lines (14 MB of headers).
+MAX_RSS_HEADERS_MB = 250
+BUDGET = 30  # the preset's DOWNLOAD_TIMEOUT: the most a hostile server may hold the download slot
 ROBOTS_HEAD = b"User-agent: *\nDisallow: /private\n"
 
 STRUCTURED_SPIDER = """
@@ -89,32 +91,11 @@ def crawl_measured(project, spider, *args):
     out = project / "items.jsonl"
     out.unlink(missing_ok=True)
     log = project / "crawl.log"
-    peak = project / "peak_rss_kb"
-    with log.open("w") as err:
-        # A small launcher starts the crawl and reads its rusage: Linux counts, in a child's peak
-        # RSS, the memory of the process it was forked from (up to its exec), so a crawl forked
-        # straight from a pytest worker grown to 340 MB would report 340 MB whatever it used.
-        process = subprocess.run(
-            [sys.executable, "-c", LAUNCHER, str(peak), sys.executable, "-m", "scrapy", "crawl", spider]
-            + ["-O", str(out), *args],
-            cwd=project,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
+    command = [sys.executable, "-m", "scrapy", "crawl", spider, "-O", str(out), *args]
+    code, peak_mb = run_measured(command, project, log)
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    peak_mb = int(peak.read_text()) / 1024
     print(f"peak RSS of `scrapy crawl {spider} {' '.join(args)}`: {peak_mb:.0f} MB")
-    return process.returncode, log.read_text(), items, peak_mb
-
-
-#: argv: the file to write the child's peak RSS (KiB) to, then the command; exits with its code.
-LAUNCHER = """
-import os, subprocess, sys
-child = subprocess.Popen(sys.argv[2:])
-_, status, usage = os.wait4(child.pid, 0)
-open(sys.argv[1], "w").write(str(usage.ru_maxrss))
-sys.exit(os.waitstatus_to_exitcode(status))
-"""
+    return code, log.read_text(), items, peak_mb
 
 
 @pytest.mark.parametrize("name", ["robots", "long_robots"])
@@ -163,3 +144,31 @@ def test_sitemap_and_feed_bombs_are_refused(project, hostile):
     assert rss <= MAX_RSS_MB, f"peak RSS {rss:.0f} MB"
     assert stat(log, "walsh/bounds/refused/sitemap") == 1, log[-3000:]
     assert stat(log, "walsh/bounds/refused/target") == 1, log[-3000:]
+
+
+def test_a_header_flood_is_refused_while_it_arrives(project):
+    """A million header lines (14 MB): the header block is refused once over its bound, while
+    it arrives, so the crawl's memory stays low and the other host waits for no parse of it."""
+    flood = HostileServer("127.0.0.204", {"/flood": header_flood(1_000_000)})
+    other = HostileServer("127.0.0.205", {})
+    try:
+        settings = project / "plainproj" / "settings.py"
+        settings.write_text(settings.read_text() + "\nWALSH_ALLOW_PRIVATE_ADDRESSES = True\n")
+        (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
+        urls = [flood.url("/flood"), other.url("/page")]
+        code, log, items, rss = crawl_measured(project, "gates", "-a", "urls=" + ",".join(urls))
+    finally:
+        flood.close()
+        other.close()
+    assert code == 0, log[-3000:]
+    sent = [r for r in flood.log if r["path"] == "/flood"]
+    held = sent[0]["end"] - sent[0]["mono"]  # the flood's hold on the one download slot
+    print(f"header flood: peak RSS {rss:.0f} MB, the download slot held {held:.2f} s")
+    assert rss <= MAX_RSS_HEADERS_MB, f"peak RSS {rss:.0f} MB"
+    assert len(sent) == 1 and held <= BUDGET, held  # refused, not retried; at most one budget
+    by_url = {i.get("url") or i["target"]: i for i in items}
+    assert by_url[urls[0]]["denied"] == "bounds" and by_url[urls[0]]["verdict"] == "response_too_large", by_url
+    assert by_url[urls[0]]["details"]["part"] == "headers"
+    assert by_url[urls[1]]["status"] == 200, "the other host is crawled"
+    assert stat(log, "walsh/bounds/refused_headers/page") == 1
+    assert "header bounds     1 refused over its bound" in log

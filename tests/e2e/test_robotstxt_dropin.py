@@ -7,6 +7,7 @@ against recording servers on loopback, one per origin, and asserts on what they 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ import scrapy
 from packaging.version import Version
 
 from ..helpers import new_project, run_scrapy, stat
+from .hostile_server import MIB, HostileServer, bomb, compressed, long_file, run_measured
 
 STOCK_OFF = (
     '{"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": null, "scrapy_walsh.RobotsTxtMiddleware": 100}'
@@ -224,3 +226,49 @@ def test_check_warns_about_the_stock_middleware_on_an_affected_scrapy(tmp_path):
         + 'ROBOTSTXT_PARSER = "scrapy_walsh.RobotParser"\n'
     )
     assert not [f for f in _row_2_findings(project) if f["setting"] == "ROBOTSTXT_OBEY"]
+
+
+# ---------------------------------------------------------------------- the robots.txt bound
+
+#: The most a crawl reading a huge robots.txt may take (the add-on's bombs stay near 100 MB).
+MAX_RSS_MB = 250
+
+
+def _measured_dropin_crawl(tmp_path: Path, robots) -> tuple[HostileServer, str, float]:
+    """``/ok1`` and ``/private/a`` of a server answering ``robots`` for robots.txt, crawled by
+    ``scrapy runspider`` with both drop-ins and no add-on: (the server, the log, peak RSS in MB)."""
+    server = HostileServer("127.0.0.206", {"/robots.txt": robots})
+    try:
+        spider = tmp_path / "targets.py"
+        spider.write_text(SPIDER)
+        urls = json.dumps([server.url("/ok1"), server.url("/private/a")])
+        command = ["-m", "scrapy", "runspider", str(spider), "-a", f"urls={urls}", "-s", "ROBOTSTXT_OBEY=True"]
+        code, rss = run_measured([sys.executable, *command, *OURS, *PARSER], tmp_path, tmp_path / "crawl.log")
+    finally:
+        server.close()
+    log = (tmp_path / "crawl.log").read_text()
+    assert code == 0, log[-3000:]
+    assert rss <= MAX_RSS_MB, f"peak RSS {rss:.0f} MB"
+    return server, log, rss
+
+
+def test_dropin_middleware_reads_a_huge_robots_txt_up_to_its_bound(tmp_path):
+    """A 400 MiB robots.txt, without the add-on: the drop-in reads it up to the add-on's bound
+    (4 MiB + 64 KiB) with the add-on's code, so the crawl stays small; the rule at its start
+    holds, and the ``Disallow: /`` at its end, past the bound, is not read."""
+    server, log, rss = _measured_dropin_crawl(tmp_path, long_file(DISALLOW_PRIVATE, 400 * MIB, b"Disallow: /\n"))
+    print(f"drop-in, 400 MiB robots.txt: peak RSS {rss:.0f} MB")
+    assert [r["path"] for r in server.log] == ["/robots.txt", "/ok1"]  # /private/a refused, /ok1 allowed
+    assert stat(log, "robotstxt/forbidden") == 1
+    assert stat(log, "walsh/bounds/cut/robots") == 1
+
+
+def test_dropin_middleware_never_decodes_a_robots_txt_bomb_whole(tmp_path):
+    """A gzip robots.txt decoding to 200 MiB, without the add-on: Scrapy's decompression stops
+    at the same bound, the file counts as unreachable (RFC 9309 §2.3.1.4: disallow all), and
+    the crawl stays small."""
+    body = bomb(tmp_path / "robots.gz", "gzip", prefix=DISALLOW_PRIVATE, size=200 * MIB, fill=b"#")
+    server, log, rss = _measured_dropin_crawl(tmp_path, compressed({"Content-Encoding": "gzip"}, body))
+    print(f"drop-in, robots.txt gzip bomb (200 MiB decoded): peak RSS {rss:.0f} MB")
+    assert [r["path"] for r in server.log] == ["/robots.txt"]
+    assert stat(log, "walsh/robotstxt/unreachable") == 2

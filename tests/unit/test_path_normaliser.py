@@ -65,7 +65,12 @@ def test_each_unsafe_character_is_compared_percent_encoded(char):
         ("/a%24b", "/a$b", True),
         ("/a$", "/a", True),  # a final "$" ends the pattern
         ("/a$", "/a$", False),
-        ("/a%b", "/a%25b", True),  # a "%" that starts no escape is "%25"
+        ("/a%b", "/a%25b", False),  # a "%" that starts no escape: compared as written, the "%" of an escape
+        ("/a%b", "/a%b", True),
+        ("/a%", "/a%41", True),
+        ("/a%zz", "/a%25zz", False),
+        ("/a%25", "/a%", False),  # a URL holding one is compared as written too
+        ("/%7Ea", "/~a%", False),
         ("/*.pdf$", "/x/y.pdf", True),
     ],
 )

@@ -70,6 +70,8 @@ def test_every_category_is_a_documented_row():
         ("not-a-path-pattern", "User-agent: *\nDisallow: http://example.com/x\n", "t", "/http://example.com/x"),
         ("literal-dollar", "User-agent: *\nDisallow: /cart$\n", "t", "/cart$"),
         ("reserved-escape", "User-agent: *\nDisallow: /a?b\n", "t", "/a%3Fb"),
+        ("lone-percent", "User-agent: *\nDisallow: /g/*/%*\n", "t", "/g/x/%41b"),
+        ("lone-percent", "User-agent: *\nDisallow: /\nAllow: /%\n", "t", "/%41"),
         ("value-whitespace", "User-agent: *\nDisallow: /x\u00a0\n", "t", "/x"),
     ],
 )

@@ -16,6 +16,7 @@ from .checkpoint import bounds, checkpoint, download_timeout
 from .configuration import unknown_walsh_settings
 from .identity import identity, spec_identity, verifiable_identity
 from .numbers import finite_numbers
+from .outputs import output_paths
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
 from .robots import named_group, robots_gate, scrapy_robots
 from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
@@ -25,6 +26,7 @@ from .usage import usage_preferences
 RULES: tuple[Rule, ...] = (
     unknown_walsh_settings,
     finite_numbers,
+    output_paths,
     identity,
     checkpoint,
     scrapy_robots,

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from scrapy_walsh.policy.preferences.model import Signal, Statement
-from scrapy_walsh.policy.preferences.paths import PathPattern, PathRule, url_path
+from scrapy_walsh.policy.preferences.paths import PathPattern, PathRule, url_path, written_path
 from scrapy_walsh.policy.preferences.syntax import parse_aipref, parse_content_signal
 
 RobotsLine = tuple[str, str] | tuple[str, str, int]
@@ -74,8 +74,8 @@ class RobotsPreferences:
 
     def statements(self, path: str) -> list[Statement]:
         """What this group says about ``path`` (path and query of the URL, as sent)."""
-        target = url_path(path)
-        matching = [rule for rule in self.usage_rules if rule.pattern.matches(target)]
+        target, written = url_path(path), written_path(path)
+        matching = [rule for rule in self.usage_rules if rule.pattern.matches(target, written)]
         longest = max((rule.pattern.length for rule in matching), default=-1)
         chosen = [rule.statement for rule in matching if rule.pattern.length == longest]
         return chosen + list(self.group_statements)

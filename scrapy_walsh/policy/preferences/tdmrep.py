@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 
 from scrapy_walsh.policy.preferences.model import AI_INPUT, TRAIN_AI, Preference, Signal, Statement
-from scrapy_walsh.policy.preferences.paths import PathPattern, PathRule, url_path
+from scrapy_walsh.policy.preferences.paths import PathPattern, PathRule, url_path, written_path
 
 #: The same cap as robots.txt (RFC 9309 §2.5): a larger file is not parsed at all.
 MAX_BYTES = 512_000
@@ -58,8 +58,8 @@ class TdmRep:
 
     def statement(self, path: str) -> Statement | None:
         """The first rule covering ``path``, or None (TDM unset)."""
-        target = url_path(path)
-        return next((rule.statement for rule in self.rules if rule.pattern.matches(target)), None)
+        target, written = url_path(path), written_path(path)
+        return next((rule.statement for rule in self.rules if rule.pattern.matches(target, written)), None)
 
 
 def _rule(index: int, entry: object) -> PathRule | None:

@@ -1,0 +1,93 @@
+"""Rules about where the crawl writes: ``JOBDIR`` and the local files of ``FEEDS``.
+
+Scrapy finds out that such a path can't be used only once the crawl has started: ``JOBDIR=123``
+where ``123`` is a file ends in a traceback from its scheduler (and ``scrapy crawl`` exits 0), and
+a feed in a directory that can't be made loses every item while the crawl goes on. The audit
+finds these before the first request: one message naming the setting, a non-zero exit.
+
+A path is usable when its nearest existing ancestor is a directory in which a file can be
+made: that is tried (a temporary file, removed at once), since permission bits say nothing
+for root, nor for a read-only or virtual file system (``/proc``, ``/sys``). Nothing else is
+made or changed; Scrapy makes the directories itself when the crawl starts.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ..engine import FAIL, Finding, Subject
+
+
+def output_paths(subject: Subject) -> Iterator[Finding]:
+    settings = subject.settings
+    jobdir = settings.get("JOBDIR")
+    if jobdir:
+        why = _unusable(Path(str(jobdir)), directory=True)
+        if why is not None:
+            yield _refused("JOBDIR", f"JOBDIR={str(jobdir)!r} (where Scrapy keeps the crawl's state): {why}")
+    try:
+        feeds = settings.getdict("FEEDS")
+    except (TypeError, ValueError):
+        return  # Scrapy refuses a FEEDS it can't read, with its own message
+    for uri in feeds:
+        path = _local_path(str(uri))
+        if path is None:
+            continue
+        why = _unusable(path, directory=False)
+        if why is not None:
+            yield _refused("FEEDS", f"FEEDS output {str(uri)!r} (its items would be lost): {why}")
+
+
+def _refused(setting: str, text: str) -> Finding:
+    return Finding(
+        "-",
+        "configuration",
+        FAIL,
+        setting,
+        f"{text}; Scrapy would only find out once the crawl has started. Choose a path that can be written.",
+    )
+
+
+def _local_path(uri: str) -> Path | None:
+    """The local file a feed URI writes, up to its first ``%(...)`` placeholder (a directory
+    then); None for another storage (``s3://``, ``ftp://``, ``stdout:`` ...)."""
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return None
+    if parts.scheme == "file":
+        uri = unquote(parts.path)
+    elif len(parts.scheme) > 1:
+        return None  # another storage (a Windows drive letter is a one-letter "scheme")
+    text, placeholder, _ = uri.partition("%(")
+    if placeholder:
+        return Path(text).parent if not text.endswith(("/", os.sep)) else Path(text)
+    return Path(text)
+
+
+def _unusable(path: Path, directory: bool) -> str | None:
+    """Why ``path`` (a directory to make, or a file to write) can't be used, or None."""
+    path = path.expanduser()
+    if path.exists():
+        if directory and not path.is_dir():
+            return "it is a file, not a directory"
+        if not directory and path.is_dir():
+            return "it is a directory, not a file"
+        if not directory and not os.access(path, os.W_OK):
+            return "the file can't be written"
+    ancestor = path if directory and path.is_dir() else path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"{str(ancestor)!r} is a file, so the directory can't be made"
+    try:
+        handle, name = tempfile.mkstemp(dir=ancestor, prefix=".walsh-probe-")
+    except OSError as exc:
+        return f"nothing can be written in {str(ancestor)!r} ({exc.strerror or exc})"
+    os.close(handle)
+    os.unlink(name)
+    return None

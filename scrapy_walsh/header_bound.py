@@ -1,0 +1,114 @@
+"""Bounded response headers, enforced while the header block is received.
+
+Twisted's HTTP/1.1 client keeps every header line it parses, and nothing bounds how many: a
+server answering with a million headers (14 MB) took a crawl to 669 MB and held the one
+download slot 13.7 s while the lines were parsed. Scrapy's body bound
+(``download_maxsize``) starts counting after the headers. So the checkpoint's handler counts
+the status and header lines as the parser receives them, and gives up on the response as soon
+as they go over :data:`~scrapy_walsh.policy.bounds.MAX_HEADER_COUNT` lines or
+:data:`~scrapy_walsh.policy.bounds.MAX_HEADER_BYTES` bytes: the connection is closed and the
+request is refused with :class:`~scrapy_walsh.exceptions.ResponseTooLarge`
+(:func:`scrapy_walsh.middlewares.bounds.headers_refused`). A single line is already bounded
+by Twisted (``LineReceiver.MAX_LENGTH``, 16 KiB: a longer one closes the connection).
+
+The count lives in the response parser, which Scrapy's own HTTP/1.1 handler already swaps for
+its lenient one per request, the same way: the handler's connection pool (one per handler, not
+Twisted's global one) is given a protocol factory whose protocols give each request's parser a
+counting subclass. No private name is imported; the attributes reached are listed in
+docs/architecture.md ("Private APIs still in use"). aiohttp's client, the other accepted
+handler, has stricter bounds of its own (128 headers, 8,190 bytes a line), kept as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .policy.bounds import header_block_over
+
+__all__ = ["HeaderBlockOverBound", "bound_headers", "over_bound"]
+
+
+class HeaderBlockOverBound(Exception):
+    """Raised in the parser when a response's header block goes over its bound (it ends the
+    connection; the checkpoint turns it into a refusal)."""
+
+    def __init__(self, why: str, lines: int, size: int):
+        self.why, self.lines, self.size = why, lines, size
+        super().__init__(f"{why} ({lines} lines, {size} bytes received)")
+
+
+class _CountingParser:
+    """Mixed into the response parser: counts the status line and header lines as they come."""
+
+    _walsh_lines = -1  # the status line is not a header
+    _walsh_bytes = 0
+
+    def lineReceived(self, line: bytes) -> None:  # noqa: N802 - Twisted's name
+        self._walsh_lines += 1
+        self._walsh_bytes += len(line) + 2
+        why = header_block_over(self._walsh_lines, self._walsh_bytes)
+        if why is not None:
+            raise HeaderBlockOverBound(why, self._walsh_lines, self._walsh_bytes)
+        super().lineReceived(line)  # type: ignore[misc]
+
+
+class _SwappingProtocol:
+    """Mixed into the connection's protocol: each request's parser counts (Scrapy's lenient
+    protocol swaps the parser's class the same way, which adds no state)."""
+
+    _parser: Any
+
+    def request(self, request: Any) -> Any:
+        found = super().request(request)  # type: ignore[misc]
+        if self._parser is not None:
+            self._parser.__class__ = _with(_CountingParser, type(self._parser))
+        return found
+
+
+class _BuildingFactory:
+    """Mixed into the pool's protocol factory: each new connection's protocol swaps parsers."""
+
+    def buildProtocol(self, addr: Any) -> Any:  # noqa: N802 - Twisted's name
+        protocol = super().buildProtocol(addr)  # type: ignore[misc]
+        protocol.__class__ = _with(_SwappingProtocol, type(protocol))
+        return protocol
+
+
+_MADE: dict[tuple[type, type], type] = {}
+
+
+def _with(mixin: type, base: type) -> type:
+    """``base`` with ``mixin`` in front, made once per pair."""
+    if issubclass(base, mixin):
+        return base
+    made = _MADE.get((mixin, base))
+    if made is None:
+        made = _MADE[(mixin, base)] = type(f"Bounded{base.__name__}", (mixin, base), {})
+    return made
+
+
+def bound_headers(handler: Any) -> None:
+    """Bound the header block of every response ``handler`` (the checkpoint's inner handler)
+    receives, when it has a Twisted connection pool (Scrapy's HTTP/1.1 handler, a subclass):
+    through that pool's own protocol factory, never Twisted's global classes."""
+    pool = getattr(handler, "_pool", None)
+    factory = getattr(pool, "_factory", None)
+    if isinstance(factory, type) and hasattr(factory, "buildProtocol"):
+        pool._factory = _with(_BuildingFactory, factory)  # type: ignore[union-attr]
+
+
+def over_bound(exception: BaseException) -> HeaderBlockOverBound | None:
+    """The header bound a failed download went over, found in its causes (Twisted wraps it in
+    ``ResponseFailed``, which Scrapy wraps in ``DownloadFailedError``), or None."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [exception]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, HeaderBlockOverBound):
+            return current
+        pending += [reason.value for reason in getattr(current, "reasons", []) or [] if hasattr(reason, "value")]
+        pending += [e for e in (current.__cause__, current.__context__) if e is not None]
+    return None
