@@ -14,12 +14,19 @@ deliberate re-harvest).
 delivery is at least once, and this dedup makes it once. As an item passes, the crawl takes
 a *lease* on its key (``store.leases``: atomic add-if-absent, so processes of a fleet never
 both emit it; a lease holds only while its crawl runs). The row that says "emitted" replaces
-the lease on Scrapy's ``item_scraped`` signal, after the feed exporter wrote the item, and
-after the feed's files are flushed to the operating system (a local file or stdout: the item
-survives a ``kill -9`` of the crawl from then on). A feed that is stored only when its slot
-closes (S3, FTP, GCS: a temporary file uploaded at the end) delivers nothing before that, so its
-rows are written on ``feed_slot_closed``. A lease whose item never reached the feed (a
-crash, a later pipeline dropped it) is taken over by the next run, which emits the item.
+the lease once :mod:`scrapy_walsh.delivery` says the item reached the feeds (the feed exporter
+wrote it and the feed's files were flushed to the operating system: a local file or stdout,
+so the item survives a ``kill -9`` of the crawl from then on). A feed that is stored only when
+its slot closes (S3, FTP, GCS: a temporary file uploaded at the end) delivers nothing before
+that, so its rows are written on ``feed_slot_closed``. A lease whose item never reached the
+feed (a crash, a later pipeline dropped it, an output that failed: the item is kept for the
+next run) goes back, or is taken over by the next run.
+
+**A store away** (a fleet's Redis down): an item waits for the store while the crawl runs, so
+its key is checked. Once the crawl is stopping, it is delivered unchecked rather than lost
+(``walsh/dedup/unchecked``): its page is left unmarked, so a later run may deliver it again.
+Rows the store did not take are written with the next ones, or when the crawl closes; those
+still unwritten then are said in the crawl's one closing message (:mod:`scrapy_walsh.faults`).
 """
 
 from __future__ import annotations
@@ -32,10 +39,11 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
-from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage, StdoutFeedStorage
 from scrapy.utils.misc import load_object
 
+from .. import faults
 from ..config import config_for
+from ..delivery import DELIVERED, Outcome, delivery_for
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import Namespace
 from ..store import StateStoreError, StoreUnavailable, crawl_id, leases, store_for, targets
@@ -69,10 +77,13 @@ class DedupPipeline:
         self.key_of = _key_function(config.dedup_key)
         self.namespace: str = Namespace.SEEN
         self.crawl = crawl_id(crawler)
+        self.delivery = delivery_for(crawler)
         #: canonical URL -> lease token, for items that passed and are not yet in the feed
         self.pending: dict[str, str] = {}
         #: delivered to a feed stored when its slot closes: written on ``feed_slot_closed``
         self.delivered: list[str] = []
+        #: rows the store did not take (it was away): written with the next ones
+        self.unwritten: list[tuple[str, str, Any]] = []
         #: keys claimed by this run: a second item with one of them shares its key with an
         #: item of this crawl (usually of the same page), not with an earlier run
         self.claimed_now: set[str] = set()
@@ -81,9 +92,7 @@ class DedupPipeline:
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
         pipeline = cls(crawler, store_for(crawler))
         crawler.signals.connect(pipeline.spider_opened, signal=signals.spider_opened)
-        # connected after the feed exporter (an extension, built before the pipelines): it runs
-        # after the item is written
-        crawler.signals.connect(pipeline.item_scraped, signal=signals.item_scraped)
+        pipeline.delivery.listen(pipeline.item_done)
         crawler.signals.connect(pipeline.feed_slot_closed, signal=signals.feed_slot_closed)
         crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
         return pipeline
@@ -111,8 +120,10 @@ class DedupPipeline:
 
         try:
             lease = await when_available(self.crawler, take)
-        except StoreUnavailable as exc:
-            raise DropItem(f"R7: {key} could not be checked for duplicates: the crawl is stopping and {exc}") from exc
+        except StoreUnavailable:
+            # the crawl is stopping and the store is still away: delivered unchecked, never lost
+            self.stats.inc_value("walsh/dedup/unchecked")
+            return item
         if lease is None:
             self.stats.inc_value("walsh/dedup/dropped")
             if key in self.claimed_now:
@@ -132,15 +143,18 @@ class DedupPipeline:
         self.stats.inc_value("walsh/dedup/first_seen")
         return item
 
-    def item_scraped(self, item: Any, response: Any = None, spider: Spider | None = None) -> None:
-        """The item left the crawl (the feed exporter wrote it): record it as emitted."""
+    def item_done(self, item: Any, response: Any, outcome: Outcome) -> None:
+        """The item reached the feeds: record it as emitted (an item kept for the next run, or
+        dropped, is not: its lease goes back when the crawl closes)."""
+        if outcome is not DELIVERED:
+            return
         key = self.key_of(item)
         if key is None or key not in self.pending:
             return
-        if self._flush_feeds():
-            self._emitted([key])
-        else:
+        if self.delivery.stored_at_close():
             self.delivered.append(key)
+        else:
+            self._emitted([key])
 
     def feed_slot_closed(self, slot: Any) -> None:
         """A feed stored when its slot closes is delivered now."""
@@ -148,41 +162,36 @@ class DedupPipeline:
         self._emitted(keys)
 
     def spider_closed(self, spider: Spider) -> None:
-        """Leases of items that never reached the feed go back (a later pipeline dropped them).
-        Items handed to a feed stored at its slot's close keep theirs: ``feed_slot_closed``
-        follows the upload, which runs on this same signal."""
+        """Leases of items that never reached the feed go back (a later pipeline dropped them,
+        an output failed). Items handed to a feed stored at its slot's close keep theirs:
+        ``feed_slot_closed`` follows the upload, which runs on this same signal. Rows the store
+        did not take are tried once more."""
+        self._emitted([])
+        if self.unwritten:
+            faults.unrecorded(self.crawler, f"{len(self.unwritten)} emitted item(s) (R7)", "the store was away")
+        unchecked = self.stats.get_value("walsh/dedup/unchecked")
+        if unchecked:
+            faults.unrecorded(self.crawler, f"the R7 check of {unchecked} delivered item(s)", "the store was away")
         waiting = set(self.delivered)
         pending = {key: lease for key, lease in self.pending.items() if key not in waiting}
         self.pending = {key: lease for key, lease in self.pending.items() if key in waiting}
-
-        def release() -> None:
+        try:
             for key, lease in pending.items():
                 leases.release(self.store, self.namespace, key, lease)
-
-        self._quietly(release)
+        except StateStoreError:
+            pass  # the lease of a crawl gone is taken over by the next run
 
     def _emitted(self, keys: list[str]) -> None:
         entries = [(self.namespace, key, time.time()) for key in keys if self.pending.pop(key, None) is not None]
-        if entries:
-            # a lost write leaves the lease, taken over by the next run: the item is emitted again
-            self._quietly(lambda: self.store.set_many(entries))
-
-    def _flush_feeds(self) -> bool:
-        """Flush every local feed file; False when a feed delivers only when its slot closes."""
-        exporter = self.crawler.get_extension(FeedExporter)  # None: no feed, nothing to wait for
-        for slot in exporter.slots if exporter is not None else []:
-            if not isinstance(slot.storage, (FileFeedStorage, StdoutFeedStorage)):
-                return False
-            flush = getattr(getattr(slot, "file", None), "flush", None)
-            if flush is not None:
-                flush()
-        return True
-
-    def _quietly(self, call: Any) -> None:
+        entries, self.unwritten = self.unwritten + entries, []
+        if not entries:
+            return
         try:
-            call()
-        except StateStoreError as exc:
-            logger.warning("R7: could not record emitted items (%s); a later run emits them again", exc)
+            self.store.set_many(entries)
+        except StateStoreError:
+            # written with the next ones; until then the lease stands (taken over by a later run,
+            # which emits the item again if its page is fetched again)
+            self.unwritten = entries
 
 
 def _key_function(name: str) -> Callable[[Any], str | None]:

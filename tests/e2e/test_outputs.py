@@ -1,0 +1,217 @@
+"""Items, marks and deliveries agree: a feed or a pipeline that cannot write loses no item.
+
+Real crawls in subprocesses against the demo server. The full disk is real: the feed lives on
+a small tmpfs mounted for the test (root only; the test is skipped where mounting is not
+permitted), which fills in the middle of the first run. The second run has room. What the
+server saw and what the feed holds are the evidence: every item is delivered exactly once over
+both runs, and every page is fetched once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from collections import Counter
+
+import pytest
+
+from scrapy_walsh.store import SqliteStore
+
+from ..helpers import run_scrapy, stat, write_spider
+
+#: Items per page, and the bytes of padding each one carries (the tmpfs fills after a few pages).
+PER_PAGE = 5
+PAD = 1000
+
+SPIDER = f"""
+import scrapy
+
+
+class ManySpider(scrapy.Spider):
+    name = "many"
+
+    async def start(self):
+        for index, url in enumerate(self.urls.split(",")):
+            yield scrapy.Request(url, dont_filter=True, priority=-index)
+
+    def parse(self, response):
+        for n in range({PER_PAGE}):
+            yield {{"url": f"{{response.url}}?item={{n}}", "pad": "x" * {PAD}}}
+"""
+
+
+def _pages(site):
+    return [f"{r['host_key']}{r['path']}" for r in site.requests if r["path"].startswith("/page/")]
+
+
+def _targets(site, count):
+    hosts = ("open", "gone")
+    return [site.url(hosts[n % 2], f"/page/{n}") for n in range(count)]
+
+
+def _items(path):
+    """Every item line of a JSON-lines feed (a torn line fails the test)."""
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 32 KiB tmpfs, unmounted after the test; skipped where mounting is not permitted."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", str(mount)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _grow(mount):
+    subprocess.run(["mount", "-o", "remount,size=4m", str(mount)], check=True)
+
+
+def test_a_feed_that_fills_mid_run_loses_no_item_and_the_next_run_fetches_nothing_again(
+    project, demo_site, small_disk
+):
+    write_spider(project, "many", SPIDER)
+    urls = _targets(demo_site, 12)
+    feed = small_disk / "items.jsonl"
+    first = run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", str(feed)], cwd=project)
+    log = first.stderr
+    assert first.returncode == 1, log[-3000:]
+    assert "Traceback" not in log, log[-6000:]
+    stops = [line for line in log.splitlines() if "scrapy_walsh stops this crawl" in line]
+    assert len(stops) == 1 and str(feed) in stops[0], stops or log[-3000:]
+    print(stops[0])
+    delivered = _items(feed)
+    assert 0 < len(delivered) < PER_PAGE * len(urls), "the disk filled in the middle of the run"
+    kept = stat(log, "walsh/outputs/kept", 0)
+    assert kept > 0, log[-3000:]
+    fetched_first = _pages(demo_site)
+
+    _grow(small_disk)
+    second = run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", str(feed)], cwd=project)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "Traceback" not in second.stderr, second.stderr[-6000:]
+    assert stat(second.stderr, "walsh/outputs/redelivered") == kept
+    every = Counter(item["url"] for item in _items(feed))
+    expected = {f"{url}?item={n}" for url in urls for n in range(PER_PAGE)}
+    assert set(every) == expected, sorted(expected - set(every))[:5]
+    assert set(every.values()) == {1}, [url for url, n in every.items() if n > 1][:5]
+    pages = Counter(_pages(demo_site))
+    assert set(pages.values()) == {1} and len(pages) == len(urls), (fetched_first, pages)
+
+
+def _crawl(project, urls, feed, env=None):
+    return run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", str(feed)], cwd=project, env=env)
+
+
+def _one_stop(log, *names):
+    """The run stopped with one message naming each of ``names``, and no traceback."""
+    assert "Traceback" not in log, log[-6000:]
+    stops = [line for line in log.splitlines() if "scrapy_walsh stops this crawl" in line]
+    assert len(stops) == 1 and all(name in stops[0] for name in names), stops or log[-3000:]
+    print(stops[0])
+
+
+def _exactly_once(feeds, urls):
+    every = Counter(item["url"] for feed in feeds for item in _items(feed))
+    expected = {f"{url}?item={n}" for url in urls for n in range(PER_PAGE)}
+    assert set(every) == expected, sorted(expected - set(every))[:5]
+    assert set(every.values()) == {1}, [url for url, n in every.items() if n > 1][:5]
+
+
+def test_items_that_cannot_be_kept_leave_their_pages_unmarked(project, demo_site, small_disk, tmp_path):
+    """The store fails too when it is asked to keep the items (as on the same full disk: a
+    trigger refuses the write, as sqlite does when the disk is full): those pages are not
+    recorded as fetched, so the next run fetches them again, and no item is lost or doubled."""
+    settings = project / "plainproj" / "settings.py"
+    state = tmp_path / "state.sqlite3"
+    settings.write_text(settings.read_text() + f"\nWALSH_STATE_URI = 'sqlite:///{state}'\n")
+    SqliteStore(state, "Walsh-Research").close()
+    with sqlite3.connect(state) as db:
+        db.execute(
+            "CREATE TRIGGER full_disk BEFORE INSERT ON walsh_state WHEN NEW.namespace LIKE 'undelivered:%' "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+    write_spider(project, "many", SPIDER)
+    urls = _targets(demo_site, 12)
+    feed = small_disk / "items.jsonl"
+    first = _crawl(project, urls, feed)
+    assert first.returncode == 1, first.stderr[-3000:]
+    _one_stop(first.stderr, str(feed))
+    assert stat(first.stderr, "walsh/outputs/not_kept", 0) > 0 and not stat(first.stderr, "walsh/outputs/kept")
+    assert "items not kept" in first.stderr
+    fetched_first = Counter(_pages(demo_site))
+
+    with sqlite3.connect(state) as db:
+        db.execute("DROP TRIGGER full_disk")
+    _grow(small_disk)
+    second = _crawl(project, urls, feed)
+    assert second.returncode == 0, second.stderr[-3000:]
+    _exactly_once([feed], urls)
+    pages = Counter(_pages(demo_site))
+    again = {page for page, n in pages.items() if n == 2}
+    print("pages fetched again:", sorted(again))
+    assert again and again <= set(fetched_first) and set(pages.values()) <= {1, 2}
+    assert len(pages) == len(urls)
+
+
+PIPELINE = """
+import os
+
+
+class Flaky:
+    def process_item(self, item):
+        if item["url"].endswith(os.environ.get("FAIL_ON", "never")):
+            raise ConnectionError("the database went away")
+        return item
+"""
+
+EXPORTER = """
+import os
+
+from scrapy.exporters import JsonLinesItemExporter
+
+
+class Picky(JsonLinesItemExporter):
+    def export_item(self, item):
+        if item["url"].endswith(os.environ.get("FAIL_ON", "never")):
+            raise ValueError("no room for this one")
+        return super().export_item(item)
+"""
+
+
+@pytest.mark.parametrize(
+    "where, source, setting, named",
+    [
+        ("pipeline", PIPELINE, "ITEM_PIPELINES = {'plainproj.flaky.Flaky': 300}", "plainproj.flaky.Flaky"),
+        ("exporter", EXPORTER, "FEED_EXPORTERS = {'jsonl': 'plainproj.flaky.Picky'}", "items.jsonl"),
+    ],
+)
+def test_an_output_that_raises_stops_the_crawl_and_the_next_run_delivers_its_items(
+    project, demo_site, tmp_path, where, source, setting, named
+):
+    (project / "plainproj" / "flaky.py").write_text(source)
+    settings = project / "plainproj" / "settings.py"
+    settings.write_text(settings.read_text() + "\n" + setting + "\n")
+    write_spider(project, "many", SPIDER)
+    urls = _targets(demo_site, 6)
+    first_feed, second_feed = tmp_path / "first" / "items.jsonl", tmp_path / "second" / "items.jsonl"
+    first = _crawl(project, urls, first_feed, env={"FAIL_ON": "/page/2?item=3"})
+    assert first.returncode == 1, first.stderr[-3000:]
+    _one_stop(first.stderr, named, "ConnectionError: the database went away" if where == "pipeline" else "ValueError")
+    if where == "pipeline":
+        assert "flaky.py:" in first.stderr, "the message says where it was raised"
+    kept = stat(first.stderr, "walsh/outputs/kept", 0)
+    assert kept >= 1, first.stderr[-3000:]
+
+    second = _crawl(project, urls, second_feed)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert stat(second.stderr, "walsh/outputs/redelivered") == kept
+    _exactly_once([first_feed, second_feed], urls)
+    pages = Counter(_pages(demo_site))
+    assert set(pages.values()) == {1} and len(pages) == len(urls), pages
