@@ -221,9 +221,9 @@ class Delivery:
         self.failure = f"{output} could not take an item ({type(error).__name__}: {error}{at})"
         faults.stop(
             self.crawler,
-            f"{self.failure}. That item and every one after it are kept in the state store {self.store.uri} and "
-            f"delivered by the next run of spider {self.spider!r} without fetching their pages again; an item "
-            "that cannot be kept leaves its page unmarked, so the next run fetches it",
+            f"{self.failure}. That item and every one after it are kept in the state store and delivered by "
+            f"the next run of spider {self.spider!r} without fetching their pages again; an item that cannot "
+            "be kept leaves its page unmarked, so the next run fetches it",
             OUTPUT_FAILED,
         )
 

@@ -68,8 +68,8 @@ def stop(crawler: Crawler, what: str, reason: str) -> bool:
 
 
 def unrecorded(crawler: Crawler, what: str, why: str) -> None:
-    """The store did not take ``what`` (e.g. "2 answered targets (R8)") before the crawl ended,
-    because ``why``: said in the one message after the crawl closed."""
+    """``what`` the store did not take before the crawl ended (e.g. "2 answered targets were not
+    recorded as fetched (R8: ...)"), because ``why``: said in the one message after the crawl closed."""
     found = _UNRECORDED.get(crawler)
     if found is None:
         from scrapy import signals
@@ -84,9 +84,9 @@ def _report(crawler: Crawler) -> None:
     if not found:
         return
     message = (
-        f"scrapy_walsh: the state store did not record {' and '.join(what for what, _ in found)} before the "
-        f"crawl ended ({found[-1][1]}). The next run does it again: a target not recorded as fetched (R8) is "
-        "fetched again, and an item not recorded as emitted (R7) may be delivered once more"
+        f"scrapy_walsh: the state store could not be written before the crawl ended ({found[-1][1]}): "
+        f"{'; '.join(what for what, _ in found)}. The next run fetches a target not recorded as fetched again, "
+        "and may deliver an item not recorded as emitted once more"
     )
     logger.error("%s", message)
     exit_status.fatal(message)

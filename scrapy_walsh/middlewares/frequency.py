@@ -239,8 +239,8 @@ class Answers:
         self._write_unrecorded()
         if self.unrecorded:
             targets = ", ".join(sorted(self.unrecorded)[:3]) + (", ..." if len(self.unrecorded) > 3 else "")
-            what = f"{len(self.unrecorded)} answered target(s) (R8: {targets})"
-            faults.unrecorded(self.crawler, what, self.store.uri)
+            what = f"{len(self.unrecorded)} answered target(s) not recorded as fetched (R8: {targets})"
+            faults.unrecorded(self.crawler, what, "the store was away")
 
 
 _ANSWERS: weakref.WeakKeyDictionary[Crawler, Answers] = weakref.WeakKeyDictionary()

@@ -168,10 +168,12 @@ class DedupPipeline:
         did not take are tried once more."""
         self._emitted([])
         if self.unwritten:
-            faults.unrecorded(self.crawler, f"{len(self.unwritten)} emitted item(s) (R7)", "the store was away")
+            what = f"{len(self.unwritten)} delivered item(s) not recorded as emitted (R7)"
+            faults.unrecorded(self.crawler, what, "the store was away")
         unchecked = self.stats.get_value("walsh/dedup/unchecked")
         if unchecked:
-            faults.unrecorded(self.crawler, f"the R7 check of {unchecked} delivered item(s)", "the store was away")
+            what = f"{unchecked} item(s) delivered without the R7 check against earlier runs"
+            faults.unrecorded(self.crawler, what, "the store was away")
         waiting = set(self.delivered)
         pending = {key: lease for key, lease in self.pending.items() if key not in waiting}
         self.pending = {key: lease for key, lease in self.pending.items() if key in waiting}

@@ -73,9 +73,7 @@ def _grow(mount):
     subprocess.run(["mount", "-o", "remount,size=4m", str(mount)], check=True)
 
 
-def test_a_feed_that_fills_mid_run_loses_no_item_and_the_next_run_fetches_nothing_again(
-    project, demo_site, small_disk
-):
+def test_a_feed_that_fills_mid_run_loses_no_item_and_the_next_run_fetches_nothing_again(project, demo_site, small_disk):
     write_spider(project, "many", SPIDER)
     urls = _targets(demo_site, 12)
     feed = small_disk / "items.jsonl"
@@ -215,3 +213,58 @@ def test_an_output_that_raises_stops_the_crawl_and_the_next_run_delivers_its_ite
     _exactly_once([first_feed, second_feed], urls)
     pages = Counter(_pages(demo_site))
     assert set(pages.values()) == {1} and len(pages) == len(urls), pages
+
+
+RAISING_SPIDER = f"""
+import os
+
+import scrapy
+
+
+class ManySpider(scrapy.Spider):
+    name = "many"
+
+    async def start(self):
+        for index, url in enumerate(self.urls.split(",")):
+            yield scrapy.Request(url, dont_filter=True, priority=-index)
+
+    def parse(self, response):
+        broken = response.url.endswith(os.environ.get("BREAK_ON", "never"))
+        if broken and os.environ.get("HOW") == "at_once":
+            raise ValueError("the spider broke before yielding")
+        return self.items(response, broken)
+
+    def items(self, response, broken):
+        for n in range({PER_PAGE}):
+            if broken and n == 2:
+                raise ValueError("the spider broke")
+            yield {{"url": f"{{response.url}}?item={{n}}", "pad": "x"}}
+"""
+
+
+@pytest.mark.parametrize("how", ["midway", "at_once"])
+def test_a_callback_that_raises_delivers_what_it_yielded_and_says_how_to_fetch_again(project, demo_site, tmp_path, how):
+    write_spider(project, "many", RAISING_SPIDER)
+    urls = _targets(demo_site, 4)
+    broken = urls[2]
+    feeds = [tmp_path / f"run{n}.jsonl" for n in range(3)]
+    first = _crawl(project, urls, feeds[0], env={"BREAK_ON": "/page/2", "HOW": how})
+    assert first.returncode == 0, first.stderr[-3000:]
+    delivered = {item["url"] for item in _items(feeds[0])}
+    yielded_before = {f"{broken}?item={n}" for n in range(2)} if how == "midway" else set()
+    assert {u for u in delivered if u.startswith(broken)} == yielded_before
+    summary = first.stderr[first.stderr.index("compliance summary") :]
+    assert "callback errors   1 page(s) whose callback raised" in summary, summary
+    assert f"scrapy walsh state forget {broken}" in summary, summary
+
+    shown = run_scrapy(["walsh", "state", "show"], cwd=project)
+    assert f"callback     {broken}: the callback raised ValueError" in shown.stdout, shown.stdout
+    second = _crawl(project, urls, feeds[1])
+    assert second.returncode == 0 and not _items(feeds[1]), "R8: the server was hit, nothing is fetched again"
+    assert Counter(_pages(demo_site))["open/page/2"] == 1
+
+    forgotten = run_scrapy(["walsh", "state", "forget", broken], cwd=project)
+    assert forgotten.returncode == 0, forgotten.stderr
+    third = _crawl(project, urls, feeds[2])
+    assert third.returncode == 0, third.stderr[-3000:]
+    _exactly_once(feeds, urls)
