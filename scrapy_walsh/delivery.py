@@ -20,10 +20,16 @@ R8 records its page as fetched, so the next run never produces it again. Here in
 * An item that can't be kept (the store is on the same full disk, is unreachable, or JSON can't
   hold one of its values) is :data:`NOT_KEPT`: R8 leaves its page unmarked, so the next run
   fetches it again.
+* A feed stored only when its slot closes (S3, FTP, GCS: a temporary file uploaded at the end)
+  delivers nothing before that: R8 and R7 hold their records until the feeds are stored
+  (``feed_exporter_closed``). One that fails to store its file (:attr:`Delivery.unstored`) is
+  said in one message, with a non-zero exit, and those records are not written: the next run
+  fetches the pages again.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import stat
@@ -31,9 +37,10 @@ import time
 import traceback
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from itemadapter import ItemAdapter
 from scrapy import signals
@@ -41,8 +48,10 @@ from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage, StdoutFe
 from scrapy.extensions.postprocessing import PostProcessingManager
 from scrapy.utils.misc import load_object
 from scrapy.utils.python import global_object_name
+from twisted.internet.defer import Deferred
 
-from . import faults
+from . import exit_status, faults, typed_command
+from .checkpoint import is_dry_run
 from .policy.vocabulary import Namespace
 from .store import StateStoreError, crawl_id, leases, store_for
 
@@ -61,12 +70,16 @@ FAILED = "walsh/outputs/failed"
 KEPT_STAT = "walsh/outputs/kept"
 NOT_KEPT_STAT = "walsh/outputs/not_kept"
 REDELIVERED = "walsh/outputs/redelivered"
+#: The Scrapy commands that deliver kept items (None: a script running crawlers itself).
+REDELIVERING = frozenset({"crawl", "runspider", None})
 #: Where kept items are redelivered: next to R8's answered middleware (1), after every other
 #: spider middleware, so a kept item is not judged again by what judged it in its first run.
 SPIDER_PRIORITY = 2
-#: Scrapy's message for an item a pipeline raised on (``LogFormatter.item_error``), logged with
-#: its traceback before ``item_error``: the crawl's one message replaces it.
+#: Scrapy's messages, logged with a traceback, for an item a pipeline raised on
+#: (``LogFormatter.item_error``) and for a feed that could not store its file: the crawl's one
+#: message replaces each (:class:`_Replaced`).
 ITEM_ERROR_MESSAGE = "Error processing %(item)s"
+STORE_ERROR_MESSAGE = "Error storing %s"
 
 
 class Outcome(StrEnum):
@@ -112,6 +125,9 @@ class Delivery:
         self.spider = getattr(crawler.spidercls, "name", None) or "spider"
         #: id(item) -> (item, kept key, lease): kept items handed to the pipelines again now
         self.redelivering: dict[int, tuple[Any, str, str]] = {}
+        #: feeds stored when their slot closes that could not store their file, worded
+        self.unstored: list[str] = []
+        self._watched: weakref.WeakSet[Any] = weakref.WeakSet()
         self.feeds = crawler.get_extension(FeedExporter)
         if self.feeds is not None:
             # the feeds are written from item_scraped below, so a failure is seen (and said) once
@@ -121,7 +137,8 @@ class Delivery:
         crawler.signals.connect(self.item_error, signal=signals.item_error)
         crawler.signals.connect(self.item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
-        _ITEM_ERRORS.watch(crawler)
+        crawler.signals.connect(self.feed_exporter_closed, signal=signals.feed_exporter_closed)
+        _REPLACED.watch(crawler)
 
     @property
     def namespace(self) -> str:
@@ -141,6 +158,7 @@ class Delivery:
 
     def spider_opened(self, spider: Spider) -> None:
         self.spider = spider.name
+        self._watch_slots()
 
     # -- what happened to each item -----------------------------------------------------------
 
@@ -180,6 +198,7 @@ class Delivery:
         names the feed that could not take it (its torn record is cut off first)."""
         if self.feeds is None:
             return
+        self._watch_slots()
         slots = list(self.feeds.slots)
         # flushed after the previous item: each file's position is the end of its last whole item
         before = {slot: (slot.itemcount, _end(slot)) for slot in slots}
@@ -209,7 +228,58 @@ class Delivery:
         file = _plain(slot.file)
         if file is not None:
             _cut_file(file, end)
-        return f"the feed {slot.uri}"
+        return f"the feed {_shown(slot.uri)}"
+
+    # -- feeds stored when their slot closes -------------------------------------------------
+
+    def _watch_slots(self) -> None:
+        """Learn whether each feed stored at its slot's close stores its file (Scrapy only logs it)."""
+        for slot in self.feeds.slots if self.feeds is not None else []:
+            if slot not in self._watched and not isinstance(slot.storage, LOCAL_STORAGES):
+                self._watched.add(slot)
+                # this slot's own storage object (one per slot): Scrapy calls its store() at the close
+                slot.storage.store = self._storing(slot, slot.storage.store)  # type: ignore[method-assign,assignment]
+
+    def _storing(self, slot: Any, store: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def failed(error: BaseException) -> None:
+            self.stats.inc_value(FAILED)
+            self.unstored.append(
+                f"the feed {_shown(slot.uri)} could not store its file ({type(error).__name__}: {error})"
+            )
+
+        def passed_on(failure: Any) -> Any:
+            failed(failure.value)
+            return failure  # Scrapy still counts it (feedexport/failed_count)
+
+        async def awaited(pending: Awaitable[Any]) -> Any:
+            try:
+                return await pending
+            except Exception as exc:
+                failed(exc)
+                raise
+
+        def stored(file: Any) -> Any:
+            try:
+                result = store(file)
+            except Exception as exc:
+                failed(exc)
+                raise
+            if isinstance(result, Deferred):
+                return result.addErrback(passed_on)
+            return awaited(result) if inspect.isawaitable(result) else result
+
+        return stored
+
+    def feed_exporter_closed(self) -> None:
+        if not self.unstored:
+            return
+        message = (
+            f"scrapy_walsh: {'; '.join(self.unstored)}. The pages whose items went to it are not recorded as "
+            "fetched (R8), nor its items as emitted (R7): the next run fetches them again"
+        )
+        logger.error("%s", message)
+        exit_status.fatal(message)
+        exit_status.reported(message)
 
     # -- the one failure --------------------------------------------------------------------------
 
@@ -311,17 +381,22 @@ class Delivery:
 
 
 class RedeliveryMiddleware:
-    """A spider middleware: the items earlier runs kept go first, then the spider's own start."""
+    """A spider middleware: the items earlier runs kept go first, then the spider's own start.
+
+    Only a crawl delivers them (``scrapy crawl``, ``runspider``, a script running crawlers):
+    ``scrapy parse``, ``shell``, ``fetch`` and ``explain``'s dry run look at one page and must not
+    consume what the next real run is owed."""
 
     def __init__(self, crawler: Crawler):
         self.delivery = delivery_for(crawler)
+        self.delivers = typed_command.command() in REDELIVERING and not is_dry_run(crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedeliveryMiddleware:
         return cls(crawler)
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        for item in self.delivery.kept_items():
+        for item in self.delivery.kept_items() if self.delivers else ():
             yield item
         async for output in start:
             yield output
@@ -338,9 +413,12 @@ def delivery_for(crawler: Crawler) -> Delivery:
     return found
 
 
-class _ItemErrors(logging.Filter):
-    """Drops Scrapy's "Error processing" record (with its traceback) of a crawl whose item errors
-    :class:`Delivery` reports: the crawl's one message says which pipeline raised, what and where."""
+class _Replaced(logging.Filter):
+    """Scrapy's own record of an item a pipeline raised on, or of a feed that could not store its
+    file, each with a traceback, in a crawl whose :class:`Delivery` says it in one message: dropped."""
+
+    MESSAGES = frozenset({ITEM_ERROR_MESSAGE, STORE_ERROR_MESSAGE})
+    LOGGERS = ("scrapy.core.scraper", "scrapy.extensions.feedexport")
 
     def __init__(self) -> None:
         super().__init__()
@@ -348,18 +426,26 @@ class _ItemErrors(logging.Filter):
 
     def watch(self, crawler: Crawler) -> None:
         self.crawlers.add(crawler)
-        scraper = logging.getLogger("scrapy.core.scraper")
-        if self not in scraper.filters:
-            scraper.addFilter(self)
+        for name in self.LOGGERS:
+            if self not in logging.getLogger(name).filters:
+                logging.getLogger(name).addFilter(self)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg != ITEM_ERROR_MESSAGE:
+        if record.msg not in self.MESSAGES:
             return True
         crawler = getattr(getattr(record, "spider", None), "crawler", None)
         return crawler not in self.crawlers
 
 
-_ITEM_ERRORS = _ItemErrors()
+_REPLACED = _Replaced()
+
+
+def _shown(uri: str) -> str:
+    """A feed's URI as said in a message: a password in it is masked."""
+    parts = urlsplit(uri)
+    if not parts.password:
+        return uri
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
 
 
 def _raised_at(error: BaseException) -> str:

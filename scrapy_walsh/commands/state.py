@@ -16,7 +16,9 @@ them, with the status) and the R7 validators, under the canonical key and the ke
 version wrote, so the next crawl fetches those targets again (unconditionally);
 ``--items`` also forgets which spiders emitted them, so their items are emitted again.
 ``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
-crawl reads it afresh. ``forget --spider NAME`` is the developer loop's reset (issue 33):
+crawl reads it afresh. ``forget --kept NAME`` drops the items kept for spider NAME's next run
+(an output could not take them; e.g. an item a pipeline will always refuse): they are never
+delivered. ``forget --spider NAME`` is the developer loop's reset (issue 33):
 the spider's emitted items (R7 dedup), the items kept for its next run, and the R8 fetch
 records and R7 validators of its hosts (its ``start_urls`` and ``allowed_domains``), so the
 next crawl fetches and emits again. The pacing ledger is never touched: R4 holds across edit-and-run.
@@ -58,7 +60,7 @@ if TYPE_CHECKING:
 HELP = "show or forget what the state store remembers: R8 fetch times, R7 validators and items, cached robots.txt"
 SYNTAX = (
     "show [URL|HOST] [--json] | forget URL... [--items] | forget --host HOST [--items] | forget --spider NAME"
-    " | forget --robots HOST | reset --yes"
+    " | forget --kept NAME | forget --robots HOST | reset --yes"
 )
 
 
@@ -76,6 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the developer loop: forget this spider's emitted items and the fetch records and validators "
         "of its hosts (start_urls, allowed_domains); never the pacing ledger",
+    )
+    forget.add_argument(
+        "--kept",
+        metavar="NAME",
+        help="drop the items kept for spider NAME's next run (an output could not take them): never delivered",
     )
     forget.add_argument("--items", action="store_true", help="also forget which spiders emitted these URLs")
     forget.add_argument("--json", action="store_true", help="print one JSON object")
@@ -234,6 +241,10 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
                 store.delete(namespace, key)
                 dropped.setdefault(str(namespace), []).append(key)
 
+    if args.kept:
+        for kind in (Namespace.UNDELIVERED, Namespace.DELIVERING):
+            spider_namespace = f"{kind}:{args.kept}"
+            drop(spider_namespace, [key for key, _ in store.items(spider_namespace)])
     if args.robots:
         host = _host(args.robots)
         drop(Namespace.ROBOTS, [origin for origin, _ in store.items(Namespace.ROBOTS) if _url_host(origin) == host])
@@ -400,9 +411,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..config import WalshConfig
     from ..store import StateStoreError, open_store
 
-    if args.action == "forget" and not (args.urls or args.host or args.robots or args.spider):
+    if args.action == "forget" and not (args.urls or args.host or args.robots or args.spider or args.kept):
         print(
-            "error: name targets: forget URL..., forget --host HOST, forget --spider NAME or forget --robots HOST",
+            "error: name targets: forget URL..., forget --host HOST, forget --spider NAME, forget --kept NAME "
+            "or forget --robots HOST",
             file=sys.stderr,
         )
         return 1

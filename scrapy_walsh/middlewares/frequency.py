@@ -148,10 +148,15 @@ class Answers:
         self.outstanding: weakref.WeakKeyDictionary[Any, Waiting] = weakref.WeakKeyDictionary()
         #: answers the store did not take (it was away): written with the next record, or at the end
         self.unrecorded: dict[str, Answer] = {}
+        #: answers whose items went to a feed stored when its slot closes: decided once it is stored
+        self.held: list[Answer] = []
+        #: the two ends the last attempt waits for when a feed is stored at its slot's close
+        self.spider_done = self.feeds_closed = False
         self.delivery = delivery_for(crawler)
         # listening from the engine's start: after R7's dedup, which records the item first
         crawler.signals.connect(self.engine_started, signal=signals.engine_started)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.feed_exporter_closed, signal=signals.feed_exporter_closed)
 
     def engine_started(self) -> None:
         self.delivery.listen(self.item_done)
@@ -194,8 +199,11 @@ class Answers:
             return
         if state is not None and state.unkept:
             self._unmark(answer)
-        elif state is not None and state.error:
-            self.record(replace(answer, by={**answer.by, "callback_error": state.error}))
+            return
+        if state is not None and state.error:
+            answer = replace(answer, by={**answer.by, "callback_error": state.error})
+        if self.delivery.stored_at_close():
+            self.held.append(answer)  # its items are delivered when the feed is stored
         else:
             self.record(answer)
 
@@ -231,11 +239,30 @@ class Answers:
             self.settle(response)
 
     def spider_closed(self, spider: Any = None) -> None:
-        """A graceful stop: every answer received is recorded (its callback ran or never will).
-        What the store still does not take is said in the crawl's one closing message."""
+        """A graceful stop: every answer received is recorded (its callback ran or never will),
+        once the feeds stored at their slot's close are stored (``feed_exporter_closed``)."""
         for answer in self.pending.values():
             self.unrecorded.setdefault(answer.target, answer)
         self.pending = {}
+        self.spider_done = True
+        if self.feeds_closed or not self.delivery.stored_at_close():
+            self._finish()
+
+    def feed_exporter_closed(self) -> None:
+        """The feeds are stored: the answers held for them are recorded, or, when a feed could
+        not store its file, left unmarked (the next run fetches those pages again)."""
+        self.feeds_closed = True
+        held, self.held = self.held, []
+        for answer in held:
+            if self.delivery.unstored:
+                self._unmark(answer)
+            else:
+                self.record(answer)
+        if self.spider_done and self.delivery.stored_at_close():
+            self._finish()
+
+    def _finish(self) -> None:
+        """The last attempt; what the store still does not take is said in the crawl's one closing message."""
         self._write_unrecorded()
         if self.unrecorded:
             targets = ", ".join(sorted(self.unrecorded)[:3]) + (", ..." if len(self.unrecorded) > 3 else "")

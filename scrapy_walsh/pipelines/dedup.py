@@ -18,7 +18,8 @@ the lease once :mod:`scrapy_walsh.delivery` says the item reached the feeds (the
 wrote it and the feed's files were flushed to the operating system: a local file or stdout,
 so the item survives a ``kill -9`` of the crawl from then on). A feed that is stored only when
 its slot closes (S3, FTP, GCS: a temporary file uploaded at the end) delivers nothing before
-that, so its rows are written on ``feed_slot_closed``. A lease whose item never reached the
+that, so its rows are written once the feeds are stored (``feed_exporter_closed``), and not at
+all when one could not store its file. A lease whose item never reached the
 feed (a crash, a later pipeline dropped it, an output that failed: the item is kept for the
 next run) goes back, or is taken over by the next run.
 
@@ -80,7 +81,7 @@ class DedupPipeline:
         self.delivery = delivery_for(crawler)
         #: canonical URL -> lease token, for items that passed and are not yet in the feed
         self.pending: dict[str, str] = {}
-        #: delivered to a feed stored when its slot closes: written on ``feed_slot_closed``
+        #: delivered to a feed stored when its slot closes: written on ``feed_exporter_closed``
         self.delivered: list[str] = []
         #: rows the store did not take (it was away): written with the next ones
         self.unwritten: list[tuple[str, str, Any]] = []
@@ -93,7 +94,7 @@ class DedupPipeline:
         pipeline = cls(crawler, store_for(crawler))
         crawler.signals.connect(pipeline.spider_opened, signal=signals.spider_opened)
         pipeline.delivery.listen(pipeline.item_done)
-        crawler.signals.connect(pipeline.feed_slot_closed, signal=signals.feed_slot_closed)
+        crawler.signals.connect(pipeline.feed_exporter_closed, signal=signals.feed_exporter_closed)
         crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
         return pipeline
 
@@ -156,16 +157,29 @@ class DedupPipeline:
         else:
             self._emitted([key])
 
-    def feed_slot_closed(self, slot: Any) -> None:
-        """A feed stored when its slot closes is delivered now."""
+    def feed_exporter_closed(self) -> None:
+        """The feeds stored when their slot closes are stored now (or one could not store its file:
+        its items are not emitted, and their leases go back)."""
         keys, self.delivered = self.delivered, []
-        self._emitted(keys)
+        if self.delivery.unstored:
+            self._release({key: self.pending.pop(key) for key in keys if key in self.pending})
+        else:
+            self._emitted(keys)
+        if keys:
+            self._finish()
 
     def spider_closed(self, spider: Spider) -> None:
         """Leases of items that never reached the feed go back (a later pipeline dropped them,
-        an output failed). Items handed to a feed stored at its slot's close keep theirs:
-        ``feed_slot_closed`` follows the upload, which runs on this same signal. Rows the store
-        did not take are tried once more."""
+        an output failed). Items handed to a feed stored at its slot's close keep theirs until
+        ``feed_exporter_closed``, which follows the uploads Scrapy runs on this same signal."""
+        waiting = set(self.delivered)
+        self._release({key: lease for key, lease in self.pending.items() if key not in waiting})
+        self.pending = {key: lease for key, lease in self.pending.items() if key in waiting}
+        if not waiting:
+            self._finish()
+
+    def _finish(self) -> None:
+        """Rows the store did not take are tried once more; what still fails is said once."""
         self._emitted([])
         if self.unwritten:
             what = f"{len(self.unwritten)} delivered item(s) not recorded as emitted (R7)"
@@ -174,11 +188,10 @@ class DedupPipeline:
         if unchecked:
             what = f"{unchecked} item(s) delivered without the R7 check against earlier runs"
             faults.unrecorded(self.crawler, what, "the store was away")
-        waiting = set(self.delivered)
-        pending = {key: lease for key, lease in self.pending.items() if key not in waiting}
-        self.pending = {key: lease for key, lease in self.pending.items() if key in waiting}
+
+    def _release(self, leased: dict[str, str]) -> None:
         try:
-            for key, lease in pending.items():
+            for key, lease in leased.items():
                 leases.release(self.store, self.namespace, key, lease)
         except StateStoreError:
             pass  # the lease of a crawl gone is taken over by the next run

@@ -206,6 +206,8 @@ def test_an_output_that_raises_stops_the_crawl_and_the_next_run_delivers_its_ite
         assert "flaky.py:" in first.stderr, "the message says where it was raised"
     kept = stat(first.stderr, "walsh/outputs/kept", 0)
     assert kept >= 1, first.stderr[-3000:]
+    shown = run_scrapy(["walsh", "state", "show"], cwd=project)
+    assert f"kept items   {kept} of spider 'many'" in shown.stdout, shown.stdout + shown.stderr
 
     second = _crawl(project, urls, second_feed)
     assert second.returncode == 0, second.stderr[-3000:]
@@ -268,3 +270,43 @@ def test_a_callback_that_raises_delivers_what_it_yielded_and_says_how_to_fetch_a
     third = _crawl(project, urls, feeds[2])
     assert third.returncode == 0, third.stderr[-3000:]
     _exactly_once(feeds, urls)
+
+
+def test_a_feed_that_cannot_store_its_file_at_the_end_leaves_its_pages_unmarked(project, demo_site, tmp_path):
+    """A feed uploaded when its slot closes (FTP here, S3 and GCS alike) to a server that is not
+    there: nothing of it was delivered, so no page is recorded as fetched and no item as
+    emitted; the run says so once and exits 1, and the next run fetches every page again."""
+    from ..redis_server import free_port
+
+    write_spider(project, "many", SPIDER)
+    urls = _targets(demo_site, 4)
+    gone = f"ftp://walsh:secret@127.0.0.1:{free_port()}/items.jsonl"
+    first = run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", gone], cwd=project)
+    assert first.returncode == 1, first.stderr[-3000:]
+    assert "Traceback" not in first.stderr, first.stderr[-6000:]
+    said = [line for line in first.stderr.splitlines() if "could not store its file" in line]
+    assert len(said) == 1 and "ftp://walsh:***@127.0.0.1" in said[0], said or first.stderr[-3000:]
+    print(said[0])
+
+    feed = tmp_path / "items.jsonl"
+    second = _crawl(project, urls, feed)
+    assert second.returncode == 0, second.stderr[-3000:]
+    _exactly_once([feed], urls)
+    assert set(Counter(_pages(demo_site)).values()) == {2}, "each page fetched again"
+
+
+def test_kept_items_can_be_dropped_on_purpose(project, demo_site, tmp_path):
+    """An item a pipeline will always refuse would stop every run: ``forget --kept`` drops it."""
+    (project / "plainproj" / "flaky.py").write_text(PIPELINE)
+    settings = project / "plainproj" / "settings.py"
+    settings.write_text(settings.read_text() + "\nITEM_PIPELINES = {'plainproj.flaky.Flaky': 300}\n")
+    write_spider(project, "many", SPIDER)
+    urls = _targets(demo_site, 2)
+    first = _crawl(project, urls, tmp_path / "first.jsonl", env={"FAIL_ON": "/page/1?item=0"})
+    assert first.returncode == 1 and stat(first.stderr, "walsh/outputs/kept", 0) >= 1, first.stderr[-3000:]
+    dropped = run_scrapy(["walsh", "state", "forget", "--kept", "many"], cwd=project)
+    assert dropped.returncode == 0 and "forgot       undelivered:many:" in dropped.stdout, dropped.stdout
+    assert "kept items" not in run_scrapy(["walsh", "state", "show"], cwd=project).stdout
+    second = _crawl(project, urls, tmp_path / "second.jsonl", env={"FAIL_ON": "/page/1?item=0"})
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert not stat(second.stderr, "walsh/outputs/redelivered") and not _items(tmp_path / "second.jsonl")
