@@ -313,38 +313,29 @@ class AnsweredMiddleware:
         self, response: Response, result: AsyncIterator[Any], spider: Spider | None = None
     ) -> AsyncIterator[Any]:
         state = self._state(response)
-        try:
-            async for output in result:
-                self._count(state, output)
-                yield output
-        except Exception as exc:
-            self._raised(response, state, exc)
-            raise
+        async for output in result:
+            self._count(state, output)
+            yield output
         self.answers.exhausted(response, state)
 
     def process_spider_output(
         self, response: Response, result: Iterable[Any], spider: Spider | None = None
     ) -> Iterator[Any]:
         state = self._state(response)
-        try:
-            for output in result:
-                self._count(state, output)
-                yield output
-        except Exception as exc:
-            self._raised(response, state, exc)
-            raise
+        for output in result:
+            self._count(state, output)
+            yield output
         self.answers.exhausted(response, state)
 
     def process_spider_exception(self, response: Response, exception: Exception, spider: Spider | None = None) -> None:
-        """The callback raised before yielding anything (it is not a generator), or while a
-        middleware closer to the spider read its output: Scrapy logs it, R8 records the answer."""
-        self._raised(response, self._state(response), exception)
-
-    def _raised(self, response: Response, state: Waiting | None, exc: Exception) -> None:
-        if isinstance(exc, (IgnoreRequest, CloseSpider)):  # a refusal or a deliberate stop, not a bug
+        """The callback raised, before its first item or after some (Scrapy calls this before the
+        exception reaches the output this middleware reads), or a middleware closer to the
+        spider did: Scrapy logs it, and the answer is recorded once the items it yielded are done."""
+        state = self._state(response)
+        if isinstance(exception, (IgnoreRequest, CloseSpider)):  # a refusal or a deliberate stop, not a bug
             self.answers.exhausted(response, state)
         else:
-            self.answers.exhausted(response, state, exc)
+            self.answers.exhausted(response, state, exception)
 
     def _state(self, response: Response) -> Waiting | None:
         if target_of_response(response) not in self.answers.pending:

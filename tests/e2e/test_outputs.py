@@ -18,27 +18,29 @@ import pytest
 
 from scrapy_walsh.store import SqliteStore
 
-from ..helpers import run_scrapy, stat, write_spider
+from ..helpers import GATES_SPIDER, run_scrapy, stat, write_spider
 
 #: Items per page, and the bytes of padding each one carries (the tmpfs fills after a few pages).
 PER_PAGE = 5
 PAD = 1000
 
+#: The gates spider's declared targets (``-a urls=...``), with several padded items per page.
 SPIDER = f"""
-import scrapy
+from plainproj.spiders.gates import GatesSpider
 
 
-class ManySpider(scrapy.Spider):
+class ManySpider(GatesSpider):
     name = "many"
-
-    async def start(self):
-        for index, url in enumerate(self.urls.split(",")):
-            yield scrapy.Request(url, dont_filter=True, priority=-index)
 
     def parse(self, response):
         for n in range({PER_PAGE}):
             yield {{"url": f"{{response.url}}?item={{n}}", "pad": "x" * {PAD}}}
 """
+
+
+def _spider(project, source=SPIDER):
+    write_spider(project, "gates", GATES_SPIDER)
+    write_spider(project, "many", source)
 
 
 def _pages(site):
@@ -51,8 +53,10 @@ def _targets(site, count):
 
 
 def _items(path):
-    """Every item line of a JSON-lines feed (a torn line fails the test)."""
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    """Every page item of a JSON-lines feed (a torn line fails the test; the gates spider's
+    errback adds an item without ``url`` for each refused target)."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [item for item in map(json.loads, lines) if "url" in item]
 
 
 @pytest.fixture
@@ -73,36 +77,6 @@ def _grow(mount):
     subprocess.run(["mount", "-o", "remount,size=4m", str(mount)], check=True)
 
 
-def test_a_feed_that_fills_mid_run_loses_no_item_and_the_next_run_fetches_nothing_again(project, demo_site, small_disk):
-    write_spider(project, "many", SPIDER)
-    urls = _targets(demo_site, 12)
-    feed = small_disk / "items.jsonl"
-    first = run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", str(feed)], cwd=project)
-    log = first.stderr
-    assert first.returncode == 1, log[-3000:]
-    assert "Traceback" not in log, log[-6000:]
-    stops = [line for line in log.splitlines() if "scrapy_walsh stops this crawl" in line]
-    assert len(stops) == 1 and str(feed) in stops[0], stops or log[-3000:]
-    print(stops[0])
-    delivered = _items(feed)
-    assert 0 < len(delivered) < PER_PAGE * len(urls), "the disk filled in the middle of the run"
-    kept = stat(log, "walsh/outputs/kept", 0)
-    assert kept > 0, log[-3000:]
-    fetched_first = _pages(demo_site)
-
-    _grow(small_disk)
-    second = run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", str(feed)], cwd=project)
-    assert second.returncode == 0, second.stderr[-3000:]
-    assert "Traceback" not in second.stderr, second.stderr[-6000:]
-    assert stat(second.stderr, "walsh/outputs/redelivered") == kept
-    every = Counter(item["url"] for item in _items(feed))
-    expected = {f"{url}?item={n}" for url in urls for n in range(PER_PAGE)}
-    assert set(every) == expected, sorted(expected - set(every))[:5]
-    assert set(every.values()) == {1}, [url for url, n in every.items() if n > 1][:5]
-    pages = Counter(_pages(demo_site))
-    assert set(pages.values()) == {1} and len(pages) == len(urls), (fetched_first, pages)
-
-
 def _crawl(project, urls, feed, env=None):
     return run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", str(feed)], cwd=project, env=env)
 
@@ -113,6 +87,35 @@ def _one_stop(log, *names):
     stops = [line for line in log.splitlines() if "scrapy_walsh stops this crawl" in line]
     assert len(stops) == 1 and all(name in stops[0] for name in names), stops or log[-3000:]
     print(stops[0])
+
+
+def _fill(project, site, disk):
+    """A first run of 12 pages, 5 items each, into a feed on ``disk``: it fills mid-run, and the
+    run stops in one message naming the feed."""
+    _spider(project)
+    urls = _targets(site, 12)
+    feed = disk / "items.jsonl"
+    first = _crawl(project, urls, feed)
+    assert first.returncode == 1, first.stderr[-3000:]
+    _one_stop(first.stderr, str(feed))
+    return urls, feed, first
+
+
+def test_a_feed_that_fills_mid_run_loses_no_item_and_the_next_run_fetches_nothing_again(project, demo_site, small_disk):
+    urls, feed, first = _fill(project, demo_site, small_disk)
+    assert 0 < len(_items(feed)) < PER_PAGE * len(urls), "the disk filled in the middle of the run"
+    kept = stat(first.stderr, "walsh/outputs/kept", 0)
+    assert kept > 0, first.stderr[-3000:]
+    assert f"kept items   {kept} of spider 'many'" in run_scrapy(["walsh", "state", "show"], cwd=project).stdout
+
+    _grow(small_disk)
+    second = _crawl(project, urls, feed)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "Traceback" not in second.stderr, second.stderr[-6000:]
+    assert stat(second.stderr, "walsh/outputs/redelivered") == kept
+    _exactly_once([feed], urls)
+    pages = Counter(_pages(demo_site))
+    assert set(pages.values()) == {1} and len(pages) == len(urls), pages
 
 
 def _exactly_once(feeds, urls):
@@ -135,12 +138,7 @@ def test_items_that_cannot_be_kept_leave_their_pages_unmarked(project, demo_site
             "CREATE TRIGGER full_disk BEFORE INSERT ON walsh_state WHEN NEW.namespace LIKE 'undelivered:%' "
             "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
         )
-    write_spider(project, "many", SPIDER)
-    urls = _targets(demo_site, 12)
-    feed = small_disk / "items.jsonl"
-    first = _crawl(project, urls, feed)
-    assert first.returncode == 1, first.stderr[-3000:]
-    _one_stop(first.stderr, str(feed))
+    urls, feed, first = _fill(project, demo_site, small_disk)
     assert stat(first.stderr, "walsh/outputs/not_kept", 0) > 0 and not stat(first.stderr, "walsh/outputs/kept")
     assert "items not kept" in first.stderr
     fetched_first = Counter(_pages(demo_site))
@@ -164,7 +162,7 @@ import os
 
 class Flaky:
     def process_item(self, item):
-        if item["url"].endswith(os.environ.get("FAIL_ON", "never")):
+        if item.get("url", "").endswith(os.environ.get("FAIL_ON", "never")):
             raise ConnectionError("the database went away")
         return item
 """
@@ -177,7 +175,7 @@ from scrapy.exporters import JsonLinesItemExporter
 
 class Picky(JsonLinesItemExporter):
     def export_item(self, item):
-        if item["url"].endswith(os.environ.get("FAIL_ON", "never")):
+        if item.get("url", "").endswith(os.environ.get("FAIL_ON", "never")):
             raise ValueError("no room for this one")
         return super().export_item(item)
 """
@@ -196,7 +194,7 @@ def test_an_output_that_raises_stops_the_crawl_and_the_next_run_delivers_its_ite
     (project / "plainproj" / "flaky.py").write_text(source)
     settings = project / "plainproj" / "settings.py"
     settings.write_text(settings.read_text() + "\n" + setting + "\n")
-    write_spider(project, "many", SPIDER)
+    _spider(project)
     urls = _targets(demo_site, 6)
     first_feed, second_feed = tmp_path / "first" / "items.jsonl", tmp_path / "second" / "items.jsonl"
     first = _crawl(project, urls, first_feed, env={"FAIL_ON": "/page/2?item=3"})
@@ -220,15 +218,11 @@ def test_an_output_that_raises_stops_the_crawl_and_the_next_run_delivers_its_ite
 RAISING_SPIDER = f"""
 import os
 
-import scrapy
+from plainproj.spiders.gates import GatesSpider
 
 
-class ManySpider(scrapy.Spider):
+class ManySpider(GatesSpider):
     name = "many"
-
-    async def start(self):
-        for index, url in enumerate(self.urls.split(",")):
-            yield scrapy.Request(url, dont_filter=True, priority=-index)
 
     def parse(self, response):
         broken = response.url.endswith(os.environ.get("BREAK_ON", "never"))
@@ -246,7 +240,7 @@ class ManySpider(scrapy.Spider):
 
 @pytest.mark.parametrize("how", ["midway", "at_once"])
 def test_a_callback_that_raises_delivers_what_it_yielded_and_says_how_to_fetch_again(project, demo_site, tmp_path, how):
-    write_spider(project, "many", RAISING_SPIDER)
+    _spider(project, RAISING_SPIDER)
     urls = _targets(demo_site, 4)
     broken = urls[2]
     feeds = [tmp_path / f"run{n}.jsonl" for n in range(3)]
@@ -278,7 +272,7 @@ def test_a_feed_that_cannot_store_its_file_at_the_end_leaves_its_pages_unmarked(
     emitted; the run says so once and exits 1, and the next run fetches every page again."""
     from ..redis_server import free_port
 
-    write_spider(project, "many", SPIDER)
+    _spider(project)
     urls = _targets(demo_site, 4)
     gone = f"ftp://walsh:secret@127.0.0.1:{free_port()}/items.jsonl"
     first = run_scrapy(["crawl", "many", "-a", "urls=" + ",".join(urls), "-o", gone], cwd=project)
@@ -300,7 +294,7 @@ def test_kept_items_can_be_dropped_on_purpose(project, demo_site, tmp_path):
     (project / "plainproj" / "flaky.py").write_text(PIPELINE)
     settings = project / "plainproj" / "settings.py"
     settings.write_text(settings.read_text() + "\nITEM_PIPELINES = {'plainproj.flaky.Flaky': 300}\n")
-    write_spider(project, "many", SPIDER)
+    _spider(project)
     urls = _targets(demo_site, 2)
     first = _crawl(project, urls, tmp_path / "first.jsonl", env={"FAIL_ON": "/page/1?item=0"})
     assert first.returncode == 1 and stat(first.stderr, "walsh/outputs/kept", 0) >= 1, first.stderr[-3000:]
