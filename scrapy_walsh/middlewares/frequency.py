@@ -148,6 +148,8 @@ class Answers:
         self.outstanding: weakref.WeakKeyDictionary[Any, Waiting] = weakref.WeakKeyDictionary()
         #: answers the store did not take (it was away): written with the next record, or at the end
         self.unrecorded: dict[str, Answer] = {}
+        #: why the store did not take the last one (said at the end)
+        self.why = "the store was away"
         #: answers whose items went to a feed stored when its slot closes: decided once it is stored
         self.held: list[Answer] = []
         #: the two ends the last attempt waits for when a feed is stored at its slot's close
@@ -187,9 +189,11 @@ class Answers:
                     self.store.set(namespace, key, value, ttl=ttl)
             except StoreUnavailable:
                 self.stats.inc_value(DEFERRED)
+                self.why = "the store was away"
                 return
             except StateStoreError:
-                return  # the store failed: the crawl stops for it (scrapy_walsh.store), tried once more at the end
+                self.why = "the store failed"  # the crawl stops for it (scrapy_walsh.store); tried once more at the end
+                return
             del self.unrecorded[answer.target]
 
     def settle(self, response: Any) -> None:
@@ -267,7 +271,7 @@ class Answers:
         if self.unrecorded:
             targets = ", ".join(sorted(self.unrecorded)[:3]) + (", ..." if len(self.unrecorded) > 3 else "")
             what = f"{len(self.unrecorded)} answered target(s) not recorded as fetched (R8: {targets})"
-            faults.unrecorded(self.crawler, what, "the store was away")
+            faults.unrecorded(self.crawler, what, self.why)
 
 
 _ANSWERS: weakref.WeakKeyDictionary[Crawler, Answers] = weakref.WeakKeyDictionary()

@@ -85,6 +85,8 @@ class DedupPipeline:
         self.delivered: list[str] = []
         #: rows the store did not take (it was away): written with the next ones
         self.unwritten: list[tuple[str, str, Any]] = []
+        #: why the store did not take the last ones (said at the end)
+        self.why = "the store was away"
         #: keys claimed by this run: a second item with one of them shares its key with an
         #: item of this crawl (usually of the same page), not with an earlier run
         self.claimed_now: set[str] = set()
@@ -183,7 +185,7 @@ class DedupPipeline:
         self._emitted([])
         if self.unwritten:
             what = f"{len(self.unwritten)} delivered item(s) not recorded as emitted (R7)"
-            faults.unrecorded(self.crawler, what, "the store was away")
+            faults.unrecorded(self.crawler, what, self.why)
         unchecked = self.stats.get_value("walsh/dedup/unchecked")
         if unchecked:
             what = f"{unchecked} item(s) delivered without the R7 check against earlier runs"
@@ -203,10 +205,11 @@ class DedupPipeline:
             return
         try:
             self.store.set_many(entries)
-        except StateStoreError:
+        except StateStoreError as exc:
             # written with the next ones; until then the lease stands (taken over by a later run,
             # which emits the item again if its page is fetched again)
             self.unwritten = entries
+            self.why = "the store was away" if isinstance(exc, StoreUnavailable) else "the store failed"
 
 
 def _key_function(name: str) -> Callable[[Any], str | None]:
