@@ -30,6 +30,7 @@ R8 records its page as fetched, so the next run never produces it again. Here in
 from __future__ import annotations
 
 import inspect
+import io
 import logging
 import os
 import stat
@@ -227,7 +228,7 @@ class Delivery:
             self.feeds.slots.remove(slot)
         file = _plain(slot.file)
         if file is not None:
-            _cut_file(file, end)
+            _cut_file(file, end, slot.exporter if count else None)  # no whole item: no opening to close
         return f"the feed {_shown(slot.uri)}"
 
     # -- feeds stored when their slot closes -------------------------------------------------
@@ -496,13 +497,14 @@ def _end(slot: Any) -> int | None:
     return None
 
 
-def _cut_file(file: Any, end: int | None) -> None:
+def _cut_file(file: Any, end: int | None, exporter: Any) -> None:
     """Cut ``file`` back to ``end`` (a regular file) and keep its buffer from ever reaching it.
 
     A buffered file keeps what it could not write, and flushes it when it is closed; once the
     disk has room again (the truncation frees some), that would be a torn record after the last
-    whole one. When the flush fails, the descriptor is pointed at ``/dev/null`` instead (``dup2``),
-    so the close succeeds and writes nothing more to the feed."""
+    whole one. When the flush fails, the exporter's closing bytes (a JSON array's ``]``) are
+    written straight after the last whole item, and the descriptor is pointed at ``/dev/null``
+    (``dup2``), so the close succeeds and writes nothing more to the feed."""
     try:
         file.flush()
         broken = False
@@ -510,15 +512,35 @@ def _cut_file(file: Any, end: int | None) -> None:
         broken = True
     try:
         fd = file.fileno()
-        if end is not None and stat.S_ISREG(os.fstat(fd).st_mode):
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        if end is not None and regular:
             os.ftruncate(fd, end)
-        if broken:
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, fd)
-            finally:
-                os.close(null)
-        elif end is not None:
-            file.seek(end)  # a file opened to overwrite writes at its position, not at its end
+        if not broken:
+            if end is not None:
+                file.seek(end)  # a file opened to overwrite writes at its position, not at its end
+            return
+        if end is not None and regular:
+            os.pwrite(fd, _closing_bytes(exporter, file), end)
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
     except (OSError, ValueError):
         pass
+
+
+def _closing_bytes(exporter: Any, file: Any) -> bytes:
+    """What ``exporter`` writes when it finishes (``\n]`` for a JSON array), when it writes to
+    ``file`` itself; nothing otherwise (an XML exporter writes through its own generator)."""
+    if exporter is None or getattr(exporter, "file", None) is not file:
+        return b""
+    captured = io.BytesIO()
+    exporter.file = captured
+    try:
+        exporter.finish_exporting()
+    except Exception:  # noqa: BLE001 - a trailer is a courtesy; the items are what matter
+        return b""
+    finally:
+        exporter.file = file
+    return captured.getvalue()

@@ -304,3 +304,22 @@ def test_kept_items_can_be_dropped_on_purpose(project, demo_site, tmp_path):
     second = _crawl(project, urls, tmp_path / "second.jsonl", env={"FAIL_ON": "/page/1?item=0"})
     assert second.returncode == 0, second.stderr[-3000:]
     assert not stat(second.stderr, "walsh/outputs/redelivered") and not _items(tmp_path / "second.jsonl")
+
+
+def test_a_json_array_feed_that_fills_holds_whole_items_and_its_closing_bracket(project, demo_site, small_disk):
+    """The feed is one JSON array (``.json``): after the disk filled, it still parses, with
+    every item it holds whole; the next run delivers the rest into a second array."""
+    _spider(project)
+    urls = _targets(demo_site, 12)
+    first_feed = small_disk / "items.json"
+    first = _crawl(project, urls, first_feed)
+    assert first.returncode == 1, first.stderr[-3000:]
+    _one_stop(first.stderr, str(first_feed))
+    held = json.loads(first_feed.read_text())
+    assert 0 < len(held) < PER_PAGE * len(urls)
+    _grow(small_disk)
+    second_feed = small_disk / "more.json"
+    second = _crawl(project, urls, second_feed)
+    assert second.returncode == 0, second.stderr[-3000:]
+    every = Counter(i["url"] for i in held + json.loads(second_feed.read_text()) if "url" in i)
+    assert set(every.values()) == {1} and len(every) == PER_PAGE * len(urls), every
