@@ -153,11 +153,9 @@ def _owner(key: tuple[str, str]) -> Request | None:
     return None if ref is None else ref()
 
 
-def live_claim(crawler: Crawler, request: Request, store: StateStore, namespace: str) -> str | None:
-    """The target whose claim ``request`` holds, if its seal is ours and the store still holds
-    that very lease (a redirect hop, a retry or a requeue of the fetch in progress)."""
-    from .store import leases
-
+def own_claim(crawler: Crawler, request: Request) -> tuple[str, str] | None:
+    """``(target, lease token)`` of the claim ``request`` holds as far as this process can tell
+    without the store: the seal is ours, and no other Request object holds the claim now."""
     key = _claim_key(request)
     token: Any = request.meta.get(Meta.FETCH_CLAIM)
     if key is None or not isinstance(token.get("seal"), str):
@@ -168,6 +166,18 @@ def live_claim(crawler: Crawler, request: Request, store: StateStore, namespace:
     owner = _owner(key)
     if owner is not None and owner is not request:
         return None  # a copy of a request still holding the claim (``replace()`` of an in-flight one)
+    return key
+
+
+def live_claim(crawler: Crawler, request: Request, store: StateStore, namespace: str) -> str | None:
+    """The target whose claim ``request`` holds, if its seal is ours and the store still holds
+    that very lease (a redirect hop, a retry or a requeue of the fetch in progress)."""
+    from .store import leases
+
+    key = own_claim(crawler, request)
+    if key is None:
+        return None
+    target, lease = key
     if not leases.holds(store, namespace, target, lease):
         return None
     _CLAIM_OWNERS[key] = weakref.ref(request)  # e.g. read back from a JOBDIR queue

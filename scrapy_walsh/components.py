@@ -12,7 +12,7 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, Redirec
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
-from . import checkpoint
+from . import checkpoint, delivery
 from .middlewares import addresses, bounds, conditional, frequency, scope, usage_preferences
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
@@ -50,6 +50,7 @@ PLACED = (
     ("DOWNLOADER_MIDDLEWARES", conditional.ConditionalMiddleware, conditional.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", frequency.FrequencyMiddleware, frequency.PRIORITY),
     ("SPIDER_MIDDLEWARES", frequency.AnsweredMiddleware, frequency.SPIDER_PRIORITY),
+    ("SPIDER_MIDDLEWARES", delivery.RedeliveryMiddleware, delivery.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", usage_preferences.UsagePreferencesMiddleware, usage_preferences.PRIORITY),
     ("SPIDER_MIDDLEWARES", usage_preferences.UsagePreferencesItemMiddleware, usage_preferences.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", BackoffMiddleware, BACKOFF_PRIORITY),

@@ -200,6 +200,10 @@ HINTS: dict[str, str] = {
 #: the request journal (issue 29) appends a ``refusal`` entry on it.
 denial_recorded = object()
 
+#: Signal sent when an answer came back and was refused (args: ``request``, ``exception``, a
+#: :class:`ResponseTooLarge`): the server was hit, so R8 counts the target as fetched.
+answer_refused = object()
+
 
 def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> None:
     """Count a denial under ``walsh/denied``, per gate and per gate+verdict, log it, and send

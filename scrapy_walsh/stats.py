@@ -216,6 +216,51 @@ STATS: tuple[Stat, ...] = (
         "The first 20 of them, each with its status.",
     ),
     Stat(
+        "walsh/frequency/callback_error",
+        "Declared targets whose callback raised: counted as fetched (R8: the server was hit) once the items "
+        "it yielded before the exception left the pipelines; listed in the summary and by `scrapy walsh "
+        "state show`, `scrapy walsh state forget URL` fetches one again once the spider is fixed.",
+    ),
+    Stat(
+        "walsh/frequency/callback_error_urls",
+        "The first 20 of them.",
+    ),
+    Stat(
+        "walsh/frequency/refused",
+        "Declared targets whose answer was refused as too large (`walsh/bounds/refused/<kind>`): counted as "
+        "fetched (R8), so not downloaded again within `WALSH_REFETCH_INTERVAL`; `scrapy walsh state show` "
+        "lists them.",
+    ),
+    Stat(
+        "walsh/frequency/deferred_records",
+        "Attempts to record an answer while the state store was away (a fleet's Redis down): the record "
+        "is written when the store answers again, or said in the crawl's closing message.",
+    ),
+    Stat(
+        "walsh/frequency/unmarked",
+        "Answers not recorded as fetched because an item of theirs could be neither delivered nor kept: "
+        "the next run fetches those pages again.",
+    ),
+    Stat(
+        "walsh/outputs/failed",
+        "Item writes an output refused: a feed (a full disk, an exporter that raised) or an item pipeline "
+        "that raised. The first stops the crawl (close reason `walsh_output_failed`, exit status 1).",
+    ),
+    Stat(
+        "walsh/outputs/kept",
+        "Items an output could not take, kept in the state store (`undelivered:<spider>`): the spider's "
+        "next run delivers them first, without fetching their pages again.",
+    ),
+    Stat(
+        "walsh/outputs/not_kept",
+        "Items an output could not take and the state store could not keep (the store failed, or JSON "
+        "can't hold a value): their pages are left unmarked (R8), so the next run fetches them again.",
+    ),
+    Stat(
+        "walsh/outputs/redelivered",
+        "Items kept by an earlier run, delivered by this one (and removed from the store).",
+    ),
+    Stat(
         "walsh/dedup/first_seen",
         "Items emitted for a URL this spider never emitted before.",
     ),
@@ -227,6 +272,11 @@ STATS: tuple[Stat, ...] = (
         "walsh/dedup/shared_key",
         "Of the dropped items, those whose key another item of the same crawl already had "
         "(several items of one page share it: see `WALSH_DEDUP_KEY`).",
+    ),
+    Stat(
+        "walsh/dedup/unchecked",
+        "Items delivered without the R7 check: the crawl was stopping while the state store was away "
+        "(a fleet's Redis down). A later run may deliver them again.",
     ),
     Stat(
         "walsh/dedup/no_url",

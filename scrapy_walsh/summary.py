@@ -119,6 +119,18 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
         "sent either); fix the store (disk space, the file) and run the crawl again",
     ),
     (
+        "walsh/outputs/kept",
+        "items kept",
+        "an output could not take them (the ERROR above names it): kept in the state store; the next run "
+        "delivers them without fetching their pages again",
+    ),
+    (
+        "walsh/outputs/not_kept",
+        "items not kept",
+        "an output could not take them and the state store could not keep them: their pages are left "
+        "unmarked, so the next run fetches them again",
+    ),
+    (
         "walsh/dedup/dropped",
         "items dropped",
         "had the dedup key of an item this spider emitted in this crawl or an earlier one (R7 dedup); "
@@ -255,7 +267,13 @@ def render_summary(stats: Mapping[str, Any]) -> str:
     lines.append(f"  denied            {stats.get(DENIED, 0)}")
     lines += [f"      {n:>5}  {what}" for what, n in denials]
     lines += _what_you_can_do(stats)
+    if stats.get("walsh/outputs/redelivered"):
+        lines.append(
+            f"  items redelivered {stats['walsh/outputs/redelivered']} kept by an earlier run whose output "
+            "failed, delivered now"
+        )
     lines += _server_errors(stats)
+    lines += _callback_errors(stats)
     lines.append(
         "  politeness wait   " + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
         "to the queue for a host ready sooner)"
@@ -273,10 +291,17 @@ def render_summary(stats: Mapping[str, Any]) -> str:
 def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:
     """Issue 27: bodies over their bound after decompression, per kind of fetch."""
     lines = []
+    counted = (
+        "; the targets count as fetched (R8): `scrapy walsh state show` lists them"
+        if stats.get("walsh/frequency/refused")
+        else ""
+    )
+    body_refused = "refused over its bound (WALSH_MAX_BODY_BYTES, or the fetch's own)" + counted
+    headers_refused = "refused over its bound (2,000 lines or 256 KiB of headers)" + counted
     for prefix, label, what in (
-        (BOUNDS_REFUSED, "body bounds  ", "refused over its bound (WALSH_MAX_BODY_BYTES, or the fetch's own)"),
+        (BOUNDS_REFUSED, "body bounds  ", body_refused),
         (BOUNDS_CUT, "body bounds  ", "read up to its bound, the rest not read"),
-        (BOUNDS_REFUSED_HEADERS, "header bounds", "refused over its bound (2,000 lines or 256 KiB of headers)"),
+        (BOUNDS_REFUSED_HEADERS, "header bounds", headers_refused),
     ):
         kinds = sorted((k[len(prefix) :], n) for k, n in stats.items() if k.startswith(prefix))
         if kinds:
@@ -288,16 +313,38 @@ def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:
 
 def _server_errors(stats: Mapping[str, Any]) -> list[str]:
     """Issue 32: targets whose final answer was a 5xx count as fetched (R8); say which."""
-    count = stats.get("walsh/frequency/server_error")
+    return _listed(
+        stats,
+        "walsh/frequency/server_error",
+        "walsh/frequency/server_error_urls",
+        "  server errors     {count} target(s) answered 5xx after the retries: counted as fetched (R8); "
+        "`scrapy walsh state show` lists them, `scrapy walsh state forget URL` fetches one again",
+    )
+
+
+def _callback_errors(stats: Mapping[str, Any]) -> list[str]:
+    """Targets whose callback raised count as fetched (R8: the server was hit): each with the
+    command that fetches it again once the spider is fixed."""
+    return _listed(
+        stats,
+        "walsh/frequency/callback_error",
+        "walsh/frequency/callback_error_urls",
+        "  callback errors   {count} page(s) whose callback raised (the items it yielded before were "
+        "delivered): counted as fetched (R8); once the spider is fixed, fetch each again with",
+        command="scrapy walsh state forget ",
+    )
+
+
+def _listed(stats: Mapping[str, Any], count_key: str, urls_key: str, header: str, command: str = "") -> list[str]:
+    count = stats.get(count_key)
     if not count:
         return []
-    listed = stats.get("walsh/frequency/server_error_urls") or []
+    listed = stats.get(urls_key) or []
     more = count - len(listed)
     return [
-        f"  server errors     {count} target(s) answered 5xx after the retries: counted as fetched (R8); "
-        "`scrapy walsh state show` lists them, `scrapy walsh state forget URL` fetches one again",
-        *(f"      {line}" for line in listed),
-        *([f"      ... and {more} more"] if more > 0 else []),
+        header.format(count=count),
+        *(f"      {command}{line}" for line in listed),
+        *([f"      ... and {more} more (`scrapy walsh state show` lists them all)"] if more > 0 else []),
     ]
 
 

@@ -5,19 +5,23 @@ skipped: when it was last fetched (R8) and when it may be fetched again, its sto
 validators (R7), which spiders already emitted it as an item (R7), the cached
 robots.txt of its origin (R2), and the host's pacing ledger (R4/R5); a target a crawl
 is sending now shows its lease (issue 32: a lease of a crawl gone since is sent again by the
-next crawl). Without an argument it counts the records of each kind, lists the targets whose
-final answer was a 5xx after the retries (they count as fetched, R8), and counts the crawls
-holding the store.
+next crawl). Without an argument it counts the records of each kind, lists the targets that
+count as fetched (R8) without having given their items: a final 5xx after the retries, a
+response refused as larger than its bound, a callback that raised (each with the ``forget``
+command that fetches it again), counts the items kept for each spider's next run (an output
+could not take them), and counts the crawls holding the store.
 
 ``forget URL...`` and ``forget --host HOST`` drop the R8 fetch records (and who fetched
 them, with the status) and the R7 validators, under the canonical key and the key an earlier
 version wrote, so the next crawl fetches those targets again (unconditionally);
 ``--items`` also forgets which spiders emitted them, so their items are emitted again.
 ``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
-crawl reads it afresh. ``forget --spider NAME`` is the developer loop's reset (issue 33):
-the spider's emitted items (R7 dedup) and the R8 fetch records and R7 validators of its
-hosts (its ``start_urls`` and ``allowed_domains``), so the next crawl fetches and emits
-again. The pacing ledger is never touched: R4 holds across edit-and-run.
+crawl reads it afresh. ``forget --kept NAME`` drops the items kept for spider NAME's next run
+(an output could not take them; e.g. an item a pipeline will always refuse): they are never
+delivered. ``forget --spider NAME`` is the developer loop's reset (issue 33):
+the spider's emitted items (R7 dedup), the items kept for its next run, and the R8 fetch
+records and R7 validators of its hosts (its ``start_urls`` and ``allowed_domains``), so the
+next crawl fetches and emits again. The pacing ledger is never touched: R4 holds across edit-and-run.
 
 ``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
 after the store refused to open (emptied, replaced or unreadable: issue 16) or on
@@ -43,7 +47,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..policy.canonical import record_keys
+from ..policy.canonical import canonical_url, record_keys
 from ..policy.hostkey import host_key, url_host, url_problem
 from ..policy.vocabulary import Namespace
 from ..store import leases
@@ -56,7 +60,7 @@ if TYPE_CHECKING:
 HELP = "show or forget what the state store remembers: R8 fetch times, R7 validators and items, cached robots.txt"
 SYNTAX = (
     "show [URL|HOST] [--json] | forget URL... [--items] | forget --host HOST [--items] | forget --spider NAME"
-    " | forget --robots HOST | reset --yes"
+    " | forget --kept NAME | forget --robots HOST | reset --yes"
 )
 
 
@@ -74,6 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the developer loop: forget this spider's emitted items and the fetch records and validators "
         "of its hosts (start_urls, allowed_domains); never the pacing ledger",
+    )
+    forget.add_argument(
+        "--kept",
+        metavar="NAME",
+        help="drop the items kept for spider NAME's next run (an output could not take them): never delivered",
     )
     forget.add_argument("--items", action="store_true", help="also forget which spiders emitted these URLs")
     forget.add_argument("--json", action="store_true", help="print one JSON object")
@@ -116,24 +125,54 @@ def _stamp(seconds: float | None) -> str | None:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-def _server_errors(store: StateStore, urls: set[str] | None, host: str | None) -> dict[str, int]:
+def _answers(store: StateStore, urls: set[str] | None, host: str | None) -> dict[str, dict[str, Any]]:
+    """Who fetched each target and how it was answered (namespace ``fetched_by``)."""
+    return {url: by for url, by in _matching(store, Namespace.FETCHED_BY, urls, host) if isinstance(by, dict)}
+
+
+def _server_errors(answers: dict[str, dict[str, Any]]) -> dict[str, int]:
     """Targets whose final answer was a 5xx after the retries (counted as fetched, R8)."""
     return {
-        url: by["status"]
-        for url, by in _matching(store, Namespace.FETCHED_BY, urls, host)
-        if isinstance(by, dict) and isinstance(by.get("status"), int) and by["status"] >= 500
+        url: by["status"] for url, by in answers.items() if isinstance(by.get("status"), int) and by["status"] >= 500
     }
+
+
+def _too_large(answers: dict[str, dict[str, Any]]) -> dict[str, int | None]:
+    """Targets whose answer was refused as too large (counted as fetched, R8): their bound."""
+    return {url: by.get("bound") for url, by in answers.items() if by.get("refused")}
+
+
+def _callback_errors(answers: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Targets whose callback raised (counted as fetched, R8): the error."""
+    return {url: str(by["callback_error"]) for url, by in answers.items() if by.get("callback_error")}
+
+
+def _kept(store: StateStore, settings: Settings) -> dict[str, list[dict[str, Any]]]:
+    """Items an output could not take, kept for each spider's next run."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for spider in _spiders(settings):
+        namespace = f"{Namespace.UNDELIVERED}:{spider}"
+        records = [r for _, r in store.items(namespace) if isinstance(r, dict)]
+        if records:
+            found[spider] = records
+    return found
 
 
 def show(store: StateStore, settings: Settings, target: str | None, refetch: float) -> dict[str, Any]:
     seen = _seen_namespaces(settings)
+    kept = _kept(store, settings)
     if target is None:
         counts = {ns: sum(1 for _ in store.items(ns)) for ns in (Namespace.FETCHED, Namespace.VALIDATORS)}
         counts[Namespace.SEEN] = sum(sum(1 for _ in store.items(ns)) for ns in seen)
         counts[Namespace.ROBOTS] = sum(1 for _ in store.items(Namespace.ROBOTS))
         counts[Namespace.PACING] = sum(1 for _ in store.items(Namespace.PACING))
+        counts[Namespace.UNDELIVERED] = sum(len(records) for records in kept.values())
         report: dict[str, Any] = {"store": store.uri, "counts": {str(k): v for k, v in sorted(counts.items())}}
-        report["server_errors"] = dict(sorted(_server_errors(store, None, None).items()))
+        answers = _answers(store, None, None)
+        report["server_errors"] = dict(sorted(_server_errors(answers).items()))
+        report["too_large"] = dict(sorted(_too_large(answers).items()))
+        report["callback_errors"] = dict(sorted(_callback_errors(answers).items()))
+        report["kept_items"] = {spider: len(records) for spider, records in sorted(kept.items())}
         report["crawls"] = len(leases.live_crawls(store))
         return report
     is_url = "://" in target
@@ -155,8 +194,13 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
             "fetch_again_after": _stamp(again),
             "skipped_now": refetch > 0 and again > now,
         }
-    for url, status in _server_errors(store, urls, host).items():
+    answers = _answers(store, urls, host)
+    for url, status in _server_errors(answers).items():
         targets.setdefault(url, {})["server_error"] = status
+    for url, bound in _too_large(answers).items():
+        targets.setdefault(url, {})["too_large"] = bound
+    for url, error in _callback_errors(answers).items():
+        targets.setdefault(url, {})["callback_error"] = error
     for url, validators in _matching(store, Namespace.VALIDATORS, urls, host):
         targets.setdefault(url, {})["validators"] = validators
     for namespace in seen:
@@ -165,6 +209,16 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
                 continue  # an item on its way to the feed: not emitted yet
             spider = namespace.partition(":")[2]
             targets.setdefault(url, {}).setdefault("emitted_by", {})[spider] = _stamp(emitted_at)
+    for spider, records in kept.items():
+        for record in records:
+            page = record.get("page")
+            if not isinstance(page, str) or "://" not in page:
+                continue
+            url = canonical_url(page)
+            if (urls is not None and url not in urls) or (urls is None and _url_host(url) != host):
+                continue
+            kept_here = targets.setdefault(url, {}).setdefault("kept_items", {})
+            kept_here[spider] = kept_here.get(spider, 0) + 1
     robots = {
         origin: {
             "outcome": saved.get("outcome"),
@@ -187,6 +241,10 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
                 store.delete(namespace, key)
                 dropped.setdefault(str(namespace), []).append(key)
 
+    if args.kept:
+        for kind in (Namespace.UNDELIVERED, Namespace.DELIVERING):
+            spider_namespace = f"{kind}:{args.kept}"
+            drop(spider_namespace, [key for key, _ in store.items(spider_namespace)])
     if args.robots:
         host = _host(args.robots)
         drop(Namespace.ROBOTS, [origin for origin, _ in store.items(Namespace.ROBOTS) if _url_host(origin) == host])
@@ -199,8 +257,9 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
     urls = {key for url in args.urls for key in record_keys(url)}  # an earlier version's key too
     hosts = [_host(args.host)] if args.host else []
     if args.spider:
-        seen = f"{Namespace.SEEN}:{args.spider}"
-        drop(seen, [key for key, _ in store.items(seen)])
+        for kind in (Namespace.SEEN, Namespace.UNDELIVERED, Namespace.DELIVERING):  # kept items: fetched again
+            spider_namespace = f"{kind}:{args.spider}"
+            drop(spider_namespace, [key for key, _ in store.items(spider_namespace)])
         hosts += spider_hosts(settings, args.spider)
     for namespace in namespaces:
         if urls:
@@ -233,6 +292,20 @@ def render(report: dict[str, Any]) -> str:
             "`scrapy walsh state forget URL` to try again)"
             for url, status in report["server_errors"].items()
         ]
+        out += [
+            f"too large    {url}: refused over its bound" + (f" of {bound} bytes" if bound else "") + " (counted as "
+            "fetched, R8; `scrapy walsh state forget URL` to try again, e.g. after raising WALSH_MAX_BODY_BYTES)"
+            for url, bound in report["too_large"].items()
+        ]
+        out += [
+            f"callback     {url}: the callback raised {error} (counted as fetched, R8; once the spider is "
+            f"fixed: scrapy walsh state forget {url})"
+            for url, error in report["callback_errors"].items()
+        ]
+        out += [
+            f"kept items   {count} of spider {spider!r}: an output could not take them; its next run delivers them"
+            for spider, count in report["kept_items"].items()
+        ]
         if report["crawls"]:
             out.append(f"crawls       {report['crawls']} running on this store now")
     elif "dropped" in report:
@@ -254,6 +327,16 @@ def render(report: dict[str, Any]) -> str:
                 out.append(f"  sending    since {being['since']}, {who} (a lease, not a fetch)")
             if record.get("server_error"):
                 out.append(f"  answered   HTTP {record['server_error']} after the retries (counted as fetched, R8)")
+            if "too_large" in record:
+                bound = f" of {record['too_large']} bytes" if record["too_large"] else ""
+                out.append(f"  refused    too large: over its bound{bound} (counted as fetched, R8)")
+            if record.get("callback_error"):
+                out.append(
+                    f"  callback   raised {record['callback_error']} (counted as fetched, R8; once the spider is "
+                    f"fixed: scrapy walsh state forget {url})"
+                )
+            for spider, count in record.get("kept_items", {}).items():
+                out.append(f"  kept       {count} item(s) for spider {spider!r}: its next run delivers them")
             if fetched:
                 why = " (skipped now: R8, WALSH_REFETCH_INTERVAL)" if fetched["skipped_now"] else ""
                 out.append(f"  fetched    {fetched['at']}; again after {fetched['fetch_again_after']}{why}")
@@ -328,9 +411,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..config import WalshConfig
     from ..store import StateStoreError, open_store
 
-    if args.action == "forget" and not (args.urls or args.host or args.robots or args.spider):
+    if args.action == "forget" and not (args.urls or args.host or args.robots or args.spider or args.kept):
         print(
-            "error: name targets: forget URL..., forget --host HOST, forget --spider NAME or forget --robots HOST",
+            "error: name targets: forget URL..., forget --host HOST, forget --spider NAME, forget --kept NAME "
+            "or forget --robots HOST",
             file=sys.stderr,
         )
         return 1

@@ -33,7 +33,7 @@ from twisted.internet.defer import CancelledError
 
 from .. import admission, own_fetch
 from ..config import config_for
-from ..exceptions import ResponseTooLarge
+from ..exceptions import ResponseTooLarge, answer_refused
 from ..policy.bounds import MAX_HEADER_BYTES, MAX_HEADER_COUNT, ROBOTS_BYTES, bound_for
 from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
 from ..summary import count_sent
@@ -172,6 +172,8 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
             kind=kind,
         )
         self._log(kind, str(exc))
+        # R8: the server answered, so the target counts as fetched (middlewares/frequency.py)
+        self.crawler.signals.send_catch_log(signal=answer_refused, request=request, exception=exc)
         return exc
 
     def _log(self, kind: str, message: str, *args: Any) -> None:
@@ -201,6 +203,8 @@ def headers_refused(crawler: Crawler, request: Request, why: str, lines: int, si
         received_bytes=size,
     )
     logger.warning("%s", exc, extra={"spider": crawler.spider})
+    # R8: the server answered, so the target counts as fetched (middlewares/frequency.py)
+    crawler.signals.send_catch_log(signal=answer_refused, request=request, exception=exc)
     return exc
 
 

@@ -5,6 +5,11 @@ For every fetched target the ``ETag`` and ``Last-Modified`` are kept in the stat
 next run sends ``If-None-Match`` / ``If-Modified-Since``. A ``304 Not Modified`` to such a
 request raises :class:`NotModified` (an ``IgnoreRequest``), so the callback is not called;
 errbacks receive it. Validators live as long as the store's 30-day horizon.
+
+A target's validators are written with its R8 record, after it (``Answers.then`` in
+:mod:`scrapy_walsh.middlewares.frequency`): once the items of the answer were delivered or
+kept. A page whose items were lost (a crash, an output that failed) is fetched again by the
+next run unconditionally: a ``304`` would give it nothing to deliver.
 """
 
 from __future__ import annotations
@@ -16,10 +21,14 @@ from ..exceptions import NotModified
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import NOT_MODIFIED, Meta, Namespace
 from .base import StatefulGate
+from .frequency import answers_for
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
     from scrapy.http import Response
+
+    from ..store import StateStore
 
 #: After robots (100), before the frequency guard (120) on the way out.
 PRIORITY = 110
@@ -29,6 +38,10 @@ SENT = Meta.CONDITIONAL
 
 
 class ConditionalMiddleware(StatefulGate):
+    def __init__(self, crawler: Crawler, store: StateStore):
+        super().__init__(crawler, store)
+        self.answers = answers_for(crawler, store)
+
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if admission.internal_kind(request) is not None or request.method not in ("GET", "HEAD"):
             return
@@ -59,14 +72,11 @@ class ConditionalMiddleware(StatefulGate):
             modified = response.headers.get(b"Last-Modified")
             key = canonical_url(request.url)
             if etag or modified:
-                self.store.set(
-                    NAMESPACE,
-                    key,
-                    {
-                        "etag": etag.decode("latin-1") if etag else None,
-                        "last_modified": modified.decode("latin-1") if modified else None,
-                    },
-                    ttl=VALIDATOR_TTL,
-                )
+                validators = {
+                    "etag": etag.decode("latin-1") if etag else None,
+                    "last_modified": modified.decode("latin-1") if modified else None,
+                }
+                if not self.answers.then(request, (NAMESPACE, key, validators, VALIDATOR_TTL)):
+                    self.store.set(NAMESPACE, key, validators, ttl=VALIDATOR_TTL)  # no R8 record waits for it
                 self.stats.inc_value("walsh/conditional/validators_stored")
         return response

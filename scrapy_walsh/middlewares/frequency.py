@@ -28,6 +28,24 @@ the server received the request and answered it, so it counts as fetched for R8 
 again within the interval is the load R8 forbids). Such targets are listed, with their
 status, in the crawl's summary and by ``scrapy walsh state show``;
 ``scrapy walsh state forget URL`` makes one fetchable again.
+
+**Answers and items agree** (:mod:`scrapy_walsh.delivery`): the record waits for each item
+of the answer to be delivered, dropped or kept in the store for the next run. When one of them
+could be neither delivered nor kept, the answer is not recorded and its lease goes back, so
+the next run fetches the page again.
+
+**A callback that raises** still had its answer: the server was hit, so the target counts as
+fetched once the items it yielded before the exception left the pipelines. The answer
+records the error, and the crawl's summary and ``scrapy walsh state show`` list each such page
+with the command that fetches it again once the spider is fixed (``scrapy walsh state forget
+URL``). So does **a response refused as too large** (``WALSH_MAX_BODY_BYTES``): the server
+answered, so it is recorded at once, and not downloaded again within the interval.
+
+**An answer while the store is away** (a fleet's Redis down) is not lost: its claim is known
+from the request itself, its callback runs, and its record is written when the store answers
+again (with the next record, or when the crawl closes). One the store still did not take when
+the crawl ended is said in the crawl's one closing message, with a non-zero exit: its target
+is left unmarked, and the next run fetches it again.
 """
 
 from __future__ import annotations
@@ -36,19 +54,21 @@ import logging
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
+from scrapy.exceptions import CloseSpider, IgnoreRequest
 
-from .. import admission
+from .. import admission, faults
 from ..checkpoint import is_dry_run
 from ..config import config_for
-from ..exceptions import RecentlyFetched, record_denial
+from ..delivery import NOT_KEPT, Outcome, delivery_for
+from ..exceptions import RecentlyFetched, answer_refused, record_denial
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
-from ..store import StateStoreError, crawl_id, leases, store_for, targets
+from ..store import StateStoreError, StoreUnavailable, crawl_id, leases, store_for, targets
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -71,6 +91,15 @@ CLAIMED = Meta.FETCH_CLAIM
 #: Stats: targets whose final answer was a server error, and (up to MAX_LISTED) their URLs.
 SERVER_ERRORS = "walsh/frequency/server_error"
 SERVER_ERROR_URLS = "walsh/frequency/server_error_urls"
+#: Stats: targets whose callback raised, and (up to MAX_LISTED) their URLs.
+CALLBACK_ERRORS = "walsh/frequency/callback_error"
+CALLBACK_ERROR_URLS = "walsh/frequency/callback_error_urls"
+#: Stats: targets refused as too large, recorded as fetched.
+REFUSED = "walsh/frequency/refused"
+#: Stats: answers whose record waited for the store (it was away).
+DEFERRED = "walsh/frequency/deferred_records"
+#: Stats: answers not recorded because an item of theirs could be neither delivered nor kept.
+UNMARKED = "walsh/frequency/unmarked"
 MAX_LISTED = 20
 
 
@@ -85,57 +114,164 @@ class Answer:
     target: str
     at: float
     by: dict[str, Any]
+    #: The token of the lease this fetch held (given back when the answer is not recorded).
+    lease: str | None = None
+    #: ``(namespace, key, value, ttl)`` written once the answer is (R7's validators): a page
+    #: left unmarked must be fetched again unconditionally, or its 304 would give no items.
+    then: tuple[tuple[str, str, Any, float | None], ...] = ()
+
+
+@dataclass
+class Waiting:
+    """An answer waiting for its callback's output and for each item it yielded."""
+
+    #: Items on their way through the pipelines.
+    items: int = 0
+    #: The callback's output is exhausted (or it raised).
+    exhausted: bool = False
+    #: An item could be neither delivered nor kept: the answer is not recorded.
+    unkept: bool = False
+    #: The callback raised this (``Type: message``).
+    error: str | None = None
 
 
 class Answers:
-    """The answers of one crawl whose record waits for their callback (issue 32)."""
+    """The answers of one crawl whose record waits for their callback and items."""
 
     def __init__(self, crawler: Crawler, store: StateStore):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
         self.store = store
         self.interval = config_for(crawler).refetch_interval
         self.pending: dict[str, Answer] = {}
-        #: response -> [items on their way through the pipelines, callback exhausted]
-        self.outstanding: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
-        self.signals = crawler.signals
-        # after the feed exporter and the pipelines (R7's dedup flushes the feed on item_scraped):
-        # a target is recorded once its items are in the feed
+        self.outstanding: weakref.WeakKeyDictionary[Any, Waiting] = weakref.WeakKeyDictionary()
+        #: answers the store did not take (it was away): written with the next record, or at the end
+        self.unrecorded: dict[str, Answer] = {}
+        #: why the store did not take the last one (said at the end)
+        self.why = "the store was away"
+        #: answers whose items went to a feed stored when its slot closes: decided once it is stored
+        self.held: list[Answer] = []
+        #: the two ends the last attempt waits for when a feed is stored at its slot's close
+        self.spider_done = self.feeds_closed = False
+        self.delivery = delivery_for(crawler)
+        # listening from the engine's start: after R7's dedup, which records the item first
         crawler.signals.connect(self.engine_started, signal=signals.engine_started)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.feed_exporter_closed, signal=signals.feed_exporter_closed)
 
     def engine_started(self) -> None:
-        for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
-            self.signals.connect(self.item_done, signal=signal)
+        self.delivery.listen(self.item_done)
 
     def record(self, answer: Answer) -> None:
-        """The answer's time replaces the lease: one transaction (one round trip in a fleet)."""
-        entries = [(NAMESPACE, answer.target, answer.at), (Namespace.FETCHED_BY, answer.target, answer.by)]
-        self.store.set_many(entries, ttl=self.interval)
+        """The answer's time replaces the lease: one transaction (one round trip in a fleet).
+        When the store is away, it is written later (:meth:`_write_unrecorded`)."""
+        self.unrecorded[answer.target] = answer
+        self._write_unrecorded()
+
+    def then(self, request: Request, entry: tuple[str, str, Any, float | None]) -> bool:
+        """Write ``entry`` once the answer to ``request`` is recorded; False when no answer of
+        this crawl waits for it (the caller writes it now)."""
+        target = target_of_response(request)
+        answer = self.pending.get(target or "")
+        if answer is None:
+            return False
+        self.pending[answer.target] = replace(answer, then=(*answer.then, entry))
+        return True
+
+    def _write_unrecorded(self) -> None:
+        while self.unrecorded:
+            answer = next(iter(self.unrecorded.values()))
+            entries = [(NAMESPACE, answer.target, answer.at), (Namespace.FETCHED_BY, answer.target, answer.by)]
+            try:
+                self.store.set_many(entries, ttl=self.interval)
+                for namespace, key, value, ttl in answer.then:  # after the record: a crash between refetches
+                    self.store.set(namespace, key, value, ttl=ttl)
+            except StoreUnavailable:
+                self.stats.inc_value(DEFERRED)
+                self.why = "the store was away"
+                return
+            except StateStoreError:
+                self.why = "the store failed"  # the crawl stops for it (scrapy_walsh.store); tried once more at the end
+                return
+            del self.unrecorded[answer.target]
 
     def settle(self, response: Any) -> None:
         answer = self.pending.pop(target_of_response(response) or "", None)
+        state = self.outstanding.get(response)
         if answer is None:
             return
-        try:
+        if state is not None and state.unkept:
+            self._unmark(answer)
+            return
+        if state is not None and state.error:
+            answer = replace(answer, by={**answer.by, "callback_error": state.error})
+        if self.delivery.stored_at_close():
+            self.held.append(answer)  # its items are delivered when the feed is stored
+        else:
             self.record(answer)
-        except StateStoreError:
-            self.pending[answer.target] = answer  # the store is away: tried again when the crawl stops
 
-    def item_done(self, item: Any = None, response: Any = None, **_: Any) -> None:
+    def _unmark(self, answer: Answer) -> None:
+        """An item of this answer is neither delivered nor kept: the next run fetches the page."""
+        self.stats.inc_value(UNMARKED)
+        if answer.lease is None:
+            return
+        try:
+            leases.release(self.store, NAMESPACE, answer.target, answer.lease)
+        except StateStoreError:
+            pass  # the lease of a crawl gone is taken over by the next run
+
+    def item_done(self, item: Any, response: Any, outcome: Outcome) -> None:
         state = self.outstanding.get(response) if response is not None else None
         if state is None:
             return
-        state[0] -= 1
-        if state[0] <= 0 and state[1]:
+        state.items -= 1
+        if outcome is NOT_KEPT:
+            state.unkept = True
+        if state.items <= 0 and state.exhausted:
+            self.settle(response)
+
+    def exhausted(self, response: Any, state: Waiting | None, error: BaseException | None = None) -> None:
+        """The callback's output is exhausted, or it raised ``error``: settled once its items are done."""
+        if state is None or state.exhausted:
+            return
+        state.exhausted = True
+        if error is not None:
+            state.error = f"{type(error).__name__}: {error}"
+            _list(self.stats, CALLBACK_ERRORS, CALLBACK_ERROR_URLS, target_of_response(response) or response.url)
+        if state.items <= 0:
             self.settle(response)
 
     def spider_closed(self, spider: Any = None) -> None:
-        """A graceful stop: every answer received is recorded (its callback ran or never will)."""
-        pending, self.pending = self.pending, {}
-        for answer in pending.values():
-            try:
+        """A graceful stop: every answer received is recorded (its callback ran or never will),
+        once the feeds stored at their slot's close are stored (``feed_exporter_closed``)."""
+        for answer in self.pending.values():
+            self.unrecorded.setdefault(answer.target, answer)
+        self.pending = {}
+        self.spider_done = True
+        if self.feeds_closed or not self.delivery.stored_at_close():
+            self._finish()
+
+    def feed_exporter_closed(self) -> None:
+        """The feeds are stored: the answers held for them are recorded, or, when a feed could
+        not store its file, left unmarked (the next run fetches those pages again)."""
+        self.feeds_closed = True
+        held, self.held = self.held, []
+        for answer in held:
+            if self.delivery.unstored:
+                self._unmark(answer)
+            else:
                 self.record(answer)
-            except StateStoreError as exc:
-                logger.warning("R8: %s was answered but not recorded (%s): fetched again", answer.target, exc)
+        if self.spider_done and self.delivery.stored_at_close():
+            self._finish()
+
+    def _finish(self) -> None:
+        """The last attempt; what the store still does not take is said in the crawl's one closing message."""
+        self._write_unrecorded()
+        if self.unrecorded:
+            targets = ", ".join(sorted(self.unrecorded)[:3]) + (", ..." if len(self.unrecorded) > 3 else "")
+            what = f"{len(self.unrecorded)} answered target(s) not recorded as fetched (R8: {targets})"
+            faults.unrecorded(self.crawler, what, self.why)
 
 
 _ANSWERS: weakref.WeakKeyDictionary[Crawler, Answers] = weakref.WeakKeyDictionary()
@@ -157,9 +293,18 @@ def target_of_response(response: Any) -> str | None:
     return claim.get("target") if isinstance(claim, dict) and isinstance(claim.get("target"), str) else None
 
 
+def _list(stats: Any, count: str, urls: str, url: str) -> None:
+    """Count one more target under ``count``, and list it under ``urls`` (up to MAX_LISTED)."""
+    stats.inc_value(count)
+    listed = stats.get_value(urls) or []
+    if len(listed) < MAX_LISTED:
+        stats.set_value(urls, [*listed, url])
+
+
 class AnsweredMiddleware:
     """A spider middleware, closest to the engine: records a target as fetched once its
-    callback's output is exhausted and each item it yielded left the item pipelines."""
+    callback's output is exhausted (or it raised) and each item it yielded left the item
+    pipelines."""
 
     def __init__(self, crawler: Crawler):
         self.answers = answers_for(crawler, store_for(crawler))
@@ -175,7 +320,7 @@ class AnsweredMiddleware:
         async for output in result:
             self._count(state, output)
             yield output
-        self._exhausted(response, state)
+        self.answers.exhausted(response, state)
 
     def process_spider_output(
         self, response: Response, result: Iterable[Any], spider: Spider | None = None
@@ -184,23 +329,30 @@ class AnsweredMiddleware:
         for output in result:
             self._count(state, output)
             yield output
-        self._exhausted(response, state)
+        self.answers.exhausted(response, state)
 
-    def _state(self, response: Response) -> list[Any] | None:
+    def process_spider_exception(self, response: Response, exception: Exception, spider: Spider | None = None) -> None:
+        """The callback raised, before its first item or after some (Scrapy calls this before the
+        exception reaches the output this middleware reads), or a middleware closer to the
+        spider did: Scrapy logs it, and the answer is recorded once the items it yielded are done."""
+        state = self._state(response)
+        if isinstance(exception, (IgnoreRequest, CloseSpider)):  # a refusal or a deliberate stop, not a bug
+            self.answers.exhausted(response, state)
+        else:
+            self.answers.exhausted(response, state, exception)
+
+    def _state(self, response: Response) -> Waiting | None:
         if target_of_response(response) not in self.answers.pending:
             return None
-        return self.answers.outstanding.setdefault(response, [0, False])
+        found = self.answers.outstanding.get(response)
+        if found is None:
+            found = self.answers.outstanding[response] = Waiting()
+        return found
 
     @staticmethod
-    def _count(state: list[Any] | None, output: Any) -> None:
+    def _count(state: Waiting | None, output: Any) -> None:
         if state is not None and output is not None and not isinstance(output, Request):
-            state[0] += 1  # an item on its way to the pipelines
-
-    def _exhausted(self, response: Response, state: list[Any] | None) -> None:
-        if state is not None:
-            state[1] = True
-            if state[0] <= 0:
-                self.answers.settle(response)
+            state.items += 1  # an item on its way to the pipelines
 
 
 class FrequencyMiddleware(StatefulGate):
@@ -211,6 +363,7 @@ class FrequencyMiddleware(StatefulGate):
         #: who fetched a target, named when a later request for it is refused (Namespace.FETCHED_BY)
         self.crawl = crawl_id(crawler)
         self.fetcher = {"spider": getattr(crawler.spidercls, "name", None), "crawl": self.crawl}
+        crawler.signals.connect(self.answer_refused, signal=answer_refused)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         self._gate(request)  # raises when the target was fetched within the interval
@@ -249,30 +402,53 @@ class FrequencyMiddleware(StatefulGate):
     def _claim(self, request: Request) -> str | None:
         return admission.live_claim(self.crawler, request, self.store, NAMESPACE)
 
+    def _answered(self, request: Request) -> tuple[str, str | None] | None:
+        """The target (and lease token) an answer to ``request`` is recorded for; None for a
+        request that is not a target's fetch (an internal one, or R8 off). The store confirms
+        the claim; while it is away, the claim the request holds by this process's account."""
+        if self.interval <= 0 or admission.internal_kind(request) is not None:
+            return None
+        try:
+            claimed = self._claim(request)
+        except StoreUnavailable:
+            own = admission.own_claim(self.crawler, request)
+            claimed = own[0] if own is not None else None
+        lease = request.meta.get(CLAIMED, {}).get("lease") if claimed is not None else None
+        return target_of(request, claimed), lease
+
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         # Any answer that reaches this middleware is final: a redirect, a Scrapy retry and a
         # backoff retry are returned as new requests by the middlewares before it (600, 550,
         # 540), so a 404 or a 410 counts as fetched just like a 200 (a resumed crawl sends
         # nothing twice). Writing the answer's time replaces the claim, so a copy of this
         # request's meta holds no live claim any more.
-        if self.interval > 0 and admission.internal_kind(request) is None:
-            target = target_of(request, self._claim(request))
-            answer = Answer(target, time.time(), {**self.fetcher, "status": response.status})
+        answered = self._answered(request)
+        if answered is not None:
+            target, lease = answered
+            answer = Answer(target, time.time(), {**self.fetcher, "status": response.status}, lease)
             if response.status == 304:  # no callback runs (R7's NotModified): nothing to wait for
                 self.answers.record(answer)
             else:
                 self.answers.pending[target] = answer  # recorded after its callback's items
             admission.drop_claim(request)
             if response.status >= 500:
-                self._server_error(target, response.status)
+                _list(self.stats, SERVER_ERRORS, SERVER_ERROR_URLS, f"{target} ({response.status})")
         return response
 
-    def _server_error(self, target: str, status: int) -> None:
-        """A final 5xx counts as fetched (the module's docstring says why): count and list it."""
-        self.stats.inc_value(SERVER_ERRORS)
-        listed = self.stats.get_value(SERVER_ERROR_URLS) or []
-        if len(listed) < MAX_LISTED:
-            self.stats.set_value(SERVER_ERROR_URLS, [*listed, f"{target} ({status})"])
+    def answer_refused(self, request: Request, exception: Any = None, **_: Any) -> None:
+        """The answer was refused (its body over its bound): the server was hit, so the target
+        counts as fetched, and is not downloaded again within the interval."""
+        answered = self._answered(request)
+        if answered is None:
+            return
+        target, lease = answered
+        details = getattr(exception, "details", None) or {}
+        by = {**self.fetcher, "status": None, "refused": getattr(exception, "verdict", "refused")}
+        if isinstance(details.get("bound"), int):
+            by["bound"] = details["bound"]
+        self.answers.record(Answer(target, time.time(), by, lease))
+        admission.drop_claim(request)
+        self.stats.inc_value(REFUSED)
 
     def _by(self, target: str) -> dict[str, object]:
         """Who fetched ``target``, for the refusal's message (``RecentlyFetched`` words it)."""
@@ -284,7 +460,10 @@ class FrequencyMiddleware(StatefulGate):
         }
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> None:
-        self._release(request)
+        try:
+            self._release(request)
+        except StateStoreError:
+            pass  # the store is away: the lease stands until this crawl is gone, then is taken over
 
     def _release(self, request: Request) -> None:
         target = self._claim(request)

@@ -14,12 +14,20 @@ deliberate re-harvest).
 delivery is at least once, and this dedup makes it once. As an item passes, the crawl takes
 a *lease* on its key (``store.leases``: atomic add-if-absent, so processes of a fleet never
 both emit it; a lease holds only while its crawl runs). The row that says "emitted" replaces
-the lease on Scrapy's ``item_scraped`` signal, after the feed exporter wrote the item, and
-after the feed's files are flushed to the operating system (a local file or stdout: the item
-survives a ``kill -9`` of the crawl from then on). A feed that is stored only when its slot
-closes (S3, FTP, GCS: a temporary file uploaded at the end) delivers nothing before that, so its
-rows are written on ``feed_slot_closed``. A lease whose item never reached the feed (a
-crash, a later pipeline dropped it) is taken over by the next run, which emits the item.
+the lease once :mod:`scrapy_walsh.delivery` says the item reached the feeds (the feed exporter
+wrote it and the feed's files were flushed to the operating system: a local file or stdout,
+so the item survives a ``kill -9`` of the crawl from then on). A feed that is stored only when
+its slot closes (S3, FTP, GCS: a temporary file uploaded at the end) delivers nothing before
+that, so its rows are written once the feeds are stored (``feed_exporter_closed``), and not at
+all when one could not store its file. A lease whose item never reached the
+feed (a crash, a later pipeline dropped it, an output that failed: the item is kept for the
+next run) goes back, or is taken over by the next run.
+
+**A store away** (a fleet's Redis down): an item waits for the store while the crawl runs, so
+its key is checked. Once the crawl is stopping, it is delivered unchecked rather than lost
+(``walsh/dedup/unchecked``): its page is left unmarked, so a later run may deliver it again.
+Rows the store did not take are written with the next ones, or when the crawl closes; those
+still unwritten then are said in the crawl's one closing message (:mod:`scrapy_walsh.faults`).
 """
 
 from __future__ import annotations
@@ -32,10 +40,11 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
-from scrapy.extensions.feedexport import FeedExporter, FileFeedStorage, StdoutFeedStorage
 from scrapy.utils.misc import load_object
 
+from .. import faults
 from ..config import config_for
+from ..delivery import DELIVERED, Outcome, delivery_for
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import Namespace
 from ..store import StateStoreError, StoreUnavailable, crawl_id, leases, store_for, targets
@@ -69,10 +78,15 @@ class DedupPipeline:
         self.key_of = _key_function(config.dedup_key)
         self.namespace: str = Namespace.SEEN
         self.crawl = crawl_id(crawler)
+        self.delivery = delivery_for(crawler)
         #: canonical URL -> lease token, for items that passed and are not yet in the feed
         self.pending: dict[str, str] = {}
-        #: delivered to a feed stored when its slot closes: written on ``feed_slot_closed``
+        #: delivered to a feed stored when its slot closes: written on ``feed_exporter_closed``
         self.delivered: list[str] = []
+        #: rows the store did not take (it was away): written with the next ones
+        self.unwritten: list[tuple[str, str, Any]] = []
+        #: why the store did not take the last ones (said at the end)
+        self.why = "the store was away"
         #: keys claimed by this run: a second item with one of them shares its key with an
         #: item of this crawl (usually of the same page), not with an earlier run
         self.claimed_now: set[str] = set()
@@ -81,10 +95,8 @@ class DedupPipeline:
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
         pipeline = cls(crawler, store_for(crawler))
         crawler.signals.connect(pipeline.spider_opened, signal=signals.spider_opened)
-        # connected after the feed exporter (an extension, built before the pipelines): it runs
-        # after the item is written
-        crawler.signals.connect(pipeline.item_scraped, signal=signals.item_scraped)
-        crawler.signals.connect(pipeline.feed_slot_closed, signal=signals.feed_slot_closed)
+        pipeline.delivery.listen(pipeline.item_done)
+        crawler.signals.connect(pipeline.feed_exporter_closed, signal=signals.feed_exporter_closed)
         crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
         return pipeline
 
@@ -111,8 +123,10 @@ class DedupPipeline:
 
         try:
             lease = await when_available(self.crawler, take)
-        except StoreUnavailable as exc:
-            raise DropItem(f"R7: {key} could not be checked for duplicates: the crawl is stopping and {exc}") from exc
+        except StoreUnavailable:
+            # the crawl is stopping and the store is still away: delivered unchecked, never lost
+            self.stats.inc_value("walsh/dedup/unchecked")
+            return item
         if lease is None:
             self.stats.inc_value("walsh/dedup/dropped")
             if key in self.claimed_now:
@@ -132,57 +146,70 @@ class DedupPipeline:
         self.stats.inc_value("walsh/dedup/first_seen")
         return item
 
-    def item_scraped(self, item: Any, response: Any = None, spider: Spider | None = None) -> None:
-        """The item left the crawl (the feed exporter wrote it): record it as emitted."""
+    def item_done(self, item: Any, response: Any, outcome: Outcome) -> None:
+        """The item reached the feeds: record it as emitted (an item kept for the next run, or
+        dropped, is not: its lease goes back when the crawl closes)."""
+        if outcome is not DELIVERED:
+            return
         key = self.key_of(item)
         if key is None or key not in self.pending:
             return
-        if self._flush_feeds():
-            self._emitted([key])
-        else:
+        if self.delivery.stored_at_close():
             self.delivered.append(key)
+        else:
+            self._emitted([key])
 
-    def feed_slot_closed(self, slot: Any) -> None:
-        """A feed stored when its slot closes is delivered now."""
+    def feed_exporter_closed(self) -> None:
+        """The feeds stored when their slot closes are stored now (or one could not store its file:
+        its items are not emitted, and their leases go back)."""
         keys, self.delivered = self.delivered, []
-        self._emitted(keys)
+        if self.delivery.unstored:
+            self._release({key: self.pending.pop(key) for key in keys if key in self.pending})
+        else:
+            self._emitted(keys)
+        if keys:
+            self._finish()
 
     def spider_closed(self, spider: Spider) -> None:
-        """Leases of items that never reached the feed go back (a later pipeline dropped them).
-        Items handed to a feed stored at its slot's close keep theirs: ``feed_slot_closed``
-        follows the upload, which runs on this same signal."""
+        """Leases of items that never reached the feed go back (a later pipeline dropped them,
+        an output failed). Items handed to a feed stored at its slot's close keep theirs until
+        ``feed_exporter_closed``, which follows the uploads Scrapy runs on this same signal."""
         waiting = set(self.delivered)
-        pending = {key: lease for key, lease in self.pending.items() if key not in waiting}
+        self._release({key: lease for key, lease in self.pending.items() if key not in waiting})
         self.pending = {key: lease for key, lease in self.pending.items() if key in waiting}
+        if not waiting:
+            self._finish()
 
-        def release() -> None:
-            for key, lease in pending.items():
+    def _finish(self) -> None:
+        """Rows the store did not take are tried once more; what still fails is said once."""
+        self._emitted([])
+        if self.unwritten:
+            what = f"{len(self.unwritten)} delivered item(s) not recorded as emitted (R7)"
+            faults.unrecorded(self.crawler, what, self.why)
+        unchecked = self.stats.get_value("walsh/dedup/unchecked")
+        if unchecked:
+            what = f"{unchecked} item(s) delivered without the R7 check against earlier runs"
+            faults.unrecorded(self.crawler, what, "the store was away")
+
+    def _release(self, leased: dict[str, str]) -> None:
+        try:
+            for key, lease in leased.items():
                 leases.release(self.store, self.namespace, key, lease)
-
-        self._quietly(release)
+        except StateStoreError:
+            pass  # the lease of a crawl gone is taken over by the next run
 
     def _emitted(self, keys: list[str]) -> None:
         entries = [(self.namespace, key, time.time()) for key in keys if self.pending.pop(key, None) is not None]
-        if entries:
-            # a lost write leaves the lease, taken over by the next run: the item is emitted again
-            self._quietly(lambda: self.store.set_many(entries))
-
-    def _flush_feeds(self) -> bool:
-        """Flush every local feed file; False when a feed delivers only when its slot closes."""
-        exporter = self.crawler.get_extension(FeedExporter)  # None: no feed, nothing to wait for
-        for slot in exporter.slots if exporter is not None else []:
-            if not isinstance(slot.storage, (FileFeedStorage, StdoutFeedStorage)):
-                return False
-            flush = getattr(getattr(slot, "file", None), "flush", None)
-            if flush is not None:
-                flush()
-        return True
-
-    def _quietly(self, call: Any) -> None:
+        entries, self.unwritten = self.unwritten + entries, []
+        if not entries:
+            return
         try:
-            call()
+            self.store.set_many(entries)
         except StateStoreError as exc:
-            logger.warning("R7: could not record emitted items (%s); a later run emits them again", exc)
+            # written with the next ones; until then the lease stands (taken over by a later run,
+            # which emits the item again if its page is fetched again)
+            self.unwritten = entries
+            self.why = "the store was away" if isinstance(exc, StoreUnavailable) else "the store failed"
 
 
 def _key_function(name: str) -> Callable[[Any], str | None]:

@@ -208,6 +208,8 @@ class Namespace(StrEnum):
     CHECK = "walsh-check"
     ADMISSION = "admission"
     CRAWLS = "crawls"
+    UNDELIVERED = "undelivered"
+    DELIVERING = "delivering"
 
 
 #: What each namespace holds and for how long, for the reference docs.
@@ -225,5 +227,10 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.CHECK: "`scrapy walsh check`: a short-lived probe key that proves the store is writable.",
     Namespace.CRAWLS: "The crawls holding the store now (pid, machine; a heartbeat every 5 s, gone after 20 s): a "
     "lease of a crawl no longer here is taken over, and `scrapy walsh state reset` refuses while one runs.",
+    Namespace.UNDELIVERED: "Items an output could not take (a full disk under the feed, a pipeline that raised), "
+    "per spider (`undelivered:<spider>`), as JSON: the spider's next run delivers them first, without fetching "
+    "their pages again, and removes each once delivered.",
+    Namespace.DELIVERING: "The short lease of a crawl delivering a kept item now (`delivering:<spider>`), so two "
+    "processes of a fleet never both deliver it; taken over once that crawl is gone.",
     Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` (never expires).",
 }

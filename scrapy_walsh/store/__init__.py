@@ -15,15 +15,16 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import faults
 from ..config import StateLocation, config_for, parse_state_uri
 from ..config import state_location as configured
+from ..faults import running_engine
 from . import leases
 from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
 from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
 
 if TYPE_CHECKING:
-    from scrapy.core.engine import ExecutionEngine
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
@@ -175,7 +176,7 @@ _ONE_LINE = _OneLine()
 def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
     """What the crawl does when its store fails mid-run (a full disk, a broken file, a lock never
     released; not a Redis outage, which is waited out): said once at ERROR, the crawl stops, and
-    the process exits non-zero (:mod:`scrapy_walsh.exit_status`)."""
+    the process exits non-zero (:mod:`scrapy_walsh.faults`)."""
     said: list[str] = []
 
     def stop(error: StateStoreError) -> None:
@@ -183,26 +184,18 @@ def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
             crawler.stats.inc_value("walsh/store/failures")
         if said:
             return
-        from scrapy.utils.defer import deferred_from_coro
-
-        from .. import exit_status
-
-        engine = running_engine(crawler)
-        if engine is None:  # the crawl is being built (a component's from_crawler): it never starts
-            said.append(str(error))
+        said.append(str(error))
+        if running_engine(crawler) is None:  # the crawl is being built (a component's from_crawler): it never starts
             raise _refuse_start(str(error)) from None
-        message = (
-            f"scrapy_walsh stops this crawl: {error}. Nothing more is sent without the records the store "
-            "keeps (the blocklist, the pacing ledger, R7/R8); what was not sent is counted in the summary"
-        )
-        said.append(message)
-        logging.getLogger("scrapy_walsh").error("%s", message)
-        exit_status.fatal(message)
-        exit_status.reported(message)
         for name in FAULT_LOGGERS:
             if _ONE_LINE not in logging.getLogger(name).filters:
                 logging.getLogger(name).addFilter(_ONE_LINE)
-        deferred_from_coro(engine.close_spider_async(reason=STORE_FAILED))
+        faults.stop(
+            crawler,
+            f"{error}. Nothing more is sent without the records the store keeps (the blocklist, the pacing "
+            "ledger, R7/R8); what was not sent is counted in the summary",
+            STORE_FAILED,
+        )
 
     return stop
 
@@ -218,15 +211,6 @@ def _refuse_start(why: str) -> StoreCannotOpen:
     exit_status.fatal(str(refusal))
     clean_refusal.refusing()  # one message, on asyncio and on Twisted
     return refusal
-
-
-def running_engine(crawler: Crawler) -> ExecutionEngine | None:
-    """The crawl's engine, or None while the crawl is being built (Scrapy 2.19's
-    ``crawler.engine`` raises ``RuntimeError`` until it is set)."""
-    try:
-        return crawler.engine
-    except RuntimeError:
-        return None
 
 
 def store_for(crawler: Crawler) -> StateStore:

@@ -68,4 +68,6 @@ def test_ctrl_c_stops_a_crawl_whose_redis_is_down_and_nothing_leaves_unreserved(
     assert "Received SIGINT" in log
     assert "no request is sent until it answers" in log
     assert "Traceback" not in log, log[-3000:]
-    assert crawl.returncode == 0, log[-3000:]
+    # an answer that came back after Redis went away can't be recorded: said once, and exit 1
+    unrecorded = log.count("the state store could not be written before the crawl ended")
+    assert unrecorded <= 1 and crawl.returncode == unrecorded, log[-3000:]

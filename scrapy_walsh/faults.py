@@ -1,0 +1,93 @@
+"""A crawl's faults, each said once, with a non-zero exit.
+
+Two kinds reach the user this way:
+
+* **A fault that stops the crawl** (its state store failed, an output could not write an item):
+  :func:`stop` logs the first one once at ERROR (``scrapy_walsh stops this crawl: ...``), closes
+  the crawl with its reason, and makes the process exit non-zero (:mod:`scrapy_walsh.exit_status`).
+  A later fault of the same crawl is not said again: the crawl is already stopping for the first,
+  and each component counts its own in the stats and the summary.
+* **Records the state store did not take before the crawl ended** (a fleet's Redis away when an
+  answer came back, and still away at the end): :func:`unrecorded` collects them, and one ERROR
+  after the crawl closed says what was not recorded and what the next run does about it; the
+  process exits non-zero.
+
+This module imports nothing of the package but the exit status, so any layer may report a fault.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from typing import TYPE_CHECKING
+
+from . import exit_status
+
+if TYPE_CHECKING:
+    from scrapy.core.engine import ExecutionEngine
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger("scrapy_walsh")
+
+#: The message each crawl was stopped with (the first fault's).
+_STOPPED: weakref.WeakKeyDictionary[Crawler, str] = weakref.WeakKeyDictionary()
+#: What the store did not record, per crawl: (what, why) in the order reported.
+_UNRECORDED: weakref.WeakKeyDictionary[Crawler, list[tuple[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def running_engine(crawler: Crawler) -> ExecutionEngine | None:
+    """The crawl's engine, or None while the crawl is being built (Scrapy 2.19's
+    ``crawler.engine`` raises ``RuntimeError`` until it is set)."""
+    try:
+        return crawler.engine
+    except RuntimeError:
+        return None
+
+
+def stopping(crawler: Crawler) -> bool:
+    """A fault already stopped this crawl."""
+    return crawler in _STOPPED
+
+
+def stop(crawler: Crawler, what: str, reason: str) -> bool:
+    """Stop the running crawl for ``what`` (said once, at ERROR; the close ``reason`` in the stats);
+    False when an earlier fault already stopped it (nothing is said)."""
+    if crawler in _STOPPED:
+        return False
+    from scrapy.utils.defer import deferred_from_coro
+
+    message = f"scrapy_walsh stops this crawl: {what}"
+    _STOPPED[crawler] = message
+    logger.error("%s", message)
+    exit_status.fatal(message)
+    exit_status.reported(message)
+    engine = running_engine(crawler)
+    if engine is not None:
+        deferred_from_coro(engine.close_spider_async(reason=reason))
+    return True
+
+
+def unrecorded(crawler: Crawler, what: str, why: str) -> None:
+    """``what`` the store did not take before the crawl ended (e.g. "2 answered targets were not
+    recorded as fetched (R8: ...)"), because ``why``: said in the one message after the crawl closed."""
+    found = _UNRECORDED.get(crawler)
+    if found is None:
+        from scrapy import signals
+
+        found = _UNRECORDED[crawler] = []
+        crawler.signals.connect(lambda: _report(crawler), signal=signals.engine_stopped, weak=False)
+    found.append((what, why))
+
+
+def _report(crawler: Crawler) -> None:
+    found = _UNRECORDED.pop(crawler, [])
+    if not found:
+        return
+    message = (
+        f"scrapy_walsh: the state store could not be written before the crawl ended ({found[-1][1]}): "
+        f"{'; '.join(what for what, _ in found)}. The next run fetches a target not recorded as fetched again, "
+        "and may deliver an item not recorded as emitted once more"
+    )
+    logger.error("%s", message)
+    exit_status.fatal(message)
+    exit_status.reported(message)
