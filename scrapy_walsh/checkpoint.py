@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import logging
 import math
+import time
+import uuid
 import weakref
 from contextlib import suppress
 from functools import cached_property
@@ -52,7 +54,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import DeferredLock
 
-from . import admission, handler_resend
+from . import admission, handler_resend, send_gate
 from .config import config_for
 from .exceptions import CheckpointRefused, OutOfScope, record_denial
 from .journal.adapter import journal_for
@@ -83,6 +85,9 @@ ADMISSION_PRIORITY = 70
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
 TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
+#: Requests not written after all: the host lease lapsed and another process took the host, or the
+#: store could not confirm the slot (``scrapy_walsh.send_gate``); each waits and goes again.
+NOT_WRITTEN = "walsh/checkpoint/not_written"
 
 
 #: R4 "serial per process": the one lock every checkpoint of this process takes around a
@@ -141,6 +146,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.max_body_bytes = config.max_body_bytes
         self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
         handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
+        send_gate.install(self.inner)  # the host lease is checked right before the bytes leave
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = journal_for(crawler)  # issue 29: every send and refusal, hash-chained
         self.lock = IN_FLIGHT
@@ -176,20 +182,34 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         stamp_bound(request, self.max_body_bytes)
         await maybe_deferred_to_future(self.lock.acquire())
         try:
-            wait = self.politeness.reserve(host)  # the authoritative reservation: now or never
-            if wait:
+            began = time.monotonic()
+            # the authoritative reservation, with the host lease held until the request is written
+            lease = self.politeness.reserve_to_send(host, uuid.uuid4().hex)
+            if lease.wait:
                 self.stats.inc_value(SLOT_TAKEN)
-                raise NotYourTurn(host, wait)
+                raise NotYourTurn(host, lease.wait)
             if self.signer is not None:
                 self.signer.sign(request)  # last: the User-Agent and every header are final
+            send = send_gate.Send(self.politeness, host, lease, began)
+            send_gate.CURRENT.append(send)
+            send.start()
             try:
                 return await self.journal.sent(request, host, self.inner.download_request(request))
+            except send_gate.NotWritten as exc:
+                # nothing was written: the slot was not ours any more, or the store could not say
+                self.stats.inc_value(NOT_WRITTEN)
+                if exc.cause is not None:
+                    raise exc.cause from None
+                raise NotYourTurn(host, exc.wait) from None
             finally:
-                # answer, timeout or reset: the interval counts from now (the reservation
-                # already stamped the start, so a store that fails here loses no answer); an
-                # answer ends a run of timeouts at the pacing gate, which sees it is one
-                with suppress(StoreUnavailable):
-                    self.politeness.settle(host, answered=False)
+                send.stop()
+                send_gate.CURRENT.remove(send)
+                if send.refusal is None:
+                    # answer, timeout or reset: the interval counts from now (the reservation
+                    # already stamped the start, so a store that fails here loses no answer); an
+                    # answer ends a run of timeouts at the pacing gate, which sees it is one
+                    with suppress(StoreUnavailable):
+                        self.politeness.settle(host, answered=False)
         finally:
             self.lock.release()
 

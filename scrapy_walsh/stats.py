@@ -252,6 +252,11 @@ STATS: tuple[Stat, ...] = (
         "`engine.download` took it first): nothing sent; they waited or were requeued.",
     ),
     Stat(
+        "walsh/checkpoint/not_written",
+        "Requests connected but not written: their host lease lapsed while they connected and another "
+        "process took the host, or the store could not confirm the slot; they waited and went again.",
+    ),
+    Stat(
         "walsh/checkpoint/timeout_raised",
         "Requests whose `download_timeout` was under the floor (5 s) and was raised to it at the checkpoint.",
     ),

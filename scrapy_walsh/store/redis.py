@@ -83,7 +83,7 @@ return {string.format('%.6f', result), enc, string.format('%.6f', now)}
 # The same over every key of KEYS, all or nothing (StateStore.update_all).
 _ALL = """
 local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local now = (tonumber(t[1]) * 10000 + math.floor(tonumber(t[2]) / 100)) / 10000
 local A = cjson.decode(ARGV[1])
 local raws, news, result, every = {}, {}, 0, true
 for i, key in ipairs(KEYS) do
