@@ -37,6 +37,8 @@ class SlowConnect:
         self._stopping = threading.Event()
         self._syn = threading.Event()
         self._first_syn: float | None = None
+        #: set when the first client SYN reached the door (a connect is under way)
+        self.knocked = threading.Event()
         self._threads: list[threading.Thread] = []
         self._sockets: list[socket.socket] = []
         self._plug_ports: set[int] = set()
@@ -104,6 +106,7 @@ class SlowConnect:
             if syn and port == self.port and source not in self._plug_ports and self._first_syn is None:
                 self._first_syn = time.monotonic()
                 self._syn.set()
+                self.knocked.set()
 
     def _serve(self) -> None:
         while not self._stopping.is_set():
