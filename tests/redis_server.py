@@ -2,12 +2,14 @@
 
 It runs with ``--appendonly yes --appendfsync always``: every acknowledged write is on
 disk, so a server killed and restarted on the same directory has lost nothing (the
-durability fleet mode documents). ``kill()`` / ``start()`` simulate an outage.
+durability fleet mode documents). ``kill()`` / ``start()`` simulate an outage, ``pause()`` /
+``resume()`` a server that hangs.
 """
 
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -21,15 +23,20 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, directory: Path, port: int | None = None):
+    def __init__(self, directory: Path, port: int | None = None, password: str | None = None, persist: bool = True):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
+        #: ``requirepass``: clients must give it (in the URL, ``redis://:password@host``)
+        self.password = password
+        #: False: no append-only file, nothing saved: a restart comes back empty (Redis without persistence)
+        self.persist = persist
         self.process: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        secret = f":{self.password}@" if self.password else ""
+        return f"redis://{secret}127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
         binary = shutil.which("redis-server")
@@ -45,7 +52,7 @@ class RedisServer:
                 "--dir",
                 str(self.directory),
                 "--appendonly",
-                "yes",
+                "yes" if self.persist else "no",
                 "--appendfsync",
                 "always",
                 "--save",
@@ -56,6 +63,7 @@ class RedisServer:
                 "no",
                 "--logfile",
                 str(self.directory / "redis.log"),
+                *(["--requirepass", self.password] if self.password else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -73,7 +81,8 @@ class RedisServer:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
                 sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
+                # with requirepass, PING is refused (NOAUTH) by a server that runs
+                return sock.recv(16).startswith((b"+PONG", b"-NOAUTH"))
         except OSError:
             return False
 
@@ -84,7 +93,18 @@ class RedisServer:
             self.process.wait()
         self.process = None
 
+    def pause(self) -> None:
+        """SIGSTOP: the server keeps its connections and answers nothing (a hang, a partition)."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGCONT)  # a paused server must be able to stop
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:

@@ -296,16 +296,16 @@ def reset(location: Any, yes: bool, identity: str) -> int:
     from ..store.sqlite import store_files
 
     if location.scheme != "sqlite":
-        print(f"error: {location.uri} is not sqlite; a fleet's Redis is never reset from here", file=sys.stderr)
+        print(f"error: {location.shown} is not sqlite; a fleet's Redis is never reset from here", file=sys.stderr)
         return 1
     files = [f for f in store_files(location.path) if f.exists()]
     if not files:
-        print(f"no state store at {location.uri}: nothing to reset")
+        print(f"no state store at {location.shown}: nothing to reset")
         return 0
     running = _running(location, identity)
     if running:
         print(
-            f"error: a crawl holds {location.uri} now: {'; '.join(running)}. Resetting it would split the "
+            f"error: a crawl holds {location.shown} now: {'; '.join(running)}. Resetting it would split the "
             "pacing ledger (the running crawl keeps its copy, the next one starts afresh). Stop the crawl first",
             file=sys.stderr,
         )
@@ -347,7 +347,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "reset":
         return reset(location, args.yes, config.robots_token)
     if location.scheme == "sqlite" and not location.path.exists():
-        print(f"no state store at {location.uri}: nothing is remembered yet", file=sys.stderr)
+        print(f"no state store at {location.shown}: nothing is remembered yet", file=sys.stderr)
         return 0
     try:
         store = open_store(location, config.robots_token)

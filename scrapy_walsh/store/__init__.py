@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import StateLocation, config_for, parse_state_uri
 from ..config import state_location as configured
-from . import leases
+from . import leases, waiting
 from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
 from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
@@ -61,7 +61,7 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
         from .redis import RedisStore
 
         return RedisStore(location.uri, identity)
-    raise StateStoreError(f"{location.uri}: no backend for {location.scheme!r}")
+    raise StateStoreError(f"{location.shown}: no backend for {location.scheme!r}")
 
 
 #: The store's operation counts (issue 17), as stats at the end of a crawl.
@@ -135,6 +135,7 @@ def _hold(crawler: Crawler, store: StateStore) -> None:
     def started() -> None:
         loops.append(create_looping_call(beat))  # once the reactor (or asyncio loop) runs
         loops[0].start(leases.HEARTBEAT, now=False)
+        waiting.watch_stop_signals()  # Scrapy's handlers are in place: a store call never deafens them
 
     def stopped() -> None:
         for loop in loops:
@@ -244,7 +245,7 @@ def store_for(crawler: Crawler) -> StateStore:
             store = open_store(location, config.robots_token)
         except (StateStoreError, OSError) as exc:
             why = str(exc) if isinstance(exc, StateStoreError) else f"{type(exc).__name__}: {exc}"
-            raise _refuse_start(f"the state store {location.uri} can't be opened ({why})") from None
+            raise _refuse_start(f"the state store {location.shown} can't be opened ({why})") from None
         _STORES[crawler] = store
         store.on_failure = _stopper(crawler)
         _announce(store, config.state_shared())

@@ -36,7 +36,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from ..config import masked_uri
 from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
+from .waiting import STOPPING, Interrupted, interruptible
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +49,8 @@ RETRY_FIRST = 0.1
 #: Most seconds one call spends retrying before it raises StoreUnavailable.
 RETRY_BUDGET = 2.0
 SOCKET_TIMEOUT = 5.0
+#: Once the crawl is stopping, a call waits at most this long for an answer.
+STOP_TIMEOUT = 1.0
 
 # Runs an Operation's Lua: Redis's own clock, the entry (KEYS[1]) as a table, the
 # operation's change(v, now, A) with A = ARGV[1] decoded, and a write that never shortens
@@ -141,20 +145,28 @@ class RedisStore(StateStore):
             import redis
         except ImportError as exc:
             raise StateStoreError(
-                f"{url}: the Redis backend needs the redis package: pip install 'scrapy-walsh[redis]'"
+                f"{masked_uri(url)}: the Redis backend needs the redis package: pip install 'scrapy-walsh[redis]'"
             ) from exc
-        super().__init__(url, identity)
+        super().__init__(masked_uri(url), identity)  # what messages show; the password only connects
         self._errors: tuple[type[BaseException], ...] = (
             redis.ConnectionError,
             redis.TimeoutError,
             redis.exceptions.BusyLoadingError,
         )
+        #: ConnectionError subclasses that say "no" rather than "not now": a wrong password,
+        #: a user without the rights
+        self._refusals: tuple[type[BaseException], ...] = (
+            redis.exceptions.AuthenticationError,
+            redis.exceptions.AuthenticationWrongNumberOfArgsError,
+            redis.exceptions.AuthorizationError,
+        )
+        self._stop_timeout_set = False
         try:
             self._redis = redis.Redis.from_url(
                 url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT, decode_responses=True
             )
         except ValueError as exc:
-            raise StateStoreError(f"cannot open the state store {url}: {exc}") from exc
+            raise StateStoreError(f"cannot open the state store {self.uri}: {exc}") from exc
         self._scripts: dict[str, Any] = {}
         #: Redis commands sent (a pipeline or a script counts once): the bench reports it.
         self.round_trips = 0
@@ -182,42 +194,68 @@ class RedisStore(StateStore):
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         """``fn()``, retried for at most ``RETRY_BUDGET`` s while Redis is unreachable, then
         :class:`StoreUnavailable` (the module docstring has the policy)."""
+        if STOPPING.is_set():
+            self._stopping()
+            if self._down_since is not None:
+                raise StoreUnavailable(f"state store {self.uri}: {what}: not asked again, the crawl is stopping")
         began = time.monotonic()
         delay = RETRY_FIRST
-        # the first call of an outage rides out a blip; later ones fail fast until it ends
-        budget = RETRY_BUDGET if self._down_since is None else RETRY_FIRST
-        while True:
-            try:
-                self.round_trips += 1
-                result = fn()
-            except self._errors as exc:
-                now = time.monotonic()
-                if self._down_since is None:
-                    self._down_since = now
-                    logger.error(
-                        "Redis state store %s unreachable (%s: %s) during %s: no request is sent "
-                        "until it answers; retrying",
-                        self.uri,
-                        type(exc).__name__,
-                        exc,
-                        what,
-                    )
-                left = budget - (now - began)
-                if left <= 0:
-                    raise StoreUnavailable(
-                        f"state store {self.uri}: {what}: unreachable for {now - self._down_since:.1f} s ({exc})"
-                    ) from exc
-                time.sleep(min(delay, left))
-                delay *= 2
-                continue
-            except Exception as exc:  # a Redis error that retrying won't fix
-                raise StateStoreError(f"state store {self.uri}: {what} failed: {exc}") from exc
-            if self._down_since is not None:
-                down = time.monotonic() - self._down_since
-                self._unreachable += down
-                self._down_since = None
-                logger.warning("Redis state store %s is reachable again after %.1f s; resuming", self.uri, down)
-            return result
+        # the first call of an outage rides out a blip; later ones fail fast until it ends; once
+        # the crawl is stopping, none is retried
+        budget = 0.0 if STOPPING.is_set() else RETRY_BUDGET if self._down_since is None else RETRY_FIRST
+        try:
+            with interruptible():
+                while True:
+                    try:
+                        self.round_trips += 1
+                        result = fn()
+                    except self._refusals as exc:  # a wrong password: no retry makes it right
+                        raise StateStoreError(f"state store {self.uri}: {what} refused: {exc}") from exc
+                    except self._errors as exc:
+                        now = time.monotonic()
+                        if self._down_since is None:
+                            self._down_since = began  # away since the call that found it so began
+                            logger.error(
+                                "Redis state store %s unreachable (%s: %s) during %s: no request is sent "
+                                "until it answers; retrying",
+                                self.uri,
+                                type(exc).__name__,
+                                exc,
+                                what,
+                            )
+                        left = budget - (now - began)
+                        if left <= 0:
+                            raise StoreUnavailable(
+                                f"state store {self.uri}: {what}: unreachable for {now - self._down_since:.1f} s "
+                                f"({exc})"
+                            ) from exc
+                        time.sleep(min(delay, left))
+                        delay *= 2
+                        continue
+                    except Exception as exc:  # a Redis error that retrying won't fix
+                        raise StateStoreError(f"state store {self.uri}: {what} failed: {exc}") from exc
+                    break
+        except Interrupted:
+            if self._down_since is None:
+                self._down_since = began
+            raise StoreUnavailable(f"state store {self.uri}: {what}: given up, the crawl is stopping") from None
+        if self._down_since is not None:
+            down = time.monotonic() - self._down_since
+            self._unreachable += down
+            self._down_since = None
+            logger.warning("Redis state store %s is reachable again after %.1f s; resuming", self.uri, down)
+        return result
+
+    def _stopping(self) -> None:
+        """The crawl is stopping: a Redis that stopped answering is waited for at most
+        ``STOP_TIMEOUT`` per call from now on (the connections made from here on)."""
+        if self._stop_timeout_set:
+            return
+        self._stop_timeout_set = True
+        pool = self._redis.connection_pool
+        pool.connection_kwargs["socket_timeout"] = STOP_TIMEOUT
+        pool.connection_kwargs["socket_connect_timeout"] = STOP_TIMEOUT
+        pool.disconnect()
 
     # -- the interface ---------------------------------------------------------------------
 

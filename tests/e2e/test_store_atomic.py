@@ -534,3 +534,43 @@ def test_a_lapsed_lease_is_written_only_if_nobody_took_the_host(uri):
     refused = ledger.confirm(keys, modes, "A2", second.now + 0.21, 0.2, 0.01, ttl=61)
     assert refused.wait > 0, "a lapsed lease was written over another process's start"
     assert store_at(uri).get("pacing", "frozen.test")["last_start"] == pytest.approx(taken.now, abs=1e-3)
+
+
+def test_a_wrong_password_is_refused_at_once_never_retried_as_an_outage(tmp_path, caplog):
+    """A wrong password is a refusal, not an outage: no "unreachable ... retrying" for the retry
+    budget first, and the message never shows the password."""
+    from scrapy_walsh.store import StateStoreError
+
+    with RedisServer(tmp_path / "r", password="right-secret") as server:
+        began = time.monotonic()
+        with caplog.at_level("ERROR"), pytest.raises(StateStoreError, match="refused") as refused:
+            RedisStore(server.url.replace("right-secret", "wrong-secret"), "Walsh-Research")
+        assert time.monotonic() - began < 0.5
+    assert "unreachable" not in caplog.text
+    assert "wrong-secret" not in str(refused.value) and "wrong-secret" not in caplog.text
+
+
+def test_the_time_redis_was_away_counts_from_the_call_that_found_it(tmp_path, caplog):
+    """A Redis that hangs (SIGSTOP) is found away by a call that waits its socket timeout: the
+    outage began when that call did, not when it gave up (a 10 s pause was reported as 4.8 s)."""
+    server = RedisServer(tmp_path / "r").start()
+    try:
+        store = RedisStore(server.url, "Walsh-Research")
+        store.set("blocklist", "x", 1)
+        server.pause()
+        paused = time.monotonic()
+        threading.Timer(6.5, server.resume).start()
+        with caplog.at_level("WARNING"):
+            while True:
+                try:
+                    assert store.get("blocklist", "x") == 1
+                    break
+                except StoreUnavailable:
+                    time.sleep(0.2)
+        away = time.monotonic() - paused
+        assert 6.5 <= away < 15
+        assert store.unreachable_seconds >= 6.0, (store.unreachable_seconds, away)
+        said = float(caplog.text.split("reachable again after ")[1].split(" s")[0])
+        assert said >= 6.0, caplog.text
+    finally:
+        server.stop()
