@@ -523,6 +523,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
     "WALSH_PACE_BY": pace_by,
+    "WALSH_SEPARATE_BOT": flag,
     "WALSH_PURPOSES": purposes,
     "WALSH_USAGE_MODE": usage_mode,
     "WALSH_MAX_ITEM_CHARS": max_item_chars,
@@ -715,6 +716,8 @@ class WalshConfig:
     journal_dir: str | None = None
     journal_retention_days: int = 90
     journal_sign_every: int = 1000
+    #: This project is a bot of its own: its store may differ from another crawl's of the identity here.
+    separate_bot: bool = False
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

@@ -208,6 +208,7 @@ class Namespace(StrEnum):
     CHECK = "walsh-check"
     ADMISSION = "admission"
     CRAWLS = "crawls"
+    META = "meta"
 
 
 #: What each namespace holds and for how long, for the reference docs.
@@ -226,4 +227,6 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.CRAWLS: "The crawls holding the store now (pid, machine; a heartbeat every 5 s, gone after 20 s): a "
     "lease of a crawl no longer here is taken over, and `scrapy walsh state reset` refuses while one runs.",
     Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` (never expires).",
+    Namespace.META: "Redis: the store's id (`meta:id`, never expires), checked by every operation: a store that lost "
+    "it (FLUSHALL, a restart without persistence) is refused at start and stops a running crawl.",
 }

@@ -92,6 +92,8 @@ def test_get_many_and_namespaces_and_identities(uri):
             "walsh:walsh-research:seen:u1",
             "walsh:walsh-research:seen%3Aspider:u2",
             "walsh:walsh-research:seen:we*ird?[key]",
+            "walsh:walsh-research:meta:id",  # each identity's store carries its id
+            "walsh:otherbot:meta:id",
         }
 
 
