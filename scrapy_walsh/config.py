@@ -522,8 +522,8 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
-    "WALSH_PACE_BY": pace_by,
     "WALSH_SEPARATE_BOT": flag,
+    "WALSH_PACE_BY": pace_by,
     "WALSH_PURPOSES": purposes,
     "WALSH_USAGE_MODE": usage_mode,
     "WALSH_MAX_ITEM_CHARS": max_item_chars,
@@ -699,6 +699,8 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: This project is a bot of its own: its store may differ from another crawl's of the identity here.
+    separate_bot: bool
     #: "host" or "ip": what one pacing interval covers (R4).
     pace_by: str
     #: Issue 20: the declared aipref purposes and what a reservation does.
@@ -716,8 +718,6 @@ class WalshConfig:
     journal_dir: str | None = None
     journal_retention_days: int = 90
     journal_sign_every: int = 1000
-    #: This project is a bot of its own: its store may differ from another crawl's of the identity here.
-    separate_bot: bool = False
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

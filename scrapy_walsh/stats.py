@@ -68,6 +68,11 @@ STATS: tuple[Stat, ...] = (
         "… per gate and verdict.",
     ),
     Stat(
+        "walsh/blocklist/local_copy",
+        "1 when the list in force at start came from this machine's copy of the last adopted list, the "
+        "state store having none (a store started afresh) or an older one (R3: never an empty list).",
+    ),
+    Stat(
         "walsh/blocklist/source",
         "Where the list in force came from: `fetched`, `stored` (the last adopted list, from the state "
         "store), `empty` (first-ever failure) or `refused` (the stored list passes no schema and no fresh "

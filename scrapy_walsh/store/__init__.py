@@ -131,6 +131,7 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
     def beat() -> None:
         if store.failure is not None:
             return
+        presence.touch()
         try:
             store.check()
             leases.register(store, crawl, spider=spider)

@@ -54,6 +54,12 @@ def crawls_dir() -> Path:
     return state_dir() / "crawls"
 
 
+#: The file of a crawl that ended without removing it (``kill -9``) stays this long after its last
+#: heartbeat (its time of change): longer than a store keeps that crawl's record, so while the
+#: record lives the file still says, at once, that the crawl is gone.
+DEAD_KEPT = 600.0
+
+
 class StoreConflict(StateStoreError):
     """Another store of the same identity is in use on this machine: the crawl is refused at start."""
 
@@ -79,6 +85,12 @@ class Presence:
         os.write(fd, json.dumps(self.record).encode())
         os.replace(temporary, self.path)
         self._fd = fd
+
+    def touch(self) -> None:
+        """The crawl is alive now (each heartbeat): see :data:`DEAD_KEPT`."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.utime(self._fd)
 
     def release(self) -> None:
         if self._fd is None:
@@ -136,13 +148,15 @@ def _registry_lock() -> Iterator[None]:
 
 def running_crawls() -> Iterator[tuple[str, dict[str, Any]]]:
     """The crawls that run on this machine now, with their records; the files of crawls that
-    ended without removing theirs (``kill -9``) are removed on the way (call under the lock)."""
+    ended without removing theirs (``kill -9``) are removed on the way once :data:`DEAD_KEPT`
+    is over (call under the lock)."""
     for path in sorted(crawls_dir().glob("*.lock")):
         crawl = path.name.removesuffix(".lock")
         here = running_here(crawl)
         if here is False:
             with contextlib.suppress(OSError):
-                path.unlink()
+                if path.stat().st_mtime < time.time() - DEAD_KEPT:
+                    path.unlink()
         elif here:
             try:
                 fd = os.open(path, os.O_RDONLY)

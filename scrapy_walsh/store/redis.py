@@ -59,7 +59,7 @@ STOP_TIMEOUT = 1.0
 #: the id this process found at start): a store that lost it (FLUSHALL, a restart without
 #: persistence) answers nothing, and the crawl stops (:class:`StoreLost`). In the same round trip.
 _GUARD = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('WALSH_STORE_LOST') end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('STORE_LOST this store lost its id') end
 """
 
 # Runs an Operation's Lua: Redis's own clock, the entry (KEYS[2]) as a table, the
@@ -370,7 +370,7 @@ class RedisStore(StateStore):
         try:
             return self._call(what, lambda: script(keys=[self._marker, *keys], args=[self.store_id, *args]))
         except StateStoreError as exc:
-            if "WALSH_STORE_LOST" in str(exc):
+            if "STORE_LOST" in str(exc):
                 raise self._lost() from None
             raise
 
