@@ -181,6 +181,10 @@ class StateStore(ABC):
             return self.update(namespace, keys[0], operation, args, ttl, fsync)
         raise NotImplementedError(f"{type(self).__name__} does not update several entries at once")
 
+    def now(self) -> float:
+        """The store's clock now (what its operations stamp): Redis's ``TIME`` for a fleet."""
+        return self.clock()
+
     def check(self) -> None:  # noqa: B027 - a backend that can't lose its data mid-run has nothing to check
         """Raise (and report, :meth:`failed`) :class:`StoreLost` when the store lost its data since
         it was opened; the crawl's heartbeat asks every few seconds."""

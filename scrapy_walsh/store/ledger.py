@@ -366,8 +366,14 @@ class Ledger:
     def __init__(self, store: StateStore, namespace: str = Namespace.PACING):
         self.store = store
         self.namespace = namespace
-        #: The store's clock minus ours, from the last answer (about 0 for sqlite).
+        #: The store's clock minus ours, from the last answer (about 0 for sqlite); asked at once,
+        #: so that times read before the first reservation are compared on the store's clock too
+        #: (a worker whose clock was 30 s slow waited 30.9 s before its first request).
         self.skew = 0.0
+        try:
+            self.skew = store.now() - time.time()
+        except StoreUnavailable:
+            pass  # learnt from the first answer, as before
         #: Advances the store did not take: key -> (absolute times, assign, ttl).
         self._pending: dict[str, tuple[dict[str, float], dict[str, Any], float | None]] = {}
 

@@ -415,6 +415,10 @@ class RedisStore(StateStore):
         encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         return bool(self._run("SET NX", _SET, [self._key(namespace, key)], [_ms(ttl) or "", "NX", encoded]))
 
+    def now(self) -> float:
+        seconds, micros = self._call("TIME", self._redis.time)
+        return float(seconds) + float(micros) / 1_000_000
+
     def check(self) -> None:
         """The store still carries its id (the heartbeat asks, so an idle crawl notices too)."""
         self._get_raw([])
