@@ -56,9 +56,10 @@ from twisted.internet.defer import DeferredLock
 
 from . import admission, handler_resend, send_gate
 from .config import config_for
-from .exceptions import CheckpointRefused, OutOfScope, record_denial
+from .exceptions import CheckpointRefused, OutOfScope, RecentlyFetched, record_denial
 from .journal.adapter import journal_for
 from .middlewares.bounds import stamp as stamp_bound
+from .policy.gates import FETCHED_NAMESPACE
 from .policy.hostkey import host_key, url_host
 from .policy.vocabulary import (
     HOST_HEADER_MISMATCH,
@@ -66,11 +67,13 @@ from .policy.vocabulary import (
     NOT_DECLARED,
     PROXY_REFUSED,
     SCHEME_NOT_ALLOWED,
+    SKIPPED_RECENTLY_FETCHED,
+    Meta,
 )
 from .request_signer import signer_for
 from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
 from .shared_pacer import Politeness, politeness_for
-from .store import StoreUnavailable
+from .store import StoreUnavailable, crawl_id, leases
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -179,6 +182,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self._timeout(request)
         if self.crawler in DRY_RUN:
             self._dry_run(request, host)
+        self._lease_still_ours(request)
         stamp_bound(request, self.max_body_bytes)
         await maybe_deferred_to_future(self.lock.acquire())
         try:
@@ -229,6 +233,23 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             if wait > self.politeness.max_pause:
                 raise NotYourTurn(host, wait)  # the pacing gate refuses it, as in a crawl
             raise NotSent(request.url, wait)
+
+    def _lease_still_ours(self, request: Request) -> None:
+        """A crawl that went longer than the lease bound without a heartbeat (frozen, cut off from
+        the store) may have had its R8 leases taken over by a crawl elsewhere, which sends those
+        targets: from then on each target is checked against the store before it is sent (one
+        read), and one taken over is not sent again (R8)."""
+        if Meta.FETCH_CLAIM not in request.meta or not leases.may_have_lapsed(crawl_id(self.crawler)):
+            return
+        if admission.live_claim(self.crawler, request, self.politeness.store, FETCHED_NAMESPACE) is None:
+            exc = RecentlyFetched(
+                SKIPPED_RECENTLY_FETCHED,
+                "its R8 lease was taken over while this crawl went without a heartbeat for longer than "
+                f"{leases.HOLDER_BOUND:.0f} s (frozen, or cut off from the store): another crawl sends it",
+                request.url,
+            )
+            record_denial(self.stats, exc, self.crawler.spider)
+            raise exc
 
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")

@@ -135,6 +135,7 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
         try:
             store.check()
             leases.register(store, crawl, spider=spider)
+            leases.beaten(crawl)
         except StoreCannotOpen:
             raise  # the first beat, while the crawl is being built: the start is refused
         except StateStoreError:

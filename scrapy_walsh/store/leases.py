@@ -91,6 +91,31 @@ def unregister(store: StateStore, crawl: str) -> None:
     store.delete(NAMESPACE, crawl)
 
 
+#: crawl -> ``time.monotonic()`` of its last heartbeat that reached the store (this process's crawls)
+_BEATS: dict[str, float] = {}
+#: this process's crawls that went so long without a heartbeat that their record may have lapsed
+_LAPSED: set[str] = set()
+#: A crawl this long without a heartbeat may have lost its record (and its leases) to a reader
+#: elsewhere: a beat late by two periods is the margin.
+LAPSE = HOLDER_BOUND - 2 * HEARTBEAT
+
+
+def beaten(crawl: str) -> None:
+    """``crawl``'s heartbeat reached the store now."""
+    may_have_lapsed(crawl)
+    _BEATS[crawl] = time.monotonic()
+
+
+def may_have_lapsed(crawl: str) -> bool:
+    """True once this crawl went :data:`LAPSE` s without a heartbeat (frozen, cut off from the
+    store): a lease it took may have been taken over by a crawl elsewhere, so each must be checked
+    before its request is sent (the rest of the crawl long: which ones lapsed is not known)."""
+    last = _BEATS.get(crawl)
+    if last is not None and time.monotonic() - last > LAPSE:
+        _LAPSED.add(crawl)
+    return crawl in _LAPSED
+
+
 def running(crawl: Any, record: Any) -> bool:
     """Crawl ``crawl`` still runs: by its lock when this machine can see it, else by its record."""
     here = machine.running_here(crawl)
