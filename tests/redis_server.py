@@ -93,6 +93,15 @@ class RedisServer:
             self.process.wait()
         self.process = None
 
+    def outage(self, seconds: float) -> tuple[float, float]:
+        """SIGKILL now, back ``seconds`` later: ``(killed, restarted)``, ``time.monotonic()``."""
+        killed = time.monotonic()
+        self.kill()
+        time.sleep(seconds)
+        restarted = time.monotonic()
+        self.start()
+        return killed, restarted
+
     def pause(self) -> None:
         """SIGSTOP: the server keeps its connections and answers nothing (a hang, a partition)."""
         if self.process is not None:

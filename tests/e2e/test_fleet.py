@@ -150,11 +150,7 @@ def outage_crawl(tmp_path_factory):
             while len([r for r in site.requests if r["path"].startswith("/page/")]) < 3:
                 assert time.monotonic() < deadline and worker.poll() is None, "the crawl did not start"
                 time.sleep(0.02)
-            killed = time.monotonic()
-            redis_server.kill()
-            time.sleep(3.0)
-            restarted = time.monotonic()
-            redis_server.start()
+            killed, restarted = redis_server.outage(3.0)
             log = worker.communicate(timeout=120)[1]
         finally:
             redis_server.stop()

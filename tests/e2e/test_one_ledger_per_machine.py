@@ -8,17 +8,13 @@ runs, on purpose. Two names of one Redis are one store."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-
 import pytest
 
 from scrapy_walsh.demo import DemoSite
 
-from ..helpers import GATES_SPIDER, add_addon_line, crawl_targets, new_project
+from ..helpers import GATES_SPIDER, add_addon_line, crawl_targets, new_project, wait_for_pages
 from ..redis_server import RedisServer
+from .test_fleet import start_worker
 
 
 def project_with(root, site, uri, extra=""):
@@ -35,20 +31,8 @@ def test_a_second_store_of_the_identity_is_refused_while_the_first_crawls(tmp_pa
         first_uri = server.url if stores.startswith("redis") else None  # None: the default shared file
         second_uri = server.url.removesuffix("/0") + "/1"
         first = project_with(tmp_path / "a", site, first_uri)
-        urls = [site.url("open", f"/page/{i}") for i in range(1, 31)]
-        env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
-        running = subprocess.Popen(
-            [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls)],
-            cwd=first,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 120
-        while not site.requests_for("open", prefix="/page/"):
-            assert time.monotonic() < deadline and running.poll() is None, "the first crawl did not start"
-            time.sleep(0.02)
+        running = start_worker(first, [site.url("open", f"/page/{i}") for i in range(1, 31)], 0, tmp_path / "a.jsonl")
+        wait_for_pages(site, 1, running)
         before = len(site.requests)
         second = project_with(tmp_path / "b", site, second_uri)
         refused, _ = crawl_targets(second, [site.url("open", "/page/100")])
@@ -74,20 +58,8 @@ def test_two_names_of_one_redis_are_one_store(tmp_path):
     with DemoSite(hosts=["open", "ops"]) as site, RedisServer(tmp_path / "redis") as server:
         by_ip = project_with(tmp_path / "a", site, server.url)
         by_name = project_with(tmp_path / "b", site, server.url.replace("127.0.0.1", "localhost"))
-        env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
-        urls = [site.url("open", f"/page/{i}") for i in range(1, 5)]
-        running = subprocess.Popen(
-            [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls)],
-            cwd=by_ip,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 120
-        while not site.requests_for("open", prefix="/page/"):
-            assert time.monotonic() < deadline and running.poll() is None, "the first crawl did not start"
-            time.sleep(0.02)
+        running = start_worker(by_ip, [site.url("open", f"/page/{i}") for i in range(1, 5)], 0, tmp_path / "a.jsonl")
+        wait_for_pages(site, 1, running)
         same, _ = crawl_targets(by_name, [site.url("open", "/page/5")])
         running.communicate(timeout=240)
     assert same.returncode == 0, same.stderr[-3000:]

@@ -6,18 +6,17 @@ nothing is recorded that did not happen."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
 from scrapy_walsh.demo import DemoSite
 
-from ..helpers import GATES_SPIDER, add_addon_line, new_project
+from ..helpers import GATES_SPIDER, add_addon_line, new_project, wait_for_pages
 from ..redis_server import RedisServer
+from .test_fleet import start_worker
 
 #: Seconds from the signal to exit: Scrapy's graceful stop takes one or two when the reactor is
 #: free; a reactor stuck in a store call that waits for Redis never gets there (a paused Redis
@@ -36,20 +35,8 @@ def interrupted_crawl(tmp_path, outage: str, signum: int):
             add_addon_line(project, f"WALSH_STATE_URI = {server.url!r}\n", site=site)
             (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
             urls = [site.url(k, f"/page/{i}") for k in ("open", "gone") for i in range(1, 11)]
-            env = dict(os.environ)
-            env.pop("SCRAPY_SETTINGS_MODULE", None)
-            crawl = subprocess.Popen(
-                [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls)],
-                cwd=project,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            deadline = time.monotonic() + 120
-            while len([r for r in site.requests if r["path"].startswith("/page/")]) < 3:
-                assert time.monotonic() < deadline and crawl.poll() is None, "the crawl did not start"
-                time.sleep(0.02)
+            crawl = start_worker(project, urls, 0, tmp_path / "items.jsonl")
+            wait_for_pages(site, 3, crawl)
             if outage == "paused":
                 server.pause()  # Redis hangs mid-crawl, and stays hung until the crawl is gone
             else:
