@@ -155,6 +155,7 @@ def outage_crawl(tmp_path_factory):
         finally:
             redis_server.stop()
         seen = site.requests
+    (root / "crawl.log").write_text(log)
     assert worker.returncode == 0, log[-3000:]
     return log, seen, killed, restarted
 

@@ -17,7 +17,17 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 
-from ..helpers import CLOCK_TOLERANCE, add_addon_line, crawl_targets, gaps_by_host, new_project, run_scrapy, stat
+from ..helpers import (
+    CLOCK_TOLERANCE,
+    GATES_SPIDER,
+    add_addon_line,
+    crawl_targets,
+    gaps_by_host,
+    new_project,
+    run_scrapy,
+    stat,
+    wait_for_pages,
+)
 from ..redis_server import RedisServer
 from .test_fleet import fleet_project, start_worker
 
@@ -101,3 +111,29 @@ def test_a_flushall_while_workers_crawl_stops_them(tmp_path):
     assert after == [], "sent on an empty ledger"
     assert gaps[0] >= 1.0 - CLOCK_TOLERANCE, gaps[:3]
     assert set(pages.values()) == {1}, pages
+
+
+def test_a_sqlite_store_removed_while_the_crawl_runs_stops_it(tmp_path):
+    """The sqlite store's file removed mid-run (its id file too: nothing says it was initialised):
+    the crawl kept writing its ledger to the removed file while the next crawl would start a new
+    one. The heartbeat sees the path no longer names the file it opened: the crawl stops."""
+    from scrapy_walsh.store.sqlite import store_files
+
+    with DemoSite(hosts=["open", "ops"]) as site:
+        path = tmp_path / "state" / "walsh.sqlite3"
+        project = new_project(tmp_path)
+        add_addon_line(project, f"WALSH_STATE_URI = 'sqlite:///{path}'\n", site=site)
+        (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
+        crawl = start_worker(project, [site.url("open", f"/page/{i}") for i in range(1, 21)], 0, tmp_path / "a.jsonl")
+        wait_for_pages(site, 2, crawl)
+        for found in store_files(path):
+            found.unlink(missing_ok=True)
+        removed = time.monotonic()
+        log = crawl.communicate(timeout=120)[1]
+        seen = site.requests
+    after = [r["path"] for r in seen if r["mono"] > removed + 6]  # a heartbeat is 5 s apart
+    print("sqlite removed mid-run: exit", crawl.returncode, "sent after", after)
+    assert crawl.returncode == 1, log[-3000:]
+    assert "was removed or replaced while the crawl ran" in log
+    assert "Traceback" not in log, log[-3000:]
+    assert after == []
