@@ -196,8 +196,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 self.signer.sign(request)  # last: the User-Agent and every header are final
             send = send_gate.Send(self.politeness, host, lease, began)
             send_gate.CURRENT.append(send)
-            send.start()
             try:
+                send.start()
                 return await self.journal.sent(request, host, self.inner.download_request(request))
             except send_gate.NotWritten as exc:
                 # nothing was written: the slot was not ours any more, or the store could not say

@@ -32,7 +32,7 @@ from .config import config_for, host_intervals
 from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, wait_reason
 from .policy.vocabulary import Namespace
-from .store import StoreUnavailable, store_for
+from .store import StateStoreError, store_for
 from .store.ledger import Ledger, own_key, slot_wait, watched_key
 
 if TYPE_CHECKING:
@@ -281,11 +281,12 @@ class Politeness:
 
     def refresh(self, hosts: Iterable[str]) -> None:
         """Bring the shared times of ``hosts`` up to date, in one store read (advice only:
-        an unavailable store leaves the local copy as it is)."""
+        an unavailable store leaves the local copy as it is, and so does a failed one, which has
+        stopped the crawl already: the scheduler's pop is no place for its traceback)."""
         keys = {self.key(h): h for h in hosts}
         try:
             found = self.ledger.get_many(keys)
-        except StoreUnavailable:
+        except StateStoreError:
             return
         for key, data in found.items():
             self._merge(self.pacer.pace(keys[key]), data)

@@ -128,3 +128,59 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ReplyCutter:
+    """A loopback proxy to a Redis server that can lose one reply: the command reaches Redis, which
+    runs it, and the connection is closed before the answer comes back (a server killed as it
+    answered, a connection cut on the way back)."""
+
+    def __init__(self, upstream_port: int):
+        import threading
+
+        self.upstream_port = upstream_port
+        self.cut = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._sockets: list[socket.socket] = [self._listener]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _serve(self) -> None:
+        import threading
+
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            self._sockets += [client, upstream]
+            threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, replies: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if replies and self.cut.is_set():
+                    self.cut.clear()
+                    for sock in (source, sink):
+                        sock.shutdown(socket.SHUT_RDWR)  # the client sees the connection closed now
+                        sock.close()
+                    return
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def __enter__(self) -> ReplyCutter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sock in self._sockets:
+            try:
+                sock.close()
+            except OSError:
+                pass

@@ -98,6 +98,8 @@ def test_a_flushall_while_workers_crawl_stops_them(tmp_path):
         flushed = time.monotonic()
         logs = [worker.communicate(timeout=240)[1] for worker in workers]
         seen = site.requests
+    for k, log in enumerate(logs):
+        (tmp_path / f"crawl-{k}.log").write_text(log)
     to_host = [r for r in seen if r["host_key"] == "open"]
     after = [r["path"] for r in to_host if r["mono"] > flushed + 0.2]
     gaps = sorted(gap for host_gaps in gaps_by_host(to_host).values() for gap in host_gaps)
