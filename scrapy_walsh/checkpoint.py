@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import logging
 import math
+import time
+import uuid
 import weakref
 from contextlib import suppress
 from functools import cached_property
@@ -53,13 +55,14 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import DeferredLock
 
-from . import admission, handler_resend
+from . import admission, handler_resend, send_gate
 from .config import config_for
-from .exceptions import CheckpointRefused, OutOfScope, record_denial
+from .exceptions import CheckpointRefused, OutOfScope, RecentlyFetched, record_denial
 from .header_bound import bound_headers, over_bound
 from .journal.adapter import journal_for
 from .middlewares.bounds import headers_refused
 from .middlewares.bounds import stamp as stamp_bound
+from .policy.gates import FETCHED_NAMESPACE
 from .policy.hostkey import host_key, url_host
 from .policy.vocabulary import (
     HOST_HEADER_MISMATCH,
@@ -67,11 +70,13 @@ from .policy.vocabulary import (
     NOT_DECLARED,
     PROXY_REFUSED,
     SCHEME_NOT_ALLOWED,
+    SKIPPED_RECENTLY_FETCHED,
+    Meta,
 )
 from .request_signer import signer_for
 from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
 from .shared_pacer import Politeness, politeness_for
-from .store import StoreUnavailable
+from .store import StoreUnavailable, crawl_id, leases
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -86,6 +91,9 @@ ADMISSION_PRIORITY = 70
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
 TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
+#: Requests not written after all: the host lease lapsed and another process took the host, or the
+#: store could not confirm the slot (``scrapy_walsh.send_gate``); each waits and goes again.
+NOT_WRITTEN = "walsh/checkpoint/not_written"
 
 
 #: R4 "serial per process": the one lock every checkpoint of this process takes around a
@@ -145,6 +153,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
         handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
         bound_headers(self.inner)  # a header flood is refused while it arrives, before it is in memory
+        send_gate.install(self.inner)  # the host lease is checked right before the bytes leave
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = journal_for(crawler)  # issue 29: every send and refusal, hash-chained
         self.lock = IN_FLIGHT
@@ -177,27 +186,42 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self._timeout(request)
         if self.crawler in DRY_RUN:
             self._dry_run(request, host)
+        self._lease_still_ours(request)
         stamp_bound(request, self.max_body_bytes)
         await maybe_deferred_to_future(self.lock.acquire())
         try:
-            wait = self.politeness.reserve(host)  # the authoritative reservation: now or never
-            if wait:
+            began = time.monotonic()
+            # the authoritative reservation, with the host lease held until the request is written
+            lease = self.politeness.reserve_to_send(host, uuid.uuid4().hex)
+            if lease.wait:
                 self.stats.inc_value(SLOT_TAKEN)
-                raise NotYourTurn(host, wait)
+                raise NotYourTurn(host, lease.wait)
             if self.signer is not None:
                 self.signer.sign(request)  # last: the User-Agent and every header are final
+            send = send_gate.Send(self.politeness, host, lease, began)
+            send_gate.CURRENT.append(send)
             try:
+                send.start()
                 return await self.journal.sent(request, host, self.inner.download_request(request))
+            except send_gate.NotWritten as exc:
+                # nothing was written: the slot was not ours any more, or the store could not say
+                self.stats.inc_value(NOT_WRITTEN)
+                if exc.cause is not None:
+                    raise exc.cause from None
+                raise NotYourTurn(host, exc.wait) from None
             except Exception as exc:
                 if (over := over_bound(exc)) is not None:
                     raise headers_refused(self.crawler, request, over.why, over.lines, over.size) from exc
                 raise
             finally:
-                # answer, timeout or reset: the interval counts from now (the reservation
-                # already stamped the start, so a store that fails here loses no answer); an
-                # answer ends a run of timeouts at the pacing gate, which sees it is one
-                with suppress(StoreUnavailable):
-                    self.politeness.settle(host, answered=False)
+                send.stop()
+                send_gate.CURRENT.remove(send)
+                if send.refusal is None:
+                    # answer, timeout or reset: the interval counts from now (the reservation
+                    # already stamped the start, so a store that fails here loses no answer); an
+                    # answer ends a run of timeouts at the pacing gate, which sees it is one
+                    with suppress(StoreUnavailable):
+                        self.politeness.settle(host, answered=False)
         finally:
             self.lock.release()
 
@@ -217,6 +241,23 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             if wait > self.politeness.max_pause:
                 raise NotYourTurn(host, wait)  # the pacing gate refuses it, as in a crawl
             raise NotSent(request.url, wait)
+
+    def _lease_still_ours(self, request: Request) -> None:
+        """A crawl that went longer than the lease bound without a heartbeat (frozen, cut off from
+        the store) may have had its R8 leases taken over by a crawl elsewhere, which sends those
+        targets: from then on each target is checked against the store before it is sent (one
+        read), and one taken over is not sent again (R8)."""
+        if Meta.FETCH_CLAIM not in request.meta or not leases.may_have_lapsed(crawl_id(self.crawler)):
+            return
+        if admission.live_claim(self.crawler, request, self.politeness.store, FETCHED_NAMESPACE) is None:
+            exc = RecentlyFetched(
+                SKIPPED_RECENTLY_FETCHED,
+                "its R8 lease was taken over while this crawl went without a heartbeat for longer than "
+                f"{leases.HOLDER_BOUND:.0f} s (frozen, or cut off from the store): another crawl sends it",
+                request.url,
+            )
+            record_denial(self.stats, exc, self.crawler.spider)
+            raise exc
 
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")

@@ -112,7 +112,39 @@ def http_codes(value: Any) -> tuple[int, ...]:
 class StateLocation:
     scheme: str
     path: Path
+    #: the URI as configured, password included: for connecting, never for a message
     uri: str
+
+    @property
+    def shown(self) -> str:
+        """The URI with its password masked: what every log line, message and report shows."""
+        return masked_uri(self.uri)
+
+
+def masked_uri(uri: str) -> str:
+    """``uri`` with its password, and any ``password=`` query value, replaced by ``***``
+    (``redis://:***@host:6379/0``); a user name stays. What logs and messages show of a store."""
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return "<an unreadable URI>"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        if ":" in userinfo:
+            netloc = f"{userinfo.partition(':')[0]}:***@{hostport}"
+    query = "&".join(
+        f"{name}=***" if name.lower() in ("password", "pass", "passwd") else f"{name}{sep}{value}"
+        for name, sep, value in (pair.partition("=") for pair in parts.query.split("&") if pair)
+    )
+    if (netloc, query) == (parts.netloc, parts.query):
+        return uri  # nothing to hide
+    # built by hand: urlunsplit would drop the empty authority of unix:///path
+    return (
+        f"{parts.scheme}://{netloc}{parts.path}"
+        + (f"?{query}" if query else "")
+        + (f"#{parts.fragment}" if parts.fragment else "")
+    )
 
 
 def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
@@ -126,26 +158,27 @@ def parse_state_uri(uri: str | None, default_path: str | Path) -> StateLocation:
         return StateLocation("sqlite", path, f"sqlite:///{path}")
     if not isinstance(uri, str):
         raise ValueError(f"expected a URI string, got {uri!r}")
+    shown = masked_uri(uri)
     scheme = urlsplit(uri).scheme.lower()
     if scheme == "sqlite":
         prefix = "sqlite:///"
         if not uri.lower().startswith(prefix) or len(uri) == len(prefix):
-            raise ValueError(f"{uri!r}: use sqlite:///relative/path.sqlite3 or sqlite:////absolute/path.sqlite3")
+            raise ValueError(f"{shown!r}: use sqlite:///relative/path.sqlite3 or sqlite:////absolute/path.sqlite3")
         raw = uri[len(prefix) :]
         if raw == ":memory:":
             raise ValueError(
-                f"{uri!r}: an in-memory database loses the last-known blocklist and "
+                f"{shown!r}: an in-memory database loses the last-known blocklist and "
                 "every validator when the process ends"
             )
         return StateLocation("sqlite", Path(raw), uri)
     if scheme in {"redis", "rediss", "unix"}:
         parts = urlsplit(uri)
         if scheme != "unix" and not parts.hostname:
-            raise ValueError(f"{uri!r}: a Redis URI names its server: redis://host:port/db")
+            raise ValueError(f"{shown!r}: a Redis URI names its server: redis://host:port/db")
         if scheme == "unix" and not parts.path:
-            raise ValueError(f"{uri!r}: a unix:// Redis URI names its socket: unix:///path/redis.sock")
+            raise ValueError(f"{shown!r}: a unix:// Redis URI names its socket: unix:///path/redis.sock")
         return StateLocation("redis", Path(parts.path or "/"), uri)
-    raise ValueError(f"{uri!r}: unsupported scheme {scheme or '(none)'!r}; use sqlite:/// or redis://")
+    raise ValueError(f"{shown!r}: unsupported scheme {scheme or '(none)'!r}; use sqlite:/// or redis://")
 
 
 # --- one parser per setting: the value, or ValueError with the audit's message -----------
@@ -489,6 +522,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_SIGNING_KEY": signing_key,
     "WALSH_SIGNATURE_AGENT": signature_agent,
     "WALSH_STATE_URI": state_uri,
+    "WALSH_SEPARATE_BOT": flag,
     "WALSH_PACE_BY": pace_by,
     "WALSH_PURPOSES": purposes,
     "WALSH_USAGE_MODE": usage_mode,
@@ -665,6 +699,8 @@ class WalshConfig:
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
     state_uri: StateLocation | None
+    #: This project is a bot of its own: its store may differ from another crawl's of the identity here.
+    separate_bot: bool
     #: "host" or "ip": what one pacing interval covers (R4).
     pace_by: str
     #: Issue 20: the declared aipref purposes and what a reservation does.

@@ -249,6 +249,16 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "shares it with every process of the identity on any machine: fleet mode.",
     ),
     WalshSetting(
+        "WALSH_SEPARATE_BOT",
+        False,
+        "R4",
+        "`True`: this project is a bot of its own on purpose, so its state store may differ from the one "
+        "another crawl of the identity uses on this machine at the same time. By default such a second "
+        "store is refused at start, naming both: two stores pace as strangers, and one host would get the "
+        "requests of both, each under 1 s after the other (the one rate R4 sets for the identity is then "
+        "yours to keep).",
+    ),
+    WalshSetting(
         "WALSH_PACE_BY",
         "host",
         "R4",

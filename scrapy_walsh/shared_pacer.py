@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ from .config import config_for, host_intervals
 from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, wait_reason
 from .policy.vocabulary import Namespace
-from .store import StoreUnavailable, store_for
+from .store import StateStoreError, store_for
 from .store.ledger import Ledger, own_key, slot_wait, watched_key
 
 if TYPE_CHECKING:
@@ -159,16 +160,51 @@ class Politeness:
 
     def reserve(self, host: str) -> float:
         """Take ``host``'s next slot in the ledger if it is free now (0), else the wait in
-        seconds (nothing taken). The one place a request's start is decided; raises
-        :class:`~scrapy_walsh.store.StoreUnavailable` when the store cannot answer."""
+        seconds (nothing taken); raises :class:`~scrapy_walsh.store.StoreUnavailable` when the
+        store cannot answer."""
+        return self.reserve_to_send(host, "").wait
+
+    def reserve_to_send(self, host: str, token: str) -> Lease:
+        """:meth:`reserve`, with a host lease ``token`` (``""``: none) that keeps every other
+        process off the host until the request is written (:mod:`scrapy_walsh.send_gate`). The one
+        place a request's start is decided."""
         pace = self.pacer.pace(host)
         interval = self.pacer.interval(host)
         keys, modes = self.keys(host)
+        hold = interval + self.pacer.margin
         reservation = self.ledger.reserve(
-            keys, interval, self.pacer.margin, assign=self._own(pace), ttl=interval + KEEP, modes=modes
+            keys,
+            interval,
+            self.pacer.margin,
+            assign=self._own(pace),
+            ttl=interval + KEEP,
+            modes=modes,
+            lease=(token, hold) if token else None,
         )
         self._adopt(host, reservation)
-        return reservation.wait
+        return Lease(token, keys, modes, reservation.now + hold, reservation.wait)
+
+    def confirm(self, host: str, lease: Lease) -> float:
+        """``lease``'s request is written now: its start is stamped now (0), or the wait when another
+        process started or is connecting since the lease lapsed, or a pause holds (nothing stamped:
+        the request is not written). Raises ``StoreUnavailable``: not written either."""
+        interval = self.pacer.interval(host)
+        done = self.ledger.confirm(
+            lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, ttl=interval + KEEP
+        )
+        self._adopt(host, done)
+        return done.wait
+
+    def renew(self, host: str, lease: Lease) -> bool:
+        """Keep ``lease`` one more slot while its request is being connected; False when it had
+        lapsed (another process may have the host: the write's :meth:`confirm` decides)."""
+        interval = self.pacer.interval(host)
+        hold = interval + self.pacer.margin
+        done = self.ledger.renew(lease.keys, lease.token, hold, ttl=interval + KEEP)
+        if done.wait:
+            return False
+        lease.until = done.now + hold
+        return True
 
     def peek(self, host: str) -> float:
         """What :meth:`reserve` would answer now, nothing taken (explain's dry run): the same
@@ -263,11 +299,12 @@ class Politeness:
 
     def refresh(self, hosts: Iterable[str]) -> None:
         """Bring the shared times of ``hosts`` up to date, in one store read (advice only:
-        an unavailable store leaves the local copy as it is)."""
+        an unavailable store leaves the local copy as it is, and so does a failed one, which has
+        stopped the crawl already: the scheduler's pop is no place for its traceback)."""
         keys = {self.key(h): h for h in hosts}
         try:
             found = self.ledger.get_many(keys)
-        except StoreUnavailable:
+        except StateStoreError:
             return
         for key, data in found.items():
             self._merge(self.pacer.pace(keys[key]), data)
@@ -317,6 +354,18 @@ class Politeness:
             theirs = data.get(field)
             if theirs is not None and (getattr(pace, field) is None or theirs > getattr(pace, field)):
                 setattr(pace, field, theirs)
+
+
+@dataclass
+class Lease:
+    """A slot taken with its host lease (:meth:`Politeness.reserve_to_send`): the keys it holds,
+    how, and until when (the store's clock); ``wait`` > 0: nothing was taken."""
+
+    token: str
+    keys: list[str]
+    modes: list[dict[str, Any]]
+    until: float
+    wait: float
 
 
 _INSTANCES: weakref.WeakKeyDictionary[Crawler, Politeness] = weakref.WeakKeyDictionary()

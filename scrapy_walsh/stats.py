@@ -68,6 +68,11 @@ STATS: tuple[Stat, ...] = (
         "… per gate and verdict.",
     ),
     Stat(
+        "walsh/blocklist/local_copy",
+        "1 when the list in force at start came from this machine's copy of the last adopted list, the "
+        "state store having none (a store started afresh) or an older one (R3: never an empty list).",
+    ),
+    Stat(
         "walsh/blocklist/source",
         "Where the list in force came from: `fetched`, `stored` (the last adopted list, from the state "
         "store), `empty` (first-ever failure) or `refused` (the stored list passes no schema and no fresh "
@@ -300,6 +305,11 @@ STATS: tuple[Stat, ...] = (
         "walsh/checkpoint/slot_taken",
         "Requests the checkpoint found without a free pacing slot (another process, an internal fetch or an "
         "`engine.download` took it first): nothing sent; they waited or were requeued.",
+    ),
+    Stat(
+        "walsh/checkpoint/not_written",
+        "Requests connected but not written: their host lease lapsed while they connected and another "
+        "process took the host, or the store could not confirm the slot; they waited and went again.",
     ),
     Stat(
         "walsh/checkpoint/timeout_raised",

@@ -75,6 +75,17 @@ def gaps_by_host(records) -> dict[str, list[float]]:
     return {host: [b - a for a, b in zip(sorted(times), sorted(times)[1:])] for host, times in by_host.items()}
 
 
+def wait_for_pages(site, count: int, process, host_key: str | None = None, timeout: float = 120) -> None:
+    """Until the demo ``site`` answered ``count`` ``/page/...`` requests (of ``host_key``) while
+    ``process`` (a crawl started with ``subprocess.Popen``) runs."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while len(site.requests_for(host_key, prefix="/page/")) < count:
+        assert time.monotonic() < deadline and process.poll() is None, "the crawl did not get going"
+        time.sleep(0.02)
+
+
 def summary_value(log: str, label: str) -> str:
     """A value from the compliance summary block in a crawl log."""
     match = re.search(rf"^\s+{re.escape(label)}\s+(.+)$", log, re.MULTILINE)

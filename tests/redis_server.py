@@ -2,12 +2,14 @@
 
 It runs with ``--appendonly yes --appendfsync always``: every acknowledged write is on
 disk, so a server killed and restarted on the same directory has lost nothing (the
-durability fleet mode documents). ``kill()`` / ``start()`` simulate an outage.
+durability fleet mode documents). ``kill()`` / ``start()`` simulate an outage, ``pause()`` /
+``resume()`` a server that hangs.
 """
 
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -21,15 +23,20 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, directory: Path, port: int | None = None):
+    def __init__(self, directory: Path, port: int | None = None, password: str | None = None, persist: bool = True):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
+        #: ``requirepass``: clients must give it (in the URL, ``redis://:password@host``)
+        self.password = password
+        #: False: no append-only file, nothing saved: a restart comes back empty (Redis without persistence)
+        self.persist = persist
         self.process: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        secret = f":{self.password}@" if self.password else ""
+        return f"redis://{secret}127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
         binary = shutil.which("redis-server")
@@ -45,7 +52,7 @@ class RedisServer:
                 "--dir",
                 str(self.directory),
                 "--appendonly",
-                "yes",
+                "yes" if self.persist else "no",
                 "--appendfsync",
                 "always",
                 "--save",
@@ -56,6 +63,7 @@ class RedisServer:
                 "no",
                 "--logfile",
                 str(self.directory / "redis.log"),
+                *(["--requirepass", self.password] if self.password else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -73,7 +81,8 @@ class RedisServer:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
                 sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
+                # with requirepass, PING is refused (NOAUTH) by a server that runs
+                return sock.recv(16).startswith((b"+PONG", b"-NOAUTH"))
         except OSError:
             return False
 
@@ -84,7 +93,27 @@ class RedisServer:
             self.process.wait()
         self.process = None
 
+    def outage(self, seconds: float) -> tuple[float, float]:
+        """SIGKILL now, back ``seconds`` later: ``(killed, restarted)``, ``time.monotonic()``."""
+        killed = time.monotonic()
+        self.kill()
+        time.sleep(seconds)
+        restarted = time.monotonic()
+        self.start()
+        return killed, restarted
+
+    def pause(self) -> None:
+        """SIGSTOP: the server keeps its connections and answers nothing (a hang, a partition)."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGCONT)  # a paused server must be able to stop
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -99,3 +128,59 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ReplyCutter:
+    """A loopback proxy to a Redis server that can lose one reply: the command reaches Redis, which
+    runs it, and the connection is closed before the answer comes back (a server killed as it
+    answered, a connection cut on the way back)."""
+
+    def __init__(self, upstream_port: int):
+        import threading
+
+        self.upstream_port = upstream_port
+        self.cut = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._sockets: list[socket.socket] = [self._listener]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _serve(self) -> None:
+        import threading
+
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            self._sockets += [client, upstream]
+            threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, replies: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if replies and self.cut.is_set():
+                    self.cut.clear()
+                    for sock in (source, sink):
+                        sock.shutdown(socket.SHUT_RDWR)  # the client sees the connection closed now
+                        sock.close()
+                    return
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def __enter__(self) -> ReplyCutter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sock in self._sockets:
+            try:
+                sock.close()
+            except OSError:
+                pass

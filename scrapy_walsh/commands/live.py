@@ -68,6 +68,8 @@ def demo_overrides(site: DemoSite, state_dir: Path) -> dict[str, str]:
         "WALSH_BLOCKLIST_URL": site.url("ops", BLOCKLIST_PATH),
         "WALSH_BLOCKLIST_SCHEMA_URL": site.url("ops", BLOCKLIST_SCHEMA_PATH),
         "WALSH_STATE_URI": f"sqlite:///{(state_dir / 'walsh-state.sqlite3').resolve()}",
+        # a probe of the loopback demo, not the identity's crawling: it may run beside a real crawl
+        "WALSH_SEPARATE_BOT": "True",
         "CLOSESPIDER_TIMEOUT": str(CLOSESPIDER_TIMEOUT),
     }
 

@@ -635,14 +635,14 @@ def probe_state_store(settings: BaseSettings) -> Finding:
             parent = parent.parent
         if parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
             return Finding(
-                "3b", "R3", PASS, "WALSH_STATE_URI", f"{location.uri} does not exist yet; {parent} is writable"
+                "3b", "R3", PASS, "WALSH_STATE_URI", f"{location.shown} does not exist yet; {parent} is writable"
             )
         return Finding(
             "3b",
             "R3",
             FAIL,
             "WALSH_STATE_URI",
-            f"{location.uri} cannot be created: {parent} is not a writable directory",
+            f"{location.shown} cannot be created: {parent} is not a writable directory",
         )
     key = f"probe-{uuid.uuid4().hex}"
     try:
@@ -656,5 +656,5 @@ def probe_state_store(settings: BaseSettings) -> Finding:
     except (StateStoreError, OSError) as exc:
         return Finding("3b", "R3", FAIL, "WALSH_STATE_URI", f"cannot write the state store: {exc}")
     if not ok:
-        return Finding("3b", "R3", FAIL, "WALSH_STATE_URI", f"{location.uri}: a probe key did not read back")
-    return Finding("3b", "R3", PASS, "WALSH_STATE_URI", f"{location.uri} is writable (probe key written and deleted)")
+        return Finding("3b", "R3", FAIL, "WALSH_STATE_URI", f"{location.shown}: a probe key did not read back")
+    return Finding("3b", "R3", PASS, "WALSH_STATE_URI", f"{location.shown} is writable (probe key written and deleted)")

@@ -26,9 +26,12 @@ next crawl fetches and emits again. The pacing ledger is never touched: R4 holds
 ``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
 after the store refused to open (emptied, replaced or unreadable: issue 16) or on
 purpose. Every remembered opt-out, robots.txt and pacing entry goes with them, so it
-asks for ``--yes``. It refuses while a crawl holds the store (namespace ``crawls``: a
-running crawl beats every 5 s; issue 32), since a crawl running on removed files keeps a
-ledger the next crawl can't see. A Redis store is never reset from here.
+asks for ``--yes`` (this machine's copy of the last adopted blocklist stays). It refuses
+while a crawl holds the store (namespace ``crawls``: a running crawl beats every 5 s;
+issue 32), since a crawl running on removed files keeps a ledger the next crawl can't see.
+A Redis store is never cleared from here: when it lost its data (its id is gone or is
+another), ``reset --yes`` makes this machine forget the id it remembers, so that its next
+crawl accepts the store as it is.
 
 Decisions where the issue is silent: the pacing ledger and the adopted blocklist are
 safety state and are never changed here (shown, read only). The store is the crawl's
@@ -373,22 +376,59 @@ def _running(location: Any, identity: str) -> list[str]:
         store.close()
 
 
+def reset_redis(location: Any, yes: bool, identity: str) -> int:
+    """A Redis store that lost its data (or now holds another store) is refused by every machine
+    that remembers it; this machine forgets the id it remembers, so its next crawl starts afresh
+    on the store as it is. Nothing in Redis is deleted: a fleet's store is never cleared from here."""
+    from ..store import machine
+    from ..store.redis import current_id, redis_address
+
+    address = redis_address(location.uri)
+    remembered = machine.remembered_id(identity, address)
+    if remembered is None:
+        print(f"this machine remembers no store at {location.shown}: nothing to reset")
+        return 0
+    try:
+        found = current_id(location.uri, identity)
+    except Exception as exc:  # noqa: BLE001 - unreachable, refused: said, and nothing is forgotten
+        print(f"error: {location.shown} can't be read ({exc}); nothing was forgotten", file=sys.stderr)
+        return 1
+    if found == remembered:
+        print(
+            f"the state store {location.shown} is the one this machine used (id {remembered}): nothing to reset "
+            "(a fleet's Redis is never cleared from here)"
+        )
+        return 0
+    now = f"now holds store {found}" if found else "lost its data"
+    if not yes:
+        print(
+            f"error: this machine used {location.shown} as store {remembered}, and it {now}. Run again with --yes "
+            "to forget that id here: the next crawl on this machine starts afresh on the store as it is (every "
+            "opt-out of the list the store lost stays in force: this machine keeps its own copy of the last "
+            "adopted blocklist). Each machine of the fleet that remembers the store does this once",
+            file=sys.stderr,
+        )
+        return 1
+    machine.forget_id(identity, address)
+    print(f"forgot       store {remembered} at {location.shown} (it {now}); the next crawl starts afresh there")
+    return 0
+
+
 def reset(location: Any, yes: bool, identity: str) -> int:
     """Remove an sqlite store's files (the only way to start afresh on a refused store); refused
-    while a crawl holds the store (its ledger would split: issue 32)."""
+    while a crawl holds the store (its ledger would split: issue 32). Redis: :func:`reset_redis`."""
     from ..store.sqlite import store_files
 
     if location.scheme != "sqlite":
-        print(f"error: {location.uri} is not sqlite; a fleet's Redis is never reset from here", file=sys.stderr)
-        return 1
+        return reset_redis(location, yes, identity)
     files = [f for f in store_files(location.path) if f.exists()]
     if not files:
-        print(f"no state store at {location.uri}: nothing to reset")
+        print(f"no state store at {location.shown}: nothing to reset")
         return 0
     running = _running(location, identity)
     if running:
         print(
-            f"error: a crawl holds {location.uri} now: {'; '.join(running)}. Resetting it would split the "
+            f"error: a crawl holds {location.shown} now: {'; '.join(running)}. Resetting it would split the "
             "pacing ledger (the running crawl keeps its copy, the next one starts afresh). Stop the crawl first",
             file=sys.stderr,
         )
@@ -431,7 +471,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "reset":
         return reset(location, args.yes, config.robots_token)
     if location.scheme == "sqlite" and not location.path.exists():
-        print(f"no state store at {location.uri}: nothing is remembered yet", file=sys.stderr)
+        print(f"no state store at {location.shown}: nothing is remembered yet", file=sys.stderr)
         return 0
     try:
         store = open_store(location, config.robots_token)

@@ -41,6 +41,6 @@ class ConformanceGuard:
             config.robots_token,
             counts[PASS],
             counts[WARN],
-            config.state_location().uri,
+            config.state_location().shown,
         )
         return cls(findings)

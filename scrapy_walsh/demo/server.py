@@ -509,6 +509,12 @@ class DemoSite:
             and (prefix is None or r["path"].startswith(prefix))
         ]
 
+    def arrived(self, host_key: str, path: str) -> int:
+        """How many requests for ``path`` on ``host_key`` have arrived, answered or not (the log
+        has a request only once it is answered)."""
+        with self._lock:
+            return self._hits.get(("path", host_key, path), 0)
+
     def reset(self) -> None:
         """Forget the log and the hit counters (the blocklist override is kept).
 

@@ -34,6 +34,7 @@ from ..exceptions import WalshIgnoreRequest, denial_recorded
 from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
 from ..request_signer import signer_for
+from ..send_gate import NotWritten
 from ..shared_pacer import politeness_for
 from ..store import StoreUnavailable, running_engine, store_for
 from .writer import JournalWriter
@@ -91,6 +92,8 @@ class CrawlJournal:
             response = await download
         except WalshIgnoreRequest:
             raise  # refused on the way (the address guard at connect time): nothing sent, a refusal entry
+        except NotWritten:
+            raise  # connected, but the host's slot was not ours any more: nothing written, it goes again
         except BaseException as exc:
             self._append_send(request, host, started, None, outcome=f"{type(exc).__name__}: {exc}"[:200])
             raise

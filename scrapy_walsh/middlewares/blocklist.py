@@ -6,9 +6,11 @@ the published schema (``WALSH_BLOCKLIST_SCHEMA_URL``, the bundled copy when that
 can't be had) and adopted. It is refreshed on the document's own ``refresh``.
 
 A list that can't be fetched or fails validation never replaces the one we have:
-the last adopted list is persisted in the state store, so even a new process whose
-first fetch fails still honours yesterday's opt-outs. Only a first-ever failure with
-nothing stored leaves the list empty, with a WARNING and a stat.
+the last adopted list is persisted in the state store, and a copy on this machine
+(:mod:`scrapy_walsh.store.machine`) that a store started afresh can't take away, so even
+a new process whose first fetch fails still honours yesterday's opt-outs. Only a
+first-ever failure with nothing stored anywhere leaves the list empty, with a WARNING
+and a stat.
 
 The stored list keeps the schema it was validated with (the published one may be looser
 than the bundled copy); a new process re-validates it against that schema, then the
@@ -48,6 +50,7 @@ from ..policy.blocklist import (
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
 from ..shared_pacer import politeness_for
+from ..store import machine
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -175,7 +178,9 @@ class BlocklistMiddleware(StatefulGate):
                 else:
                     if self._newer(fetched):
                         self._adopt(fetched, "fetched")
-                        self.store.set(NAMESPACE, self.url, stored_record(fetched, self._schema, time.time()))
+                        record = stored_record(fetched, self._schema, time.time())
+                        self.store.set(NAMESPACE, self.url, record)
+                        machine.save_blocklist(self.store.identity, self.url, record)  # one the store can't lose
                     return
         self._keep(failure)
 
@@ -303,8 +308,11 @@ class BlocklistMiddleware(StatefulGate):
 
     def _restore(self) -> None:
         """Adopt the list persisted by an earlier run, if any, before anything is fetched:
-        re-validated against the schema it was adopted with, or the bundled one."""
-        saved = self.store.get(NAMESPACE, self.url)
+        re-validated against the schema it was adopted with, or the bundled one. The store's, or
+        this machine's copy of the last list adopted here when the store has none or an older
+        one (a store started afresh never means an empty list, R3)."""
+        copy = machine.saved_blocklist(self.store.identity, self.url)
+        saved = self._newest(self.store.get(NAMESPACE, self.url), copy)
         if not saved:
             return
         try:
@@ -322,6 +330,27 @@ class BlocklistMiddleware(StatefulGate):
         self._adopt(restored, "stored")
         self.stats.set_value("walsh/blocklist/stored_schema", schema)
         self.next_refresh = 0.0  # still fetch a fresh copy before the first request
+        machine.save_blocklist(self.store.identity, self.url, saved)
+
+    def _newest(self, stored: Any, copy: Any) -> Any:
+        """The store's record, or this machine's copy when the store has none or the copy's list
+        is newer (said, and counted in ``walsh/blocklist/local_copy``)."""
+        if not copy or copy == stored:
+            return stored
+        if stored:
+            try:
+                if not replaces(from_stored(stored)[0], from_stored(copy)[0])[0]:
+                    return stored
+            except InvalidBlocklist:
+                return stored  # the stored record decides, as before (it fails closed when unusable)
+        self.stats.set_value("walsh/blocklist/local_copy", 1)
+        logger.warning(
+            "Operator blocklist %s: the state store %s; using this machine's copy of the last list adopted "
+            "here (never an empty list, R3)",
+            self.url,
+            "has an older one" if stored else "has none",
+        )
+        return copy
 
     async def _load_schema(self) -> dict[str, Any]:
         """The published schema when it can be fetched and is a valid schema, else a

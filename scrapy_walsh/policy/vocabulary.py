@@ -210,6 +210,7 @@ class Namespace(StrEnum):
     CRAWLS = "crawls"
     UNDELIVERED = "undelivered"
     DELIVERING = "delivering"
+    META = "meta"
 
 
 #: What each namespace holds and for how long, for the reference docs.
@@ -233,4 +234,6 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.DELIVERING: "The short lease of a crawl delivering a kept item now (`delivering:<spider>`), so two "
     "processes of a fleet never both deliver it; taken over once that crawl is gone.",
     Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` (never expires).",
+    Namespace.META: "Redis: the store's id (`meta:id`, never expires), checked by every operation: a store that lost "
+    "it (FLUSHALL, a restart without persistence) is refused at start and stops a running crawl.",
 }

@@ -19,8 +19,8 @@ from .. import faults
 from ..config import StateLocation, config_for, parse_state_uri
 from ..config import state_location as configured
 from ..faults import running_engine
-from . import leases
-from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
+from . import leases, machine, waiting
+from .base import Operation, StateStore, StateStoreError, StoreLost, StoreRefused, StoreUnavailable, Updated
 from .ledger import Ledger, Reservation
 from .sqlite import SqliteStore
 
@@ -36,6 +36,8 @@ __all__ = [
     "StateStore",
     "StateStoreError",
     "StoreUnavailable",
+    "StoreLost",
+    "StoreRefused",
     "SqliteStore",
     "Updated",
     "StateLocation",
@@ -62,7 +64,7 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
         from .redis import RedisStore
 
         return RedisStore(location.uri, identity)
-    raise StateStoreError(f"{location.uri}: no backend for {location.scheme!r}")
+    raise StateStoreError(f"{location.shown}: no backend for {location.scheme!r}")
 
 
 #: The store's operation counts (issue 17), as stats at the end of a crawl.
@@ -104,31 +106,41 @@ def crawl_id(crawler: Crawler) -> str:
     return found
 
 
-def _hold(crawler: Crawler, store: StateStore) -> None:
-    """Register the crawl in the store while its engine runs, with a heartbeat, so its leases
-    hold and ``state reset`` refuses; unregister when the engine stops (before the store closes).
+def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
+    """Register the crawl on this machine (:func:`scrapy_walsh.store.machine.register`: refused
+    when another store of its identity is in use here) and in the store while its engine runs,
+    with a heartbeat, so its leases hold and ``state reset`` refuses; unregister when the engine
+    stops (before the store closes). Each beat also asks the store whether it is still the one it
+    opened (:meth:`StateStore.check`): a store that lost its data stops the crawl.
 
     Once the store has failed (:attr:`StateStore.failure`) the crawl is stopping for it: the
     heartbeat and the unregistering are not written any more. Each would hold the reactor for
     sqlite's busy timeout (a lock never released) only to fail again, and a stall while the
     engine stops breaks Scrapy's closing of its download handlers (a timed ``callback`` on a
     Deferred already fired: ``AlreadyCalledError``). The record expires after HEARTBEAT_TTL,
-    and on this machine the crawl is seen gone as soon as its process ends (its pid)."""
+    and on this machine the crawl is seen gone as soon as its process ends (its lock)."""
     from scrapy import signals
     from scrapy.utils.asyncio import create_looping_call
 
     crawl = crawl_id(crawler)
     spider = getattr(crawler.spidercls, "name", None)
+    try:
+        presence = machine.register(crawl, store.identity, store.uri, store.store_id, separate, spider=spider)
+    except machine.StoreConflict as exc:
+        raise _refuse_start(str(exc), named=False) from None
 
     def beat() -> None:
         if store.failure is not None:
             return
+        presence.touch()
         try:
+            store.check()
             leases.register(store, crawl, spider=spider)
+            leases.beaten(crawl)
         except StoreCannotOpen:
             raise  # the first beat, while the crawl is being built: the start is refused
         except StateStoreError:
-            pass  # the leases of a crawl that can't beat may be taken over: advice, never safety
+            pass  # a lost store stopped the crawl (store.failure); an outage: the lease holds HOLDER_BOUND
 
     beat()
     loops: list[Any] = []
@@ -136,11 +148,13 @@ def _hold(crawler: Crawler, store: StateStore) -> None:
     def started() -> None:
         loops.append(create_looping_call(beat))  # once the reactor (or asyncio loop) runs
         loops[0].start(leases.HEARTBEAT, now=False)
+        waiting.watch_stop_signals()  # Scrapy's handlers are in place: a store call never deafens them
 
     def stopped() -> None:
         for loop in loops:
             if loop.running:
                 loop.stop()
+        presence.release()
         if store.failure is not None:
             return  # it expires after HEARTBEAT_TTL
         try:
@@ -200,14 +214,17 @@ def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
     return stop
 
 
-def _refuse_start(why: str) -> StoreCannotOpen:
-    """The one refusal of a crawl whose store fails before it starts, recorded for the exit status."""
+def _refuse_start(why: str, named: bool = True) -> StoreCannotOpen:
+    """The one refusal of a crawl whose store fails before it starts, recorded for the exit status
+    (``named``: the store itself failed, whose records the crawl can't do without)."""
     from .. import clean_refusal, exit_status
 
-    refusal = StoreCannotOpen(
-        f"scrapy_walsh refuses to start this crawl: WALSH_STATE_URI: {why}. The blocklist, the pacing "
-        "ledger and the R7/R8 records live there, so nothing was crawled"
+    tail = (
+        ". The blocklist, the pacing ledger and the R7/R8 records live there, so nothing was crawled"
+        if named
+        else ". Nothing was crawled"
     )
+    refusal = StoreCannotOpen(f"scrapy_walsh refuses to start this crawl: WALSH_STATE_URI: {why}{tail}")
     exit_status.fatal(str(refusal))
     clean_refusal.refusing()  # one message, on asyncio and on Twisted
     return refusal
@@ -228,11 +245,11 @@ def store_for(crawler: Crawler) -> StateStore:
             store = open_store(location, config.robots_token)
         except (StateStoreError, OSError) as exc:
             why = str(exc) if isinstance(exc, StateStoreError) else f"{type(exc).__name__}: {exc}"
-            raise _refuse_start(f"the state store {location.uri} can't be opened ({why})") from None
+            raise _refuse_start(f"the state store {location.shown} can't be opened ({why})") from None
         _STORES[crawler] = store
         store.on_failure = _stopper(crawler)
         _announce(store, config.state_shared())
-        _hold(crawler, store)
+        _hold(crawler, store, config.separate_bot)
         crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
         stats = crawler.stats
 

@@ -30,6 +30,19 @@ class StateStoreError(RuntimeError):
     """The store cannot be opened, read or written; the message says which and why."""
 
 
+class StoreRefused(StateStoreError):
+    """The store is not the one this machine used: empty, replaced, unreadable, or (Redis) it
+    lost its id. Refused at start, never silently started afresh."""
+
+    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    clean_refusal = True
+
+
+class StoreLost(StateStoreError):
+    """The store lost its data while the crawl ran (its id is gone, or its file was replaced):
+    the crawl stops, as on any failure of the store."""
+
+
 class StoreUnavailable(StateStoreError):
     """The store did not answer within its retry budget (a fleet's Redis is down).
 
@@ -75,6 +88,8 @@ class StateStore(ABC):
     identity: str
     #: True when processes on other machines may share this store (fleet mode).
     fleet: bool = False
+    #: The random id the store was created with and carries: one store, whatever names it.
+    store_id: str = ""
 
     def __init__(self, uri: str, identity: str, clock: Callable[[], float] = time.time):
         self.uri = uri
@@ -165,6 +180,14 @@ class StateStore(ABC):
         if len(keys) == 1 and not operation.indexed:
             return self.update(namespace, keys[0], operation, args, ttl, fsync)
         raise NotImplementedError(f"{type(self).__name__} does not update several entries at once")
+
+    def now(self) -> float:
+        """The store's clock now (what its operations stamp): Redis's ``TIME`` for a fleet."""
+        return self.clock()
+
+    def check(self) -> None:  # noqa: B027 - a backend that can't lose its data mid-run has nothing to check
+        """Raise (and report, :meth:`failed`) :class:`StoreLost` when the store lost its data since
+        it was opened; the crawl's heartbeat asks every few seconds."""
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the connection; later calls may fail."""

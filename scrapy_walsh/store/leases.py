@@ -4,13 +4,20 @@ A record that says "this happened" (R8: the target was answered; R7: the item is
 feed) is written only once it happened. Before that, the crawl doing it holds a **lease**
 on the same key: ``{"lease": token, "crawl": id, "at": time}``, taken with the store's
 atomic add-if-absent, so two processes of a fleet never both send one target or emit one
-item. A lease is worth something only while its crawl is alive:
+item. A lease names its holder by the crawl's random id, and is worth something only while
+that crawl is alive:
 
-* every crawl that opens the store registers in namespace ``crawls`` (pid, machine, spider)
-  and refreshes that record every :data:`HEARTBEAT` s; it expires :data:`HEARTBEAT_TTL` s
-  after the last beat, and a crawl that stops deletes it;
-* a crawl is gone when its record is missing or expired, or, on this machine, when its pid
-  no longer runs (a ``kill -9`` is seen at once, without waiting for the record to expire);
+* every crawl that opens the store registers in namespace ``crawls`` (its machine, spider,
+  and for the reader, its pid) and renews that record every :data:`HEARTBEAT` s; it expires
+  :data:`HOLDER_BOUND` s after the last renewal, and a crawl that stops deletes it;
+* on the machine it runs on, a crawl holds a lock while it runs
+  (:func:`scrapy_walsh.store.machine.running_here`): a crawl of this machine is alive exactly
+  while its lock is held, so a ``kill -9`` is seen at once, a frozen crawl (``SIGSTOP``, a
+  paused container) keeps its leases, and a process id that means another process in another
+  PID namespace (two containers with one host name) changes nothing;
+* a crawl whose lock this machine cannot see (another machine, a container with its own state
+  directory) is alive while its record lives: frozen or cut off for more than
+  :data:`HOLDER_BOUND` s, it loses its leases;
 * a lease of a crawl that is gone is taken over by the next one that asks, atomically
   (:data:`TAKE_OVER` replaces it only if it is still that very lease).
 
@@ -28,14 +35,17 @@ import uuid
 from typing import Any
 
 from ..policy.vocabulary import Namespace
-from .base import Operation, StateStore
+from . import machine
+from .base import Operation, StateStore, StoreUnavailable
 
 NAMESPACE = Namespace.CRAWLS
 #: Seconds between two heartbeats of a running crawl.
 HEARTBEAT = 5.0
-#: Seconds a crawl's record lives after its last heartbeat (a crawl on another machine that
-#: died is seen as gone this long after its last beat at the latest).
-HEARTBEAT_TTL = 20.0
+#: Seconds a crawl's record lives after its last heartbeat: a crawl whose lock this machine can't
+#: see (another machine) that stopped renewing it (dead, frozen, cut off) loses its leases this
+#: long after its last beat, not before. A pause shorter than this costs it nothing.
+HOLDER_BOUND = 120.0
+HEARTBEAT_TTL = HOLDER_BOUND
 #: The longest a lease of a live crawl holds without being settled (a request waiting in the
 #: scheduler longer takes a new one when it comes back; an answer settles it long before).
 LEASE_TTL = 900.0
@@ -73,7 +83,7 @@ def new_crawl_id() -> str:
 
 def register(store: StateStore, crawl: str, **info: Any) -> None:
     """``crawl`` holds the store now (call again every :data:`HEARTBEAT` s)."""
-    record = {"pid": os.getpid(), "machine": this_machine(), **info, "beat": time.time()}
+    record = {"pid": os.getpid(), "machine": this_machine(), "boot": machine.boot_id(), **info, "beat": time.time()}
     store.set(NAMESPACE, crawl, record, ttl=HEARTBEAT_TTL)
 
 
@@ -81,50 +91,79 @@ def unregister(store: StateStore, crawl: str) -> None:
     store.delete(NAMESPACE, crawl)
 
 
-def _pid_runs(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it runs, as another user
-    return True
+#: crawl -> ``time.monotonic()`` of its last heartbeat that reached the store (this process's crawls)
+_BEATS: dict[str, float] = {}
+#: this process's crawls that went so long without a heartbeat that their record may have lapsed
+_LAPSED: set[str] = set()
+#: A crawl this long without a heartbeat may have lost its record (and its leases) to a reader
+#: elsewhere: a beat late by two periods is the margin.
+LAPSE = HOLDER_BOUND - 2 * HEARTBEAT
 
 
-def running(record: Any) -> bool:
-    """A crawl's record says it still runs (on this machine: its pid runs too)."""
-    if not isinstance(record, dict):
-        return False
-    if record.get("machine") == this_machine():
-        return _pid_runs(record.get("pid"))
-    return True
+def beaten(crawl: str) -> None:
+    """``crawl``'s heartbeat reached the store now."""
+    may_have_lapsed(crawl)
+    _BEATS[crawl] = time.monotonic()
+
+
+def may_have_lapsed(crawl: str) -> bool:
+    """True once this crawl went :data:`LAPSE` s without a heartbeat (frozen, cut off from the
+    store): a lease it took may have been taken over by a crawl elsewhere, so each must be checked
+    before its request is sent (the rest of the crawl long: which ones lapsed is not known)."""
+    last = _BEATS.get(crawl)
+    if last is not None and time.monotonic() - last > LAPSE:
+        _LAPSED.add(crawl)
+    return crawl in _LAPSED
+
+
+def running(crawl: Any, record: Any) -> bool:
+    """Crawl ``crawl`` still runs: by its lock when this machine can see it, else by its record."""
+    here = machine.running_here(crawl)
+    if here is not None:
+        return here
+    return isinstance(record, dict)
 
 
 def alive(store: StateStore, crawl: Any) -> bool:
-    return isinstance(crawl, str) and running(store.get(NAMESPACE, crawl))
+    return isinstance(crawl, str) and running(crawl, store.get(NAMESPACE, crawl))
 
 
 def live_crawls(store: StateStore) -> list[tuple[str, dict[str, Any]]]:
     """The crawls holding the store now."""
-    return [(crawl, record) for crawl, record in store.items(NAMESPACE) if running(record)]
+    return [(crawl, record) for crawl, record in store.items(NAMESPACE) if running(crawl, record)]
 
 
 def is_lease(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("lease"), str)
 
 
+#: (namespace, key) -> the token of a claim whose answer was lost (the store went away while it
+#: answered): the claim may have been written, and a lease holding that token is this one's.
+_UNSURE: dict[tuple[str, str], str] = {}
+
+
 def take(store: StateStore, namespace: str, key: str, crawl: str, ttl: float = LEASE_TTL) -> str | None:
     """Lease ``key`` for ``crawl``: the lease's token, or None when a record (it happened) or
-    the lease of a live crawl holds it. One store call when the key is free."""
+    the lease of a live crawl holds it. One store call when the key is free.
+
+    A claim whose answer was lost (Redis killed as it answered: the lease may be written) is
+    recognised by its token, whether the call retried it or a later take asks again: before, the
+    crawl found its own lease and skipped the target as "being fetched" (the outage test, once
+    in forty runs under load, sent 7 of its 8 pages)."""
     token = f"{crawl}:{uuid.uuid4().hex[:16]}"
     lease = {"lease": token, "crawl": crawl, "at": time.time()}
-    if store.claim(namespace, key, lease, ttl=ttl):
-        return token
+    try:
+        if store.claim(namespace, key, lease, ttl=ttl):
+            return token
+    except StoreUnavailable:
+        _UNSURE[(namespace, key)] = token
+        raise
+    unsure = _UNSURE.pop((namespace, key), None)
     held = store.get(namespace, key)
     if held is None:  # expired between the two calls
         return token if store.claim(namespace, key, lease, ttl=ttl) else None
+    if is_lease(held) and held["lease"] in (token, unsure):
+        return str(held["lease"])  # this claim's (or a lost one's) own lease: taken
     if not is_lease(held) or held.get("crawl") == crawl or alive(store, held.get("crawl")):
         return None
     done = store.update(namespace, key, TAKE_OVER, (held["lease"], lease), ttl)

@@ -12,6 +12,13 @@ delay: written so that a restart starts from them). Two atomic operations change
 - :meth:`Ledger.advance` raises fields to ``now + offset`` and never lowers them (a pause
   never shortens; a settle counts the interval from the answer).
 
+A reservation may also take a **host lease** (``sending``: token -> its end and the start field
+its holder writes): while a lease is live no other reservation takes the slot, so a request
+being connected keeps its host until it is written (:mod:`scrapy_walsh.send_gate`).
+:meth:`Ledger.confirm` stamps the start again when the request is written late, and succeeds
+only if nobody started since and nobody is connecting; :meth:`Ledger.renew` extends a live
+lease. A lease lasts one slot (interval plus margin), so one never renewed costs nothing.
+
 Each is one :class:`~scrapy_walsh.store.base.Operation`: the Python below runs inside one
 sqlite ``BEGIN IMMEDIATE`` transaction, the Lua below inside one Redis script. The Lua
 repeats ``ready_time`` (Redis runs no Python); tests/e2e/test_store_atomic.py pins both
@@ -82,6 +89,41 @@ end
 )
 
 
+def live_leases(value: dict[str, Any], now: float) -> dict[str, dict[str, Any]]:
+    """The host leases of an entry still live at ``now`` (token -> ``{"until", "kind"}``)."""
+    found = value.get("sending")
+    if not isinstance(found, dict):
+        return {}
+    return {
+        token: lease
+        for token, lease in found.items()
+        if isinstance(lease, dict) and isinstance(lease.get("until"), (int, float)) and lease["until"] > now
+    }
+
+
+def lease_wait(
+    leases: dict[str, dict[str, Any]], now: float, mode: dict[str, Any], interval: float, margin: float, token: str = ""
+) -> float:
+    """Seconds a reservation of ``mode`` waits for the live leases of others: until a lease ends,
+    or at least one slot (its holder may write now, and its start then counts). A lease is read
+    like the start its holder will write: an owned key respects every one, a watched key only
+    those of processes that own it (``kind`` ``last_start``)."""
+    waits = [
+        min(lease["until"] - now, interval + margin)
+        for other, lease in leases.items()
+        if other != token and (mode["any"] or lease.get("kind") == "last_start")
+    ]
+    return max(waits, default=0.0)
+
+
+def _with_leases(new: dict[str, Any], leases: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    if leases:
+        new["sending"] = leases
+    else:
+        new.pop("sending", None)
+    return new
+
+
 def slot_wait(
     value: dict[str, Any], now: float, index: int, interval: float, margin: float, modes: list[dict[str, Any]]
 ) -> float:
@@ -90,7 +132,8 @@ def slot_wait(
     if modes[index]["any"] and value.get("any_start") is not None:
         last = max(last or 0.0, value["any_start"])
     ready = ready_time(last, value.get("not_before") or 0.0, interval, margin)
-    return ready - now if ready > now else 0.0
+    wait = ready - now if ready > now else 0.0
+    return max(wait, lease_wait(live_leases(value, now), now, modes[index], interval, margin))
 
 
 def _reserve_key(
@@ -101,13 +144,63 @@ def _reserve_key(
     margin: float,
     assign: dict[str, Any],
     modes: list[dict[str, Any]],
+    token: str = "",
+    hold: float = 0.0,
 ) -> tuple[float, dict[str, Any] | None]:
     mode = modes[index]
     if wait := slot_wait(value, now, index, interval, margin, modes):
         return wait, None
     new = {**value, **(assign if mode["assign"] else {})}
     new[mode["write"]] = now
-    return 0.0, new
+    leases = live_leases(value, now)
+    if token:
+        leases[token] = {"until": now + hold, "kind": mode["write"]}
+    return 0.0, _with_leases(new, leases)
+
+
+def _confirm_key(
+    value: dict[str, Any],
+    now: float,
+    index: int,
+    interval: float,
+    margin: float,
+    modes: list[dict[str, Any]],
+    token: str,
+    until: float,
+) -> tuple[float, dict[str, Any] | None]:
+    """The request holding lease ``token`` (granted until ``until``) is written now: its start is
+    now, unless another process is connecting, a pause holds, or (our lease lapsed) another
+    process started since; then the wait, and nothing changes."""
+    mode = modes[index]
+    leases = live_leases(value, now)
+    mine = leases.pop(token, None)
+    wait = lease_wait(leases, now, mode, interval, margin)
+    paused = ready_time(None, value.get("not_before") or 0.0, interval, margin)
+    if paused > now:
+        wait = max(wait, paused - now)
+    if mine is None:
+        last = value.get("last_start")
+        if mode["any"] and value.get("any_start") is not None:
+            last = max(last or 0.0, value["any_start"])
+        # our own start is at least a slot before our lease's end; anyone else's came after it
+        if last is not None and last >= until - interval / 2:
+            wait = max(wait, ready_time(last, 0.0, interval, margin) - now)
+    if wait > 0:
+        return wait, None
+    new = dict(value)
+    new[mode["write"]] = max(value.get(mode["write"]) or 0.0, now)
+    return 0.0, _with_leases(new, leases)
+
+
+def _renew_key(
+    value: dict[str, Any], now: float, index: int, token: str, hold: float
+) -> tuple[float, dict[str, Any] | None]:
+    """Extend lease ``token`` to ``now + hold`` if it is still live (result 0), else 1: lost."""
+    leases = live_leases(value, now)
+    if token not in leases:
+        return 1.0, None
+    leases[token] = {**leases[token], "until": max(leases[token]["until"], now + hold)}
+    return 0.0, _with_leases(dict(value), leases)
 
 
 def own_key(first: bool = False) -> dict[str, Any]:
@@ -122,25 +215,118 @@ def watched_key() -> dict[str, Any]:
     return {"any": False, "write": "any_start", "assign": False}
 
 
+#: The Lua twins of :func:`live_leases`, :func:`lease_wait` and :func:`_with_leases`.
+LEASES_LUA = """
+local function live_leases(v, now)
+  local live, any = {}, false
+  if type(v['sending']) == 'table' then
+    for t, l in pairs(v['sending']) do
+      if type(l) == 'table' and type(l['until']) == 'number' and l['until'] > now then
+        live[t] = l
+        any = true
+      end
+    end
+  end
+  return live, any
+end
+local function lease_wait(live, now, m, interval, margin, token)
+  local w = 0
+  for t, l in pairs(live) do
+    if t ~= token and (m['any'] or l['kind'] == 'last_start') then
+      w = math.max(w, math.min(l['until'] - now, interval + margin))
+    end
+  end
+  return w
+end
+local function with_leases(v, live)
+  local any = false
+  for _ in pairs(live) do any = true end
+  if any then v['sending'] = live else v['sending'] = nil end
+  return v
+end
+local function slot_wait(v, now, m, interval, margin)
+  local last = tonumber(v['last_start'])
+  local any = tonumber(v['any_start'])
+  if m['any'] and any then last = math.max(last or 0, any) end
+  local ready = ready_time(last, tonumber(v['not_before']) or 0, interval, margin)
+  local wait = 0
+  if ready > now then wait = ready - now end
+  local live = live_leases(v, now)
+  return math.max(wait, lease_wait(live, now, m, interval, margin, ''))
+end
+"""
+
 #: Several keys at once (:meth:`Ledger.reserve` with a host and its addresses, issue 32),
 #: all or nothing. args: interval, margin, assign, modes (one per key): ``any`` also waits
 #: for ``any_start`` (starts by processes that pace by host, watched by those pacing by
-#: address), ``write`` the field the start goes to, ``assign`` whether the terms go there too.
+#: address), ``write`` the field the start goes to, ``assign`` whether the terms go there too;
+#: then the host lease's token ('' for none) and how long it holds.
 RESERVE_KEYS = Operation(
     "reserve",
     _reserve_key,
     READY_TIME_LUA
+    + LEASES_LUA
     + """
 local function change(v, now, A, i)
   local m = A[4][i]
-  local last = tonumber(v['last_start'])
-  local any = tonumber(v['any_start'])
-  if m['any'] and any then last = math.max(last or 0, any) end
-  local ready = ready_time(last, tonumber(v['not_before']) or 0, A[1], A[2])
-  if ready > now then return ready - now, nil end
+  local wait = slot_wait(v, now, m, A[1], A[2])
+  if wait > 0 then return wait, nil end
   if m['assign'] then for f, val in pairs(A[3]) do v[f] = val end end
   v[m['write']] = now
-  return 0, v
+  local live = live_leases(v, now)
+  if A[5] and A[5] ~= '' then live[A[5]] = {['until'] = now + A[6], kind = m['write']} end
+  return 0, with_leases(v, live)
+end
+""",
+    indexed=True,
+)
+
+#: The request of lease ``token`` is written now (:func:`_confirm_key`). args: interval,
+#: margin, modes, token, the lease's end as granted.
+CONFIRM = Operation(
+    "confirm",
+    _confirm_key,
+    READY_TIME_LUA
+    + LEASES_LUA
+    + """
+local function change(v, now, A, i)
+  local m = A[3][i]
+  local live = live_leases(v, now)
+  local mine = live[A[4]]
+  live[A[4]] = nil
+  local wait = lease_wait(live, now, m, A[1], A[2], '')
+  local paused = ready_time(nil, tonumber(v['not_before']) or 0, A[1], A[2])
+  if paused > now then wait = math.max(wait, paused - now) end
+  if mine == nil then
+    local last = tonumber(v['last_start'])
+    local any = tonumber(v['any_start'])
+    if m['any'] and any then last = math.max(last or 0, any) end
+    if last and last >= A[5] - A[1] / 2 then
+      wait = math.max(wait, ready_time(last, 0, A[1], A[2]) - now)
+    end
+  end
+  if wait > 0 then return wait, nil end
+  v[m['write']] = math.max(tonumber(v[m['write']]) or 0, now)
+  return 0, with_leases(v, live)
+end
+""",
+    indexed=True,
+)
+
+#: Extend lease ``token`` while its request is being connected (:func:`_renew_key`). args:
+#: token, how long it holds from now.
+RENEW = Operation(
+    "renew",
+    _renew_key,
+    READY_TIME_LUA
+    + LEASES_LUA
+    + """
+local function change(v, now, A, i)
+  local live = live_leases(v, now)
+  local mine = live[A[1]]
+  if mine == nil then return 1, nil end
+  mine['until'] = math.max(mine['until'], now + A[2])
+  return 0, with_leases(v, live)
 end
 """,
     indexed=True,
@@ -180,8 +366,14 @@ class Ledger:
     def __init__(self, store: StateStore, namespace: str = Namespace.PACING):
         self.store = store
         self.namespace = namespace
-        #: The store's clock minus ours, from the last answer (about 0 for sqlite).
+        #: The store's clock minus ours, from the last answer (about 0 for sqlite); asked at once,
+        #: so that times read before the first reservation are compared on the store's clock too
+        #: (a worker whose clock was 30 s slow waited 30.9 s before its first request).
         self.skew = 0.0
+        try:
+            self.skew = store.now() - time.time()
+        except StoreUnavailable:
+            pass  # learnt from the first answer, as before
         #: Advances the store did not take: key -> (absolute times, assign, ttl).
         self._pending: dict[str, tuple[dict[str, float], dict[str, Any], float | None]] = {}
 
@@ -203,17 +395,42 @@ class Ledger:
         assign: dict[str, Any] | None = None,
         ttl: float | None = None,
         modes: list[dict[str, Any]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> Reservation:
         """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken).
         Several keys (a host and its addresses, issue 32): one atomic step that takes every
         slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
-        :func:`watched_key`) says how each is read and written; by default every key is owned."""
+        :func:`watched_key`) says how each is read and written; by default every key is owned.
+        ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`)."""
         self._flush()
         # crash-safe, not fsynced: docs/state-store.md "Durability"
-        if isinstance(key, str):
+        if isinstance(key, str) and lease is None:
             return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
-        modes = modes or [own_key(i == 0) for i in range(len(key))]
-        return self._run(key, RESERVE_KEYS, (interval, margin, assign or {}, modes), ttl, fsync=False)
+        keys = [key] if isinstance(key, str) else list(key)
+        modes = modes or [own_key(i == 0) for i in range(len(keys))]
+        token, hold = lease or ("", 0.0)
+        return self._run(keys, RESERVE_KEYS, (interval, margin, assign or {}, modes, token, hold), ttl, fsync=False)
+
+    def confirm(
+        self,
+        keys: Sequence[str],
+        modes: list[dict[str, Any]],
+        token: str,
+        until: float,
+        interval: float,
+        margin: float,
+        ttl: float | None = None,
+    ) -> Reservation:
+        """The request of lease ``token`` (granted until ``until``) is written now: its start is
+        stamped now and the lease ends (``wait`` 0), or nothing changes and ``wait`` says how long
+        the host is taken. Raises ``StoreUnavailable``: the request must not be written."""
+        self._flush()
+        return self._run(keys, CONFIRM, (interval, margin, modes, token, until), ttl, fsync=False)
+
+    def renew(self, keys: Sequence[str], token: str, hold: float, ttl: float | None = None) -> Reservation:
+        """Extend lease ``token`` to ``hold`` s from now while its request is connected (``wait``
+        0), or ``wait`` 1: the lease lapsed and nothing was written."""
+        return self._run(keys, RENEW, (token, hold), ttl, fsync=False)
 
     def advance(
         self,

@@ -33,10 +33,15 @@ from __future__ import annotations
 import json
 import logging
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from .base import Operation, StateStore, StateStoreError, StoreUnavailable, Updated
+from ..config import masked_uri
+from ..policy.vocabulary import Namespace
+from . import machine
+from .base import Operation, StateStore, StateStoreError, StoreLost, StoreRefused, StoreUnavailable, Updated
+from .waiting import STOPPING, Interrupted, interruptible
 
 logger = logging.getLogger(__name__)
 
@@ -47,17 +52,26 @@ RETRY_FIRST = 0.1
 #: Most seconds one call spends retrying before it raises StoreUnavailable.
 RETRY_BUDGET = 2.0
 SOCKET_TIMEOUT = 5.0
+#: Once the crawl is stopping, a call waits at most this long for an answer.
+STOP_TIMEOUT = 1.0
 
-# Runs an Operation's Lua: Redis's own clock, the entry (KEYS[1]) as a table, the
-# operation's change(v, now, A) with A = ARGV[1] decoded, and a write that never shortens
-# the entry's TTL (ARGV[2], ms, '' for none), as sqlite's _upsert never shortens an expiry.
+#: Every script first checks that the store still carries its id (KEYS[1], the marker, against
+#: the id this process found at start): a store that lost it (FLUSHALL, a restart without
+#: persistence) answers nothing, and the crawl stops (:class:`StoreLost`). In the same round trip.
+_GUARD = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('STORE_LOST this store lost its id') end
+"""
+
+# Runs an Operation's Lua: Redis's own clock, the entry (KEYS[2]) as a table, the
+# operation's change(v, now, A) with A = ARGV[2] decoded, and a write that never shortens
+# the entry's TTL (ARGV[3], ms, '' for none), as sqlite's _upsert never shortens an expiry.
 # ``now`` is cut to 0.1 ms: cjson writes numbers with 14 significant digits, so a finer time
 # would be stored rounded (up to 50 µs earlier than granted) and a host's next slot could come
 # that much before its interval; at 0.1 ms, what is stored is exactly what was granted.
 _BEFORE = """
 local t = redis.call('TIME')
 local now = (tonumber(t[1]) * 10000 + math.floor(tonumber(t[2]) / 100)) / 10000
-local raw = redis.call('GET', KEYS[1])
+local raw = redis.call('GET', KEYS[2])
 local v = {}
 if raw then
   local ok, decoded = pcall(cjson.decode, raw)
@@ -65,64 +79,86 @@ if raw then
 end
 """
 _AFTER = """
-local result, new = change(v, now, cjson.decode(ARGV[1]))
+local result, new = change(v, now, cjson.decode(ARGV[2]))
 local enc = raw or '{}'
 if new then
   enc = cjson.encode(new)
-  local pttl = redis.call('PTTL', KEYS[1])
-  if ARGV[2] == '' or pttl == -1 then
-    redis.call('SET', KEYS[1], enc)
+  local pttl = redis.call('PTTL', KEYS[2])
+  if ARGV[3] == '' or pttl == -1 then
+    redis.call('SET', KEYS[2], enc)
   else
-    redis.call('SET', KEYS[1], enc, 'PX', math.max(tonumber(ARGV[2]), pttl))
+    redis.call('SET', KEYS[2], enc, 'PX', math.max(tonumber(ARGV[3]), pttl))
   end
 end
 return {string.format('%.6f', result), enc, string.format('%.6f', now)}
 """
 
 
-# The same over every key of KEYS, all or nothing (StateStore.update_all).
+# The same over every entry key (KEYS[2] ...), all or nothing (StateStore.update_all).
 _ALL = """
 local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local A = cjson.decode(ARGV[1])
+local now = (tonumber(t[1]) * 10000 + math.floor(tonumber(t[2]) / 100)) / 10000
+local A = cjson.decode(ARGV[2])
 local raws, news, result, every = {}, {}, 0, true
-for i, key in ipairs(KEYS) do
-  local raw = redis.call('GET', key)
+for i = 2, #KEYS do
+  local raw = redis.call('GET', KEYS[i])
   local v = {}
   if raw then
     local ok, decoded = pcall(cjson.decode, raw)
     if ok and type(decoded) == 'table' then v = decoded end
   end
   raws[i] = raw or '{}'
-  local r, new = change(v, now, A, i)
+  local r, new = change(v, now, A, i - 1)
   if r > result then result = r end
   if new then news[i] = new else every = false end
 end
-local first = raws[1]
+local first = raws[2]
 if every then
-  for i, key in ipairs(KEYS) do
+  for i = 2, #KEYS do
     local enc = cjson.encode(news[i])
-    if i == 1 then first = enc end
-    local pttl = redis.call('PTTL', key)
-    if ARGV[2] == '' or pttl == -1 then
-      redis.call('SET', key, enc)
+    if i == 2 then first = enc end
+    local pttl = redis.call('PTTL', KEYS[i])
+    if ARGV[3] == '' or pttl == -1 then
+      redis.call('SET', KEYS[i], enc)
     else
-      redis.call('SET', key, enc, 'PX', math.max(tonumber(ARGV[2]), pttl))
+      redis.call('SET', KEYS[i], enc, 'PX', math.max(tonumber(ARGV[3]), pttl))
     end
   end
 end
 return {string.format('%.6f', result), first, string.format('%.6f', now)}
 """
 
+#: Writes whole values (``set``, ``set_many``): KEYS[2] ... get ARGV[4] ..., with the expiry
+#: ARGV[2] (ms, '' for none); ARGV[3] 'NX': only a key that holds nothing (``claim``; one key).
+_SET = (
+    _GUARD
+    + """
+for i = 2, #KEYS do
+  local args = {KEYS[i], ARGV[i + 2]}
+  if ARGV[2] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[2]) end
+  if ARGV[3] == 'NX' then
+    table.insert(args, 'NX')
+    if not redis.call('SET', unpack(args)) then return 0 end
+  else
+    redis.call('SET', unpack(args))
+  end
+end
+return 1
+"""
+)
+
+#: ``delete``: KEYS[2].
+_DELETE = _GUARD + "\nredis.call('DEL', KEYS[2])\nreturn 1\n"
+
 
 def script_for_all(operation: Operation) -> str:
     """The whole Lua script that runs ``operation`` on every entry of KEYS, all or nothing."""
-    return operation.lua + _ALL
+    return _GUARD + operation.lua + _ALL
 
 
 def script_for(operation: Operation) -> str:
     """The whole Lua script that runs ``operation`` on one entry."""
-    return _BEFORE + operation.lua + _AFTER
+    return _GUARD + _BEFORE + operation.lua + _AFTER
 
 
 def _ms(ttl: float | None) -> int | None:
@@ -133,28 +169,43 @@ def _glob_escape(text: str) -> str:
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
+_FIX = (
+    "refusing to start on it. Nothing is crawled with an empty list and ledger. If you mean to start "
+    "afresh, run `scrapy walsh state reset --yes` on each machine of the fleet (it forgets the id this "
+    "machine remembers; it deletes nothing in Redis)"
+)
+
+
 class RedisStore(StateStore):
     fleet = True
 
-    def __init__(self, url: str, identity: str, connect_now: bool = True):
+    def __init__(self, url: str, identity: str):
         try:
             import redis
         except ImportError as exc:
             raise StateStoreError(
-                f"{url}: the Redis backend needs the redis package: pip install 'scrapy-walsh[redis]'"
+                f"{masked_uri(url)}: the Redis backend needs the redis package: pip install 'scrapy-walsh[redis]'"
             ) from exc
-        super().__init__(url, identity)
+        super().__init__(masked_uri(url), identity)  # what messages show; the password only connects
         self._errors: tuple[type[BaseException], ...] = (
             redis.ConnectionError,
             redis.TimeoutError,
             redis.exceptions.BusyLoadingError,
         )
+        #: ConnectionError subclasses that say "no" rather than "not now": a wrong password,
+        #: a user without the rights
+        self._refusals: tuple[type[BaseException], ...] = (
+            redis.exceptions.AuthenticationError,
+            redis.exceptions.AuthenticationWrongNumberOfArgsError,
+            redis.exceptions.AuthorizationError,
+        )
+        self._stop_timeout_set = False
         try:
             self._redis = redis.Redis.from_url(
                 url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT, decode_responses=True
             )
         except ValueError as exc:
-            raise StateStoreError(f"cannot open the state store {url}: {exc}") from exc
+            raise StateStoreError(f"cannot open the state store {self.uri}: {exc}") from exc
         self._scripts: dict[str, Any] = {}
         #: Redis commands sent (a pipeline or a script counts once): the bench reports it.
         self.round_trips = 0
@@ -163,8 +214,36 @@ class RedisStore(StateStore):
         #: ``time.monotonic()`` of the first failure of the outage under way, else None.
         self._down_since: float | None = None
         self.prefix = f"walsh:{self.identity}:"
-        if connect_now:
-            self._call("PING", self._redis.ping)
+        self._marker = self._key(Namespace.META, "id")
+        #: where this machine remembers the store's id: the address, never the password
+        self.address = redis_address(url)
+        self._call("PING", self._redis.ping)
+        self.store_id = self._identify()
+
+    def _identify(self) -> str:
+        """The store's id, created with it and remembered by every machine that uses it
+        (:mod:`scrapy_walsh.store.machine`): a store that lost it, or now holds another one, is
+        refused (:class:`StoreRefused`), as a lost sqlite file is."""
+        remembered = machine.remembered_id(self.identity, self.address)
+        found: Any = self._call("GET", lambda: self._redis.get(self._marker))  # str: decode_responses
+        if found is None and remembered is not None:
+            raise StoreRefused(
+                f"state store {self.uri} was initialised (id {remembered}) and has lost it: its data is gone "
+                "(FLUSHALL, a restart without persistence, another server or database at this address), and "
+                f"the opt-outs and the pacing ledger with it: {_FIX}"
+            )
+        if found is None:  # a new store (or one written before ids existed): it gets one now
+            self._call("SET NX", lambda: self._redis.set(self._marker, uuid.uuid4().hex, nx=True))
+            found = self._call("GET", lambda: self._redis.get(self._marker))  # ours, or a faster process's
+        if remembered is not None and found != remembered:
+            raise StoreRefused(
+                f"state store {self.uri} holds store {found}, not {remembered}, the one this machine used: it lost "
+                f"its data and was started afresh by another machine, or another server answers at this address: "
+                f"{_FIX}"
+            )
+        if remembered is None:
+            machine.remember_id(self.identity, self.address, str(found), self.uri)
+        return str(found)
 
     # -- keys -------------------------------------------------------------------------
 
@@ -182,70 +261,87 @@ class RedisStore(StateStore):
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         """``fn()``, retried for at most ``RETRY_BUDGET`` s while Redis is unreachable, then
         :class:`StoreUnavailable` (the module docstring has the policy)."""
+        if STOPPING.is_set():
+            self._stopping()
+            if self._down_since is not None:
+                raise StoreUnavailable(f"state store {self.uri}: {what}: not asked again, the crawl is stopping")
         began = time.monotonic()
         delay = RETRY_FIRST
-        # the first call of an outage rides out a blip; later ones fail fast until it ends
-        budget = RETRY_BUDGET if self._down_since is None else RETRY_FIRST
-        while True:
-            try:
-                self.round_trips += 1
-                result = fn()
-            except self._errors as exc:
-                now = time.monotonic()
-                if self._down_since is None:
-                    self._down_since = now
-                    logger.error(
-                        "Redis state store %s unreachable (%s: %s) during %s: no request is sent "
-                        "until it answers; retrying",
-                        self.uri,
-                        type(exc).__name__,
-                        exc,
-                        what,
-                    )
-                left = budget - (now - began)
-                if left <= 0:
-                    raise StoreUnavailable(
-                        f"state store {self.uri}: {what}: unreachable for {now - self._down_since:.1f} s ({exc})"
-                    ) from exc
-                time.sleep(min(delay, left))
-                delay *= 2
-                continue
-            except Exception as exc:  # a Redis error that retrying won't fix
-                raise StateStoreError(f"state store {self.uri}: {what} failed: {exc}") from exc
-            if self._down_since is not None:
-                down = time.monotonic() - self._down_since
-                self._unreachable += down
-                self._down_since = None
-                logger.warning("Redis state store %s is reachable again after %.1f s; resuming", self.uri, down)
-            return result
+        # the first call of an outage rides out a blip; later ones fail fast until it ends; once
+        # the crawl is stopping, none is retried
+        budget = 0.0 if STOPPING.is_set() else RETRY_BUDGET if self._down_since is None else RETRY_FIRST
+        try:
+            with interruptible():
+                while True:
+                    try:
+                        self.round_trips += 1
+                        result = fn()
+                    except self._refusals as exc:  # a wrong password: no retry makes it right
+                        raise StateStoreError(f"state store {self.uri}: {what} refused: {exc}") from exc
+                    except self._errors as exc:
+                        now = time.monotonic()
+                        if self._down_since is None:
+                            self._down_since = began  # away since the call that found it so began
+                            logger.error(
+                                "Redis state store %s unreachable (%s: %s) during %s: no request is sent "
+                                "until it answers; retrying",
+                                self.uri,
+                                type(exc).__name__,
+                                exc,
+                                what,
+                            )
+                        left = budget - (now - began)
+                        if left <= 0:
+                            raise StoreUnavailable(
+                                f"state store {self.uri}: {what}: unreachable for {now - self._down_since:.1f} s "
+                                f"({exc})"
+                            ) from exc
+                        time.sleep(min(delay, left))
+                        delay *= 2
+                        continue
+                    except Exception as exc:  # a Redis error that retrying won't fix
+                        raise StateStoreError(f"state store {self.uri}: {what} failed: {exc}") from exc
+                    break
+        except Interrupted:
+            if self._down_since is None:
+                self._down_since = began
+            raise StoreUnavailable(f"state store {self.uri}: {what}: given up, the crawl is stopping") from None
+        if self._down_since is not None:
+            down = time.monotonic() - self._down_since
+            self._unreachable += down
+            self._down_since = None
+            logger.warning("Redis state store %s is reachable again after %.1f s; resuming", self.uri, down)
+        return result
+
+    def _stopping(self) -> None:
+        """The crawl is stopping: a Redis that stopped answering is waited for at most
+        ``STOP_TIMEOUT`` per call from now on (the connections made from here on)."""
+        if self._stop_timeout_set:
+            return
+        self._stop_timeout_set = True
+        pool = self._redis.connection_pool
+        pool.connection_kwargs["socket_timeout"] = STOP_TIMEOUT
+        pool.connection_kwargs["socket_connect_timeout"] = STOP_TIMEOUT
+        pool.disconnect()
 
     # -- the interface ---------------------------------------------------------------------
 
     def get(self, namespace: str, key: str, default: Any = None) -> Any:
-        raw = self._call("GET", lambda: self._redis.get(self._key(namespace, key)))
-        return default if raw is None else json.loads(raw)
+        found = self._get_raw([self._key(namespace, key)])
+        return found.get(self._key(namespace, key), default)
 
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
-        encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-        self._call("SET", lambda: self._redis.set(self._key(namespace, key), encoded, px=_ms(ttl)))
+        self.set_many([(namespace, key, value)], ttl)
 
     def set_many(self, entries: Sequence[tuple[str, str, Any]], ttl: float | None = None) -> None:
-        encoded = [
-            (self._key(namespace, key), json.dumps(value, separators=(",", ":"), ensure_ascii=False))
-            for namespace, key, value in entries
-        ]
-
-        def send() -> None:
-            pipe = self._redis.pipeline(transaction=True)  # MULTI ... EXEC: one round trip
-            for full_key, value in encoded:
-                pipe.set(full_key, value, px=_ms(ttl))
-            pipe.execute()
-
-        if encoded:
-            self._call("MULTI SET", send)
+        """Every entry in one script: one round trip, all written at once."""
+        if entries:
+            values = [json.dumps(value, separators=(",", ":"), ensure_ascii=False) for _, _, value in entries]
+            keys = [self._key(namespace, key) for namespace, key, _ in entries]
+            self._run("SET", _SET, keys, [_ms(ttl) or "", "", *values])
 
     def delete(self, namespace: str, key: str) -> None:
-        self._call("DEL", lambda: self._redis.delete(self._key(namespace, key)))
+        self._run("DEL", _DELETE, [self._key(namespace, key)], [])
 
     def items(self, namespace: str) -> Iterator[tuple[str, Any]]:
         start = len(self._key(namespace, ""))
@@ -260,10 +356,31 @@ class RedisStore(StateStore):
         return {k: found[self._key(namespace, k)] for k in keys if self._key(namespace, k) in found}
 
     def _get_raw(self, full_keys: list[str]) -> dict[str, Any]:
-        if not full_keys:
-            return {}
-        values = self._call("MGET", lambda: self._redis.mget(full_keys))
+        """The values of ``full_keys``, read with the store's id in the same ``MGET``."""
+        values = self._call("MGET", lambda: self._redis.mget([*full_keys, self._marker]))
+        if values[-1] != self.store_id:
+            raise self._lost()
         return {k: json.loads(v) for k, v in zip(full_keys, values) if v is not None}
+
+    def _run(self, what: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        """One of the guarded scripts, on ``keys`` (the marker goes first), with the store's id."""
+        script = self._scripts.get(source)
+        if script is None:
+            script = self._scripts[source] = self._redis.register_script(source)
+        try:
+            return self._call(what, lambda: script(keys=[self._marker, *keys], args=[self.store_id, *args]))
+        except StateStoreError as exc:
+            if "STORE_LOST" in str(exc):
+                raise self._lost() from None
+            raise
+
+    def _lost(self) -> StateStoreError:
+        return self.failed(
+            StoreLost(
+                f"state store {self.uri} lost its data while the crawl ran (its id {self.store_id} is gone: "
+                "FLUSHALL, a restart without persistence): the opt-outs and the pacing ledger it held are gone too"
+            )
+        )
 
     def update(
         self,
@@ -274,11 +391,8 @@ class RedisStore(StateStore):
         ttl: float | None = None,
         fsync: bool = True,
     ) -> Updated:
-        script = self._scripts.get(operation.lua)
-        if script is None:
-            script = self._scripts[operation.lua] = self._redis.register_script(script_for(operation))
         argv = [json.dumps(list(args)), _ms(ttl) or ""]
-        result, raw, now = self._call(operation.name, lambda: script(keys=[self._key(namespace, key)], args=argv))
+        result, raw, now = self._run(operation.name, script_for(operation), [self._key(namespace, key)], argv)
         return Updated(float(result), _decode_object(raw), float(now))
 
     def update_all(
@@ -292,22 +406,56 @@ class RedisStore(StateStore):
     ) -> Updated:
         if len(keys) == 1 and not operation.indexed:
             return self.update(namespace, keys[0], operation, args, ttl, fsync)
-        name = "all:" + operation.lua
-        script = self._scripts.get(name)
-        if script is None:
-            script = self._scripts[name] = self._redis.register_script(script_for_all(operation))
         argv = [json.dumps(list(args)), _ms(ttl) or ""]
         full = [self._key(namespace, key) for key in keys]
-        result, raw, now = self._call(operation.name, lambda: script(keys=full, args=argv))
+        result, raw, now = self._run(operation.name, script_for_all(operation), full, argv)
         return Updated(float(result), _decode_object(raw), float(now))
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-        done = self._call("SET NX", lambda: self._redis.set(self._key(namespace, key), encoded, nx=True, px=_ms(ttl)))
-        return bool(done)
+        return bool(self._run("SET NX", _SET, [self._key(namespace, key)], [_ms(ttl) or "", "NX", encoded]))
+
+    def now(self) -> float:
+        seconds, micros = self._call("TIME", self._redis.time)
+        return float(seconds) + float(micros) / 1_000_000
+
+    def check(self) -> None:
+        """The store still carries its id (the heartbeat asks, so an idle crawl notices too)."""
+        self._get_raw([])
 
     def close(self) -> None:
         self._redis.close()
+
+
+def current_id(url: str, identity: str) -> str | None:
+    """The id the Redis store at ``url`` carries now (None: none), read without the checks of a
+    crawl's store (``scrapy walsh state reset``)."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT, decode_responses=True)
+    try:
+        found: Any = client.get(f"walsh:{identity.lower()}:{Namespace.META}:id")
+    except redis.RedisError as exc:
+        raise StateStoreError(f"{type(exc).__name__}: {exc}") from None
+    finally:
+        client.close()
+    return found
+
+
+def redis_address(url: str) -> str:
+    """Where a Redis URI points, without its credentials: ``redis://host:port/db`` or
+    ``unix:///path?db=N`` (what this machine remembers a store's id by)."""
+    from redis.connection import parse_url
+
+    try:
+        found = parse_url(url)
+    except ValueError:
+        return masked_uri(url)
+    db = found.get("db", 0) or 0
+    if found.get("path"):
+        return f"unix://{found['path']}?db={db}"
+    scheme = "rediss" if url.lower().startswith("rediss:") else "redis"
+    return f"{scheme}://{str(found.get('host', 'localhost')).lower()}:{found.get('port', 6379)}/{db}"
 
 
 def _decode_object(raw: str) -> dict[str, Any]:

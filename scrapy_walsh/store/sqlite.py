@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .base import Operation, StateStore, StateStoreError, Updated
+from .base import Operation, StateStore, StateStoreError, StoreLost, StoreRefused, Updated
 
 T = TypeVar("T")
 
@@ -69,13 +69,6 @@ FULL, NORMAL, OFF = "FULL", "NORMAL", "OFF"
 SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL, "crawls": NORMAL}
 
 
-class StoreRefused(StateStoreError):
-    """The state file is not the store this machine created (empty, replaced, unreadable)."""
-
-    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
-    clean_refusal = True
-
-
 def id_file(path: Path) -> Path:
     """The file beside the store that remembers the store's id."""
     return path.with_name(path.name + ".id")
@@ -102,6 +95,14 @@ def _retrying(statement: Callable[[], T]) -> T:
             if ("locked" not in text and "busy" not in text) or time.monotonic() >= deadline:
                 raise
             time.sleep(0.01)
+
+
+def _identity_of(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _fix_message(path: Path) -> str:
@@ -149,6 +150,8 @@ class SqliteStore(StateStore):
             _retrying(lambda: self._db.execute(SCHEMA))
             _retrying(lambda: self._db.execute(META))
             self.store_id = self._own_id(remembered)
+            #: the file this store opened: one removed or replaced while the crawl runs is a lost store
+            self._file = _identity_of(self.path)
             self._db.execute("DELETE FROM walsh_state WHERE expires IS NOT NULL AND expires <= ?", (self.clock(),))
         except StoreRefused:
             self._db.close()
@@ -298,6 +301,16 @@ class SqliteStore(StateStore):
                 return False
             self._upsert(namespace, key, value, now, ttl, False)
             return True
+
+    def check(self) -> None:
+        """The file at the store's path is still the one it opened (not removed, not replaced)."""
+        if _identity_of(self.path) != self._file:
+            raise self.failed(
+                StoreLost(
+                    f"state store {self.path} was removed or replaced while the crawl ran (store {self.store_id}): "
+                    "the opt-outs and the pacing ledger the next crawl reads are not the ones this crawl writes"
+                )
+            )
 
     def close(self) -> None:
         self._db.close()

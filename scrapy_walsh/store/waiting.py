@@ -1,16 +1,27 @@
-"""Waiting for an unavailable state store without holding the reactor.
+"""Waiting for an unavailable state store without holding the reactor, or a stop signal.
 
 A store call raises :class:`~scrapy_walsh.store.base.StoreUnavailable` after its bounded
 retries (:mod:`scrapy_walsh.store.redis`). A component that must have the answer, and
 runs in a coroutine, asks again with :func:`when_available`: the reactor keeps running
 between attempts, so Scrapy's Ctrl-C handling stops the crawl, and once the crawl is
 stopping the error goes back to the caller instead of another wait.
+
+A store call itself runs on the reactor's thread and can wait: for a Redis that stopped
+answering (``SIGSTOP``, a partition that drops packets) up to its socket timeout, or between
+retries. Scrapy's signal handler only asks the reactor to stop, which it can do once the call
+returns. So a crawl watches SIGINT and SIGTERM too (:func:`watch_stop_signals`): a signal that
+arrives while a store call waits gives that call up at once (:class:`Interrupted`), and from
+then on (:data:`STOPPING`) a store that failed to answer is not asked again: the crawl stops
+in a few seconds whatever the store does, and what could not be written is not marked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .base import StoreUnavailable
 
@@ -42,3 +53,53 @@ async def when_available(crawler: Crawler, call: Callable[[], T], pause: float =
             if not crawler.crawling:
                 raise
             await sleep(pause)
+
+
+#: Set once this process was asked to stop (SIGINT, SIGTERM; :func:`watch_stop_signals`): from
+#: then on a store call never waits for a store that failed to answer, and never retries.
+STOPPING = threading.Event()
+
+
+class Interrupted(BaseException):
+    """A stop signal arrived while a store call waited on the main thread: the call is given up
+    (a ``BaseException``, like ``KeyboardInterrupt``, so redis-py drops the connection it read)."""
+
+
+#: Store calls under way on the main thread, where signal handlers run.
+_WAITING = [0]
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """A store call that may wait (on a socket, or between retries): a stop signal received
+    meanwhile raises :class:`Interrupted` in it, so the crawl stops whatever the store does."""
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        _WAITING[0] += 1
+    try:
+        yield
+    finally:
+        if main:
+            _WAITING[0] -= 1
+
+
+def _on_stop(previous: Callable[[int, Any], Any]) -> Callable[[int, Any], Any]:
+    def handle(signum: int, frame: Any) -> None:
+        STOPPING.set()
+        previous(signum, frame)  # Scrapy's: "shutting down gracefully", and the reactor is told
+        if _WAITING[0]:
+            raise Interrupted(f"signal {signum} while the state store was awaited")
+
+    handle.walsh_stop = True  # type: ignore[attr-defined]
+    return handle
+
+
+def watch_stop_signals() -> None:
+    """Put :func:`_on_stop` in front of the SIGINT and SIGTERM handlers Scrapy installed (called
+    once the crawl runs; a no-op off the main thread, or for a signal nobody handles in Python)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number in (signal.SIGINT, signal.SIGTERM):
+        current = signal.getsignal(number)
+        if callable(current) and not getattr(current, "walsh_stop", False):
+            signal.signal(number, _on_stop(current))

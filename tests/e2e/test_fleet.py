@@ -150,15 +150,12 @@ def outage_crawl(tmp_path_factory):
             while len([r for r in site.requests if r["path"].startswith("/page/")]) < 3:
                 assert time.monotonic() < deadline and worker.poll() is None, "the crawl did not start"
                 time.sleep(0.02)
-            killed = time.monotonic()
-            redis_server.kill()
-            time.sleep(3.0)
-            restarted = time.monotonic()
-            redis_server.start()
+            killed, restarted = redis_server.outage(3.0)
             log = worker.communicate(timeout=120)[1]
         finally:
             redis_server.stop()
         seen = site.requests
+    (root / "crawl.log").write_text(log)
     assert worker.returncode == 0, log[-3000:]
     return log, seen, killed, restarted
 
@@ -187,7 +184,56 @@ def test_nothing_is_sent_while_redis_is_down(outage_crawl):
 def test_the_crawl_resumes_and_keeps_its_spacing_after_redis_returns(outage_crawl):
     log, seen, killed, restarted = outage_crawl
     pages = [r for r in seen if r["path"].startswith("/page/")]
-    assert len(pages) == 8 and any(r["mono"] > restarted for r in pages)
+    assert len(pages) == 8 and any(r["mono"] > restarted for r in pages), (
+        sorted(r["path"] for r in pages),
+        log[-6000:],
+    )
     for host, gaps in gaps_by_host([r for r in seen if r["host_key"] != "sentinel"]).items():
         assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, (host, gaps)
     assert "reachable again" in log
+
+
+#: A worker whose wall clock is 30 s slow (``time.time``, what the ledger's times are read against).
+SLOW_CLOCK = """
+import time as _time
+
+_real, _real_ns = _time.time, _time.time_ns
+_time.time = lambda: _real() - 30.0
+_time.time_ns = lambda: _real_ns() - 30_000_000_000
+"""
+
+
+def test_a_worker_whose_clock_is_slow_does_not_wait_for_it(tmp_path):
+    """The ledger's times are Redis's clock. A worker whose clock was 30 s slow read the stored
+    times before its first reservation told it the store's clock, and waited 30.9 s for a host
+    free long ago. It learns the store's clock at start now: its first request goes as soon as
+    the host is free, and still never under 1 s after another worker's."""
+    (tmp_path / "clock").mkdir()
+    (tmp_path / "clock" / "sitecustomize.py").write_text(SLOW_CLOCK)
+    with DemoSite(hosts=["open", "ops"]) as site, RedisServer(tmp_path / "redis") as redis_server:
+        project = fleet_project(tmp_path, site, redis_server.url)
+        on_time = start_worker(project, [site.url("open", f"/page/{i}") for i in range(1, 4)], 0, tmp_path / "a.jsonl")
+        assert on_time.wait(timeout=120) == 0
+        env = dict(
+            os.environ,
+            PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path / "clock"), os.environ.get("PYTHONPATH")])),
+        )
+        env.pop("SCRAPY_SETTINGS_MODULE", None)
+        started = time.monotonic()
+        slow = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + site.url("open", "/page/9")],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        seen = site.requests
+    assert slow.returncode == 0, slow.stderr[-3000:]
+    first = min(r["mono"] for r in seen if r["mono"] > started)
+    page = next(r for r in seen if r["path"] == "/page/9")
+    print(f"slow clock: first request {first - started:.1f} s after the start")
+    assert first - started < 12, "the slow worker waited for its own clock"
+    gaps = gaps_by_host([r for r in seen if r["host_key"] == "open"])
+    assert min(g for host_gaps in gaps.values() for g in host_gaps) >= 1.0 - CLOCK_TOLERANCE
+    assert page["status"] == 200

@@ -74,7 +74,9 @@ def test_state_reset_refuses_while_a_crawl_holds_the_store(project, demo_site, p
     """Issue 32: ``reset --yes`` while a crawl ran split the ledger (7 requests under 1 s apart).
     Now it refuses, names the crawl, and the files stay; after the crawl it resets."""
     (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
-    crawl = _popen_crawl(project, [demo_site.url("gone", f"/page/{i}") for i in range(1, 7)], project / "a.jsonl")
+    # 15 pages: the crawl still runs when the reset, a process that imports Scrapy, asks (on a loaded
+    # machine 6 pages were over first, and the reset rightly found no crawl)
+    crawl = _popen_crawl(project, [demo_site.url("gone", f"/page/{i}") for i in range(1, 16)], project / "a.jsonl")
     try:
         _wait_for_pages(demo_site, 2, crawl)
         refused = run_scrapy(["walsh", "state", "reset", "--yes"], cwd=project)

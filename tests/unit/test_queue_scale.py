@@ -20,7 +20,12 @@ def _queue(tmp_path, hosts: int):
     from scrapy.squeues import FifoMemoryQueue
 
     crawler = get_crawler(
-        settings_dict={"ADDONS": {Addon: 500}, "WALSH_STATE_URI": f"sqlite:///{tmp_path}/s{hosts}.sqlite3"}
+        settings_dict={
+            "ADDONS": {Addon: 500},
+            "WALSH_STATE_URI": f"sqlite:///{tmp_path}/s{hosts}.sqlite3",
+            # two measuring crawlers in this one process, each with its store: bots of their own
+            "WALSH_SEPARATE_BOT": True,
+        }
     )
     crawler.engine = type("Engine", (), {"downloader": None})()  # DownloaderInterface only keeps it
     queue = PolitenessAwarePriorityQueue(crawler, FifoMemoryQueue, "")

@@ -59,3 +59,25 @@ def test_a_crawl_stopped_by_its_store_writes_nothing_more_when_its_engine_stops(
     rows = check.execute("SELECT key FROM walsh_state WHERE namespace=?", (str(Namespace.CRAWLS),)).fetchall()
     check.close()
     assert rows == [(crawl_id(crawler),)]
+
+
+def test_a_crawl_that_went_without_a_heartbeat_past_the_bound_checks_its_leases(monkeypatch):
+    """A crawl frozen (or cut off from the store) for longer than the lease bound may have had
+    its R8 leases taken over elsewhere: from then on the checkpoint checks each one before its
+    request is sent, for the rest of the crawl (which leases lapsed is not known)."""
+    from scrapy_walsh.store import leases
+
+    clock = [1000.0]
+    monkeypatch.setattr(leases.time, "monotonic", lambda: clock[0])
+    leases.beaten("lapsing")
+    clock[0] += leases.HEARTBEAT
+    leases.beaten("lapsing")
+    assert not leases.may_have_lapsed("lapsing")
+    clock[0] += leases.LAPSE - 1
+    assert not leases.may_have_lapsed("lapsing"), "a pause within the bound changes nothing"
+    clock[0] += 2
+    assert leases.may_have_lapsed("lapsing")
+    leases.beaten("lapsing")
+    clock[0] += leases.HEARTBEAT
+    assert leases.may_have_lapsed("lapsing"), "once lapsed, checked until the crawl ends"
+    assert not leases.may_have_lapsed("never-beaten")

@@ -1,0 +1,228 @@
+"""R4 as the server sees it: a host's slot is held from its reservation until the request leaves.
+
+The checkpoint reserves a host's slot before the download starts, but the request reaches the
+server only once its connection is made (a lost SYN is resent after 1 s), its TLS handshake is
+done and its bytes are written. Stamping the start at the reservation let another process's
+request land next to ours when our connect was slow. So the reservation also takes a short
+**host lease** (:meth:`scrapy_walsh.shared_pacer.Politeness.reserve_to_send`): while it is live
+no other process may start a request to the host, and it lasts one slot, so a request written
+at once costs nothing more than the reservation did. Right before the request's bytes are
+written (:func:`before_write`, called by the HTTP/1.1 client protocol this module puts into the
+wrapped handler's connection pool):
+
+* written within :data:`FAST_WRITE` of the reservation: the reservation is the send (the
+  slot's ready time already adds ``PACING_MARGIN``), nothing more is written;
+* later (a slow connect, a TLS handshake, a stalled process): the start is stamped again *now*,
+  in one atomic step that succeeds only if no other process started since and none is
+  connecting (:meth:`~scrapy_walsh.shared_pacer.Politeness.confirm`); then the bytes are
+  written and pushed to the kernel before anything else runs. If the step fails (another
+  process took the host after our lease lapsed, or the store is unavailable) nothing is
+  written: the connection is aborted and the request waits and goes again
+  (:class:`NotWritten`).
+
+While the connection is being made, the lease is renewed every half slot
+(:meth:`~scrapy_walsh.shared_pacer.Politeness.renew`), so a slow connect keeps the host; a
+frozen or dead holder stops renewing and loses it within one slot. Since the stamp is made in
+the same call that writes the bytes, a process frozen after the lease lapsed finds, when it
+wakes, either its lease or another process's start, never a stale "go".
+
+Only Scrapy's ``HTTP11DownloadHandler`` (and subclasses that keep its connection pool) has this
+hook (:func:`install`). With another wrapped handler the lease is renewed until the download
+ends and the settle stamps the end: a slow connect still keeps the host, but a process frozen
+between its last renewal and its write is not caught (docs/fleet.md says so).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet.defer import Deferred, fail
+from twisted.internet.interfaces import IHandshakeListener
+from twisted.protocols.tls import TLSMemoryBIOProtocol
+from zope.interface import implementer
+
+from .shared_pacer import PACING_MARGIN
+from .store import StateStoreError
+
+if TYPE_CHECKING:
+    from twisted.internet.base import DelayedCall
+
+    from .shared_pacer import Lease, Politeness
+
+#: A request written within this many seconds of its reservation needs no second stamp: the
+#: slot's ready time adds ``PACING_MARGIN``, so its next request still comes a full interval
+#: after it. Measured from before the reservation's round trip, so the store's own latency counts.
+FAST_WRITE = PACING_MARGIN * 0.9
+
+
+class NotWritten(Exception):  # noqa: N818 - not an error: the request waits and goes again
+    """The request was not written: ``wait`` s until the host's slot may be free, or ``cause``
+    (the store could not say). Nothing reached the server but, perhaps, a TCP handshake (so the
+    journal has no send for it); the checkpoint turns it into a wait (``NotYourTurn``) or an
+    outage (``StoreUnavailable``)."""
+
+    def __init__(self, host: str, wait: float = 0.0, cause: BaseException | None = None):
+        self.host, self.wait, self.cause = host, wait, cause
+        why = f"the store could not confirm the slot ({cause})" if cause else f"its slot is {wait:.3f} s away now"
+        super().__init__(f"{host}: not written: {why}")
+
+
+@dataclass
+class Send:
+    """The process's one request on its way to the network (the checkpoint's in-flight lock)."""
+
+    politeness: Politeness
+    host: str
+    lease: Lease
+    #: ``time.monotonic()`` before the reservation's round trip
+    began: float
+    written: bool = False
+    refusal: NotWritten | None = None
+    _renewal: DelayedCall | None = field(default=None, repr=False)
+
+    def start(self) -> None:
+        """Renew the lease every half slot until the request is written (or the download ends)."""
+        from twisted.internet import reactor as installed  # the installed one
+
+        reactor: Any = installed
+        half = (self.politeness.interval(self.host) + PACING_MARGIN) / 2
+        self._renewal = reactor.callLater(half, self._renew)
+
+    def _renew(self) -> None:
+        self._renewal = None
+        if self.written:
+            return
+        try:
+            self.politeness.renew(self.host, self.lease)
+        except StateStoreError:
+            pass  # unavailable: the lease lapses unless a later renewal reaches the store
+        self.start()
+
+    def stop(self) -> None:
+        if self._renewal is not None and self._renewal.active():
+            self._renewal.cancel()
+        self._renewal = None
+
+    def before_write(self) -> None:
+        """The request's bytes are about to be written: go, or raise :class:`NotWritten`."""
+        if self.written:
+            return
+        self.written = True
+        self.stop()
+        if time.monotonic() - self.began <= FAST_WRITE:
+            return  # the reservation is the send
+        try:
+            wait = self.politeness.confirm(self.host, self.lease)
+        except StateStoreError as exc:
+            self.refusal = NotWritten(self.host, cause=exc)
+            raise self.refusal from None
+        if wait:
+            self.refusal = NotWritten(self.host, wait=wait)
+            raise self.refusal
+
+
+#: The send in progress in this process, if any: the checkpoint's in-flight lock makes it one.
+CURRENT: list[Send] = []
+
+
+def before_write() -> None:
+    """Called right before a request's bytes are written: raises :class:`NotWritten` to stop it."""
+    if CURRENT:
+        CURRENT[0].before_write()
+
+
+def _push_out(transport: Any) -> None:
+    """Hand what was just written to the kernel now, not at the reactor's next turn: the stamp
+    is the send, so nothing (a long callback, a store call) may run between the two."""
+    while isinstance(transport, TLSMemoryBIOProtocol):
+        transport = transport.transport
+    push = getattr(transport, "doWrite", None)
+    if push is not None and getattr(transport, "connected", False):
+        push()  # an error is left buffered: the reactor's own doWrite meets it again and reports it
+
+
+@implementer(IHandshakeListener)
+class _WriteGate:
+    """Mixed into the HTTP/1.1 client protocol of the wrapped handler's pool: asks
+    :func:`before_write` right before the request is written. Over TLS, a request handed over
+    before the handshake is done is held until it is (its bytes would only leave then), so the
+    check is made when they really go."""
+
+    _tls = False
+    _handshaken = False
+    _held: tuple[Any, Deferred[Any]] | None = None
+    transport: Any
+
+    def makeConnection(self, transport: Any) -> None:  # noqa: N802 - Twisted's name
+        self._tls = isinstance(transport, TLSMemoryBIOProtocol)
+        super().makeConnection(transport)  # type: ignore[misc]
+
+    def handshakeCompleted(self) -> None:  # noqa: N802 - Twisted's name
+        self._handshaken = True
+        if self._held is not None:
+            request, waiting = self._held
+            self._held = None
+            self._write(request).chainDeferred(waiting)
+
+    def request(self, request: Any) -> Deferred[Any]:
+        if self._tls and not self._handshaken:
+            waiting: Deferred[Any] = Deferred(self._cancel_held)
+            self._held = (request, waiting)
+            return waiting
+        return self._write(request)
+
+    def _cancel_held(self, waiting: Deferred[Any]) -> None:
+        self._held = None
+        self.transport.abortConnection()
+
+    def connectionLost(self, reason: Any) -> None:  # noqa: N802 - Twisted's name
+        if self._held is not None:
+            _, waiting = self._held
+            self._held = None
+            waiting.errback(reason)
+        super().connectionLost(reason)  # type: ignore[misc]
+
+    def _write(self, request: Any) -> Deferred[Any]:
+        try:
+            before_write()
+        except NotWritten as exc:
+            self.transport.abortConnection()
+            return fail(exc)
+        written: Deferred[Any] = super().request(request)  # type: ignore[misc]
+        _push_out(self.transport)
+        return written
+
+
+_GATED: dict[type, type] = {}
+
+
+def _gated(protocol: type) -> type:
+    """``protocol`` with :class:`_WriteGate` mixed in (one class per protocol class)."""
+    found = _GATED.get(protocol)
+    if found is None:
+        found = _GATED[protocol] = type(f"WriteGated{protocol.__name__}", (_WriteGate, protocol), {})
+    return found
+
+
+def install(handler: Any) -> bool:
+    """Mix the write gate into the protocols of ``handler``'s connection pool (Scrapy's
+    ``HTTP11DownloadHandler``: its ``_pool``, whose ``_factory`` builds them); False when the
+    handler has no such pool (no write hook: the module's docstring says what then)."""
+    pool: Any = getattr(handler, "_pool", None)
+    base: Any = getattr(pool, "_factory", None)
+    build: Any = getattr(base, "buildProtocol", None)
+    if not inspect.isclass(base) or build is None:
+        return False
+    if getattr(base, "write_gated", False):
+        return True
+
+    def build_protocol(self: Any, addr: Any) -> Any:
+        protocol = build(self, addr)
+        protocol.__class__ = _gated(type(protocol))  # as Scrapy swaps its parser's class
+        return protocol
+
+    pool._factory = type(f"WriteGated{base.__name__}", (base,), {"buildProtocol": build_protocol, "write_gated": True})
+    return True

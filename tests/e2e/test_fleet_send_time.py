@@ -1,0 +1,144 @@
+"""R4 as the server sees it: a worker whose connect is slow after its reservation.
+
+Three real crawler processes share one ledger (a real redis-server, or the default shared
+sqlite file) and all hold the same 20 targets on one demo host. Two reach the host directly;
+the third reaches it through a door whose connections take 3 s: the kernel drops the SYNs
+until the door lets a retransmission in (tests/slow_connect.py). It starts once the other two
+are crawling, so its first connect to the host is slow while they keep asking for the host's
+slot. Judged by the demo server's clock: every two requests to the host at least 1 s apart,
+whoever sent them."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+
+import pytest
+
+from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.demo.hosts import HOSTS
+
+from ..helpers import CLOCK_TOLERANCE, gaps_by_host, stat
+from ..redis_server import RedisServer
+from ..slow_connect import SlowConnect, SlowHandshake
+from .test_fleet import fleet_project, start_worker
+
+DOOR_IP = "127.0.0.250"
+HOST = "open"
+
+DOOR_RESOLVER = f"""
+from twisted.internet import defer
+from scrapy_walsh.demo.resolver import DemoResolver
+
+
+class DoorResolver(DemoResolver):
+    \"\"\"The demo names, but {HOST}'s through the slow door.\"\"\"
+
+    def getHostByName(self, name, timeout=()):
+        if name.lower().rstrip(".") == "{HOSTS[HOST].name}":
+            return defer.succeed("{DOOR_IP}")
+        return super().getHostByName(name, timeout)
+"""
+
+SLOW_WORKER = f"""
+if _os.environ.get("FLEET_WORKER") == "slow":
+    TWISTED_DNS_RESOLVER = DNS_RESOLVER = "plainproj.door.DoorResolver"
+    WALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + ["{DOOR_IP}/32"]
+"""
+
+
+def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http"):
+    """Two workers crawl 20 pages of the host directly; a third, whose connections to the host go
+    through ``door(site)``, starts with them (https: its own origin, so its first request is a
+    slow one) or once they have begun (http: its first connection to the host is then for a page,
+    not for the robots.txt the others wait for). Returns what the server saw of the host and the
+    door."""
+    with DemoSite(hosts=[HOST, "ops"]) as site, RedisServer(tmp_path / "redis") as redis_server:
+        # sqlite: WALSH_STATE_URI unset, the identity's one file on this machine (XDG_STATE_HOME)
+        project = fleet_project(tmp_path, site, redis_server.url if store == "redis" else None)
+        settings = project / "plainproj" / "settings.py"
+        settings.write_text(settings.read_text() + SLOW_WORKER)
+        (project / "plainproj" / "door.py").write_text(DOOR_RESOLVER)
+        urls = [site.url(HOST, f"/page/{i}") for i in range(1, 21)]
+        slow_urls = [url.replace("http://", f"{slow_scheme}://") for url in urls]
+        with door(site) as opened:
+            workers = [start_worker(project, urls, k, tmp_path / f"items-{k}.jsonl") for k in range(2)]
+            deadline = time.monotonic() + 120
+            while slow_scheme == "http" and len(site.requests_for(HOST, prefix="/page/")) < 1:
+                assert time.monotonic() < deadline, "the two direct workers did not start"
+                time.sleep(0.02)
+            workers.append(start_worker(project, slow_urls, "slow", tmp_path / "items-slow.jsonl"))
+            logs = [worker.communicate(timeout=240)[1] for worker in workers]
+            seen = site.requests
+    for worker, log in zip(workers, logs):
+        assert worker.returncode == 0, log[-3000:]
+    return [r for r in seen if r["host_key"] == HOST], opened
+
+
+def spacing(to_host, store, slow):
+    senders = Counter(r["headers"].get("X-Fleet-Worker") for r in to_host)
+    gaps = sorted(gap for host_gaps in gaps_by_host(to_host).values() for gap in host_gaps)
+    print(f"send time ({store}): requests per worker {dict(senders)}, slow connects {slow}, smallest gaps {gaps[:3]}")
+    print(
+        "  timeline:", [(round(r["mono"] - to_host[0]["mono"], 3), r["headers"].get("X-Fleet-Worker")) for r in to_host]
+    )
+    assert senders["slow"] >= 1, "the slow worker never got its request to the host through"
+    assert gaps[0] >= 1.0 - CLOCK_TOLERANCE, gaps[:3]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")
+@pytest.mark.parametrize("store", ["redis", "sqlite"])
+def test_a_slow_connect_never_lands_next_to_another_workers_request(tmp_path, store):
+    to_host, door = fleet_with_a_slow_worker(
+        tmp_path, store, lambda site: SlowConnect(DOOR_IP, site.port, (HOSTS[HOST].ip, site.port), wait=2.5)
+    )
+    slow = [round(accepted - syn, 3) for syn, accepted in door.connects]
+    spacing(to_host, store, slow)
+    assert slow and min(slow) >= 2.9, "the door did not make the slow worker's connect slow"
+    pages = Counter(r["path"] for r in to_host if r["path"].startswith("/page/"))
+    assert len(pages) == 20 and set(pages.values()) == {1}, pages
+
+
+def test_a_slow_tls_handshake_never_lands_next_to_another_workers_request(tmp_path):
+    """Over HTTPS the request's bytes leave only once the handshake is done: the slot is held until
+    then (the third worker's targets are the same pages over https, other targets to R8)."""
+    to_host, door = fleet_with_a_slow_worker(
+        tmp_path,
+        "redis",
+        lambda site: SlowHandshake(DOOR_IP, site.port, (HOSTS[HOST].ip, site.port), 2.0, tmp_path),
+        slow_scheme="https",
+    )
+    slow = [round(done - came, 3) for came, done in door.handshakes]
+    spacing(to_host, "redis, https", slow)
+    assert slow and min(slow) >= 1.9, "the door did not make the slow worker's handshake slow"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")
+def test_a_request_connecting_when_redis_dies_is_not_written_during_the_outage(tmp_path):
+    """The outage test's gap, made certain: a request reserved just before Redis went away reached
+    the server while Redis was down, once its connection was made (the reservation was the only
+    check). Here the connect takes 3 s and Redis is killed as it begins: the request is not written
+    until the store can confirm its slot again."""
+    with DemoSite(hosts=[HOST, "ops"]) as site:
+        redis_server = RedisServer(tmp_path / "redis").start()
+        try:
+            project = fleet_project(tmp_path, site, redis_server.url)
+            settings = project / "plainproj" / "settings.py"
+            settings.write_text(settings.read_text() + SLOW_WORKER)
+            (project / "plainproj" / "door.py").write_text(DOOR_RESOLVER)
+            urls = [site.url(HOST, f"/page/{i}") for i in range(1, 4)]
+            with SlowConnect(DOOR_IP, site.port, (HOSTS[HOST].ip, site.port), wait=2.5) as door:
+                worker = start_worker(project, urls, "slow", tmp_path / "items.jsonl")
+                assert door.knocked.wait(120), "the worker never connected to the host"
+                killed, restarted = redis_server.outage(4.0)
+                log = worker.communicate(timeout=240)[1]
+        finally:
+            redis_server.stop()
+        seen = site.requests
+    assert worker.returncode == 0, log[-3000:]
+    during = [(r["host_key"], r["path"], round(r["mono"] - killed, 3)) for r in seen if killed < r["mono"] < restarted]
+    print("outage while connecting: requests between kill and restart", during, "connects", door.connects)
+    assert during == []
+    assert stat(log, "walsh/checkpoint/not_written", 0) >= 1
+    assert len([r for r in seen if r["host_key"] == HOST and r["path"].startswith("/page/")]) == 3
