@@ -154,13 +154,14 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
         for loop in loops:
             if loop.running:
                 loop.stop()
-        presence.release()
-        if store.failure is not None:
-            return  # it expires after HEARTBEAT_TTL
-        try:
-            leases.unregister(store, crawl)
-        except StateStoreError:
-            pass  # it expires after HEARTBEAT_TTL
+        told = False
+        if store.failure is None:
+            try:
+                leases.unregister(store, crawl)
+                told = True
+            except StateStoreError:
+                pass  # the record expires after HEARTBEAT_TTL; the kept lock file says gone at once
+        presence.release(keep=not told)
 
     crawler.signals.connect(started, signal=signals.engine_started, weak=False)
     crawler.signals.connect(stopped, signal=signals.engine_stopped, weak=False)

@@ -92,11 +92,19 @@ class Presence:
             with contextlib.suppress(OSError):
                 os.utime(self._fd)
 
-    def release(self) -> None:
+    def release(self, keep: bool = False) -> None:
+        """The crawl ended. ``keep``: leave the file, unlocked, when the store may still hold the
+        crawl's record (it could not be told): the file then says at once that the crawl is gone,
+        where the record alone would keep its leases for ``leases.HOLDER_BOUND``; it is removed once
+        :data:`DEAD_KEPT` is over, like the file of a crawl killed with ``kill -9``."""
         if self._fd is None:
             return
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        if keep:
+            with contextlib.suppress(OSError):
+                os.utime(self._fd)
+        else:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
         os.close(self._fd)
         self._fd = None
 
