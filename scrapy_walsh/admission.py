@@ -24,6 +24,7 @@ import secrets
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from .context import CrawlContext
 from .policy.vocabulary import Meta, Namespace
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ BLOCKLIST_KINDS = frozenset({"blocklist", "blocklist_schema"})
 
 _INTERNAL: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
 _STAMPS: weakref.WeakKeyDictionary[Request, dict[str, str]] = weakref.WeakKeyDictionary()
-_KEYS: weakref.WeakKeyDictionary[Crawler, bytes] = weakref.WeakKeyDictionary()
 #: (target, lease token) -> the one Request object that holds the claim now; a copy made with
 #: ``replace()`` carries the same sealed meta but is not the owner.
 _CLAIM_OWNERS: dict[tuple[str, str], weakref.ref[Request]] = {}
@@ -97,21 +97,20 @@ def missing_stamps(request: Request) -> list[str]:
 # ---------------------------------------------------------------------- seals
 
 
-def _key(crawler: Crawler) -> bytes:
-    """The identity's sealing secret, created once in the state store (shared by a fleet,
-    kept across ``JOBDIR`` resumes)."""
-    found = _KEYS.get(crawler)
-    if found is None:
-        from .store import store_for
+def sealing_key(crawler: Crawler) -> bytes:
+    """Read the identity's sealing secret, created once in the state store (shared by a fleet,
+    kept across ``JOBDIR`` resumes); the crawl's context keeps it: ``.get(sealing_key)``."""
+    from .store import open_crawl_store
 
-        store: StateStore = store_for(crawler)
-        store.claim(Namespace.ADMISSION, _SECRET_KEY, secrets.token_hex(32))
-        found = _KEYS[crawler] = str(store.get(Namespace.ADMISSION, _SECRET_KEY)).encode()
-    return found
+    store: StateStore = CrawlContext.of(crawler).get(open_crawl_store)
+    store.claim(Namespace.ADMISSION, _SECRET_KEY, secrets.token_hex(32))
+    return str(store.get(Namespace.ADMISSION, _SECRET_KEY)).encode()
 
 
 def _seal(crawler: Crawler, *parts: str) -> str:
-    return hmac.new(_key(crawler), "\n".join(parts).encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+    return hmac.new(
+        CrawlContext.of(crawler).get(sealing_key), "\n".join(parts).encode("utf-8", "surrogatepass"), hashlib.sha256
+    ).hexdigest()
 
 
 def declare(crawler: Crawler, request: Request) -> Request:

@@ -2,9 +2,9 @@
 
 Each setting has one parser here. The start-up audit (:mod:`scrapy_walsh.conformance`)
 calls the same parsers, so a value the audit refuses is the value the config refuses.
-The config of a crawl is made once its audit passes (``ConformanceGuard``, :func:`configure`):
-components read it with :func:`config_for`, never a ``WALSH_*`` setting; a unit test holds
-every other module to that. A crawler no audit passed has no config, and gets the
+The config of a crawl is made once its audit passes (``ConformanceGuard``, which hands it to the
+crawl's context): components read it as ``CrawlContext.of(crawler).config``, never a ``WALSH_*``
+setting; a unit test holds every other module to that. A crawler no audit passed has no config, and gets the
 :class:`~scrapy_walsh.exceptions.ConformanceError` that says so.
 """
 
@@ -13,15 +13,12 @@ from __future__ import annotations
 import math
 import os
 import re
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from . import clean_refusal
-from .exceptions import FAIL, ConformanceError, Finding
 from .policy.addresses import PrivateAddressAllowance, parse_ip
 from .policy.hostkey import host_key
 from .settings import (
@@ -35,7 +32,6 @@ from .settings import (
 )
 
 if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
 #: RFC 9309 §2.2.1: a product token is letters, "_" and "-" only.
@@ -735,30 +731,3 @@ class WalshConfig:
     def state_shared(self) -> bool:
         """True for the default store, which every process of the identity on this machine shares."""
         return self.state_uri is None
-
-
-_CONFIGS: weakref.WeakKeyDictionary[Crawler, WalshConfig] = weakref.WeakKeyDictionary()
-
-
-#: Why a crawler has no config: its settings were never audited.
-NOT_AUDITED = (
-    "this crawl's settings were not audited, so scrapy_walsh's components refuse to run: they run "
-    'under the add-on (ADDONS = {"scrapy_walsh.Addon": 500}), whose extension '
-    "scrapy_walsh.conformance.guard.ConformanceGuard audits the final settings first"
-)
-
-
-def configure(crawler: Crawler, config: WalshConfig) -> WalshConfig:
-    """Make ``config`` the crawl's one config; called by the audit once it passes."""
-    _CONFIGS[crawler] = config
-    return config
-
-
-def config_for(crawler: Crawler) -> WalshConfig:
-    """The crawl's one config, made by its audit (:func:`configure`); a crawler no audit passed
-    is refused (fail closed), with the one clean message of any refusal."""
-    config = _CONFIGS.get(crawler)
-    if config is None:
-        clean_refusal.refusing()
-        raise ConformanceError([Finding("-", "configuration", FAIL, "EXTENSIONS", NOT_AUDITED)])
-    return config

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 
-from .config import config_for
+from .context import CrawlContext
 from .policy.hostkey import url_host
 from .policy.vocabulary import Gate, GateVerdict
 from .settings import SPEC_VERSION
@@ -84,7 +84,7 @@ class ComplianceSummary:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("walsh/spec_version", SPEC_VERSION)
         self.stats.set_value(MAX_IN_FLIGHT, self.max_in_flight)
-        config = config_for(self.crawler)
+        config = CrawlContext.of(self.crawler).config
         self.stats.set_value("walsh/identity/user_agent", config.user_agent)
         self.stats.set_value(ROBOTS_MODE, config.robots_mode)
         self.stats.set_value("walsh/usage/mode", f"{config.usage_mode} for {', '.join(config.purposes)}")

@@ -2,7 +2,7 @@
 
 It answers "why was this (not) fetched?" by asking the crawl itself: explain runs a
 one-request crawl of ``URL`` through the add-on's own components, with the project's
-settings, in a dry run (:func:`scrapy_walsh.checkpoint.dry_run`). The target meets every
+settings, in a dry run (:meth:`scrapy_walsh.context.CrawlContext.explain`). The target meets every
 gate in the crawl's order (admission, address, blocklist, robots.txt, R8, usage, backoff,
 pacing) and then the checkpoint, which evaluates its pace without reserving it and sends
 it nothing. What the gates need on the way goes out exactly as in a crawl (the blocklist
@@ -41,8 +41,9 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
 
-from ..checkpoint import NotSent, dry_run
-from ..config import config_for, parse
+from ..checkpoint import NotSent
+from ..config import parse
+from ..context import CrawlContext
 from ..demo.hosts import DEMO_DOMAIN
 from ..demo.resolver import DemoResolver
 from ..exceptions import (
@@ -80,7 +81,7 @@ from ..policy.vocabulary import (
     Verdict,
     recommendation,
 )
-from ..shared_pacer import politeness_for
+from ..shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -132,12 +133,10 @@ class ExplainSpider(scrapy.Spider):
         if "robots" in self.files:  # the crawl's robots gate reads the file as this origin's robots.txt
             origin = origin_of(self.url)
             robots = RobotsTxt.parse(self.files["robots"])
-            gate = _component(self.crawler, RobotsMiddleware)
-            gate.origins[origin] = OriginRobots(origin, AVAILABLE, time.time(), 200, robots=robots, source="file")
+            known = OriginRobots(origin, AVAILABLE, time.time(), 200, robots=robots, source="file")
+            _component(self.crawler, RobotsMiddleware).know(known)
         if "blocklist" in self.files:  # and the operator's list as the fetched one, not refreshed
-            listed = _component(self.crawler, BlocklistMiddleware)
-            listed._adopt(self.files["blocklist"], "file")
-            listed.next_refresh = float("inf")
+            _component(self.crawler, BlocklistMiddleware).adopt_given(self.files["blocklist"])
         yield scrapy.Request(self.url, callback=self.sent, errback=self.decided, dont_filter=True)
 
     def sent(self, response: Any) -> None:  # never called: the checkpoint sends no target in a dry run
@@ -177,7 +176,7 @@ def crawl_settings(project: Settings, offline: bool) -> Settings:
 
 def describe(crawler: Crawler, url: str, exc: BaseException, request: Any, files: dict[str, Any], offline: bool):
     """The report: each gate's section from the crawl's own components and verdicts."""
-    config = config_for(crawler)
+    config = CrawlContext.of(crawler).config
     host = url_host(url)
     verdicts = (request.meta.get("walsh") or {}).get("verdicts", {})
     refused_by = exc.gate if isinstance(exc, WalshIgnoreRequest) else None
@@ -317,7 +316,7 @@ def robots_section(
         )
     else:
         section.update(status=outcome.status, source=f"unreachable ({outcome.reason}), nothing stored")
-    token = config_for(crawler).robots_token
+    token = CrawlContext.of(crawler).config.robots_token
     parsed = outcome.robots
     if parsed is not None:
         why = parsed.explain(url, token)
@@ -350,7 +349,7 @@ def frequency_section(interval: float, url: str, exc: BaseException) -> dict[str
 
 def pacing_section(crawler: Crawler, host: str, exc: BaseException) -> dict[str, Any]:
     """The crawl's pacer for ``host`` (its ledger entry, under the crawl's pacing key)."""
-    politeness = politeness_for(crawler)
+    politeness = CrawlContext.of(crawler).get(SharedPacer)
     pace = politeness.pacer.pace(host)
     section: dict[str, Any] = {
         "key": politeness.key(host),
@@ -462,7 +461,7 @@ def usage_section(crawler: Crawler, outcome: OriginRobots | None, url: str, host
     from ..policy.preferences import usage_decision
 
     settings = crawler.settings
-    token = config_for(crawler).robots_token
+    token = CrawlContext.of(crawler).config.robots_token
     purposes = parse(settings, "WALSH_PURPOSES")
     lines = outcome.robots.usage_lines(token) if outcome is not None and outcome.robots is not None else []
     parts = urlsplit(url)
@@ -472,7 +471,7 @@ def usage_section(crawler: Crawler, outcome: OriginRobots | None, url: str, host
         "mode": parse(settings, "WALSH_USAGE_MODE"),
         "declared": settings.getpriority("WALSH_PURPOSES") not in (None, 0),
         **decision.as_dict(),
-        "ratelimit": politeness_for(crawler).pacer.pace(host).ratelimit,
+        "ratelimit": CrawlContext.of(crawler).get(SharedPacer).pacer.pace(host).ratelimit,
     }
 
 
@@ -514,7 +513,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     report: dict[str, Any] = {}
     process = CrawlerProcess(project)
     crawler = process.create_crawler(ExplainSpider)
-    dry_run(crawler, offline=args.offline)
+    CrawlContext.of(crawler).explain(offline=args.offline)
     process.crawl(crawler, url=args.url, report=report, files=files, offline=args.offline)
     process.start()
     if not report:

@@ -27,18 +27,18 @@ from scrapy.exceptions import DownloadTimeoutError
 from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
 from .. import admission
-from ..config import config_for
+from ..context import CrawlContext
 from ..policy.backoff import Backoff
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import Meta
-from ..shared_pacer import politeness_for
+from ..shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..shared_pacer import Politeness
+    from ..shared_pacer import SharedPacer
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +50,9 @@ TIMEOUTS = (DownloadTimeoutError, TwistedTimeoutError)
 
 
 class BackoffMiddleware:
-    def __init__(self, crawler: Crawler, politeness: Politeness):
+    def __init__(self, crawler: Crawler, politeness: SharedPacer):
         assert crawler.stats is not None
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.crawler = crawler
         self.stats = crawler.stats
         self.politeness = politeness
@@ -66,7 +66,7 @@ class BackoffMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffMiddleware:
-        return cls(crawler, politeness_for(crawler))
+        return cls(crawler, CrawlContext.of(crawler).get(SharedPacer))
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -134,7 +134,7 @@ class BackoffMiddleware:
         pacer = self.politeness.pacer
         attempt = request.meta.get(ATTEMPT, 0)
         pace = pacer.pace(host)
-        pace.timeouts += 1  # written with the pause below; an answer resets it (Politeness.settle)
+        pace.timeouts += 1  # written with the pause below; an answer resets it (SharedPacer.settle)
         decision = self.policy.after_timeout(attempt, pacer.interval(host), self.recheck, streak=pace.timeouts)
         self.politeness.pause(host, pacer.clock() + decision.delay)
         self.stats.inc_value("walsh/backoff/count")

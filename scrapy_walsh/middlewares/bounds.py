@@ -32,7 +32,7 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownloa
 from twisted.internet.defer import CancelledError
 
 from .. import admission, own_fetch
-from ..config import config_for
+from ..context import CrawlContext
 from ..exceptions import ResponseTooLarge, answer_refused
 from ..policy.bounds import MAX_HEADER_BYTES, MAX_HEADER_COUNT, ROBOTS_BYTES, bound_for
 from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
@@ -99,7 +99,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler=crawler)
         self.crawler = crawler
-        self.max_body_bytes = config_for(crawler).max_body_bytes
+        self.max_body_bytes = CrawlContext.of(crawler).config.max_body_bytes
         self._read = ReadUpTo()
         self._logged: set[str] = set()
 

@@ -10,7 +10,7 @@ to the scheduler instead of holding the one download slot (CONCURRENT_REQUESTS=1
 the politeness queue then hands out the host that is ready. Only when nothing else is
 ready sooner does it wait here, so the crawl is never idle while some host is ready.
 
-The slot is *reserved* in the pacing ledger (``Politeness.reserve``: atomic, one round
+The slot is *reserved* in the pacing ledger (``SharedPacer.reserve``: atomic, one round
 trip) by the checkpoint (``scrapy_walsh.checkpoint``), under the global in-flight lock, so the
 reserved start is the real send time. This middleware's check is the early, advisory one
 (it reads the ledger, takes nothing): it waits or requeues before the request reaches the
@@ -36,12 +36,12 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.task import deferLater
 
 from .. import admission, request_meta
-from ..checkpoint import NotYourTurn, is_dry_run
-from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
+from ..context import CrawlContext
+from ..exceptions import CrawlDelayExceedsCap, HostPaused, NotYourTurn, record_denial
 from ..policy.hostkey import url_host
 from ..policy.pacing import asked_ratelimit
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
-from ..shared_pacer import politeness_for
+from ..shared_pacer import SharedPacer
 from ..store import StateStoreError, StoreUnavailable
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
-    from ..shared_pacer import Politeness
+    from ..shared_pacer import SharedPacer
 
 logger = logging.getLogger(__name__)
 
@@ -75,13 +75,13 @@ def back_to_scheduler(request: Request) -> Request:
 
 
 def requeue(
-    politeness: Politeness, stats: StatsCollector, request: Request, host: str, early: bool = False
+    politeness: SharedPacer, stats: StatsCollector, request: Request, host: str, early: bool = False
 ) -> Request | None:
     """The one decision to send ``request`` back to the scheduler instead of waiting for
     ``host``'s slot: the copy to return, or None to wait. Never our own requests (they don't
     cross the scheduler); only when another queued host is ready sooner. ``early``: asked by
     a gate before pacing (the robots gate, right after a robots.txt fetch), which also leaves
-    the request alone when the pacing gate will refuse it (``Politeness.requeue_instead``)."""
+    the request alone when the pacing gate will refuse it (``SharedPacer.requeue_instead``)."""
     if admission.internal_kind(request) is not None:
         return None
     if not (politeness.requeue_instead(host) if early else politeness.better_elsewhere(host)):
@@ -101,7 +101,7 @@ def _header_lines(response: Response) -> list[tuple[bytes, bytes]]:
 
 
 class PacingMiddleware:
-    def __init__(self, crawler: Crawler, politeness: Politeness):
+    def __init__(self, crawler: Crawler, politeness: SharedPacer):
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
@@ -111,7 +111,7 @@ class PacingMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PacingMiddleware:
-        return cls(crawler, politeness_for(crawler))
+        return cls(crawler, CrawlContext.of(crawler).get(SharedPacer))
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
         host = url_host(request.url)
@@ -121,7 +121,7 @@ class PacingMiddleware:
         self._check_cap(request, host)
         while wait := self._wait(host):  # 0 once the slot looks free (the checkpoint reserves it)
             self._refuse_beyond_max_pause(request, host, wait)
-            if admission.internal_kind(request) is None and is_dry_run(self.crawler):
+            if admission.internal_kind(request) is None and CrawlContext.of(self.crawler).dry_run:
                 break  # explain: the checkpoint reads the wait, nothing waits for a request never sent
             if (copy := requeue(self.politeness, self.stats, request, host)) is not None:
                 return copy
@@ -174,7 +174,7 @@ class PacingMiddleware:
     ) -> Request | None:
         if isinstance(exception, StoreUnavailable):
             return await self._store_unavailable(request, exception)
-        if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (store_for)
+        if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (open_crawl_store)
             self.stats.inc_value("walsh/store/failed_unsent")
             raise IgnoreRequest(f"not sent: {exception}")
         if isinstance(exception, NotYourTurn):

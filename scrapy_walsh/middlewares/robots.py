@@ -38,7 +38,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from w3lib.url import safe_url_string
 
 from .. import admission, own_fetch, request_meta
-from ..config import config_for
+from ..context import CrawlContext
 from ..exceptions import RobotsDenied, record_denial
 from ..policy.gates import (
     ROBOTS_NAMESPACE,
@@ -58,7 +58,7 @@ from ..policy.gates import (
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
 from ..settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
-from ..shared_pacer import politeness_for
+from ..shared_pacer import SharedPacer
 from ..store import fetching
 from ..store.waiting import sleep
 from . import pacing
@@ -92,7 +92,7 @@ def origin_of(request: Request) -> str:
 class RobotsMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.mode: str = config.robots_mode
         self.token: str = config.robots_token
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
@@ -101,7 +101,7 @@ class RobotsMiddleware(StatefulGate):
         #: each origin's outcome; the fetches under way, with their waiters, are in _fetches
         self.origins: dict[str, OriginRobots] = {}
         self._fetches: OncePerKey[OriginRobots] = OncePerKey()
-        self.politeness = politeness_for(crawler)
+        self.politeness = CrawlContext.of(crawler).get(SharedPacer)
         self.pacer = self.politeness.pacer
         self._warned_parse: set[str] = set()
 
@@ -181,6 +181,11 @@ class RobotsMiddleware(StatefulGate):
         )
 
     # ------------------------------------------------------------------ per origin
+
+    def know(self, robots: OriginRobots) -> None:
+        """Take ``robots`` as its origin's outcome, as if fetched now (``scrapy walsh explain
+        --robots-file``: the crawl's gate reads the given file as the origin's robots.txt)."""
+        self.origins[robots.origin] = robots
 
     async def robots_for(self, request: Request) -> OriginRobots:
         """This origin's outcome; the first caller fetches it, later callers await it."""

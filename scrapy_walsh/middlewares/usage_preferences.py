@@ -36,7 +36,8 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission, own_fetch
-from ..config import applied, config_for
+from ..config import applied
+from ..context import CrawlContext
 from ..exceptions import UsageReserved, record_denial
 from ..policy.gates import OriginRobots
 from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
@@ -88,7 +89,7 @@ class UsagePreferencesMiddleware:
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.token: str = config.robots_token
         self.purposes: tuple[str, ...] = config.purposes
         self.mode: str = config.usage_mode
@@ -210,7 +211,7 @@ class UsagePreferencesItemMiddleware(BaseSpiderMiddleware):
         assert crawler.stats is not None
         self.stats = crawler.stats
         self._explained: set[type] = set()
-        self.mode = config_for(crawler).usage_mode if applied(crawler.settings) else "report"
+        self.mode = CrawlContext.of(crawler).config.usage_mode if applied(crawler.settings) else "report"
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         usage = _usage(response)
