@@ -46,47 +46,40 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
-from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
-from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import DeferredLock
 
 from . import admission, handler_resend, send_gate
 from .context import CrawlContext
-from .exceptions import CheckpointRefused, NotYourTurn, OutOfScope, RecentlyFetched, record_denial
+from .exceptions import CheckpointRefused, NotYourTurn, RecentlyFetched, record_denial
 from .header_bound import bound_headers, over_bound
 from .journal.adapter import CrawlJournal
 from .middlewares.bounds import headers_refused
 from .middlewares.bounds import stamp as stamp_bound
 from .policy.gates import FETCHED_NAMESPACE
-from .policy.hostkey import host_key, url_host
+from .policy.hostkey import host_key
 from .policy.vocabulary import (
     HOST_HEADER_MISMATCH,
     NOT_ADMITTED,
-    NOT_DECLARED,
     PROXY_REFUSED,
-    SCHEME_NOT_ALLOWED,
     SKIPPED_RECENTLY_FETCHED,
     Meta,
 )
+from .request_meta import request_host
 from .request_signer import load_signer
-from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
+from .settings import DOWNLOAD_TIMEOUT_FLOOR
 from .shared_pacer import SharedPacer
 from .store import StoreUnavailable, leases
 
 if TYPE_CHECKING:
-    from scrapy import Request, Spider
+    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
-SCHEMES = CHECKPOINT_SCHEMES
-#: The admission gate: first of all, before the sub-resource gate (80).
-ADMISSION_PRIORITY = 70
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
 TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
@@ -156,7 +149,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 request,
                 missing=missing,
             )
-        host = url_host(request.url)
+        host = request_host(request)
         self._identity(request)
         self._host_header(request, host)
         await self._blocklist_and_proxy(request)
@@ -210,9 +203,9 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
     def _dry_run(self, request: Request, host: str) -> None:
         """Explain's crawler: a target is evaluated and not sent (its pace read from the
         shared ledger, nothing reserved); offline, nothing at all is sent."""
-        if self.context.offline and admission.internal_kind(request) is not None:
+        if self.context.offline and admission.own_fetch_kind(request) is not None:
             raise IgnoreRequest(f"not sent (--offline): {request.url}")
-        if admission.internal_kind(request) is None:
+        if admission.own_fetch_kind(request) is None:
             self.politeness.refresh([host])
             wait = self.politeness.peek(host)  # what the reservation would answer, nothing taken
             if wait > self.politeness.max_pause:
@@ -326,71 +319,3 @@ def _authority_host(value: str) -> str:
         return host_key(urlsplit(f"//{value.strip()}").hostname)
     except ValueError:
         return f"<unparsable {value!r}>"
-
-
-class AdmissionMiddleware:
-    """The first downloader gate: http(s) only, and declared targets or our own requests only.
-
-    The scheduler's door (``DeclaredTargetsMiddleware.request_scheduled``) never sees a request
-    sent with ``engine.download``; this gate does, before any other gate spends a robots.txt
-    fetch on it.
-    """
-
-    def __init__(self, crawler: Crawler):
-        assert crawler.stats is not None
-        self.crawler = crawler
-        self.stats = crawler.stats
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> AdmissionMiddleware:
-        return cls(crawler)
-
-    def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if urlparse_cached(request).scheme not in SCHEMES:
-            raise _refuse(
-                self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request
-            )
-        if not admission.declared(self.crawler, request):
-            exc = OutOfScope(
-                NOT_DECLARED,
-                "not a declared target (R6): it reached the downloader without being declared "
-                "(engine.download, or a meta copied from another request)",
-                request.url,
-            )
-            record_denial(self.stats, exc, self.crawler.spider)
-            raise exc
-        admission.stamp(request, admission.ADMISSION)
-
-
-class _Carry:
-    """A new Request made from an admitted one keeps its tokens (a redirect is re-sealed at
-    its new URL: it is the same fetch of a declared target)."""
-
-    crawler: Crawler
-
-    def _carried(self, old: Request, result: Any) -> Any:
-        from scrapy import Request
-
-        if isinstance(result, Request) and result is not old:
-            admission.carry(old, result)
-            if admission.internal_kind(old) is None and admission.declared(self.crawler, old):
-                admission.declare(self.crawler, result)
-        return result
-
-
-class WalshRedirectMiddleware(_Carry, RedirectMiddleware):
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_response(request, response))
-
-
-class WalshMetaRefreshMiddleware(_Carry, MetaRefreshMiddleware):
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_response(request, response))
-
-
-class WalshRetryMiddleware(_Carry, RetryMiddleware):
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_response(request, response))
-
-    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_exception(request, exception))

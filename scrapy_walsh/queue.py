@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.pqueues import DownloaderAwarePriorityQueue, ScrapyPriorityQueue
 
 from .context import CrawlContext
-from .policy.hostkey import url_host
+from .request_meta import request_host
 from .shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
@@ -258,7 +258,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         )
 
     def push(self, request: Request) -> None:
-        host = url_host(request.url)
+        host = request_host(request)
         queue = self.pqueues.get(host)
         if queue is None:
             queue = self.pqueues[host] = self.pqfactory(host)

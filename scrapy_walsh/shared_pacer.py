@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from . import admission, request_meta
 from .config import host_intervals
 from .context import CrawlContext
 from .policy.gates import crawl_delay_over_cap
@@ -37,7 +38,9 @@ from .store import StateStoreError, open_crawl_store
 from .store.ledger import Ledger, own_key, slot_wait, watched_key
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +56,17 @@ SHARED = ("last_start", "not_before")
 
 if TYPE_CHECKING:
     from .store import Reservation
+
+
+#: Requests sent back to the scheduler because another host was ready sooner.
+REQUEUED = "walsh/pacing/requeued"
+
+
+def back_to_scheduler(request: Request) -> Request:
+    """The copy of ``request`` a gate returns to send it back to the scheduler: its admission
+    tokens carried over, counted as a requeue (``request_meta.first_pass`` is then False)."""
+    request.meta[request_meta.REQUEUED] = request.meta.get(request_meta.REQUEUED, 0) + 1
+    return admission.carry(request, request.replace(dont_filter=True))
 
 
 #: At most this many addresses of one host are reserved with it (one transaction whatever the
@@ -330,6 +344,19 @@ class SharedPacer:
         if wait <= 0 or wait > self.max_pause or self.capped_delay(host) is not None:
             return False
         return self.better_elsewhere(host)
+
+    def requeue(self, stats: StatsCollector, request: Request, host: str, early: bool = False) -> Request | None:
+        """The one decision to send ``request`` back to the scheduler instead of waiting for
+        ``host``'s slot: the copy to return, or None to wait. Never our own fetches (they don't
+        cross the scheduler); only when another queued host is ready sooner. ``early``: asked by
+        a gate before pacing (the robots gate, right after a robots.txt fetch), which also leaves
+        the request alone when the pacing gate will refuse it (:meth:`requeue_instead`)."""
+        if admission.own_fetch_kind(request) is not None:
+            return None
+        if not (self.requeue_instead(host) if early else self.better_elsewhere(host)):
+            return None
+        stats.inc_value(REQUEUED)
+        return back_to_scheduler(request)
 
     def capped_delay(self, host: str) -> float | None:
         """R4's cap: ``host``'s Crawl-delay when it is over ``WALSH_MAX_CRAWL_DELAY`` (the host

@@ -21,8 +21,8 @@ from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 
 from .context import CrawlContext
-from .policy.hostkey import url_host
 from .policy.vocabulary import Gate, GateVerdict
+from .request_meta import request_host
 from .settings import SPEC_VERSION
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def _what_you_can_do(stats: Mapping[str, Any]) -> list[str]:
 
 def count_sent(stats: Any, request: Request) -> None:
     stats.inc_value(SENT)
-    stats.inc_value(SENT_HOST + (url_host(request.url) or "(none)"))
+    stats.inc_value(SENT_HOST + (request_host(request) or "(none)"))
 
 
 #: A download that failed before any byte left: nothing reached the server.

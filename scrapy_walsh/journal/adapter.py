@@ -103,7 +103,7 @@ class CrawlJournal:
         self, request: Request, host: str, started: float, response: Response | None, **result: Any
     ) -> None:
         settled, cpu = time.time(), time.thread_time()
-        kind = admission.internal_kind(request)
+        kind = admission.own_fetch_kind(request)
         if kind == "robots":
             origin = origin_of(request.url)
             if response is not None and 200 <= response.status < 300 and urlparse_cached(request).path == "/robots.txt":

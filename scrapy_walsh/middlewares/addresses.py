@@ -5,7 +5,7 @@ Two checks, because either alone has a hole:
 1. ``AddressGuardMiddleware`` (downloader middleware 85, after the sub-resource gate and
    before the blocklist, so a refused target never costs a robots.txt fetch) refuses a URL
    whose host is such an address, and resolves a name to refuse it when *any* of its
-   addresses is. Internal requests (robots.txt, the blocklist) meet it too.
+   addresses is. Own fetches (robots.txt, the blocklist) meet it too.
 2. ``GuardedNameResolver`` wraps the reactor's name resolver, which every HTTP/1.1 and
    HTTP/2 connection of Scrapy resolves through, so a refused address is never connected
    to even when DNS answers differently at connect time than at check time (rebinding).
@@ -42,8 +42,9 @@ from ..context import CrawlContext
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
-from ..policy.hostkey import host_key, url_host
+from ..policy.hostkey import host_key
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
+from ..request_meta import request_host
 from ..shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
@@ -291,7 +292,7 @@ class ConnectRefusalMiddleware:
             from twisted.internet import reactor
 
             guard = reactor.nameResolver
-        host = url_host(request.url)
+        host = request_host(request)
         if not isinstance(guard, GuardedNameResolver) or host not in guard.refused:
             return
         address, reason = guard.refused.pop(host)

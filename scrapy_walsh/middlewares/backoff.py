@@ -7,7 +7,7 @@ request to that host until the pause ends, while other hosts keep their own pace
 Scrapy's ``RetryMiddleware`` keeps its other codes and exceptions; the add-on removes
 ``WALSH_BACKOFF_HTTP_CODES`` from ``RETRY_HTTP_CODES`` so nothing is retried twice.
 
-Internal requests (robots.txt, the blocklist) and ``dont_retry`` requests are not
+Own fetches (robots.txt, the blocklist) and ``dont_retry`` requests are not
 retried, but their 429/503 still pauses the host.
 
 A request that got no answer within ``DOWNLOAD_TIMEOUT`` (issue 27) is treated as a 503
@@ -29,8 +29,8 @@ from twisted.internet.error import TimeoutError as TwistedTimeoutError
 from .. import admission
 from ..context import CrawlContext
 from ..policy.backoff import Backoff
-from ..policy.hostkey import url_host
 from ..policy.vocabulary import Meta
+from ..request_meta import request_host
 from ..shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class BackoffMiddleware:
     ) -> Request | Response:
         if response.status not in self.codes:
             return response
-        host = url_host(request.url)
+        host = request_host(request)
         pacer = self.politeness.pacer
         attempt = request.meta.get(ATTEMPT, 0)
         now = pacer.clock()
@@ -86,7 +86,7 @@ class BackoffMiddleware:
             logger.warning("%s: %s; using the computed delay", request.url, decision.retry_after.problem)
         # The whole host rests, whatever happens to this request (the pacing gate refuses
         # requests whose host is paused beyond WALSH_BACKOFF_MAX_DELAY).
-        if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+        if admission.own_fetch_kind(request) in admission.BLOCKLIST_KINDS:
             # the operator's list is refreshed on time: its gate applies this pause once it knows when
             self.politeness.list_host_asked(host, pause=decision.delay)
         else:
@@ -103,7 +103,7 @@ class BackoffMiddleware:
                 decision.reason,
             )
             return response
-        if request.meta.get("dont_retry") or admission.internal_kind(request) is not None:
+        if request.meta.get("dont_retry") or admission.own_fetch_kind(request) is not None:
             logger.info(
                 "%s answered %s: %s paused for %.1f s (%s); not retried here",
                 request.url,
@@ -130,7 +130,7 @@ class BackoffMiddleware:
         """A timeout: the host rests (at least the recheck interval); the request is retried after."""
         if not isinstance(exception, TIMEOUTS):
             return None
-        host = url_host(request.url)
+        host = request_host(request)
         pacer = self.politeness.pacer
         attempt = request.meta.get(ATTEMPT, 0)
         pace = pacer.pace(host)
@@ -140,7 +140,7 @@ class BackoffMiddleware:
         self.stats.inc_value("walsh/backoff/count")
         self.stats.inc_value("walsh/backoff/timeout")
         self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat
-        if not decision.retry or request.meta.get("dont_retry") or admission.internal_kind(request) is not None:
+        if not decision.retry or request.meta.get("dont_retry") or admission.own_fetch_kind(request) is not None:
             if not decision.retry:
                 self.stats.inc_value("walsh/backoff/gave_up")
             logger.warning("%s: %s; %s", request.url, exception, decision.reason)

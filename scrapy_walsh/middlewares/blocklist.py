@@ -49,6 +49,7 @@ from ..policy.blocklist import (
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
+from ..request_meta import request_host
 from ..shared_pacer import SharedPacer
 from ..store import machine
 from .base import StatefulGate
@@ -94,12 +95,12 @@ class BlocklistMiddleware(StatefulGate):
     # ------------------------------------------------------------------ the gate
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        kind = admission.internal_kind(request)
+        kind = admission.own_fetch_kind(request)
         if kind in (own_fetch.BLOCKLIST, own_fetch.BLOCKLIST_SCHEMA):
             return  # the operator's own contract resources
         if time.time() >= self.next_refresh:
             await self._refresh_once()
-        host = url_host(request.url)
+        host = request_host(request)
         entry = self.listed(request)
         if entry is None:
             request_meta.record_verdict(request, "blocklist", NOT_BLOCKED)
@@ -127,9 +128,9 @@ class BlocklistMiddleware(StatefulGate):
         blocked; the operator's own list and schema are never blocked). The one blocklist
         check: this gate asks it, and the checkpoint asks it again before the network, for
         a list refreshed while the request waited for its slot."""
-        if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+        if admission.own_fetch_kind(request) in admission.BLOCKLIST_KINDS:
             return None
-        return self.blocklist.match(url_host(request.url))
+        return self.blocklist.match(request_host(request))
 
     # ------------------------------------------------------------------ refresh
 

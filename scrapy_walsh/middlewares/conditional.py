@@ -44,7 +44,7 @@ class ConditionalMiddleware(StatefulGate):
         self.answers = CrawlContext.of(crawler).get(Answers)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if admission.internal_kind(request) is not None or request.method not in ("GET", "HEAD"):
+        if admission.own_fetch_kind(request) is not None or request.method not in ("GET", "HEAD"):
             return
         saved = self.store.get(NAMESPACE, canonical_url(request.url))
         if not saved:
@@ -62,7 +62,7 @@ class ConditionalMiddleware(StatefulGate):
                 self.stats.inc_value("walsh/conditional/sent")
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return response
         if response.status == 304 and request.meta.get(SENT):
             self.stats.inc_value("walsh/conditional/not_modified")

@@ -360,7 +360,7 @@ class FrequencyMiddleware(StatefulGate):
         admission.stamp(request, admission.FREQUENCY)
 
     def _gate(self, request: Request) -> None:
-        if self.interval <= 0 or admission.internal_kind(request) is not None:
+        if self.interval <= 0 or admission.own_fetch_kind(request) is not None:
             return
         if self._claim(request) is not None:
             return  # a redirect hop, retry or requeue of the fetch under way
@@ -396,7 +396,7 @@ class FrequencyMiddleware(StatefulGate):
         """The target (and lease token) an answer to ``request`` is recorded for; None for a
         request that is not a target's fetch (an internal one, or R8 off). The store confirms
         the claim; while it is away, the claim the request holds by this process's account."""
-        if self.interval <= 0 or admission.internal_kind(request) is not None:
+        if self.interval <= 0 or admission.own_fetch_kind(request) is not None:
             return None
         try:
             claimed = self._claim(request)

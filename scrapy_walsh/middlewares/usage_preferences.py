@@ -61,7 +61,7 @@ FIELD = "usage_warnings"
 USAGE = "usage"
 #: The verdict of a request refused before it is sent (respect mode).
 RESERVED = GateVerdict.USAGE_RESERVED
-#: The internal request kind of ``/.well-known/tdmrep.json``.
+#: The own-fetch kind of ``/.well-known/tdmrep.json``.
 TDMREP = "tdmrep"
 TDMREP_PATH = "/.well-known/tdmrep.json"
 #: Stats per answer, completed with the purpose: ``walsh/usage/reserved/train-ai``.
@@ -105,7 +105,7 @@ class UsagePreferencesMiddleware:
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         """Respect mode: what robots.txt and tdmrep.json already reserve is not fetched."""
-        if self.mode != "respect" or admission.internal_kind(request) is not None:
+        if self.mode != "respect" or admission.own_fetch_kind(request) is not None:
             return
         if urlparse_cached(request).scheme not in ("http", "https"):
             return
@@ -173,7 +173,7 @@ class UsagePreferencesMiddleware:
     # ------------------------------------------------------------------ the answer
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return response
         info = dict(request.meta.get("walsh") or {})  # copy-on-write, as record_verdict does
         decision = self._decide(request, response)
