@@ -230,11 +230,8 @@ def max_field_chars(value: Any) -> int:
     return limit
 
 
-def max_item_chars(value: Any) -> int:
-    limit = whole_number(value)
-    if not limit:
-        raise ValueError(f"must be a positive whole number, got {value!r}")
-    return limit
+#: The same rule as a field's: a positive whole number of characters.
+max_item_chars = max_field_chars
 
 
 #: The smallest ``WALSH_MAX_BODY_BYTES``: a page bound under 64 KiB would refuse ordinary pages.
