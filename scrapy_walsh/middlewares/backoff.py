@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..shared_pacer import SharedPacer
-
 logger = logging.getLogger(__name__)
 
 #: Just under Scrapy's RetryMiddleware (550): responses reach us first.

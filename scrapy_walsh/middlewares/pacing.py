@@ -49,8 +49,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..shared_pacer import SharedPacer
-
 logger = logging.getLogger(__name__)
 
 #: After Scrapy's own middlewares (redirect 600, retry 550, cookies 700 ...).
