@@ -2,7 +2,7 @@
 
 Three kinds, each held by the package, never a plain meta string:
 
-* **internal** (robots.txt, the blocklist and its schema): object identity. ``own_fetch.fetch``
+* **own fetches** (robots.txt, the blocklist and its schema): object identity. ``own_fetch.fetch``
   registers the Request object it builds; such requests go through ``engine.download_async``
   and never cross the scheduler, so identity is enough.
 * **gate stamps**: object identity. Each gate that lets a request pass stamps *that object*
@@ -24,6 +24,7 @@ import secrets
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from .context import CrawlContext
 from .policy.vocabulary import Meta, Namespace
 
 if TYPE_CHECKING:
@@ -38,40 +39,39 @@ ADDRESS = "address"
 BLOCKLIST = "blocklist"
 ROBOTS = "robots"
 FREQUENCY = "frequency"
-#: What a spider request needs before the network; an internal one needs fewer (it is the
+#: What a spider request needs before the network; an own fetch needs fewer (it is the
 #: robots.txt or blocklist fetch itself, and never a declared target).
 SPIDER_GATES = frozenset({ADMISSION, ADDRESS, BLOCKLIST, ROBOTS, FREQUENCY})
-INTERNAL_GATES = frozenset({ADMISSION, ADDRESS, BLOCKLIST})
+OWN_FETCH_GATES = frozenset({ADMISSION, ADDRESS, BLOCKLIST})
 BLOCKLIST_KINDS = frozenset({"blocklist", "blocklist_schema"})
 
-_INTERNAL: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
+_OWN_FETCHES: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
 _STAMPS: weakref.WeakKeyDictionary[Request, dict[str, str]] = weakref.WeakKeyDictionary()
-_KEYS: weakref.WeakKeyDictionary[Crawler, bytes] = weakref.WeakKeyDictionary()
 #: (target, lease token) -> the one Request object that holds the claim now; a copy made with
 #: ``replace()`` carries the same sealed meta but is not the owner.
 _CLAIM_OWNERS: dict[tuple[str, str], weakref.ref[Request]] = {}
 _SECRET_KEY = "seal-key"
 
 
-# ---------------------------------------------------------------------- internal
+# ---------------------------------------------------------------------- own fetches
 
 
-def register_internal(request: Request, kind: str) -> Request:
-    _INTERNAL[request] = kind
+def register_own_fetch(request: Request, kind: str) -> Request:
+    _OWN_FETCHES[request] = kind
     return request
 
 
-def internal_kind(request: Request) -> str | None:
-    """What an internal request is for; None for every other request, whatever its meta says."""
-    return _INTERNAL.get(request)
+def own_fetch_kind(request: Request) -> str | None:
+    """What an own fetch is for; None for every other request, whatever its meta says."""
+    return _OWN_FETCHES.get(request)
 
 
 def carry(old: Request, new: Request) -> Request:
-    """A redirect, retry or requeue made ``new`` from ``old``: the internal mark and the
+    """A redirect, retry or requeue made ``new`` from ``old``: the own-fetch mark and the
     ownership of an R8 claim follow (gate stamps don't: ``new`` meets the gates again)."""
-    kind = _INTERNAL.get(old)
+    kind = _OWN_FETCHES.get(old)
     if kind is not None:
-        _INTERNAL[new] = kind
+        _OWN_FETCHES[new] = kind
     key = _claim_key(old)
     if key is not None and _owner(key) is old:
         _CLAIM_OWNERS[key] = weakref.ref(new)
@@ -88,8 +88,8 @@ def stamp(request: Request, gate: str) -> None:
 
 def missing_stamps(request: Request) -> list[str]:
     """The gates that did not pass this object at its current URL (empty: admitted)."""
-    kind = internal_kind(request)
-    required = SPIDER_GATES if kind is None else INTERNAL_GATES - ({BLOCKLIST} if kind in BLOCKLIST_KINDS else set())
+    kind = own_fetch_kind(request)
+    required = SPIDER_GATES if kind is None else OWN_FETCH_GATES - ({BLOCKLIST} if kind in BLOCKLIST_KINDS else set())
     stamps = _STAMPS.get(request, {})
     return sorted(g for g in required if stamps.get(g) != request.url)
 
@@ -97,21 +97,20 @@ def missing_stamps(request: Request) -> list[str]:
 # ---------------------------------------------------------------------- seals
 
 
-def _key(crawler: Crawler) -> bytes:
-    """The identity's sealing secret, created once in the state store (shared by a fleet,
-    kept across ``JOBDIR`` resumes)."""
-    found = _KEYS.get(crawler)
-    if found is None:
-        from .store import store_for
+def sealing_key(crawler: Crawler) -> bytes:
+    """Read the identity's sealing secret, created once in the state store (shared by a fleet,
+    kept across ``JOBDIR`` resumes); the crawl's context keeps it: ``.get(sealing_key)``."""
+    from .store import open_crawl_store
 
-        store: StateStore = store_for(crawler)
-        store.claim(Namespace.ADMISSION, _SECRET_KEY, secrets.token_hex(32))
-        found = _KEYS[crawler] = str(store.get(Namespace.ADMISSION, _SECRET_KEY)).encode()
-    return found
+    store: StateStore = CrawlContext.of(crawler).get(open_crawl_store)
+    store.claim(Namespace.ADMISSION, _SECRET_KEY, secrets.token_hex(32))
+    return str(store.get(Namespace.ADMISSION, _SECRET_KEY)).encode()
 
 
 def _seal(crawler: Crawler, *parts: str) -> str:
-    return hmac.new(_key(crawler), "\n".join(parts).encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+    return hmac.new(
+        CrawlContext.of(crawler).get(sealing_key), "\n".join(parts).encode("utf-8", "surrogatepass"), hashlib.sha256
+    ).hexdigest()
 
 
 def declare(crawler: Crawler, request: Request) -> Request:
@@ -121,8 +120,8 @@ def declare(crawler: Crawler, request: Request) -> Request:
 
 
 def declared(crawler: Crawler, request: Request) -> bool:
-    """True for an internal request or one R6 admitted at this URL; a bare meta key is not enough."""
-    if internal_kind(request) is not None:
+    """True for an own fetch or one R6 admitted at this URL; a bare meta key is not enough."""
+    if own_fetch_kind(request) is not None:
         return True
     token = request.meta.get(Meta.DECLARED)
     return isinstance(token, str) and hmac.compare_digest(token, _seal(crawler, "declared", request.url))

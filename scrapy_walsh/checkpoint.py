@@ -40,54 +40,46 @@ import logging
 import math
 import time
 import uuid
-import weakref
 from contextlib import suppress
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
-from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
-from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import DeferredLock
 
 from . import admission, handler_resend, send_gate
-from .config import config_for
-from .exceptions import CheckpointRefused, OutOfScope, RecentlyFetched, record_denial
+from .context import CrawlContext
+from .exceptions import CheckpointRefused, NotYourTurn, RecentlyFetched, record_denial
 from .header_bound import bound_headers, over_bound
-from .journal.adapter import journal_for
+from .journal.adapter import CrawlJournal
 from .middlewares.bounds import headers_refused
 from .middlewares.bounds import stamp as stamp_bound
 from .policy.gates import FETCHED_NAMESPACE
-from .policy.hostkey import host_key, url_host
+from .policy.hostkey import host_key
 from .policy.vocabulary import (
     HOST_HEADER_MISMATCH,
     NOT_ADMITTED,
-    NOT_DECLARED,
     PROXY_REFUSED,
-    SCHEME_NOT_ALLOWED,
     SKIPPED_RECENTLY_FETCHED,
     Meta,
 )
-from .request_signer import signer_for
-from .settings import CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT_FLOOR
-from .shared_pacer import Politeness, politeness_for
-from .store import StoreUnavailable, crawl_id, leases
+from .request_meta import request_host
+from .request_signer import load_signer
+from .settings import DOWNLOAD_TIMEOUT_FLOOR
+from .shared_pacer import SharedPacer
+from .store import StoreUnavailable, leases
 
 if TYPE_CHECKING:
-    from scrapy import Request, Spider
+    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
-SCHEMES = CHECKPOINT_SCHEMES
-#: The admission gate: first of all, before the sub-resource gate (80).
-ADMISSION_PRIORITY = 70
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
 TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
@@ -102,21 +94,6 @@ NOT_WRITTEN = "walsh/checkpoint/not_written"
 IN_FLIGHT = DeferredLock()
 
 
-#: Crawlers in explain's dry run (``scrapy walsh explain``): each of their targets meets every
-#: gate and this checkpoint, its pace is evaluated, and it is not sent (:class:`NotSent`); their
-#: own fetches (robots.txt, the blocklist) go out as in a crawl, unless the crawler is offline.
-DRY_RUN: weakref.WeakKeyDictionary[Crawler, bool] = weakref.WeakKeyDictionary()
-
-
-def dry_run(crawler: Crawler, offline: bool = False) -> None:
-    """``crawler`` is explain's: its targets are evaluated, never sent; ``offline``: nothing is sent."""
-    DRY_RUN[crawler] = offline
-
-
-def is_dry_run(crawler: Crawler) -> bool:
-    return crawler in DRY_RUN
-
-
 class NotSent(IgnoreRequest):
     """Explain's dry run: every gate and the checkpoint let the target through; it was not sent.
     ``wait`` is how long its host's slot is still taken (evaluated, not reserved)."""
@@ -124,14 +101,6 @@ class NotSent(IgnoreRequest):
     def __init__(self, url: str, wait: float):
         self.wait = wait
         super().__init__(f"dry run: {url} would be sent" + (f" in {wait:.3f} s" if wait else ""))
-
-
-class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"
-    """The host's slot was taken when the request reached the checkpoint (nothing was sent)."""
-
-    def __init__(self, host: str, wait: float):
-        self.host, self.wait = host, wait
-        super().__init__(f"{host}: its next slot is {wait:.3f} s away")
 
 
 def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> CheckpointRefused:
@@ -147,25 +116,26 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         super().__init__(crawler)
         assert crawler.stats is not None
         self.stats = crawler.stats
-        config = config_for(crawler)
+        self.context = context = CrawlContext.of(crawler)
+        config = context.config
         self._ua = config.user_agent.encode("ascii", "strict")
         self.max_body_bytes = config.max_body_bytes
         self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
         handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
         bound_headers(self.inner)  # a header flood is refused while it arrives, before it is in memory
         send_gate.install(self.inner)  # the host lease is checked right before the bytes leave
-        self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
-        self.journal = journal_for(crawler)  # issue 29: every send and refusal, hash-chained
+        self.signer = context.get(load_signer)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
+        self.journal = context.get(CrawlJournal)  # every send and refusal, hash-chained
         self.lock = IN_FLIGHT
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
 
     @cached_property
-    def politeness(self) -> Politeness:
+    def politeness(self) -> SharedPacer:
         """The crawl's pacer, opened on the first download: a store that refuses to open
         is then reported once, cleanly, by the component that opens it first, not as a
         traceback of Scrapy's handler loading."""
-        return politeness_for(self.crawler)
+        return CrawlContext.of(self.crawler).get(SharedPacer)
 
     async def download_request(self, request: Request) -> Response:
         # only http(s) reach this handler (the preset routes every other scheme to None, and the
@@ -179,12 +149,12 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 request,
                 missing=missing,
             )
-        host = url_host(request.url)
+        host = request_host(request)
         self._identity(request)
         self._host_header(request, host)
         await self._blocklist_and_proxy(request)
         self._timeout(request)
-        if self.crawler in DRY_RUN:
+        if self.context.dry_run:
             self._dry_run(request, host)
         self._lease_still_ours(request)
         stamp_bound(request, self.max_body_bytes)
@@ -233,9 +203,9 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
     def _dry_run(self, request: Request, host: str) -> None:
         """Explain's crawler: a target is evaluated and not sent (its pace read from the
         shared ledger, nothing reserved); offline, nothing at all is sent."""
-        if DRY_RUN[self.crawler] and admission.internal_kind(request) is not None:
+        if self.context.offline and admission.own_fetch_kind(request) is not None:
             raise IgnoreRequest(f"not sent (--offline): {request.url}")
-        if admission.internal_kind(request) is None:
+        if admission.own_fetch_kind(request) is None:
             self.politeness.refresh([host])
             wait = self.politeness.peek(host)  # what the reservation would answer, nothing taken
             if wait > self.politeness.max_pause:
@@ -247,7 +217,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         the store) may have had its R8 leases taken over by a crawl elsewhere, which sends those
         targets: from then on each target is checked against the store before it is sent (one
         read), and one taken over is not sent again (R8)."""
-        if Meta.FETCH_CLAIM not in request.meta or not leases.may_have_lapsed(crawl_id(self.crawler)):
+        if Meta.FETCH_CLAIM not in request.meta or not leases.may_have_lapsed(self.context.crawl_id):
             return
         if admission.live_claim(self.crawler, request, self.politeness.store, FETCHED_NAMESPACE) is None:
             exc = RecentlyFetched(
@@ -349,71 +319,3 @@ def _authority_host(value: str) -> str:
         return host_key(urlsplit(f"//{value.strip()}").hostname)
     except ValueError:
         return f"<unparsable {value!r}>"
-
-
-class AdmissionMiddleware:
-    """The first downloader gate: http(s) only, and declared targets or our own requests only.
-
-    The scheduler's door (``DeclaredTargetsMiddleware.request_scheduled``) never sees a request
-    sent with ``engine.download``; this gate does, before any other gate spends a robots.txt
-    fetch on it.
-    """
-
-    def __init__(self, crawler: Crawler):
-        assert crawler.stats is not None
-        self.crawler = crawler
-        self.stats = crawler.stats
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> AdmissionMiddleware:
-        return cls(crawler)
-
-    def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if urlparse_cached(request).scheme not in SCHEMES:
-            raise _refuse(
-                self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request
-            )
-        if not admission.declared(self.crawler, request):
-            exc = OutOfScope(
-                NOT_DECLARED,
-                "not a declared target (R6): it reached the downloader without being declared "
-                "(engine.download, or a meta copied from another request)",
-                request.url,
-            )
-            record_denial(self.stats, exc, self.crawler.spider)
-            raise exc
-        admission.stamp(request, admission.ADMISSION)
-
-
-class _Carry:
-    """A new Request made from an admitted one keeps its tokens (a redirect is re-sealed at
-    its new URL: it is the same fetch of a declared target)."""
-
-    crawler: Crawler
-
-    def _carried(self, old: Request, result: Any) -> Any:
-        from scrapy import Request
-
-        if isinstance(result, Request) and result is not old:
-            admission.carry(old, result)
-            if admission.internal_kind(old) is None and admission.declared(self.crawler, old):
-                admission.declare(self.crawler, result)
-        return result
-
-
-class WalshRedirectMiddleware(_Carry, RedirectMiddleware):
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_response(request, response))
-
-
-class WalshMetaRefreshMiddleware(_Carry, MetaRefreshMiddleware):
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_response(request, response))
-
-
-class WalshRetryMiddleware(_Carry, RetryMiddleware):
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_response(request, response))
-
-    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Any:
-        return self._carried(request, super().process_exception(request, exception))

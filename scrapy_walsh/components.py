@@ -12,8 +12,8 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, Redirec
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
-from . import checkpoint, delivery
-from .middlewares import addresses, bounds, conditional, frequency, scope, usage_preferences
+from . import delivery
+from .middlewares import addresses, admission, bounds, conditional, frequency, scope, usage_preferences
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
 from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
@@ -24,23 +24,20 @@ from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
 from .middlewares.robots import RobotsMiddleware
 from .pipelines import dedup, metadata
 
-#: Where Scrapy places the middlewares our subclasses replace.
-REDIRECT_PRIORITY, META_REFRESH_PRIORITY, RETRY_PRIORITY = 600, 580, 550
-
 #: (setting, component, priority): every component the add-on places, but for its audit
 #: (``ConformanceGuard``) and its summary, which the add-on adds after these.
 PLACED = (
     ("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None),
     # redirects and retries are new Request objects: ours carry the admission tokens over
     ("DOWNLOADER_MIDDLEWARES", RedirectMiddleware, None),
-    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRedirectMiddleware, REDIRECT_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", admission.WalshRedirectMiddleware, admission.REDIRECT_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", MetaRefreshMiddleware, None),
-    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshMetaRefreshMiddleware, META_REFRESH_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", admission.WalshMetaRefreshMiddleware, admission.META_REFRESH_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", HttpCompressionMiddleware, None),
     ("DOWNLOADER_MIDDLEWARES", bounds.BoundedCompressionMiddleware, bounds.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", RetryMiddleware, None),
-    ("DOWNLOADER_MIDDLEWARES", checkpoint.WalshRetryMiddleware, RETRY_PRIORITY),
-    ("DOWNLOADER_MIDDLEWARES", checkpoint.AdmissionMiddleware, checkpoint.ADMISSION_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", admission.WalshRetryMiddleware, admission.RETRY_PRIORITY),
+    ("DOWNLOADER_MIDDLEWARES", admission.AdmissionMiddleware, admission.PRIORITY),
     ("SPIDER_MIDDLEWARES", scope.DeclaredTargetsMiddleware, scope.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", scope.SubresourceMiddleware, scope.SUBRESOURCE_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", addresses.AddressGuardMiddleware, addresses.PRIORITY),

@@ -52,15 +52,14 @@ from scrapy.utils.python import global_object_name
 from twisted.internet.defer import Deferred
 
 from . import exit_status, faults, typed_command
-from .checkpoint import is_dry_run
+from .context import CrawlContext
 from .policy.vocabulary import Namespace
-from .store import StateStoreError, crawl_id, leases, store_for
+from .store import StateStoreError, leases, open_crawl_store
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
-    from .store import StateStore
 
 logger = logging.getLogger(__name__)
 
@@ -112,14 +111,15 @@ class OutputFailed(Exception):
 
 
 class Delivery:
-    """The crawl's one account of where each item went (:func:`delivery_for`)."""
+    """The crawl's one account of where each item went (``CrawlContext.of(crawler).get(Delivery)``)."""
 
-    def __init__(self, crawler: Crawler, store: StateStore):
+    def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
-        self.store = store
-        self.crawl = crawl_id(crawler)
+        context = CrawlContext.of(crawler)
+        self.store = context.get(open_crawl_store)
+        self.crawl = context.crawl_id
         self.listeners: list[Listener] = []
         #: The first output failure, worded: from then on every item is kept.
         self.failure: str | None = None
@@ -139,7 +139,7 @@ class Delivery:
         crawler.signals.connect(self.item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.feed_exporter_closed, signal=signals.feed_exporter_closed)
-        _REPLACED.watch(crawler)
+        _REPLACED.watch()
 
     @property
     def namespace(self) -> str:
@@ -389,8 +389,8 @@ class RedeliveryMiddleware:
     consume what the next real run is owed."""
 
     def __init__(self, crawler: Crawler):
-        self.delivery = delivery_for(crawler)
-        self.delivers = typed_command.command() in REDELIVERING and not is_dry_run(crawler)
+        self.delivery = CrawlContext.of(crawler).get(Delivery)
+        self.delivers = typed_command.command() in REDELIVERING and not CrawlContext.of(crawler).dry_run
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedeliveryMiddleware:
@@ -403,17 +403,6 @@ class RedeliveryMiddleware:
             yield output
 
 
-_DELIVERIES: weakref.WeakKeyDictionary[Crawler, Delivery] = weakref.WeakKeyDictionary()
-
-
-def delivery_for(crawler: Crawler) -> Delivery:
-    """The crawl's one :class:`Delivery` (made by the first component that asks)."""
-    found = _DELIVERIES.get(crawler)
-    if found is None:
-        found = _DELIVERIES[crawler] = Delivery(crawler, store_for(crawler))
-    return found
-
-
 class _Replaced(logging.Filter):
     """Scrapy's own record of an item a pipeline raised on, or of a feed that could not store its
     file, each with a traceback, in a crawl whose :class:`Delivery` says it in one message: dropped."""
@@ -421,12 +410,8 @@ class _Replaced(logging.Filter):
     MESSAGES = frozenset({ITEM_ERROR_MESSAGE, STORE_ERROR_MESSAGE})
     LOGGERS = ("scrapy.core.scraper", "scrapy.extensions.feedexport")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.crawlers: weakref.WeakSet[Crawler] = weakref.WeakSet()
-
-    def watch(self, crawler: Crawler) -> None:
-        self.crawlers.add(crawler)
+    def watch(self) -> None:
+        """Filter the loggers (once per process: the filter asks each record's crawl)."""
         for name in self.LOGGERS:
             if self not in logging.getLogger(name).filters:
                 logging.getLogger(name).addFilter(self)
@@ -435,7 +420,8 @@ class _Replaced(logging.Filter):
         if record.msg not in self.MESSAGES:
             return True
         crawler = getattr(getattr(record, "spider", None), "crawler", None)
-        return crawler not in self.crawlers
+        context = None if crawler is None else CrawlContext.find(crawler)
+        return context is None or context.made(Delivery) is None
 
 
 _REPLACED = _Replaced()

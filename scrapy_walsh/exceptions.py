@@ -259,3 +259,12 @@ HINTS.update(
         "checkpoint/scheme_not_allowed": "only http and https URLs are fetched",
     }
 )
+
+
+class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"
+    """Not a refusal: the host's slot was taken when the request reached the checkpoint (nothing
+    was sent); the pacing middleware turns it into a wait or a requeue."""
+
+    def __init__(self, host: str, wait: float):
+        self.host, self.wait = host, wait
+        super().__init__(f"{host}: its next slot is {wait:.3f} s away")

@@ -12,27 +12,23 @@ Two kinds reach the user this way:
   after the crawl closed says what was not recorded and what the next run does about it; the
   process exits non-zero.
 
-This module imports nothing of the package but the exit status, so any layer may report a fault.
+This module imports nothing of the package but the exit status and the crawl's context (where
+each crawl's faults are kept), so any layer above them may report a fault.
 """
 
 from __future__ import annotations
 
 import logging
-import weakref
 from typing import TYPE_CHECKING
 
 from . import exit_status
+from .context import CrawlContext
 
 if TYPE_CHECKING:
     from scrapy.core.engine import ExecutionEngine
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger("scrapy_walsh")
-
-#: The message each crawl was stopped with (the first fault's).
-_STOPPED: weakref.WeakKeyDictionary[Crawler, str] = weakref.WeakKeyDictionary()
-#: What the store did not record, per crawl: (what, why) in the order reported.
-_UNRECORDED: weakref.WeakKeyDictionary[Crawler, list[tuple[str, str]]] = weakref.WeakKeyDictionary()
 
 
 def running_engine(crawler: Crawler) -> ExecutionEngine | None:
@@ -46,18 +42,18 @@ def running_engine(crawler: Crawler) -> ExecutionEngine | None:
 
 def stopping(crawler: Crawler) -> bool:
     """A fault already stopped this crawl."""
-    return crawler in _STOPPED
+    return CrawlContext.of(crawler).stopped is not None
 
 
 def stop(crawler: Crawler, what: str, reason: str) -> bool:
     """Stop the running crawl for ``what`` (said once, at ERROR; the close ``reason`` in the stats);
     False when an earlier fault already stopped it (nothing is said)."""
-    if crawler in _STOPPED:
+    context = CrawlContext.of(crawler)
+    if context.stopped is not None:
         return False
     from scrapy.utils.defer import deferred_from_coro
 
-    message = f"scrapy_walsh stops this crawl: {what}"
-    _STOPPED[crawler] = message
+    message = context.stopped = f"scrapy_walsh stops this crawl: {what}"
     logger.error("%s", message)
     exit_status.fatal(message)
     exit_status.reported(message)
@@ -70,17 +66,17 @@ def stop(crawler: Crawler, what: str, reason: str) -> bool:
 def unrecorded(crawler: Crawler, what: str, why: str) -> None:
     """``what`` the store did not take before the crawl ended (e.g. "2 answered targets were not
     recorded as fetched (R8: ...)"), because ``why``: said in the one message after the crawl closed."""
-    found = _UNRECORDED.get(crawler)
-    if found is None:
+    found = CrawlContext.of(crawler).unrecorded
+    if not found:
         from scrapy import signals
 
-        found = _UNRECORDED[crawler] = []
         crawler.signals.connect(lambda: _report(crawler), signal=signals.engine_stopped, weak=False)
     found.append((what, why))
 
 
 def _report(crawler: Crawler) -> None:
-    found = _UNRECORDED.pop(crawler, [])
+    context = CrawlContext.of(crawler)
+    found, context.unrecorded = context.unrecorded, []
     if not found:
         return
     message = (

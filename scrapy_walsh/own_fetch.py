@@ -2,7 +2,7 @@
 
 They are fetched *through the crawler* (``engine.download_async``), so they pass the
 checkpoint and the pacing like any request to their host, and are counted in the summary.
-They are known by object identity (:func:`scrapy_walsh.admission.internal_kind`), so the gate
+They are known by object identity (:func:`scrapy_walsh.admission.own_fetch_kind`), so the gate
 that asked for them doesn't gate them again; ``meta["walsh_internal"]`` only tells users what
 they are, and setting it does nothing.
 """
@@ -21,12 +21,12 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-#: ``meta`` key naming what an internal request is for.
+#: ``meta`` key naming what an own fetch is for (for users to read; never read by us).
 INTERNAL = Meta.INTERNAL
 ROBOTS = "robots"
 BLOCKLIST = "blocklist"
 BLOCKLIST_SCHEMA = "blocklist_schema"
-#: Internal requests go before spider requests waiting in the same downloader slot.
+#: Own fetches go before spider requests waiting in the same downloader slot.
 PRIORITY = 1000
 
 
@@ -51,5 +51,5 @@ async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
             **meta,
         },
     )
-    admission.register_internal(request, kind)
+    admission.register_own_fetch(request, kind)
     return await crawler.engine.download_async(request)

@@ -46,8 +46,9 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.pqueues import DownloaderAwarePriorityQueue, ScrapyPriorityQueue
 
-from .policy.hostkey import url_host
-from .shared_pacer import politeness_for
+from .context import CrawlContext
+from .request_meta import request_host
+from .shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -91,7 +92,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         slot_startprios: dict[str, Any] | None = None,
         **kwargs: Any,
     ):
-        self.politeness = politeness_for(crawler)
+        self.politeness = CrawlContext.of(crawler).get(SharedPacer)
         #: Scrapy's queue for start requests, passed on to each host's queue (see pqfactory).
         self.start_queue_cls = kwargs.get("start_queue_cls")
         #: this process's tie-break order among equally loaded hosts (fleet mode only)
@@ -257,7 +258,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         )
 
     def push(self, request: Request) -> None:
-        host = url_host(request.url)
+        host = request_host(request)
         queue = self.pqueues.get(host)
         if queue is None:
             queue = self.pqueues[host] = self.pqfactory(host)

@@ -1,13 +1,18 @@
-"""What a request carries about the gates it passed: verdicts, and whether it was requeued.
+"""What a request carries about the gates it passed: verdicts, whether it was requeued, its host.
 
 ``meta["walsh"]`` is information for callbacks and items, never a switch: the checkpoint
-decides from admission stamps (:mod:`scrapy_walsh.admission`), not from ``meta``.
+decides from admission stamps (:mod:`scrapy_walsh.admission`), not from ``meta``. The host key
+every gate, the queue and the checkpoint ask for is worked out once per Request object
+(:func:`request_host`), as Scrapy's ``urlparse_cached`` parses a URL once, and never kept in
+``meta``, which spider code can set.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
+from .policy import hostkey
 from .policy.vocabulary import Meta
 
 if TYPE_CHECKING:
@@ -36,3 +41,17 @@ def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> d
 def first_pass(request: Request) -> bool:
     """False for a request pacing sent back to the scheduler (already counted)."""
     return not request.meta.get(REQUEUED)
+
+
+#: Request -> (the URL its host key was worked out from, that key).
+_HOSTS: weakref.WeakKeyDictionary[Request, tuple[str, str]] = weakref.WeakKeyDictionary()
+
+
+def request_host(request: Request) -> str:
+    """The host key of ``request``'s URL (:func:`scrapy_walsh.policy.hostkey.url_host`), worked
+    out the first time it is asked for and kept with the Request object (again only if its URL
+    changed)."""
+    found = _HOSTS.get(request)
+    if found is None or found[0] != request.url:
+        found = _HOSTS[request] = (request.url, hostkey.url_host(request.url))
+    return found[1]

@@ -10,11 +10,10 @@ their headers before.
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
 from . import webbotauth
-from .config import config_for
+from .context import CrawlContext
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -38,15 +37,10 @@ class RequestSigner:
             request.headers[name] = value
 
 
-_SIGNERS: weakref.WeakKeyDictionary[Crawler, RequestSigner | None] = weakref.WeakKeyDictionary()
-
-
-def signer_for(crawler: Crawler) -> RequestSigner | None:
-    """The crawl's signer, or None when ``WALSH_SIGNING_KEY`` is not set."""
-    if crawler not in _SIGNERS:
-        config = config_for(crawler)
-        signer = None
-        if config.signing_key and config.signature_agent:
-            signer = RequestSigner(webbotauth.load_private_key(config.signing_key), config.signature_agent)
-        _SIGNERS[crawler] = signer
-    return _SIGNERS[crawler]
+def load_signer(crawler: Crawler) -> RequestSigner | None:
+    """Read the crawl's key: its one signer is ``CrawlContext.of(crawler).get(load_signer)``,
+    None when ``WALSH_SIGNING_KEY`` is not set."""
+    config = CrawlContext.of(crawler).config
+    if config.signing_key and config.signature_agent:
+        return RequestSigner(webbotauth.load_private_key(config.signing_key), config.signature_agent)
+    return None

@@ -4,7 +4,7 @@ The checkpoint reserves a host's slot before the download starts, but the reques
 server only once its connection is made (a lost SYN is resent after 1 s), its TLS handshake is
 done and its bytes are written. Stamping the start at the reservation let another process's
 request land next to ours when our connect was slow. So the reservation also takes a short
-**host lease** (:meth:`scrapy_walsh.shared_pacer.Politeness.reserve_to_send`): while it is live
+**host lease** (:meth:`scrapy_walsh.shared_pacer.SharedPacer.reserve_to_send`): while it is live
 no other process may start a request to the host, and it lasts one slot, so a request written
 at once costs nothing more than the reservation did. Right before the request's bytes are
 written (:func:`before_write`, called by the HTTP/1.1 client protocol this module puts into the
@@ -14,14 +14,14 @@ wrapped handler's connection pool):
   slot's ready time already adds ``PACING_MARGIN``), nothing more is written;
 * later (a slow connect, a TLS handshake, a stalled process): the start is stamped again *now*,
   in one atomic step that succeeds only if no other process started since and none is
-  connecting (:meth:`~scrapy_walsh.shared_pacer.Politeness.confirm`); then the bytes are
+  connecting (:meth:`~scrapy_walsh.shared_pacer.SharedPacer.confirm`); then the bytes are
   written and pushed to the kernel before anything else runs. If the step fails (another
   process took the host after our lease lapsed, or the store is unavailable) nothing is
   written: the connection is aborted and the request waits and goes again
   (:class:`NotWritten`).
 
 While the connection is being made, the lease is renewed every half slot
-(:meth:`~scrapy_walsh.shared_pacer.Politeness.renew`), so a slow connect keeps the host; a
+(:meth:`~scrapy_walsh.shared_pacer.SharedPacer.renew`), so a slow connect keeps the host; a
 frozen or dead holder stops renewing and loses it within one slot. Since the stamp is made in
 the same call that writes the bytes, a process frozen after the lease lapsed finds, when it
 wakes, either its lease or another process's start, never a stale "go".
@@ -50,7 +50,7 @@ from .store import StateStoreError
 if TYPE_CHECKING:
     from twisted.internet.base import DelayedCall
 
-    from .shared_pacer import Lease, Politeness
+    from .shared_pacer import Lease, SharedPacer
 
 #: A request written within this many seconds of its reservation needs no second stamp: the
 #: slot's ready time adds ``PACING_MARGIN``, so its next request still comes a full interval
@@ -74,7 +74,7 @@ class NotWritten(Exception):  # noqa: N818 - not an error: the request waits and
 class Send:
     """The process's one request on its way to the network (the checkpoint's in-flight lock)."""
 
-    politeness: Politeness
+    politeness: SharedPacer
     host: str
     lease: Lease
     #: ``time.monotonic()`` before the reservation's round trip

@@ -1,6 +1,6 @@
 """The crawl's one pacer, persisted, shared by the pacing and backoff middlewares and the queue.
 
-``politeness_for(crawler)`` returns the same object to every component. The pacing
+``CrawlContext.of(crawler).get(SharedPacer)`` returns the same object to every component. The pacing
 :class:`~scrapy_walsh.store.ledger.Ledger` (namespace ``pacing`` of the state store) is
 the authority, the local :class:`Pacer` a copy: a request's slot is *reserved* in the
 ledger (one atomic read-modify-write that takes the host's next slot only if it is free
@@ -16,7 +16,7 @@ The queue refreshes only the few candidates a pop considers, in one read (``get_
 so it picks hosts that are free fleet-wide with a bounded number of round trips per
 request, whatever the number of queued hosts (issue 17). That read is advice: when the
 store is unavailable the queue chooses from the local copy, and the reservation still
-decides. :meth:`Politeness.sooner_elsewhere` asks each queue's calendar (O(log H)).
+decides. :meth:`SharedPacer.sooner_elsewhere` asks each queue's calendar (O(log H)).
 """
 
 from __future__ import annotations
@@ -28,15 +28,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .config import config_for, host_intervals
+from . import admission, request_meta
+from .config import host_intervals
+from .context import CrawlContext
 from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, wait_reason
 from .policy.vocabulary import Namespace
-from .store import StateStoreError, store_for
+from .store import StateStoreError, open_crawl_store
 from .store.ledger import Ledger, own_key, slot_wait, watched_key
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +56,17 @@ SHARED = ("last_start", "not_before")
 
 if TYPE_CHECKING:
     from .store import Reservation
+
+
+#: Requests sent back to the scheduler because another host was ready sooner.
+REQUEUED = "walsh/pacing/requeued"
+
+
+def back_to_scheduler(request: Request) -> Request:
+    """The copy of ``request`` a gate returns to send it back to the scheduler: its admission
+    tokens carried over, counted as a requeue (``request_meta.first_pass`` is then False)."""
+    request.meta[request_meta.REQUEUED] = request.meta.get(request_meta.REQUEUED, 0) + 1
+    return admission.carry(request, request.replace(dont_filter=True))
 
 
 #: At most this many addresses of one host are reserved with it (one transaction whatever the
@@ -107,13 +122,13 @@ class _PaceTable(dict):
         return super().__contains__(self._key(host))
 
 
-class Politeness:
+class SharedPacer:
     def __init__(self, crawler: Crawler):
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         floor = config.min_interval
         #: R4's cap and R5's longest pause: a host beyond either is refused by the pacing gate
         self.cap, self.max_pause = config.max_crawl_delay, config.backoff_max_delay
-        self.store = store_for(crawler)
+        self.store = CrawlContext.of(crawler).get(open_crawl_store)
         self.ledger = Ledger(self.store, NAMESPACE)
         self.pacer = Pacer(
             floor, margin=PACING_MARGIN, clock=self.ledger.now, host_floors=host_intervals(crawler.settings)
@@ -330,6 +345,19 @@ class Politeness:
             return False
         return self.better_elsewhere(host)
 
+    def requeue(self, stats: StatsCollector, request: Request, host: str, early: bool = False) -> Request | None:
+        """The one decision to send ``request`` back to the scheduler instead of waiting for
+        ``host``'s slot: the copy to return, or None to wait. Never our own fetches (they don't
+        cross the scheduler); only when another queued host is ready sooner. ``early``: asked by
+        a gate before pacing (the robots gate, right after a robots.txt fetch), which also leaves
+        the request alone when the pacing gate will refuse it (:meth:`requeue_instead`)."""
+        if admission.own_fetch_kind(request) is not None:
+            return None
+        if not (self.requeue_instead(host) if early else self.better_elsewhere(host)):
+            return None
+        stats.inc_value(REQUEUED)
+        return back_to_scheduler(request)
+
     def capped_delay(self, host: str) -> float | None:
         """R4's cap: ``host``'s Crawl-delay when it is over ``WALSH_MAX_CRAWL_DELAY`` (the host
         is not crawled), else None."""
@@ -358,7 +386,7 @@ class Politeness:
 
 @dataclass
 class Lease:
-    """A slot taken with its host lease (:meth:`Politeness.reserve_to_send`): the keys it holds,
+    """A slot taken with its host lease (:meth:`SharedPacer.reserve_to_send`): the keys it holds,
     how, and until when (the store's clock); ``wait`` > 0: nothing was taken."""
 
     token: str
@@ -366,13 +394,3 @@ class Lease:
     modes: list[dict[str, Any]]
     until: float
     wait: float
-
-
-_INSTANCES: weakref.WeakKeyDictionary[Crawler, Politeness] = weakref.WeakKeyDictionary()
-
-
-def politeness_for(crawler: Crawler) -> Politeness:
-    found = _INSTANCES.get(crawler)
-    if found is None:
-        found = _INSTANCES[crawler] = Politeness(crawler)
-    return found

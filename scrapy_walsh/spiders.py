@@ -40,6 +40,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from . import admission, config
+from .context import CrawlContext
 from .policy import feeds, llmstxt
 from .policy.addresses import PrivateAddressAllowance
 from .policy.markdown import outline
@@ -352,9 +353,9 @@ class StructuredSourceSpider(scrapy.Spider):
         """The add-on's state store (None when the add-on's settings are absent)."""
         if not config.applied(self.settings):
             return None
-        from .store import store_for
+        from .store import open_crawl_store
 
-        return store_for(self.crawler)
+        return CrawlContext.of(self.crawler).get(open_crawl_store)
 
     def _keep_llms_txt(self, url: str, index: llmstxt.LlmsTxt) -> None:
         store = self._store()
@@ -392,7 +393,7 @@ class StructuredSourceSpider(scrapy.Spider):
             return
         if self._allowance is None:
             self._allowance = (
-                config.config_for(self.crawler).allow_private_addresses
+                CrawlContext.of(self.crawler).config.allow_private_addresses
                 if config.applied(self.settings)
                 else config.parse(self.settings, "WALSH_ALLOW_PRIVATE_ADDRESSES")  # no add-on: as set
             )

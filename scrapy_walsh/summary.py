@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 
-from .config import config_for
-from .policy.hostkey import url_host
+from .context import CrawlContext
 from .policy.vocabulary import Gate, GateVerdict
+from .request_meta import request_host
 from .settings import SPEC_VERSION
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class ComplianceSummary:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("walsh/spec_version", SPEC_VERSION)
         self.stats.set_value(MAX_IN_FLIGHT, self.max_in_flight)
-        config = config_for(self.crawler)
+        config = CrawlContext.of(self.crawler).config
         self.stats.set_value("walsh/identity/user_agent", config.user_agent)
         self.stats.set_value(ROBOTS_MODE, config.robots_mode)
         self.stats.set_value("walsh/usage/mode", f"{config.usage_mode} for {', '.join(config.purposes)}")
@@ -159,7 +159,7 @@ def _what_you_can_do(stats: Mapping[str, Any]) -> list[str]:
 
 def count_sent(stats: Any, request: Request) -> None:
     stats.inc_value(SENT)
-    stats.inc_value(SENT_HOST + (url_host(request.url) or "(none)"))
+    stats.inc_value(SENT_HOST + (request_host(request) or "(none)"))
 
 
 #: A download that failed before any byte left: nothing reached the server.

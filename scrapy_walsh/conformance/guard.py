@@ -6,7 +6,8 @@ import logging
 from typing import Any
 
 from .. import exit_status
-from ..config import WalshConfig, configure
+from ..config import WalshConfig
+from ..context import CrawlContext
 from ..settings import SPEC_VERSION
 from .audit import enforce
 from .engine import PASS, WARN, Finding
@@ -19,7 +20,7 @@ class ConformanceGuard:
 
     The add-on audits when it runs, but add-ons listed after it may still change
     settings; this guard sees the frozen, final values, and makes the crawl's config from
-    them once they pass (every component reads that one, ``config_for``).
+    them once they pass (every component reads that one, ``CrawlContext.of(crawler).config``).
     Raising from ``from_crawler`` stops the crawl before any request is sent.
     """
 
@@ -30,7 +31,7 @@ class ConformanceGuard:
     def from_crawler(cls, crawler: Any) -> ConformanceGuard:
         try:
             findings = enforce(crawler.settings)
-            config = configure(crawler, WalshConfig.from_settings(crawler.settings))
+            config = CrawlContext.of(crawler).configure(WalshConfig.from_settings(crawler.settings))
         except Exception as exc:
             exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
             raise

@@ -1,10 +1,10 @@
 """The journal of one crawl: what the checkpoint calls for each send, and what each refusal appends.
 
-:func:`journal_for` opens the crawl's :class:`~scrapy_walsh.journal.writer.JournalWriter` once
-(the checkpoint asks at start). Sends come from the checkpoint (:meth:`CrawlJournal.sent` wraps the
-wrapped handler's download); refusals from :data:`~scrapy_walsh.exceptions.denial_recorded`, sent
-by ``record_denial``, the one place every refusal is counted. The writer is closed (a signed head
-appended) when the spider closes.
+The crawl's one :class:`CrawlJournal` (``CrawlContext.of(crawler).get(CrawlJournal)``) opens its
+:class:`~scrapy_walsh.journal.writer.JournalWriter` once (the checkpoint asks at start). Sends come
+from the checkpoint (:meth:`CrawlJournal.sent` wraps the wrapped handler's download); refusals from
+:data:`~scrapy_walsh.exceptions.denial_recorded`, sent by ``record_denial``, the one place every
+refusal is counted. The writer is closed (a signed head appended) when the spider closes.
 
 Each ``send`` entry holds metadata only, never content: the send and settle times, method, URL,
 host key, User-Agent, keyid when signing, the robots.txt verdict with the digest of the body it
@@ -18,7 +18,6 @@ import base64
 import hashlib
 import logging
 import time
-import weakref
 from collections.abc import Awaitable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
@@ -29,14 +28,14 @@ from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission
-from ..config import config_for
+from ..context import CrawlContext
 from ..exceptions import WalshIgnoreRequest, denial_recorded
 from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
-from ..request_signer import signer_for
+from ..request_signer import load_signer
 from ..send_gate import NotWritten
-from ..shared_pacer import politeness_for
-from ..store import StoreUnavailable, running_engine, store_for
+from ..shared_pacer import SharedPacer
+from ..store import StoreUnavailable, open_crawl_store, running_engine
 from .writer import JournalWriter
 
 if TYPE_CHECKING:
@@ -58,8 +57,8 @@ UNWRITABLE_REASON = "walsh_journal_unwritable"
 class CrawlJournal:
     def __init__(self, crawler: Crawler):
         self.crawler = crawler
-        config = config_for(crawler)
-        signer = signer_for(crawler)
+        config = CrawlContext.of(crawler).config
+        signer = CrawlContext.of(crawler).get(load_signer)
         self.keyid = signer.keyid if signer is not None else None
         self.ua = config.user_agent
         self.directory = config.journal_location()
@@ -104,7 +103,7 @@ class CrawlJournal:
         self, request: Request, host: str, started: float, response: Response | None, **result: Any
     ) -> None:
         settled, cpu = time.time(), time.thread_time()
-        kind = admission.internal_kind(request)
+        kind = admission.own_fetch_kind(request)
         if kind == "robots":
             origin = origin_of(request.url)
             if response is not None and 200 <= response.status < 300 and urlparse_cached(request).path == "/robots.txt":
@@ -146,7 +145,7 @@ class CrawlJournal:
         the one the store holds for ``origin`` (a cached copy, or another process's fetch)."""
         if origin not in self._digests:
             try:
-                saved = store_for(self.crawler).get(ROBOTS_NAMESPACE, origin)
+                saved = CrawlContext.of(self.crawler).get(open_crawl_store).get(ROBOTS_NAMESPACE, origin)
             except StoreUnavailable:
                 return None
             body = None
@@ -156,7 +155,7 @@ class CrawlJournal:
         return self._digests[origin]
 
     def _interval(self, host: str) -> dict[str, Any]:
-        pace = politeness_for(self.crawler).pacer.pace(host)
+        pace = CrawlContext.of(self.crawler).get(SharedPacer).pacer.pace(host)
         terms = {
             "crawl_delay": pace.crawl_delay,
             "request_rate": pace.request_rate,
@@ -217,19 +216,3 @@ class CrawlJournal:
             self.crawler.stats.set_value(ENTRIES, self.writer.entries)
             self.crawler.stats.set_value(FSYNCS, self.writer.fsyncs)
             self.crawler.stats.set_value(CPU, round(self.cpu, 6))
-
-
-_JOURNALS: weakref.WeakKeyDictionary[Crawler, CrawlJournal] = weakref.WeakKeyDictionary()
-
-
-def journal_for(crawler: Crawler) -> CrawlJournal:
-    """The crawl's journal, opened on first use (the checkpoint asks at start)."""
-    found = _JOURNALS.get(crawler)
-    if found is None:
-        found = _JOURNALS[crawler] = CrawlJournal(crawler)
-    return found
-
-
-def journal_of(crawler: Crawler) -> CrawlJournal | None:
-    """The crawl's journal if it was opened (``check --live`` reads its head)."""
-    return _JOURNALS.get(crawler)

@@ -5,7 +5,7 @@ Two checks, because either alone has a hole:
 1. ``AddressGuardMiddleware`` (downloader middleware 85, after the sub-resource gate and
    before the blocklist, so a refused target never costs a robots.txt fetch) refuses a URL
    whose host is such an address, and resolves a name to refuse it when *any* of its
-   addresses is. Internal requests (robots.txt, the blocklist) meet it too.
+   addresses is. Own fetches (robots.txt, the blocklist) meet it too.
 2. ``GuardedNameResolver`` wraps the reactor's name resolver, which every HTTP/1.1 and
    HTTP/2 connection of Scrapy resolves through, so a refused address is never connected
    to even when DNS answers differently at connect time than at check time (rebinding).
@@ -38,13 +38,14 @@ except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
     _SCRAPY_DNS_ERRORS = ()
 
 from .. import admission
-from ..config import config_for
+from ..context import CrawlContext
 from ..exceptions import PrivateAddressRefused, record_denial
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
-from ..policy.hostkey import host_key, url_host
+from ..policy.hostkey import host_key
 from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
-from ..shared_pacer import politeness_for
+from ..request_meta import request_host
+from ..shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -197,7 +198,7 @@ class AddressGuardMiddleware:
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
-        self.allowance = config_for(crawler).allow_private_addresses
+        self.allowance = CrawlContext.of(crawler).config.allow_private_addresses
         self._injected = guard  # tests pass a guard over a stub resolver
         self._guard: GuardedNameResolver | None = None
         #: Scrapy >= 2.19 can run without a Twisted reactor (aiohttp/httpx handlers): no
@@ -231,7 +232,7 @@ class AddressGuardMiddleware:
         if host:
             addresses = await self.addresses_of(host)
             # pacing reserves the host and each of its addresses, whatever WALSH_PACE_BY (issue 32)
-            politeness_for(self.crawler).learn(host_key(host), addresses)
+            CrawlContext.of(self.crawler).get(SharedPacer).learn(host_key(host), addresses)
             # a name that does not resolve fails the same way at connect time: nothing to refuse
             if not self.allowance.allow_all:
                 self.check(request, host, addresses)
@@ -291,7 +292,7 @@ class ConnectRefusalMiddleware:
             from twisted.internet import reactor
 
             guard = reactor.nameResolver
-        host = url_host(request.url)
+        host = request_host(request)
         if not isinstance(guard, GuardedNameResolver) or host not in guard.refused:
             return
         address, reason = guard.refused.pop(host)

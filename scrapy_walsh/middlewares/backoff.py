@@ -7,7 +7,7 @@ request to that host until the pause ends, while other hosts keep their own pace
 Scrapy's ``RetryMiddleware`` keeps its other codes and exceptions; the add-on removes
 ``WALSH_BACKOFF_HTTP_CODES`` from ``RETRY_HTTP_CODES`` so nothing is retried twice.
 
-Internal requests (robots.txt, the blocklist) and ``dont_retry`` requests are not
+Own fetches (robots.txt, the blocklist) and ``dont_retry`` requests are not
 retried, but their 429/503 still pauses the host.
 
 A request that got no answer within ``DOWNLOAD_TIMEOUT`` (issue 27) is treated as a 503
@@ -27,18 +27,16 @@ from scrapy.exceptions import DownloadTimeoutError
 from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
 from .. import admission
-from ..config import config_for
+from ..context import CrawlContext
 from ..policy.backoff import Backoff
-from ..policy.hostkey import url_host
 from ..policy.vocabulary import Meta
-from ..shared_pacer import politeness_for
+from ..request_meta import request_host
+from ..shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-
-    from ..shared_pacer import Politeness
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +48,9 @@ TIMEOUTS = (DownloadTimeoutError, TwistedTimeoutError)
 
 
 class BackoffMiddleware:
-    def __init__(self, crawler: Crawler, politeness: Politeness):
+    def __init__(self, crawler: Crawler, politeness: SharedPacer):
         assert crawler.stats is not None
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.crawler = crawler
         self.stats = crawler.stats
         self.politeness = politeness
@@ -66,14 +64,14 @@ class BackoffMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffMiddleware:
-        return cls(crawler, politeness_for(crawler))
+        return cls(crawler, CrawlContext.of(crawler).get(SharedPacer))
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
         if response.status not in self.codes:
             return response
-        host = url_host(request.url)
+        host = request_host(request)
         pacer = self.politeness.pacer
         attempt = request.meta.get(ATTEMPT, 0)
         now = pacer.clock()
@@ -86,7 +84,7 @@ class BackoffMiddleware:
             logger.warning("%s: %s; using the computed delay", request.url, decision.retry_after.problem)
         # The whole host rests, whatever happens to this request (the pacing gate refuses
         # requests whose host is paused beyond WALSH_BACKOFF_MAX_DELAY).
-        if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+        if admission.own_fetch_kind(request) in admission.BLOCKLIST_KINDS:
             # the operator's list is refreshed on time: its gate applies this pause once it knows when
             self.politeness.list_host_asked(host, pause=decision.delay)
         else:
@@ -103,7 +101,7 @@ class BackoffMiddleware:
                 decision.reason,
             )
             return response
-        if request.meta.get("dont_retry") or admission.internal_kind(request) is not None:
+        if request.meta.get("dont_retry") or admission.own_fetch_kind(request) is not None:
             logger.info(
                 "%s answered %s: %s paused for %.1f s (%s); not retried here",
                 request.url,
@@ -130,17 +128,17 @@ class BackoffMiddleware:
         """A timeout: the host rests (at least the recheck interval); the request is retried after."""
         if not isinstance(exception, TIMEOUTS):
             return None
-        host = url_host(request.url)
+        host = request_host(request)
         pacer = self.politeness.pacer
         attempt = request.meta.get(ATTEMPT, 0)
         pace = pacer.pace(host)
-        pace.timeouts += 1  # written with the pause below; an answer resets it (Politeness.settle)
+        pace.timeouts += 1  # written with the pause below; an answer resets it (SharedPacer.settle)
         decision = self.policy.after_timeout(attempt, pacer.interval(host), self.recheck, streak=pace.timeouts)
         self.politeness.pause(host, pacer.clock() + decision.delay)
         self.stats.inc_value("walsh/backoff/count")
         self.stats.inc_value("walsh/backoff/timeout")
         self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat
-        if not decision.retry or request.meta.get("dont_retry") or admission.internal_kind(request) is not None:
+        if not decision.retry or request.meta.get("dont_retry") or admission.own_fetch_kind(request) is not None:
             if not decision.retry:
                 self.stats.inc_value("walsh/backoff/gave_up")
             logger.warning("%s: %s; %s", request.url, exception, decision.reason)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store import store_for
+from ..context import CrawlContext
+from ..store import open_crawl_store
 
 if TYPE_CHECKING:
     from typing import Self
@@ -23,4 +24,4 @@ class StatefulGate:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, store_for(crawler))
+        return cls(crawler, CrawlContext.of(crawler).get(open_crawl_store))

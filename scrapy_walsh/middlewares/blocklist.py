@@ -33,7 +33,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from .. import admission, own_fetch, request_meta
-from ..config import config_for
+from ..context import CrawlContext
 from ..exceptions import BlockedByOperator, record_denial
 from ..policy.blocklist import (
     MAX_DOCUMENT_BYTES,
@@ -49,7 +49,8 @@ from ..policy.blocklist import (
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
-from ..shared_pacer import politeness_for
+from ..request_meta import request_host
+from ..shared_pacer import SharedPacer
 from ..store import machine
 from .base import StatefulGate
 
@@ -74,14 +75,14 @@ NAMESPACE = Namespace.BLOCKLIST
 class BlocklistMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.url: str = config.blocklist_url
         self.schema_url: str | None = config.blocklist_schema_url or None
         self.extra: list[str] = list(config.blocklist_extra)
         self.blocklist = Blocklist.empty().with_extra(self.extra)
         self.source = "none"
         self.next_refresh = 0.0  # fetch before the first request
-        self.politeness = politeness_for(crawler)
+        self.politeness = CrawlContext.of(crawler).get(SharedPacer)
         self._host = url_host(self.url)
         self._refreshing: Deferred[None] | None = None
         self._schema: dict[str, Any] | None = None
@@ -94,12 +95,12 @@ class BlocklistMiddleware(StatefulGate):
     # ------------------------------------------------------------------ the gate
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        kind = admission.internal_kind(request)
+        kind = admission.own_fetch_kind(request)
         if kind in (own_fetch.BLOCKLIST, own_fetch.BLOCKLIST_SCHEMA):
             return  # the operator's own contract resources
         if time.time() >= self.next_refresh:
             await self._refresh_once()
-        host = url_host(request.url)
+        host = request_host(request)
         entry = self.listed(request)
         if entry is None:
             request_meta.record_verdict(request, "blocklist", NOT_BLOCKED)
@@ -127,9 +128,9 @@ class BlocklistMiddleware(StatefulGate):
         blocked; the operator's own list and schema are never blocked). The one blocklist
         check: this gate asks it, and the checkpoint asks it again before the network, for
         a list refreshed while the request waited for its slot."""
-        if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+        if admission.own_fetch_kind(request) in admission.BLOCKLIST_KINDS:
             return None
-        return self.blocklist.match(url_host(request.url))
+        return self.blocklist.match(request_host(request))
 
     # ------------------------------------------------------------------ refresh
 
@@ -207,7 +208,7 @@ class BlocklistMiddleware(StatefulGate):
     def _host_not_ready(self) -> bool:
         """With a list in force, the refresh never makes the targets wait for the list's host
         (issue 32, R3): while the host is paused (a Retry-After or RateLimit it asked for, capped
-        at the time the list is due again, :meth:`~scrapy_walsh.shared_pacer.Politeness.settle_list_asks`)
+        at the time the list is due again, :meth:`~scrapy_walsh.shared_pacer.SharedPacer.settle_list_asks`)
         or still in its interval, the list in force is kept, said once,
         and the refresh is tried again when the host is ready."""
         if self.source not in ("stored", "fetched"):
@@ -235,6 +236,12 @@ class BlocklistMiddleware(StatefulGate):
                 extra={"spider": self.crawler.spider},
             )
         return True
+
+    def adopt_given(self, blocklist: Blocklist, source: str = "file") -> None:
+        """Adopt a list given by hand (``scrapy walsh explain --blocklist-file``) as the fetched
+        one, and never refresh it: the crawl reads it as the operator's list."""
+        self._adopt(blocklist, source)
+        self.next_refresh = float("inf")
 
     def _adopt(self, blocklist: Blocklist, source: str) -> None:
         self.blocklist = blocklist.with_extra(self.extra)

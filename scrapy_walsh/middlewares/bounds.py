@@ -32,7 +32,7 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownloa
 from twisted.internet.defer import CancelledError
 
 from .. import admission, own_fetch
-from ..config import config_for
+from ..context import CrawlContext
 from ..exceptions import ResponseTooLarge, answer_refused
 from ..policy.bounds import MAX_HEADER_BYTES, MAX_HEADER_COUNT, ROBOTS_BYTES, bound_for
 from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
@@ -56,7 +56,7 @@ CUT_KINDS = {own_fetch.ROBOTS: ROBOTS_BYTES}
 
 def kind_of(request: Request) -> str:
     """What a fetch is, for the stats: the add-on's own kind, a structured step, or ``page``."""
-    internal = admission.internal_kind(request)
+    internal = admission.own_fetch_kind(request)
     if internal is not None:
         return internal
     marker = request.meta.get(Meta.STRUCTURED)
@@ -70,7 +70,7 @@ def stamp(request: Request, max_body_bytes: int) -> None:
     A kind read up to its bound gets ``download_maxsize`` 0: Scrapy must not cancel it (that
     would read as "unreachable"); the bytes_received handler stops it at the bound instead.
     """
-    kind = admission.internal_kind(request)
+    kind = admission.own_fetch_kind(request)
     if kind in CUT_KINDS:
         request.meta["download_maxsize"] = 0
         return
@@ -99,7 +99,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler=crawler)
         self.crawler = crawler
-        self.max_body_bytes = config_for(crawler).max_body_bytes
+        self.max_body_bytes = CrawlContext.of(crawler).config.max_body_bytes
         self._read = ReadUpTo()
         self._logged: set[str] = set()
 
@@ -114,7 +114,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
         return mw
 
     def bytes_received(self, data: bytes, request: Request, spider: Spider | None = None) -> None:
-        limit = CUT_KINDS.get(admission.internal_kind(request) or "")
+        limit = CUT_KINDS.get(admission.own_fetch_kind(request) or "")
         if limit is not None:
             self._read.received(request, data, limit)
 
@@ -122,7 +122,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
         self._read.done(request)
-        kind = admission.internal_kind(request)
+        kind = admission.own_fetch_kind(request)
         if kind in CUT_KINDS:
             return self._cut(kind, CUT_KINDS[kind], response)
         try:

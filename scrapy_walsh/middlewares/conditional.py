@@ -17,11 +17,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import admission, request_meta
+from ..context import CrawlContext
 from ..exceptions import NotModified
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import NOT_MODIFIED, Meta, Namespace
 from .base import StatefulGate
-from .frequency import answers_for
+from .frequency import Answers
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -40,10 +41,10 @@ SENT = Meta.CONDITIONAL
 class ConditionalMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        self.answers = answers_for(crawler, store)
+        self.answers = CrawlContext.of(crawler).get(Answers)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if admission.internal_kind(request) is not None or request.method not in ("GET", "HEAD"):
+        if admission.own_fetch_kind(request) is not None or request.method not in ("GET", "HEAD"):
             return
         saved = self.store.get(NAMESPACE, canonical_url(request.url))
         if not saved:
@@ -61,7 +62,7 @@ class ConditionalMiddleware(StatefulGate):
                 self.stats.inc_value("walsh/conditional/sent")
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return response
         if response.status == 304 and request.meta.get(SENT):
             self.stats.inc_value("walsh/conditional/not_modified")

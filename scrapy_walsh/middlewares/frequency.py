@@ -61,14 +61,13 @@ from scrapy import Request, signals
 from scrapy.exceptions import CloseSpider, IgnoreRequest
 
 from .. import admission, faults
-from ..checkpoint import is_dry_run
-from ..config import config_for
-from ..delivery import NOT_KEPT, Outcome, delivery_for
+from ..context import CrawlContext
+from ..delivery import NOT_KEPT, Delivery, Outcome
 from ..exceptions import RecentlyFetched, answer_refused, record_denial
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
-from ..store import StateStoreError, StoreUnavailable, crawl_id, leases, store_for, targets
+from ..store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets
 from .base import StatefulGate
 
 if TYPE_CHECKING:
@@ -138,12 +137,13 @@ class Waiting:
 class Answers:
     """The answers of one crawl whose record waits for their callback and items."""
 
-    def __init__(self, crawler: Crawler, store: StateStore):
+    def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
-        self.store = store
-        self.interval = config_for(crawler).refetch_interval
+        context = CrawlContext.of(crawler)
+        self.store = context.get(open_crawl_store)
+        self.interval = context.config.refetch_interval
         self.pending: dict[str, Answer] = {}
         self.outstanding: weakref.WeakKeyDictionary[Any, Waiting] = weakref.WeakKeyDictionary()
         #: answers the store did not take (it was away): written with the next record, or at the end
@@ -154,7 +154,7 @@ class Answers:
         self.held: list[Answer] = []
         #: the two ends the last attempt waits for when a feed is stored at its slot's close
         self.spider_done = self.feeds_closed = False
-        self.delivery = delivery_for(crawler)
+        self.delivery = CrawlContext.of(crawler).get(Delivery)
         # listening from the engine's start: after R7's dedup, which records the item first
         crawler.signals.connect(self.engine_started, signal=signals.engine_started)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
@@ -274,16 +274,6 @@ class Answers:
             faults.unrecorded(self.crawler, what, self.why)
 
 
-_ANSWERS: weakref.WeakKeyDictionary[Crawler, Answers] = weakref.WeakKeyDictionary()
-
-
-def answers_for(crawler: Crawler, store: StateStore) -> Answers:
-    found = _ANSWERS.get(crawler)
-    if found is None:
-        found = _ANSWERS[crawler] = Answers(crawler, store)
-    return found
-
-
 def target_of_response(response: Any) -> str | None:
     """The target whose lease the request of ``response`` held."""
     try:
@@ -307,7 +297,7 @@ class AnsweredMiddleware:
     pipelines."""
 
     def __init__(self, crawler: Crawler):
-        self.answers = answers_for(crawler, store_for(crawler))
+        self.answers = CrawlContext.of(crawler).get(Answers)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> AnsweredMiddleware:
@@ -358,10 +348,10 @@ class AnsweredMiddleware:
 class FrequencyMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        self.answers = answers_for(crawler, store)
-        self.interval = config_for(crawler).refetch_interval
+        self.answers = CrawlContext.of(crawler).get(Answers)
+        self.interval = CrawlContext.of(crawler).config.refetch_interval
         #: who fetched a target, named when a later request for it is refused (Namespace.FETCHED_BY)
-        self.crawl = crawl_id(crawler)
+        self.crawl = CrawlContext.of(crawler).crawl_id
         self.fetcher = {"spider": getattr(crawler.spidercls, "name", None), "crawl": self.crawl}
         crawler.signals.connect(self.answer_refused, signal=answer_refused)
 
@@ -370,7 +360,7 @@ class FrequencyMiddleware(StatefulGate):
         admission.stamp(request, admission.FREQUENCY)
 
     def _gate(self, request: Request) -> None:
-        if self.interval <= 0 or admission.internal_kind(request) is not None:
+        if self.interval <= 0 or admission.own_fetch_kind(request) is not None:
             return
         if self._claim(request) is not None:
             return  # a redirect hop, retry or requeue of the fetch under way
@@ -378,7 +368,7 @@ class FrequencyMiddleware(StatefulGate):
         now = time.time()
         last = targets.legacy_record(self.store, NAMESPACE, request.url)  # a store written before issue 32
         if last is None:
-            if is_dry_run(self.crawler):
+            if CrawlContext.of(self.crawler).dry_run:
                 # explain: the same rule read, no lease taken (a crawl running meanwhile must not
                 # find the target leased by a request that is never sent)
                 last = self.store.get(NAMESPACE, target)
@@ -392,7 +382,7 @@ class FrequencyMiddleware(StatefulGate):
                 last = self.store.get(NAMESPACE, target)
         if leases.is_lease(last):
             last = last["at"]  # being fetched now, by a crawl that runs
-        if is_dry_run(self.crawler) and not recently_fetched(last, now, self.interval):
+        if CrawlContext.of(self.crawler).dry_run and not recently_fetched(last, now, self.interval):
             return
         reason = recently_fetched_reason(last, now, self.interval)
         exc = RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target))
@@ -406,7 +396,7 @@ class FrequencyMiddleware(StatefulGate):
         """The target (and lease token) an answer to ``request`` is recorded for; None for a
         request that is not a target's fetch (an internal one, or R8 off). The store confirms
         the claim; while it is away, the claim the request holds by this process's account."""
-        if self.interval <= 0 or admission.internal_kind(request) is not None:
+        if self.interval <= 0 or admission.own_fetch_kind(request) is not None:
             return None
         try:
             claimed = self._claim(request)

@@ -10,7 +10,7 @@ to the scheduler instead of holding the one download slot (CONCURRENT_REQUESTS=1
 the politeness queue then hands out the host that is ready. Only when nothing else is
 ready sooner does it wait here, so the crawl is never idle while some host is ready.
 
-The slot is *reserved* in the pacing ledger (``Politeness.reserve``: atomic, one round
+The slot is *reserved* in the pacing ledger (``SharedPacer.reserve``: atomic, one round
 trip) by the checkpoint (``scrapy_walsh.checkpoint``), under the global in-flight lock, so the
 reserved start is the real send time. This middleware's check is the early, advisory one
 (it reads the ledger, takes nothing): it waits or requeues before the request reaches the
@@ -35,22 +35,19 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.task import deferLater
 
-from .. import admission, request_meta
-from ..checkpoint import NotYourTurn, is_dry_run
-from ..exceptions import CrawlDelayExceedsCap, HostPaused, record_denial
-from ..policy.hostkey import url_host
+from .. import admission
+from ..context import CrawlContext
+from ..exceptions import CrawlDelayExceedsCap, HostPaused, NotYourTurn, record_denial
 from ..policy.pacing import asked_ratelimit
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
-from ..shared_pacer import politeness_for
+from ..request_meta import request_host
+from ..shared_pacer import SharedPacer, back_to_scheduler
 from ..store import StateStoreError, StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from scrapy.statscollectors import StatsCollector
-
-    from ..shared_pacer import Politeness
 
 logger = logging.getLogger(__name__)
 
@@ -61,33 +58,6 @@ HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY
 #: Seconds a request that found the state store unavailable waits before it goes back to
 #: the scheduler (the reactor runs meanwhile).
 STORE_RETRY = 1.0
-
-
-#: Requests sent back to the scheduler because another host was ready sooner.
-REQUEUED = "walsh/pacing/requeued"
-
-
-def back_to_scheduler(request: Request) -> Request:
-    """The copy of ``request`` a gate returns to send it back to the scheduler: its admission
-    tokens carried over, counted as a requeue (``request_meta.first_pass`` is then False)."""
-    request.meta[request_meta.REQUEUED] = request.meta.get(request_meta.REQUEUED, 0) + 1
-    return admission.carry(request, request.replace(dont_filter=True))
-
-
-def requeue(
-    politeness: Politeness, stats: StatsCollector, request: Request, host: str, early: bool = False
-) -> Request | None:
-    """The one decision to send ``request`` back to the scheduler instead of waiting for
-    ``host``'s slot: the copy to return, or None to wait. Never our own requests (they don't
-    cross the scheduler); only when another queued host is ready sooner. ``early``: asked by
-    a gate before pacing (the robots gate, right after a robots.txt fetch), which also leaves
-    the request alone when the pacing gate will refuse it (``Politeness.requeue_instead``)."""
-    if admission.internal_kind(request) is not None:
-        return None
-    if not (politeness.requeue_instead(host) if early else politeness.better_elsewhere(host)):
-        return None
-    stats.inc_value(REQUEUED)
-    return back_to_scheduler(request)
 
 
 async def _sleep(seconds: float) -> None:
@@ -101,7 +71,7 @@ def _header_lines(response: Response) -> list[tuple[bytes, bytes]]:
 
 
 class PacingMiddleware:
-    def __init__(self, crawler: Crawler, politeness: Politeness):
+    def __init__(self, crawler: Crawler, politeness: SharedPacer):
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
@@ -111,19 +81,19 @@ class PacingMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PacingMiddleware:
-        return cls(crawler, politeness_for(crawler))
+        return cls(crawler, CrawlContext.of(crawler).get(SharedPacer))
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
-        host = url_host(request.url)
+        host = request_host(request)
         # Scrapy's own slot (DOWNLOAD_DELAY, a second, coarser pacer) follows the same host,
         # not the host a redirect came from.
         request.meta["download_slot"] = host
         self._check_cap(request, host)
         while wait := self._wait(host):  # 0 once the slot looks free (the checkpoint reserves it)
             self._refuse_beyond_max_pause(request, host, wait)
-            if admission.internal_kind(request) is None and is_dry_run(self.crawler):
+            if admission.own_fetch_kind(request) is None and CrawlContext.of(self.crawler).dry_run:
                 break  # explain: the checkpoint reads the wait, nothing waits for a request never sent
-            if (copy := requeue(self.politeness, self.stats, request, host)) is not None:
+            if (copy := self.politeness.requeue(self.stats, request, host)) is not None:
                 return copy
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
@@ -133,10 +103,10 @@ class PacingMiddleware:
         return None
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        host = url_host(request.url)
+        host = request_host(request)
         if self.pacer.seen(host):
             self.politeness.settle(host)  # the next interval counts from the answer
-        if admission.internal_kind(request) in admission.BLOCKLIST_KINDS:
+        if admission.own_fetch_kind(request) in admission.BLOCKLIST_KINDS:
             # the operator's list is refreshed on time: its gate applies this pace once it knows when
             if (asked := asked_ratelimit(_header_lines(response))) is not None:
                 self.politeness.list_host_asked(host, ratelimit=asked)
@@ -174,15 +144,15 @@ class PacingMiddleware:
     ) -> Request | None:
         if isinstance(exception, StoreUnavailable):
             return await self._store_unavailable(request, exception)
-        if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (store_for)
+        if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (open_crawl_store)
             self.stats.inc_value("walsh/store/failed_unsent")
             raise IgnoreRequest(f"not sent: {exception}")
         if isinstance(exception, NotYourTurn):
             return await self._not_your_turn(request, exception)
-        host = url_host(request.url)
+        host = request_host(request)
         if self.pacer.seen(host) and not isinstance(exception, IgnoreRequest):  # a refusal sent nothing
             self.politeness.settle(host, answered=False)
-            if admission.internal_kind(request) not in admission.BLOCKLIST_KINDS:
+            if admission.own_fetch_kind(request) not in admission.BLOCKLIST_KINDS:
                 # the list's own failed fetch is retried on the list's schedule, not slowed down from
                 # run to run: a host that can't be reached never delays the targets' start (issue 32)
                 self.pacer.observe(host, 0.0, ok=False)
@@ -195,12 +165,12 @@ class PacingMiddleware:
         beyond ``WALSH_BACKOFF_MAX_DELAY`` is refused as at the gate (a pause the local copy did
         not know: on an address a process pacing by address paused, issue 32)."""
         self._refuse_beyond_max_pause(request, exc.host, exc.wait)
-        if (copy := requeue(self.politeness, self.stats, request, exc.host)) is not None:
+        if (copy := self.politeness.requeue(self.stats, request, exc.host)) is not None:
             return copy
         self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
         self.politeness.announce_wait(exc.host, exc.wait)
         await _sleep(exc.wait)
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)
         return back_to_scheduler(request)
 

@@ -18,7 +18,7 @@ more than 5 redirects     ``allowed_implicit`` (RFC 9309 §2.3.1.2: "unavailable
 robots.txt is read up to its bound (the parse limit plus 64 KiB, after decompression;
 :mod:`scrapy_walsh.middlewares.bounds`), never refused for its size.
 
-Each redirect hop is a new internal request, so the blocklist gate and the identity
+Each redirect hop is a new own fetch, so the blocklist gate and the identity
 middleware see it too; a hop another gate refuses makes robots.txt unreachable.
 
 Results are cached per origin in the state store for ``WALSH_ROBOTS_CACHE_SECONDS``
@@ -38,7 +38,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from w3lib.url import safe_url_string
 
 from .. import admission, own_fetch, request_meta
-from ..config import config_for
+from ..context import CrawlContext
 from ..exceptions import RobotsDenied, record_denial
 from ..policy.gates import (
     ROBOTS_NAMESPACE,
@@ -57,11 +57,11 @@ from ..policy.gates import (
 )
 from ..policy.hostkey import url_host
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
+from ..request_meta import request_host
 from ..settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
-from ..shared_pacer import politeness_for
+from ..shared_pacer import SharedPacer
 from ..store import fetching
 from ..store.waiting import sleep
-from . import pacing
 from .base import StatefulGate
 from .once import OncePerKey
 
@@ -92,7 +92,7 @@ def origin_of(request: Request) -> str:
 class RobotsMiddleware(StatefulGate):
     def __init__(self, crawler: Crawler, store: StateStore):
         super().__init__(crawler, store)
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.mode: str = config.robots_mode
         self.token: str = config.robots_token
         self.cache_seconds = config.robots_cache_seconds  # at most 24 h: the audit refuses more
@@ -101,7 +101,7 @@ class RobotsMiddleware(StatefulGate):
         #: each origin's outcome; the fetches under way, with their waiters, are in _fetches
         self.origins: dict[str, OriginRobots] = {}
         self._fetches: OncePerKey[OriginRobots] = OncePerKey()
-        self.politeness = politeness_for(crawler)
+        self.politeness = CrawlContext.of(crawler).get(SharedPacer)
         self.pacer = self.politeness.pacer
         self._warned_parse: set[str] = set()
 
@@ -112,28 +112,28 @@ class RobotsMiddleware(StatefulGate):
         admission.stamp(request, admission.ROBOTS)
         # robots.txt was just fetched from this host, so the request must now wait its interval
         # while another host may be ready: back to the scheduler from here, not after the later
-        # gates (which it passes anyway when it comes back; issue 17), by pacing's one rule
-        if waited and (copy := pacing.requeue(self.politeness, self.stats, request, url_host(request.url), True)):
+        # gates (which it passes anyway when it comes back), by the pacer's one rule
+        if waited and (copy := self.politeness.requeue(self.stats, request, request_host(request), early=True)):
             self.stats.inc_value(REQUEUED_AFTER_FETCH)
             return copy
         return None
 
     async def _gate(self, request: Request) -> bool:
         """Raise when robots.txt refuses ``request``; True when it waited for a robots.txt fetch."""
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return False  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
         if urlparse_cached(request).scheme not in ("http", "https"):
             return False  # refused by the admission gate and the checkpoint
         if self.mode == "ignore":
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
             return False
-        robots = self._usable(origin_of(request), url_host(request.url))
+        robots = self._usable(origin_of(request), request_host(request))
         waited = robots is None
         if robots is None:
             robots = await self.robots_for(request)
         crawl_delay, request_rate = robots.crawl_delay(self.token), robots.request_rate(self.token)
         # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
-        self.pacer.set_robots(url_host(request.url), crawl_delay, request_rate)
+        self.pacer.set_robots(request_host(request), crawl_delay, request_rate)
         verdict = robots.verdict(request.url, self.token)
         self._record(request, verdict, robots, crawl_delay=crawl_delay, request_rate=request_rate)
         if verdict is Verdict.UNKNOWN_PARSE_ERROR and robots.origin not in self._warned_parse:
@@ -182,10 +182,15 @@ class RobotsMiddleware(StatefulGate):
 
     # ------------------------------------------------------------------ per origin
 
+    def know(self, robots: OriginRobots) -> None:
+        """Take ``robots`` as its origin's outcome, as if fetched now (``scrapy walsh explain
+        --robots-file``: the crawl's gate reads the given file as the origin's robots.txt)."""
+        self.origins[robots.origin] = robots
+
     async def robots_for(self, request: Request) -> OriginRobots:
         """This origin's outcome; the first caller fetches it, later callers await it."""
         origin = origin_of(request)
-        usable = self._usable(origin, url_host(request.url))
+        usable = self._usable(origin, request_host(request))
         if usable is not None:
             return usable
         return await self._fetches.run(origin, lambda: self._outcome(origin, request))

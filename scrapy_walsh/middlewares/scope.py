@@ -179,7 +179,7 @@ class SubresourceMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return
         dest: Any = request.headers.get("Sec-Fetch-Dest")
         kind = subresource_kind(
@@ -193,7 +193,7 @@ class SubresourceMiddleware:
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         """A response of a sub-resource type is dropped here, before any callback sees its bytes."""
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return response  # robots.txt, the blocklist: read by their own gates, whatever their type
         content_type = response.headers.get(b"Content-Type")
         kind = subresource_type(content_type)

@@ -36,7 +36,8 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission, own_fetch
-from ..config import applied, config_for
+from ..config import applied
+from ..context import CrawlContext
 from ..exceptions import UsageReserved, record_denial
 from ..policy.gates import OriginRobots
 from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
@@ -60,7 +61,7 @@ FIELD = "usage_warnings"
 USAGE = "usage"
 #: The verdict of a request refused before it is sent (respect mode).
 RESERVED = GateVerdict.USAGE_RESERVED
-#: The internal request kind of ``/.well-known/tdmrep.json``.
+#: The own-fetch kind of ``/.well-known/tdmrep.json``.
 TDMREP = "tdmrep"
 TDMREP_PATH = "/.well-known/tdmrep.json"
 #: Stats per answer, completed with the purpose: ``walsh/usage/reserved/train-ai``.
@@ -88,7 +89,7 @@ class UsagePreferencesMiddleware:
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.token: str = config.robots_token
         self.purposes: tuple[str, ...] = config.purposes
         self.mode: str = config.usage_mode
@@ -104,7 +105,7 @@ class UsagePreferencesMiddleware:
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         """Respect mode: what robots.txt and tdmrep.json already reserve is not fetched."""
-        if self.mode != "respect" or admission.internal_kind(request) is not None:
+        if self.mode != "respect" or admission.own_fetch_kind(request) is not None:
             return
         if urlparse_cached(request).scheme not in ("http", "https"):
             return
@@ -172,7 +173,7 @@ class UsagePreferencesMiddleware:
     # ------------------------------------------------------------------ the answer
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        if admission.internal_kind(request) is not None:
+        if admission.own_fetch_kind(request) is not None:
             return response
         info = dict(request.meta.get("walsh") or {})  # copy-on-write, as record_verdict does
         decision = self._decide(request, response)
@@ -210,7 +211,7 @@ class UsagePreferencesItemMiddleware(BaseSpiderMiddleware):
         assert crawler.stats is not None
         self.stats = crawler.stats
         self._explained: set[type] = set()
-        self.mode = config_for(crawler).usage_mode if applied(crawler.settings) else "report"
+        self.mode = CrawlContext.of(crawler).config.usage_mode if applied(crawler.settings) else "report"
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         usage = _usage(response)

@@ -43,11 +43,11 @@ from scrapy.exceptions import DropItem
 from scrapy.utils.misc import load_object
 
 from .. import faults
-from ..config import config_for
-from ..delivery import DELIVERED, Outcome, delivery_for
+from ..context import CrawlContext
+from ..delivery import DELIVERED, Delivery, Outcome
 from ..policy.canonical import canonical_url
 from ..policy.vocabulary import Namespace
-from ..store import StateStoreError, StoreUnavailable, crawl_id, leases, store_for, targets
+from ..store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets
 from ..store.waiting import when_available
 
 if TYPE_CHECKING:
@@ -72,13 +72,13 @@ class DedupPipeline:
         self.crawler = crawler
         self.stats = crawler.stats
         self.store = store
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.reset = config.dedup_reset
         self.key_name = config.dedup_key
         self.key_of = _key_function(config.dedup_key)
         self.namespace: str = Namespace.SEEN
-        self.crawl = crawl_id(crawler)
-        self.delivery = delivery_for(crawler)
+        self.crawl = CrawlContext.of(crawler).crawl_id
+        self.delivery = CrawlContext.of(crawler).get(Delivery)
         #: canonical URL -> lease token, for items that passed and are not yet in the feed
         self.pending: dict[str, str] = {}
         #: delivered to a feed stored when its slot closes: written on ``feed_exporter_closed``
@@ -93,7 +93,7 @@ class DedupPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
-        pipeline = cls(crawler, store_for(crawler))
+        pipeline = cls(crawler, CrawlContext.of(crawler).get(open_crawl_store))
         crawler.signals.connect(pipeline.spider_opened, signal=signals.spider_opened)
         pipeline.delivery.listen(pipeline.item_done)
         crawler.signals.connect(pipeline.feed_exporter_closed, signal=signals.feed_exporter_closed)

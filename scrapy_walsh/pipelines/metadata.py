@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
-from ..config import config_for
+from ..context import CrawlContext
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -63,7 +63,7 @@ class MetadataOnlyPipeline:
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.stats = crawler.stats
-        config = config_for(crawler)
+        config = CrawlContext.of(crawler).config
         self.limit = config.max_field_chars
         self.total_limit = config.max_item_chars
 

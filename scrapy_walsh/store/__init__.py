@@ -4,20 +4,21 @@
 relative to the working directory and ``sqlite:////var/lib/x.sqlite3`` is absolute.
 ``redis://host:port/db`` (or ``rediss://``, or ``unix://``) selects fleet mode: every
 process of the identity shares one Redis (:mod:`scrapy_walsh.store.redis`).
-A bad URI stops the crawl before any request leaves. Every component gets the same
-store from :func:`store_for`, opened once per crawler and closed when the engine stops.
+A bad URI stops the crawl before any request leaves. Every component gets the same store,
+opened once per crawl by :func:`open_crawl_store` (the crawl's context holds it) and closed when
+the engine stops.
 """
 
 from __future__ import annotations
 
 import logging
-import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import faults
-from ..config import StateLocation, config_for, parse_state_uri
+from ..config import StateLocation, parse_state_uri
 from ..config import state_location as configured
+from ..context import CrawlContext
 from ..faults import running_engine
 from . import leases, machine, waiting
 from .base import Operation, StateStore, StateStoreError, StoreLost, StoreRefused, StoreUnavailable, Updated
@@ -42,9 +43,8 @@ __all__ = [
     "Updated",
     "StateLocation",
     "parse_state_uri",
-    "crawl_id",
     "open_store",
-    "store_for",
+    "open_crawl_store",
     "state_location",
 ]
 
@@ -94,18 +94,6 @@ class StoreCannotOpen(StateStoreError):
     clean_refusal = True
 
 
-_STORES: weakref.WeakKeyDictionary[Crawler, StateStore] = weakref.WeakKeyDictionary()
-_CRAWL_IDS: weakref.WeakKeyDictionary[Crawler, str] = weakref.WeakKeyDictionary()
-
-
-def crawl_id(crawler: Crawler) -> str:
-    """This crawl's id in the store's ``crawls`` namespace: its leases name it (issue 32)."""
-    found = _CRAWL_IDS.get(crawler)
-    if found is None:
-        found = _CRAWL_IDS[crawler] = leases.new_crawl_id()
-    return found
-
-
 def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
     """Register the crawl on this machine (:func:`scrapy_walsh.store.machine.register`: refused
     when another store of its identity is in use here) and in the store while its engine runs,
@@ -122,7 +110,7 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
     from scrapy import signals
     from scrapy.utils.asyncio import create_looping_call
 
-    crawl = crawl_id(crawler)
+    crawl = CrawlContext.of(crawler).crawl_id
     spider = getattr(crawler.spidercls, "name", None)
     try:
         presence = machine.register(crawl, store.identity, store.uri, store.store_id, separate, spider=spider)
@@ -231,37 +219,35 @@ def _refuse_start(why: str, named: bool = True) -> StoreCannotOpen:
     return refusal
 
 
-def store_for(crawler: Crawler) -> StateStore:
-    """The crawl's one store, opened on first use (from a component's ``from_crawler``).
+def open_crawl_store(crawler: Crawler) -> StateStore:
+    """Open the crawl's store: its one store is ``CrawlContext.of(crawler).get(open_crawl_store)``,
+    opened by the first component that asks (from its ``from_crawler``).
 
     Opening fails loudly: a gate that cannot keep its last-known state must not run.
     """
-    store = _STORES.get(crawler)
-    if store is None:
-        from scrapy import signals
+    from scrapy import signals
 
-        config = config_for(crawler)
-        location = config.state_location()
-        try:
-            store = open_store(location, config.robots_token)
-        except (StateStoreError, OSError) as exc:
-            why = str(exc) if isinstance(exc, StateStoreError) else f"{type(exc).__name__}: {exc}"
-            raise _refuse_start(f"the state store {location.shown} can't be opened ({why})") from None
-        _STORES[crawler] = store
-        store.on_failure = _stopper(crawler)
-        _announce(store, config.state_shared())
-        _hold(crawler, store, config.separate_bot)
-        crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
-        stats = crawler.stats
+    config = CrawlContext.of(crawler).config
+    location = config.state_location()
+    try:
+        store = open_store(location, config.robots_token)
+    except (StateStoreError, OSError) as exc:
+        why = str(exc) if isinstance(exc, StateStoreError) else f"{type(exc).__name__}: {exc}"
+        raise _refuse_start(f"the state store {location.shown} can't be opened ({why})") from None
+    store.on_failure = _stopper(crawler)
+    _announce(store, config.state_shared())
+    _hold(crawler, store, config.separate_bot)
+    crawler.signals.connect(store.close, signal=signals.engine_stopped, weak=False)
+    stats = crawler.stats
 
-        def record(spider: object = None) -> None:
-            assert stats is not None
-            for name, key in COUNT_STATS.items():  # sqlite: reads, keys read, transactions
-                if name in store.counts:
-                    stats.set_value(key, store.counts[name])
-            if hasattr(store, "round_trips"):
-                stats.set_value("walsh/store/round_trips", getattr(store, "round_trips", 0))
-                stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
+    def record(spider: object = None) -> None:
+        assert stats is not None
+        for name, key in COUNT_STATS.items():  # sqlite: reads, keys read, transactions
+            if name in store.counts:
+                stats.set_value(key, store.counts[name])
+        if hasattr(store, "round_trips"):
+            stats.set_value("walsh/store/round_trips", getattr(store, "round_trips", 0))
+            stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
 
-        crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
+    crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
     return store

@@ -99,7 +99,7 @@ class StateStore(ABC):
         #: operation counts for the benchmarks (issue 17); backends fill in what they count
         self.counts: dict[str, int] = {}
         #: Called with the error when the store fails (not an outage it waits out): the crawl's
-        #: store sets it to stop the crawl once (:func:`scrapy_walsh.store.store_for`).
+        #: store sets it to stop the crawl once (:func:`scrapy_walsh.store.open_crawl_store`).
         self.on_failure: Callable[[StateStoreError], None] | None = None
         #: The first failure reported (:meth:`failed`): the crawl is stopping for it, so what is
         #: only advice (its heartbeat, its unregistering) is not written any more.

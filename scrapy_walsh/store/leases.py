@@ -77,10 +77,6 @@ def this_machine() -> str:
     return socket.gethostname()
 
 
-def new_crawl_id() -> str:
-    return uuid.uuid4().hex
-
-
 def register(store: StateStore, crawl: str, **info: Any) -> None:
     """``crawl`` holds the store now (call again every :data:`HEARTBEAT` s)."""
     record = {"pid": os.getpid(), "machine": this_machine(), "boot": machine.boot_id(), **info, "beat": time.time()}

@@ -20,7 +20,7 @@ class ReachedPacing:
         return cls(crawler.stats)
 
     def process_request(self, request, spider=None):
-        if admission.internal_kind(request) is None:
+        if admission.own_fetch_kind(request) is None:
             self.stats.inc_value("test/reached_pacing")
 """
 

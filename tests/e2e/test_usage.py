@@ -95,7 +95,7 @@ def test_the_downloader_middleware_writes_meta_and_counts(crawler):
 def test_internal_resources_are_not_content(crawler):
     mw = UsagePreferencesMiddleware.from_crawler(crawler)
     response = _response("http://example.com/robots.txt", "noindex")
-    admission.register_internal(response.request, "robots")  # what own_fetch.fetch() does; meta can't
+    admission.register_own_fetch(response.request, "robots")  # what own_fetch.fetch() does; meta can't
     mw.process_response(response.request, response)
     assert "walsh" not in response.meta
 

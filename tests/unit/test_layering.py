@@ -435,3 +435,101 @@ def test_a_package_init_that_imports_its_importer_is_a_circle():
         "p.sub.guard": ("from ..low import Y", False),
     }
     assert find_circle(import_graph(sources, top="p")) == ["p.low", "p.sub", "p.sub.guard", "p.low"]
+
+
+# --- The layers: each module or folder of the package imports only its own layer and those below ----
+# docs/architecture.md ("The layers") lists them from the bottom up, one numbered line per layer,
+# each module (``config``) or folder (``store/``) named in backticks; that list is read here, so the
+# doc and the code cannot drift. A module of a folder counts as the folder.
+
+LAYERS_HEADING = "## The layers"
+
+
+def documented_layers(page: str) -> list[list[str]]:
+    """The numbered list under "The layers" in docs/architecture.md: one list of units per layer."""
+    import re
+
+    section = page.split(LAYERS_HEADING, 1)[1].split("\n## ", 1)[0]
+    items: list[str] = []
+    for line in section.splitlines():
+        if re.match(r"\d+\. ", line):
+            items.append(line)
+        elif items and line.startswith("   ") and line.strip():
+            items[-1] += line  # the item goes on, indented
+        elif items:
+            items.append("")  # anything else ends the item
+    return [[n.rstrip("/").removesuffix(".py") for n in re.findall(r"`([\w./]+)`", item)] for item in items if item]
+
+
+def _unit(module: str) -> str:
+    """``scrapy_walsh.store.ledger`` -> ``store``; ``scrapy_walsh.config`` -> ``config``."""
+    return module.split(".")[1]
+
+
+def upward_imports(graph: dict[str, dict[str, int]], layers: list[list[str]]) -> list[str]:
+    """Every import of a unit in a higher layer than the importer's (``module:line -> module``)."""
+    rank = {unit: at for at, units in enumerate(layers) for unit in units}
+    found = []
+    for module, edges in graph.items():
+        if module.count(".") == 0:
+            continue  # the package itself: lazy names only (PEP 562), it imports nothing at load
+        for target, line in edges.items():
+            mine, theirs = rank[_unit(module)], rank[_unit(target)] if target.count(".") else -1
+            if theirs > mine:
+                found.append(f"{module}:{line} -> {target} (layer {theirs + 1} over {mine + 1})")
+    return found
+
+
+def unit_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """The import graph between units (modules and folders): a circle here is one between layers."""
+    units: dict[str, dict[str, int]] = {}
+    for module, edges in graph.items():
+        if module.count(".") == 0:
+            continue
+        mine = units.setdefault(_unit(module), {})
+        for target, line in edges.items():
+            if target.count(".") and _unit(target) != _unit(module):
+                mine.setdefault(_unit(target), line)
+    return units
+
+
+def _layers_page() -> str:
+    from pathlib import Path
+
+    return (Path(scrapy_walsh.__file__).parent.parent / "docs" / "architecture.md").read_text()
+
+
+def test_every_module_and_folder_is_in_one_documented_layer():
+    layers = documented_layers(_layers_page())
+    named = [unit for layer in layers for unit in layer]
+    units = set(unit_graph(import_graph(_package_sources())))
+    assert len(layers) >= 10 and len(named) == len(set(named)), layers
+    assert set(named) == units, f"not in a layer: {sorted(units - set(named))}; gone: {sorted(set(named) - units)}"
+
+
+def test_no_import_reaches_up_a_layer_nor_closes_a_circle_between_units():
+    """Imports inside functions count (they run, only later); those under TYPE_CHECKING don't."""
+    graph = import_graph(_package_sources())
+    assert upward_imports(graph, documented_layers(_layers_page())) == []
+    assert find_circle(unit_graph(graph)) is None
+
+
+def test_an_upward_import_is_seen_even_inside_a_function():
+    """The checker itself: ``p.low`` importing ``p.high`` from a function is one upward import."""
+    sources = {
+        "p": ("", True),
+        "p.low": ("def f():\n    from .high import X", False),
+        "p.high": ("from .low import f", False),
+        "p.sub": ("", True),
+        "p.sub.m": ("from ..low import f", False),
+    }
+    graph = import_graph(sources, top="p")
+    assert upward_imports(graph, [["low", "sub"], ["high"]]) == ["p.low:2 -> p.high (layer 2 over 1)"]
+    assert upward_imports(graph, [["low"], ["sub", "high"]]) == ["p.low:2 -> p.high (layer 2 over 1)"]
+    assert find_circle(unit_graph(graph)) == ["high", "low", "high"]
+
+
+def test_the_documented_layers_are_read_from_the_numbered_list():
+    page = "# A\n\n## The layers\n\ntext `x`\n\n1. `policy/`.\n2. `config`, then `store/` and\n   `faults.py`.\n"
+    page += "\n`not` this\n\n## Next\n3. `no`\n"
+    assert documented_layers(page) == [["policy"], ["config", "store", "faults"]]

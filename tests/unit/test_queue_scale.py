@@ -10,8 +10,9 @@ from scrapy import Request
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
+from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.queue import PolitenessAwarePriorityQueue
-from scrapy_walsh.shared_pacer import politeness_for
+from scrapy_walsh.shared_pacer import SharedPacer
 
 POPS = 300
 
@@ -32,7 +33,7 @@ def _queue(tmp_path, hosts: int):
     for page in (1, 2):
         for h in range(hosts):
             queue.push(Request(f"http://h{h:05d}.example/page/{page}"))
-    return queue, politeness_for(crawler)
+    return queue, CrawlContext.of(crawler).get(SharedPacer)
 
 
 def _cost(tmp_path, hosts: int) -> dict[str, float]:

@@ -13,8 +13,9 @@ from scrapy import signals
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
+from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.policy.vocabulary import Namespace
-from scrapy_walsh.store import StateStoreError, crawl_id, store_for
+from scrapy_walsh.store import StateStoreError, open_crawl_store
 from scrapy_walsh.store.sqlite import BUSY_TIMEOUT_MS
 
 
@@ -24,8 +25,8 @@ def _crawler(tmp_path):
 
 def test_a_crawl_unregisters_when_its_engine_stops(tmp_path):
     crawler = _crawler(tmp_path)
-    store = store_for(crawler)
-    assert store.get(Namespace.CRAWLS, crawl_id(crawler))["pid"]
+    store = CrawlContext.of(crawler).get(open_crawl_store)
+    assert store.get(Namespace.CRAWLS, CrawlContext.of(crawler).crawl_id)["pid"]
     crawler.signals.send_catch_log(signal=signals.engine_stopped)
     check = sqlite3.connect(tmp_path / "s.sqlite3")
     rows = check.execute("SELECT key FROM walsh_state WHERE namespace=?", (str(Namespace.CRAWLS),)).fetchall()
@@ -39,7 +40,7 @@ def test_a_crawl_stopped_by_its_store_writes_nothing_more_when_its_engine_stops(
     fires a Deferred already fired: AlreadyCalledError, a CRITICAL traceback). The record
     expires after HEARTBEAT_TTL instead."""
     crawler = _crawler(tmp_path)
-    store = store_for(crawler)
+    store = CrawlContext.of(crawler).get(open_crawl_store)
     store.on_failure = None  # the crawl's stopper closes a running engine; none runs here
     lock = sqlite3.connect(tmp_path / "s.sqlite3", isolation_level=None)
     lock.execute("BEGIN EXCLUSIVE")
@@ -58,7 +59,7 @@ def test_a_crawl_stopped_by_its_store_writes_nothing_more_when_its_engine_stops(
     check = sqlite3.connect(tmp_path / "s.sqlite3")
     rows = check.execute("SELECT key FROM walsh_state WHERE namespace=?", (str(Namespace.CRAWLS),)).fetchall()
     check.close()
-    assert rows == [(crawl_id(crawler),)]
+    assert rows == [(CrawlContext.of(crawler).crawl_id,)]
 
 
 def test_a_crawl_that_went_without_a_heartbeat_past_the_bound_checks_its_leases(monkeypatch):

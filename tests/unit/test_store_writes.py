@@ -8,9 +8,10 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
+from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.middlewares.frequency import AnsweredMiddleware, FrequencyMiddleware
 from scrapy_walsh.policy.vocabulary import Namespace
-from scrapy_walsh.store import store_for
+from scrapy_walsh.store import open_crawl_store
 from scrapy_walsh.store.sqlite import SqliteStore
 
 
@@ -24,7 +25,7 @@ def test_recording_a_fetch_is_one_transaction_without_its_own_fsync(tmp_path):
     transaction (two fsynced ones before)."""
     crawler = _crawler(tmp_path)
     gate = FrequencyMiddleware.from_crawler(crawler)
-    store = store_for(crawler)
+    store = CrawlContext.of(crawler).get(open_crawl_store)
     request = Request("http://a.example/page/1")
     gate.process_request(request)
     before = dict(store.counts)

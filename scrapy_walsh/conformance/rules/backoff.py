@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
-from ...checkpoint import WalshRetryMiddleware
 from ...config import http_codes
+from ...middlewares.admission import WalshRetryMiddleware
 from ...middlewares.backoff import BackoffMiddleware
 from ...settings import TIMEOUT_EXCEPTION
 from ..engine import FAIL, PASS, Finding, Subject, component_enabled, gate_removed, holds, path_of

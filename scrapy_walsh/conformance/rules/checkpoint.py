@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
-from ...checkpoint import AdmissionMiddleware, CheckpointDownloadHandler
+from ...checkpoint import CheckpointDownloadHandler
+from ...middlewares.admission import AdmissionMiddleware
 from ...settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT, DOWNLOAD_TIMEOUT_FLOOR
 from ..engine import FAIL, WARN, Finding, Subject, gate_removed, number
 

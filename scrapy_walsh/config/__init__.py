@@ -1,0 +1,131 @@
+"""``WalshConfig``: every ``WALSH_*`` setting, parsed once, typed and frozen.
+
+One module per concern: the building blocks of the parsers (``values``), one parser per setting
+(``parsers``), where the state and the journal live (``locations``), reading a settings object
+(``reading``) and the config itself (``walsh_config``); every name is importable from here. The
+start-up audit (:mod:`scrapy_walsh.conformance`) calls the same parsers, so a value the audit
+refuses is the value the config refuses. The config of a crawl is made once its audit passes
+(``ConformanceGuard``, which hands it to the crawl's context): components read it as
+``CrawlContext.of(crawler).config``, never a ``WALSH_*`` setting; a unit test holds every other
+module to that. A crawler no audit passed has no config, and gets the
+:class:`~scrapy_walsh.exceptions.ConformanceError` that says so.
+"""
+
+from __future__ import annotations
+
+from .locations import StateLocation, default_state, journal_path, masked_uri, parse_state_uri, state_dir
+from .parsers import (
+    MIN_BODY_BYTES,
+    PARSERS,
+    PRODUCT_TOKEN,
+    RELATIVE,
+    REQUIRED_BACKOFF_CODES,
+    ROBOTS_MODES,
+    allow_private_addresses,
+    backoff_base,
+    backoff_http_codes,
+    backoff_max_delay,
+    backoff_max_retries,
+    blocklist_extra,
+    blocklist_schema_url,
+    blocklist_url,
+    dedup_key,
+    document_field,
+    download_handler,
+    journal_dir,
+    journal_retention_days,
+    journal_sign_every,
+    max_body_bytes,
+    max_crawl_delay,
+    max_field_chars,
+    max_item_chars,
+    min_interval,
+    pace_by,
+    purposes,
+    recheck_interval,
+    refetch_interval,
+    robots_cache_seconds,
+    robots_mode,
+    robots_token,
+    signature_agent,
+    signing_key,
+    state_uri,
+    usage_mode,
+    user_agent,
+)
+from .reading import (
+    Readings,
+    applied,
+    attribute,
+    host_intervals,
+    interval_floor,
+    journal_location,
+    parse,
+    raw,
+    state_location,
+)
+from .values import as_list, flag, http_codes, is_http_url, number, number_or_none, whole_number
+from .walsh_config import WalshConfig
+
+__all__ = [
+    "MIN_BODY_BYTES",
+    "PARSERS",
+    "PRODUCT_TOKEN",
+    "RELATIVE",
+    "REQUIRED_BACKOFF_CODES",
+    "ROBOTS_MODES",
+    "Readings",
+    "StateLocation",
+    "WalshConfig",
+    "allow_private_addresses",
+    "applied",
+    "as_list",
+    "attribute",
+    "backoff_base",
+    "backoff_http_codes",
+    "backoff_max_delay",
+    "backoff_max_retries",
+    "blocklist_extra",
+    "blocklist_schema_url",
+    "blocklist_url",
+    "dedup_key",
+    "default_state",
+    "document_field",
+    "download_handler",
+    "flag",
+    "host_intervals",
+    "http_codes",
+    "interval_floor",
+    "is_http_url",
+    "journal_dir",
+    "journal_location",
+    "journal_path",
+    "journal_retention_days",
+    "journal_sign_every",
+    "masked_uri",
+    "max_body_bytes",
+    "max_crawl_delay",
+    "max_field_chars",
+    "max_item_chars",
+    "min_interval",
+    "number",
+    "number_or_none",
+    "pace_by",
+    "parse",
+    "parse_state_uri",
+    "purposes",
+    "raw",
+    "recheck_interval",
+    "refetch_interval",
+    "robots_cache_seconds",
+    "robots_mode",
+    "robots_token",
+    "signature_agent",
+    "signing_key",
+    "state_dir",
+    "state_location",
+    "state_uri",
+    "usage_mode",
+    "user_agent",
+    "whole_number",
+]

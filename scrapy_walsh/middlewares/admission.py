@@ -1,0 +1,101 @@
+"""The admission gate, first of the downloader gates, and the middlewares that carry its tokens.
+
+:class:`AdmissionMiddleware` lets through http(s) requests that are declared targets or the
+package's own fetches (:mod:`scrapy_walsh.admission` holds the tokens), and stamps each one it
+admits; the checkpoint refuses a request without the stamp. Redirects and retries make new
+Request objects: :class:`WalshRedirectMiddleware`, :class:`WalshMetaRefreshMiddleware` and
+:class:`WalshRetryMiddleware` (Scrapy's, placed by the add-on in their stead) hand the tokens on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.utils.httpobj import urlparse_cached
+
+from .. import admission
+from ..exceptions import CheckpointRefused, OutOfScope, record_denial
+from ..policy.vocabulary import NOT_DECLARED, SCHEME_NOT_ALLOWED
+from ..settings import CHECKPOINT_SCHEMES
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+#: The admission gate: first of all, before the sub-resource gate (80).
+PRIORITY = 70
+#: Where Scrapy places the middlewares the carriers replace.
+REDIRECT_PRIORITY, META_REFRESH_PRIORITY, RETRY_PRIORITY = 600, 580, 550
+
+
+class AdmissionMiddleware:
+    """The first downloader gate: http(s) only, and declared targets or our own requests only.
+
+    The scheduler's door (``DeclaredTargetsMiddleware.request_scheduled``) never sees a request
+    sent with ``engine.download``; this gate does, before any other gate spends a robots.txt
+    fetch on it.
+    """
+
+    def __init__(self, crawler: Crawler):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> AdmissionMiddleware:
+        return cls(crawler)
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        if urlparse_cached(request).scheme not in CHECKPOINT_SCHEMES:
+            refused = CheckpointRefused(
+                SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request.url
+            )
+            record_denial(self.stats, refused, self.crawler.spider)
+            raise refused
+        if not admission.declared(self.crawler, request):
+            exc = OutOfScope(
+                NOT_DECLARED,
+                "not a declared target (R6): it reached the downloader without being declared "
+                "(engine.download, or a meta copied from another request)",
+                request.url,
+            )
+            record_denial(self.stats, exc, self.crawler.spider)
+            raise exc
+        admission.stamp(request, admission.ADMISSION)
+
+
+class _Carry:
+    """A new Request made from an admitted one keeps its tokens (a redirect is re-sealed at
+    its new URL: it is the same fetch of a declared target)."""
+
+    crawler: Crawler
+
+    def _carried(self, old: Request, result: Any) -> Any:
+        from scrapy import Request
+
+        if isinstance(result, Request) and result is not old:
+            admission.carry(old, result)
+            if admission.own_fetch_kind(old) is None and admission.declared(self.crawler, old):
+                admission.declare(self.crawler, result)
+        return result
+
+
+class WalshRedirectMiddleware(_Carry, RedirectMiddleware):
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_response(request, response))
+
+
+class WalshMetaRefreshMiddleware(_Carry, MetaRefreshMiddleware):
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_response(request, response))
+
+
+class WalshRetryMiddleware(_Carry, RetryMiddleware):
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_response(request, response))
+
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Any:
+        return self._carried(request, super().process_exception(request, exception))
