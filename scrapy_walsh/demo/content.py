@@ -296,7 +296,7 @@ ROBOTS: dict[str, str] = {
     "hostile": ALLOW_ALL,
     "ops": ALLOW_ALL,
     "usage": (
-        "# Usage preferences (issue 20): RSL licence, Content Signals, aipref Content-Usage.\n"
+        "# Usage preferences: RSL licence, Content Signals, aipref Content-Usage.\n"
         "License: {base}/license.xml\n"
         "\n"
         "User-agent: *\n"
