@@ -269,7 +269,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_PURPOSES",
         None,
-        "issue 20",
+        "usage preferences",
         "The uses made of what the crawl collects, as aipref labels: `search`, `train-ai`, "
         "`ai-input` (a list, or a comma-separated string). `None` (not declared; the audit warns) "
         "means all three: an undeclared use may be any use, so every reservation counts.",
@@ -277,7 +277,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_USAGE_MODE",
         "report",
-        "issue 20",
+        "usage preferences",
         "`report`: every item carries the site's usage decision (`walsh.usage`), counted. "
         "`respect`: items whose source reserves one of `WALSH_PURPOSES` are dropped, and a "
         "target whose robots.txt already reserves one is not fetched.",
@@ -321,7 +321,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_JOURNAL_DIR",
         None,
-        "issue 29",
+        "proof of conformance",
         "Where the request journal is written (one file per process per UTC day, hash-chained, "
         "signed with `WALSH_SIGNING_KEY` when set). `None`: beside the state store, "
         "`<state dir>/<identity>.journal/` (docs/journal.md).",
@@ -329,14 +329,14 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_JOURNAL_RETENTION_DAYS",
         90,
-        "issue 29",
+        "proof of conformance",
         "Days of journal kept: older whole days are deleted when a crawl starts, and the deletion "
         "is recorded in the new day's chain.",
     ),
     WalshSetting(
         "WALSH_JOURNAL_SIGN_EVERY",
         1000,
-        "issue 29",
+        "proof of conformance",
         "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
     ),
 )
