@@ -98,7 +98,7 @@ NOT_WRITTEN = "walsh/checkpoint/not_written"
 
 #: R4 "serial per process": the one lock every checkpoint of this process takes around a
 #: reservation and its download, whatever crawler it belongs to (a lock per crawler let two
-#: spiders of one ``CrawlerProcess`` put two requests on the network at once, issue 26).
+#: spiders of one ``CrawlerProcess`` put two requests on the network at once).
 IN_FLIGHT = DeferredLock()
 
 
@@ -155,7 +155,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         bound_headers(self.inner)  # a header flood is refused while it arrives, before it is in memory
         send_gate.install(self.inner)  # the host lease is checked right before the bytes leave
         self.signer = signer_for(crawler)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
-        self.journal = journal_for(crawler)  # issue 29: every send and refusal, hash-chained
+        self.journal = journal_for(crawler)  # the request journal: every send and refusal, hash-chained
         self.lock = IN_FLIGHT
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None

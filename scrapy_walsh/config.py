@@ -443,7 +443,7 @@ def pace_by(value: Any) -> str:
 
 
 def purposes(value: Any) -> tuple[str, ...]:
-    """aipref purposes (issue 20); None (not declared) means every purpose we know."""
+    """aipref purposes; None (not declared) means every purpose we know."""
     from .policy.preferences.model import PURPOSES, validate_purposes
 
     if value is None:
@@ -617,7 +617,7 @@ def default_state(identity: str = "") -> StateLocation:
     """The default store: one sqlite file per identity per user on this machine
     (``<state dir>/<identity>.sqlite3``), shared by every project, spider and command of
     that identity, so the pacing ledger, robots.txt cache and adopted blocklist hold per
-    identity, not per project (issue 17)."""
+    identity, not per project (R4 binds the identity)."""
     name = "".join(c if c.isalnum() or c in "-._" else "_" for c in (identity or ROBOTS_TOKEN).lower())
     return parse_state_uri(None, state_dir() / f"{name.strip('.') or 'walsh'}.sqlite3")
 
@@ -644,7 +644,7 @@ def journal_location(settings: BaseSettings) -> Path:
 
 
 def host_intervals(settings: BaseSettings) -> dict[str, float]:
-    """Per-host intervals the project asks for (issue 33), in Scrapy's own words:
+    """Per-host intervals the project asks for, in Scrapy's own words:
     ``DOWNLOAD_SLOTS = {"example.com": {"delay": 3}}`` slows that host to one request every
     3 s. The pacing core reads them as a floor of that host's interval (the R4 floor, the
     site's Crawl-delay, Request-rate and RateLimit and the adaptive delay can only add); a
@@ -694,7 +694,7 @@ class WalshConfig:
     #: R7: the item field (or a callable's import path) items are deduplicated by.
     dedup_key: str
     allow_private_addresses: PrivateAddressAllowance
-    #: Web Bot Auth (issue 21): the key's path and the key directory's URL, or None.
+    #: Web Bot Auth: the key's path and the key directory's URL, or None.
     signing_key: str | None
     signature_agent: str | None
     #: None: the default location, resolved by :meth:`state_location`.
@@ -703,18 +703,18 @@ class WalshConfig:
     separate_bot: bool
     #: "host" or "ip": what one pacing interval covers (R4).
     pace_by: str
-    #: Issue 20: the declared aipref purposes and what a reservation does.
+    #: Usage preferences: the declared aipref purposes and what a reservation does.
     purposes: tuple[str, ...]
     usage_mode: str
     #: R6: characters of all an item's strings together.
     max_item_chars: int = 40000
     #: The download handler the checkpoint wraps (import path).
     download_handler: str = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
-    #: Issue 27: decoded bytes of a page, at most.
+    #: Decoded bytes of a page, at most.
     max_body_bytes: int = MAX_BODY_BYTES
-    #: Issue 27: an unreachable robots.txt is asked again, and a host that timed out rests, this long.
+    #: An unreachable robots.txt is asked again, and a host that timed out rests, this long.
     recheck_interval: float = RECHECK_INTERVAL
-    #: Issue 29: the request journal.
+    #: The request journal.
     journal_dir: str | None = None
     journal_retention_days: int = 90
     journal_sign_every: int = 1000

@@ -197,7 +197,7 @@ HINTS: dict[str, str] = {
 
 
 #: Signal sent by :func:`record_denial` for every refusal (args: ``exception``, ``spider``);
-#: the request journal (issue 29) appends a ``refusal`` entry on it.
+#: the request journal appends a ``refusal`` entry on it.
 denial_recorded = object()
 
 #: Signal sent when an answer came back and was refused (args: ``request``, ``exception``, a

@@ -362,7 +362,7 @@ def pacing_section(crawler: Crawler, host: str, exc: BaseException) -> dict[str,
         "adaptive": pace.adaptive or None,
         "paused_for": max(0.0, (pace.not_before or 0.0) - politeness.now()) or None,
     }
-    if isinstance(exc, NotSent) and exc.wait > 0:  # issue 32: no silent wait, the crawl's words
+    if isinstance(exc, NotSent) and exc.wait > 0:  # no silent wait, in the crawl's words
         section["wait"] = {"seconds": round(exc.wait, 3), "reason": wait_reason(pace, politeness.pacer.floor_for(host))}
     capped = politeness.capped_delay(host)
     if capped is not None:
@@ -452,7 +452,7 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-# --------------------------------------------------------------------- usage preferences (issue 20)
+# ------------------------------------------------------------------------------ usage preferences
 
 
 def usage_section(crawler: Crawler, outcome: OriginRobots | None, url: str, host: str) -> dict[str, Any]:

@@ -230,7 +230,7 @@ class AddressGuardMiddleware:
         host = urlparse_cached(request).hostname
         if host:
             addresses = await self.addresses_of(host)
-            # pacing reserves the host and each of its addresses, whatever WALSH_PACE_BY (issue 32)
+            # pacing reserves the host and each of its addresses, whatever WALSH_PACE_BY
             politeness_for(self.crawler).learn(host_key(host), addresses)
             # a name that does not resolve fails the same way at connect time: nothing to refuse
             if not self.allowance.allow_all:

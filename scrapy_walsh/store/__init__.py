@@ -67,7 +67,7 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
     raise StateStoreError(f"{location.shown}: no backend for {location.scheme!r}")
 
 
-#: The store's operation counts (issue 17), as stats at the end of a crawl.
+#: The store's operation counts, as stats at the end of a crawl.
 COUNT_STATS = {
     "reads": "walsh/store/reads",
     "keys_read": "walsh/store/keys_read",
@@ -99,7 +99,7 @@ _CRAWL_IDS: weakref.WeakKeyDictionary[Crawler, str] = weakref.WeakKeyDictionary(
 
 
 def crawl_id(crawler: Crawler) -> str:
-    """This crawl's id in the store's ``crawls`` namespace: its leases name it (issue 32)."""
+    """This crawl's id in the store's ``crawls`` namespace: its leases name it."""
     found = _CRAWL_IDS.get(crawler)
     if found is None:
         found = _CRAWL_IDS[crawler] = leases.new_crawl_id()
