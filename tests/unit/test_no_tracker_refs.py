@@ -21,7 +21,7 @@ from ..helpers import REPO
 TRACKER_REF = re.compile(r"(?<![a-z])issues?[ _-]?#?\d+|\bi\d{2}-[a-z]+\b", re.IGNORECASE)
 
 #: Where the rule holds, from the repository's root.
-CHECKED = ("scrapy_walsh", "docs", "tests", "bench", "README.md")
+CHECKED = ("scrapy_walsh", "docs", "tests", "bench", "example_project", "README.md", "setup.py", "pyproject.toml")
 #: Not ours to reword, or not source: build output, third-party files kept as their authors wrote
 #: them (a real robots.txt may well mention an issue of its site's, and a date), and the history.
 SKIPPED_DIRS = {"_build", "__pycache__", ".google-robotstxt", "data"}
