@@ -1,6 +1,6 @@
 """The one compiled module: :mod:`scrapy_walsh.policy.robots`, built with mypyc when it can be.
 
-Issue 28 asks for a robots.txt parse within 3x the time of Google's C++ parser. Pure
+A robots.txt parse must stay within 3x the time of Google's C++ parser. Pure
 CPython reads a line in about 0.3 µs and stays near 3x; the same source compiled by mypyc
 (part of mypy, as black and mypy itself ship) is about 1.5x faster, with the same code and
 the same results (``tests/unit/test_robots_compiled.py`` compares the two). Everything else

@@ -1,4 +1,4 @@
-"""Issue 33: how the adaptive part of the pacing reacts to latency and errors, next to
+"""How the adaptive part of the pacing reacts to latency and errors, next to
 Scrapy's AutoThrottle (target concurrency 1, the only one R4 allows).
 
 Both real implementations are fed the same sequence of answers, one per request to one host:

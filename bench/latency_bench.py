@@ -1,4 +1,4 @@
-"""Latency: a serial crawl against the web's latencies, with 1 % of hosts that hang (issue 27).
+"""Latency: a serial crawl against the web's latencies, with 1 % of hosts that hang.
 
     .venv/bin/python bench/latency_bench.py [--hosts 1000] [--hang-share 0.01] [--budget 30]
                                             [--stock-box 2.0] [--workdir DIR]
@@ -19,7 +19,7 @@ bound for the same latencies (every answer's latency one after the other, plus o
 hanging request the crawl must make: robots.txt of a hanging host; a hanging robots.txt makes the
 origin unreachable, so its pages are not requests a compliant crawl makes; R4's 1 s per-host
 spacing is under that sum at these sizes and is checked), (a)/lower bound (aim <= 1.10); the
-same against the issue's own bound, one budget per hanging request the crawl made (a re-ask of a
+same against a second bound, one budget per hanging request the crawl made (a re-ask of a
 hanging host's robots.txt after its rest is one, with the 5 s floor as its budget), with the most
 hanging requests any one host got; the share of wall time spent waiting on hanging hosts, and
 requests served. Figures, not a test (bench/README.md).
@@ -190,7 +190,7 @@ def main() -> None:
         f"{a['requests']} requests ({a['hangs']} hanging), {100 * a['hang_share']:.1f} % of wall time on hanging "
         f"hosts, peak RSS {a['rss'] / 1024:.0f} MB, {a['violations']} spacing violations, exit {a['exit']}"
     )
-    # the issue's own bound: one budget per hanging request the crawl made (each re-ask of a
+    # the second bound: one budget per hanging request the crawl made (each re-ask of a
     # hanging host's robots.txt is one, at most one per host per rest, the rest doubling; its
     # budget is the floor, RECHECK_BUDGET)
     made = bound + min(RECHECK_BUDGET, args.budget) * max(0, a["hangs"] - hangs)

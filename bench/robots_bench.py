@@ -17,7 +17,7 @@ few hundred URLs. The baseline is measured in the same run on the same inputs:
 * verdict: ``RobotsTxt.verdict(url, token)`` vs ``Protego.can_fetch(url, token)``
   per URL, once warm.
 
-Aims (issue 19): parse ratio <= 0.3, verdict ratio <= 1.2. Figures are printed,
+Aims: parse ratio <= 0.3, verdict ratio <= 1.2 (our own matcher must not cost more than Protego). Figures are printed,
 never asserted (bench/README.md). 'disagree' counts the URLs where the two decide
 differently: group selection, and the matching choices of docs/robots-matching.md.
 """

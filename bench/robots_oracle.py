@@ -1,4 +1,4 @@
-"""Issue 28: Google's robots.txt parser as the reference, and Protego, in one run.
+"""Google's robots.txt parser as the reference, and Protego, in one run.
 
 Run (each part is optional)::
 
@@ -36,12 +36,12 @@ a few cases of any that no category explains; and the time per file of our parse
 checks, Protego's, and the reference's (Google's parser has no separate parse: each call
 parses the file and checks one URL, so "C++ per call" is the cost of one parse plus one check).
 A parse's time is the median of :data:`REPEATS` parses of the file, as the C++ figure is the
-median of its calls (the issue-28 figures before 2026-11-25's upstream run took the best of 2).
+median of its calls (the figures before 2026-11-25's upstream run took the best of 2).
 "Our parse" is the module as installed: ``pip install`` compiles ``policy/robots.py`` with mypyc
 (setup.py), and the first line printed says which build ran; when it is the compiled one, the
 same source run as pure Python is timed too, in the same run.
 
-Aims (issue 28): every disagreement under the limit in a documented category; our parse at
+Aims: every disagreement under the limit in a documented category; our parse at
 most 3x the C++ time per file. Figures are printed, never asserted (bench/README.md).
 """
 

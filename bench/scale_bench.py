@@ -19,7 +19,7 @@ hours. req/s is the server's count over its own first-to-last span, robots.txt
 included (the add-on's cost of compliance). Printed per N: req/s of (a), (b), (c),
 (a)/(b) and (a)/(c), peak RSS of each crawl process and the add-on's extra RSS per
 host over the ceiling's, and spacing violations (same-host gaps under 1 s - 20 ms,
-server clock) of (a) and (c). Aim (issue 17): (a)/(b) >= 0.9 at every N, 0 violations.
+server clock) of (a) and (c). Aim: (a)/(b) >= 0.9 at every N (per-request cost flat in the hosts), 0 violations.
 
 The fleet row: 4 processes of the add-on sharing one Redis (a fresh redis-server),
 ``--fleet-hosts`` hosts sharded between them, with Redis round trips per request
@@ -121,7 +121,7 @@ def crawl(
     project: Path, hosts: int, port: int, seconds: float, shard: int = 0, of: int = 1, profile: str | None = None
 ) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
-    # one state directory per crawl: the default store is per identity per machine (issue 17),
+    # one state directory per crawl: the default store is per identity per machine,
     # and a bench run must neither read nor leave the user's ledger
     env["XDG_STATE_HOME"] = str(project / "state")
     args = [f"hosts={hosts}", f"port={port}", f"pages={PAGES}", f"shard={shard}", f"of={of}"]
@@ -189,7 +189,7 @@ def fsyncs(hosts: int, seconds: float, root: Path) -> None:
 
 def journal_cost(sizes: list[int], seconds: float, root: Path) -> None:
     """(a) at each N, unsigned and signed: the journal's CPU per request (its own thread-CPU
-    stat, walsh/journal/cpu_seconds) against the add-on process's CPU per request (issue 29)."""
+    stat, walsh/journal/cpu_seconds) against the add-on process's CPU per request."""
     from scrapy_walsh import webbotauth as signing
 
     key = root / "journal-bench.pem"

@@ -1,4 +1,4 @@
-"""The Signature Agent Card (issue 29): what a signing agent publishes about itself (pure).
+"""The Signature Agent Card: what a signing agent publishes about itself (pure).
 
 draft-meunier-webbotauth-registry-04 defines the card as a JSON object a registry (or the agent
 itself) publishes beside its key directory. This module writes and checks the structure below,

@@ -90,7 +90,7 @@ NOT_WRITTEN = "walsh/checkpoint/not_written"
 
 #: R4 "serial per process": the one lock every checkpoint of this process takes around a
 #: reservation and its download, whatever crawler it belongs to (a lock per crawler let two
-#: spiders of one ``CrawlerProcess`` put two requests on the network at once, issue 26).
+#: spiders of one ``CrawlerProcess`` put two requests on the network at once).
 IN_FLIGHT = DeferredLock()
 
 

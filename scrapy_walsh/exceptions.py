@@ -104,7 +104,7 @@ class HostPaused(WalshIgnoreRequest):
 
 
 class UsageReserved(WalshIgnoreRequest):
-    """Issue 20, ``WALSH_USAGE_MODE = "respect"``: the site reserves one of ``WALSH_PURPOSES``
+    """With ``WALSH_USAGE_MODE = "respect"``, the site reserves one of ``WALSH_PURPOSES``
     for this URL already in robots.txt or tdmrep.json, so it is not fetched."""
 
     gate = Gate.USAGE
@@ -197,7 +197,7 @@ HINTS: dict[str, str] = {
 
 
 #: Signal sent by :func:`record_denial` for every refusal (args: ``exception``, ``spider``);
-#: the request journal (issue 29) appends a ``refusal`` entry on it.
+#: the request journal appends a ``refusal`` entry on it.
 denial_recorded = object()
 
 #: Signal sent when an answer came back and was refused (args: ``request``, ``exception``, a
@@ -242,7 +242,7 @@ class CheckpointRefused(WalshIgnoreRequest):
 
 
 class ResponseTooLarge(WalshIgnoreRequest):
-    """Issue 27: the response's body is over its bound after decompression
+    """The response's body is over its bound after decompression
     (``details["bound"]`` bytes, ``details["kind"]`` of fetch). The request was sent; its body
     was dropped as soon as it went over, so a hostile server never takes the memory."""
 

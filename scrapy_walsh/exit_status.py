@@ -1,4 +1,4 @@
-"""The process's exit status after a refused or failed crawl: never 0 (issues 26 and 32).
+"""The process's exit status after a refused or failed crawl: never 0, so a scheduler never sees success.
 
 ``scrapy crawl`` exits 1 when a crawl can't start, but a script that runs crawlers itself
 (``CrawlerProcess``, ``CrawlerRunner``, ``AsyncCrawlerRunner``, one crawler or several) exits

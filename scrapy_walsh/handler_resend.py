@@ -5,7 +5,7 @@ behind our back. HTTP clients resend an idempotent request on their own when a r
 keep-alive connection drops after the request was written (RFC 9112 §9.3.1 allows it):
 Twisted's ``HTTPConnectionPool.retryAutomatically`` and aiohttp's ``ClientSession``
 (``_retry_connection``, the switch aiohttp's own test client turns off; there is no public
-one). The server then sees the page twice, milliseconds apart (issue 32).
+one). The server then sees the page twice, milliseconds apart.
 
 So ``WALSH_DOWNLOAD_HANDLER`` (or the project's ``DOWNLOAD_HANDLERS``, which the add-on turns
 into it) must name a handler listed here, or a subclass of one: the checkpoint switches its

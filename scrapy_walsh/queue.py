@@ -8,7 +8,7 @@ waiting work (queued requests × interval: the host that bounds the crawl's leng
 when none is ready, the one ready soonest. It never returns nothing while it holds
 requests.
 
-**Cost: O(log H) per operation in the number H of queued hosts** (issue 17). Two heaps
+**Cost: O(log H) per operation in the number H of queued hosts**, so the cost per request stays flat at scale. Two heaps
 index the hosts, both with lazy invalidation (an entry is checked when it reaches the
 top, and dropped or re-filed if it no longer holds):
 
@@ -72,7 +72,7 @@ def host_directory(host: str) -> str:
 
 class _Desc(str):
     """A host name that sorts in reverse, so the min-heap breaks ties by the larger name
-    (the order ``max()`` gave before issue 17)."""
+    (the order a plain ``max()`` over the hosts gives)."""
 
     __slots__ = ()
 
@@ -106,7 +106,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         #: host -> the key of its live ready-heap entry
         self._work: dict[str, float] = {}
         self._count = 0
-        #: operation counts (issue 17's cost test): heap pushes and pops, hosts examined
+        #: operation counts (for the cost tests): heap pushes and pops, hosts examined
         self.ops = {"heap": 0, "examined": 0, "reads": 0, "keys_read": 0, "pops": 0}
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
         for host, queue in self.pqueues.items():  # JOBDIR resume

@@ -31,16 +31,16 @@ MIN_INTERVAL_FLOOR = 1.0
 #: abandon sooner is still being answered when its retry or the host's next request goes out;
 #: 5 s is five minimum intervals, and above the time a healthy server takes to start answering.
 DOWNLOAD_TIMEOUT_FLOOR = 5.0
-#: Issue 27: the preset's ``DOWNLOAD_TIMEOUT``, the time budget of one request, in seconds. The
+#: The preset's ``DOWNLOAD_TIMEOUT``, the time budget of one request, in seconds. The
 #: crawl is serial (R4): while one server makes us wait, every other host waits too, so the
 #: budget is what one hanging server costs everyone. 30 s lets a healthy server start answering
 #: (well under a second) and deliver a body of ``WALSH_MAX_BODY_BYTES`` at about 2 Mbit/s;
 #: Scrapy's 180 s costs six times as much per hang (at 1 % of 10,000 hosts: 5 h instead of 50 min).
 DOWNLOAD_TIMEOUT = 30.0
-#: Issue 27: how long an origin whose robots.txt was unreachable, or a host that timed out,
+#: How long an origin whose robots.txt was unreachable, or a host that timed out,
 #: is left alone before it is asked again (seconds).
 RECHECK_INTERVAL = 600.0
-#: Issue 27: the decoded bytes of a page we read at most (see scrapy_walsh.policy.bounds). Items
+#: The decoded bytes of a page we read at most (see scrapy_walsh.policy.bounds). Items
 #: carry metadata only (R6), and 8 MiB is far above what an HTML page, a feed or a markdown twin
 #: weighs (the HTTP Archive's median HTML document is about 30 KB, its 99th percentile under 1 MB).
 MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -269,7 +269,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_PURPOSES",
         None,
-        "issue 20",
+        "usage preferences",
         "The uses made of what the crawl collects, as aipref labels: `search`, `train-ai`, "
         "`ai-input` (a list, or a comma-separated string). `None` (not declared; the audit warns) "
         "means all three: an undeclared use may be any use, so every reservation counts.",
@@ -277,7 +277,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_USAGE_MODE",
         "report",
-        "issue 20",
+        "usage preferences",
         "`report`: every item carries the site's usage decision (`walsh.usage`), counted. "
         "`respect`: items whose source reserves one of `WALSH_PURPOSES` are dropped, and a "
         "target whose robots.txt already reserves one is not fetched.",
@@ -321,7 +321,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_JOURNAL_DIR",
         None,
-        "issue 29",
+        "proof of conformance",
         "Where the request journal is written (one file per process per UTC day, hash-chained, "
         "signed with `WALSH_SIGNING_KEY` when set). `None`: beside the state store, "
         "`<state dir>/<identity>.journal/` (docs/journal.md).",
@@ -329,14 +329,14 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_JOURNAL_RETENTION_DAYS",
         90,
-        "issue 29",
+        "proof of conformance",
         "Days of journal kept: older whole days are deleted when a crawl starts, and the deletion "
         "is recorded in the new day's chain.",
     ),
     WalshSetting(
         "WALSH_JOURNAL_SIGN_EVERY",
         1000,
-        "issue 29",
+        "proof of conformance",
         "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
     ),
 )

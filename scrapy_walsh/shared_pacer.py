@@ -14,7 +14,7 @@ every machine.
 
 The queue refreshes only the few candidates a pop considers, in one read (``get_many``),
 so it picks hosts that are free fleet-wide with a bounded number of round trips per
-request, whatever the number of queued hosts (issue 17). That read is advice: when the
+request, whatever the number of queued hosts. That read is advice: when the
 store is unavailable the queue chooses from the local copy, and the reservation still
 decides. :meth:`SharedPacer.sooner_elsewhere` asks each queue's calendar (O(log H)).
 """
@@ -81,7 +81,7 @@ def pace_key(host: str, address: str | None, pace_by: str) -> str:
 
 
 def pace_keys(host: str, addresses: list[str], pace_by: str) -> tuple[list[str], list[dict[str, Any]]]:
-    """Every ledger key one request reserves, and how (issue 32): its pacing key first, then the
+    """Every ledger key one request reserves, and how: its pacing key first, then the
     host and each address it resolves to, so processes pacing by host and by address meet in one
     ledger whatever each is told. Pacing by address, every key is owned (a start by anyone on the
     address counts). Pacing by host, the host is owned and each address watched
@@ -242,7 +242,7 @@ class SharedPacer:
         elif pace.last_start is not None and now - pace.last_start <= self.pacer.margin:
             # The answer came within the margin every ready time already adds: counting the
             # interval from it changes nothing, so no write (half the transactions per
-            # request on a fast server; issue 17). Durability is unchanged: the reservation
+            # request on a fast server). Durability is unchanged: the reservation
             # was committed before the request left.
             return pace
         return self._adopt(
@@ -271,7 +271,7 @@ class SharedPacer:
 
     def announce_wait(self, host: str, wait: float) -> None:
         """A request to ``host`` is about to wait ``wait`` seconds: over ``LOGGED_WAIT`` it is
-        logged at INFO, once, with the host, the reason and until when (issue 32)."""
+        logged at INFO, once, with the host, the reason and until when: a crawl never waits in silence."""
         if wait <= LOGGED_WAIT:
             return
         until = self.now() + wait

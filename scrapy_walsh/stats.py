@@ -335,7 +335,7 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/backoff/timeout",
-        "Requests that got no answer within `DOWNLOAD_TIMEOUT` (issue 27): their host rested at least "
+        "Requests that got no answer within `DOWNLOAD_TIMEOUT`: their host rested at least "
         "`WALSH_RECHECK_INTERVAL`, then they were retried like a 503.",
     ),
     Stat(
@@ -437,7 +437,7 @@ STATS: tuple[Stat, ...] = (
         "Items yielded for such a response whose class has no `usage_warnings` field (the class is named "
         "once in a WARNING).",
     ),
-    Stat("walsh/usage/mode", "Issue 20: `WALSH_USAGE_MODE` and `WALSH_PURPOSES` of the run, for the summary."),
+    Stat("walsh/usage/mode", "`WALSH_USAGE_MODE` and `WALSH_PURPOSES` of the run, for the summary."),
     Stat("walsh/usage/decided", "Responses whose usage preferences were judged (every spider response)."),
     Stat("walsh/usage/allowed/<purpose>", "… per declared purpose (`search`, `train-ai`, `ai-input`) the site allows."),
     Stat("walsh/usage/reserved/<purpose>", "… per declared purpose the site reserves."),
@@ -459,7 +459,7 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/journal/entries",
-        "Entries this process appended to the request journal (sends, refusals, signed heads; issue 29).",
+        "Entries this process appended to the request journal (sends, refusals, signed heads).",
     ),
     Stat(
         "walsh/journal/fsyncs",
@@ -482,7 +482,7 @@ STATS: tuple[Stat, ...] = (
         "walsh/store/unreachable_seconds",
         "Fleet mode: time spent waiting for an unreachable Redis (nothing was sent meanwhile).",
     ),
-    Stat("walsh/store/reads", "sqlite: read queries of the state store (issue 17: per request, flat in the hosts)."),
+    Stat("walsh/store/reads", "sqlite: read queries of the state store (per request, flat in the hosts)."),
     Stat("walsh/store/keys_read", "sqlite: keys read from the state store."),
     Stat("walsh/store/transactions", "sqlite: write transactions committed with an fsync (FULL)."),
     Stat(

@@ -45,7 +45,7 @@ INTERVAL = "walsh/pacing/interval/"
 ROBOTS_MODE = "walsh/robots/mode"
 NOT_CONNECTED = "walsh/requests/not_connected/"
 FAILED = "walsh/requests/failed/"
-#: Issue 27: responses over their byte bound, refused or (robots.txt) read up to it, per kind.
+#: Responses over their byte bound, refused or (robots.txt) read up to it, per kind.
 BOUNDS_REFUSED = "walsh/bounds/refused/"
 BOUNDS_CUT = "walsh/bounds/cut/"
 BOUNDS_REFUSED_HEADERS = "walsh/bounds/refused_headers/"
@@ -289,7 +289,7 @@ def render_summary(stats: Mapping[str, Any]) -> str:
 
 
 def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:
-    """Issue 27: bodies over their bound after decompression, per kind of fetch."""
+    """Bodies over their bound after decompression, per kind of fetch."""
     lines = []
     counted = (
         "; the targets count as fetched (R8): `scrapy walsh state show` lists them"
@@ -312,7 +312,7 @@ def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:
 
 
 def _server_errors(stats: Mapping[str, Any]) -> list[str]:
-    """Issue 32: targets whose final answer was a 5xx count as fetched (R8); say which."""
+    """Targets whose final answer was a 5xx count as fetched (R8); say which."""
     return _listed(
         stats,
         "walsh/frequency/server_error",
@@ -349,7 +349,7 @@ def _listed(stats: Mapping[str, Any], count_key: str, urls_key: str, header: str
 
 
 def _usage_line(stats: Mapping[str, Any]) -> str:
-    """Issue 20: the usage mode and purposes, and what sites reserved of them."""
+    """The usage mode and purposes, and what sites reserved of them."""
     reserved = sorted((k.rsplit("/", 1)[1], n) for k, n in stats.items() if k.startswith("walsh/usage/reserved/"))
     return (
         f"  usage preferences {stats.get('walsh/usage/mode', 'report')}: "

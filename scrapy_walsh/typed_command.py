@@ -1,4 +1,4 @@
-"""``scrapy fetch URL`` and ``scrapy shell URL``: a person typed the URL and waits for it (issue 32).
+"""``scrapy fetch URL`` and ``scrapy shell URL``: a person typed the URL and waits for it.
 
 Their refusals must not vanish: ``--nolog`` turns logging off, and ``scrapy fetch`` then
 printed nothing and exited 0 when a gate refused the URL. So while one of these commands

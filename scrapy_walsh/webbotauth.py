@@ -1,4 +1,4 @@
-"""Verifiable identity (issue 21): Web Bot Auth request signatures, the key directory, signed records.
+"""Verifiable identity: Web Bot Auth request signatures, the key directory, signed records.
 
 Implements draft-ietf-webbotauth-httpsig-protocol-01 (29 October 2026, the working-group draft
 that absorbed the key directory of draft-meunier-webbotauth-httpsig-directory-00) over

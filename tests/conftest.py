@@ -33,7 +33,7 @@ def _module_state_home(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def private_state_home(tmp_path_factory, monkeypatch):
     """Each test gets its own ``XDG_STATE_HOME`` (inherited by crawl subprocesses), so the
-    default per-identity store (issue 17) is never the developer's real one, and a test
+    default per-identity store is never the developer's real one, and a test
     relying on fresh state gets it."""
     home = tmp_path_factory.mktemp("xdg_state")
     monkeypatch.setenv("XDG_STATE_HOME", str(home))

@@ -1,4 +1,4 @@
-"""A paginated shop on loopback (issue 33's trial): 8 pages of 3 items, a "next" link, a
+"""A paginated shop on loopback, the shape of a first trial of the add-on: 8 pages of 3 items, a "next" link, a
 sitemap listing the pages, and a robots.txt that disallows ``/private/``. Every request is
 recorded with the server's own clock (``time.time()``), so tests measure what it saw.
 

@@ -30,5 +30,5 @@ WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in HOSTS.values()]
 # The demo operator's blocklist instead of https://wal.sh/.
 WALSH_BLOCKLIST_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_PATH}"
 WALSH_BLOCKLIST_SCHEMA_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_SCHEMA_PATH}"
-# Issue 20: the uses made of what is collected (aipref labels); items carry each site's answer.
+# Usage preferences: the uses made of what is collected (aipref labels); items carry each site's answer.
 WALSH_PURPOSES = ["search"]

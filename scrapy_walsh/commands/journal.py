@@ -1,4 +1,4 @@
-"""``scrapy walsh journal``: the request journal for a site owner (issue 29).
+"""``scrapy walsh journal``: the request journal for a site owner.
 
 ``show --host H`` prints what the journal holds about one host; ``verify FILE|DIR`` checks the hash
 chain and the signed heads (exit 1 naming the first broken entry); ``match --host H ACCESS_LOG``

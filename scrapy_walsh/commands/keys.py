@@ -1,4 +1,4 @@
-"""``scrapy walsh keys``: the operator's key tooling for Web Bot Auth (issue 21).
+"""``scrapy walsh keys``: the operator's key tooling for Web Bot Auth.
 
 ``generate PATH`` writes a new Ed25519 private key (PEM, PKCS#8) with mode 0600 and its public
 key beside it as ``PATH.pub``; it never overwrites either without ``--force``. ``directory``

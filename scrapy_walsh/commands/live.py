@@ -113,7 +113,8 @@ def crawl(
         attributes = f"spider_attributes({spider!r})" if spider else "{}"
         probe = workdir / "walsh_probe.py"
         probe.write_text(PROBE_MODULE.format(attributes=attributes))
-    # the probe's state is thrown away, its journal is not: it goes to the identity's (issue 29)
+    # the probe's state is thrown away, its journal is not: it goes to the identity's (its requests
+    # went out under the identity)
     location = journal_dir(settings)
     journal = {"WALSH_JOURNAL_DIR": str(location)} if location is not None else {}
     overrides = {**cmdline_settings(settings), **demo_overrides(site, workdir), **journal, **(extra or {})}

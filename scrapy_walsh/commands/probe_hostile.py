@@ -1,5 +1,5 @@
 """The hostile probe ``check --live`` runs after the ordinary one: a spider that tries to
-get around every gate, the way careless or hostile spider code would (issue 16's classes).
+get around every gate, the way careless or hostile spider code would.
 
 What it tries, from one declared target's callback and from an errback:
 

@@ -2,7 +2,7 @@
 
 The settings rules (:mod:`scrapy_walsh.conformance`) run at every start; these two run
 only in a self-audit, because one reads source files and the other writes to the store.
-The code is read with :mod:`ast`, never searched as text (issue 18: a regex for ``.follow(``
+The code is read with :mod:`ast`, never searched as text (a regex for ``.follow(``
 passed quotesbot, whose callback paginates with ``scrapy.Request(response.urljoin(...))``).
 """
 
@@ -392,7 +392,7 @@ def audit_spider(spidercls: type) -> list[Finding]:
     return findings
 
 
-# --- what the add-on will change in the spider's output (issue 33) ------------------------
+# --- what the add-on will change in the spider's output -----------------------------------
 
 
 @dataclass(frozen=True)

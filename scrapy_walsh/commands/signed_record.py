@@ -106,7 +106,7 @@ def journal_files(settings: BaseSettings) -> set[Path]:
 
 
 def journal_heads(settings: BaseSettings, before: set[Path] | None = None) -> dict[str, Any]:
-    """The journal's chain heads for the record (issue 29): of the files a crawl added since
+    """The journal's chain heads for the record: of the files a crawl added since
     ``before``, else of the newest file; the record quotes them, and their signed heads vouch
     for every entry, so the record and the journal vouch for each other."""
     from ..journal.chain import file_heads

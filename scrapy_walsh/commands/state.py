@@ -4,7 +4,7 @@
 skipped: when it was last fetched (R8) and when it may be fetched again, its stored
 validators (R7), which spiders already emitted it as an item (R7), the cached
 robots.txt of its origin (R2), and the host's pacing ledger (R4/R5); a target a crawl
-is sending now shows its lease (issue 32: a lease of a crawl gone since is sent again by the
+is sending now shows its lease (a lease of a crawl gone since is sent again by the
 next crawl). Without an argument it counts the records of each kind, lists the targets that
 count as fetched (R8) without having given their items: a final 5xx after the retries, a
 response refused as larger than its bound, a callback that raised (each with the ``forget``
@@ -18,22 +18,22 @@ version wrote, so the next crawl fetches those targets again (unconditionally);
 ``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
 crawl reads it afresh. ``forget --kept NAME`` drops the items kept for spider NAME's next run
 (an output could not take them; e.g. an item a pipeline will always refuse): they are never
-delivered. ``forget --spider NAME`` is the developer loop's reset (issue 33):
+delivered. ``forget --spider NAME`` is the developer loop's reset:
 the spider's emitted items (R7 dedup), the items kept for its next run, and the R8 fetch
 records and R7 validators of its hosts (its ``start_urls`` and ``allowed_domains``), so the
 next crawl fetches and emits again. The pacing ledger is never touched: R4 holds across edit-and-run.
 
 ``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
-after the store refused to open (emptied, replaced or unreadable: issue 16) or on
+after the store refused to open (emptied, replaced or unreadable) or on
 purpose. Every remembered opt-out, robots.txt and pacing entry goes with them, so it
 asks for ``--yes`` (this machine's copy of the last adopted blocklist stays). It refuses
-while a crawl holds the store (namespace ``crawls``: a running crawl beats every 5 s;
-issue 32), since a crawl running on removed files keeps a ledger the next crawl can't see.
+while a crawl holds the store (namespace ``crawls``: a running crawl beats every 5 s),
+since a crawl running on removed files keeps a ledger the next crawl can't see.
 A Redis store is never cleared from here: when it lost its data (its id is gone or is
 another), ``reset --yes`` makes this machine forget the id it remembers, so that its next
 crawl accepts the store as it is.
 
-Decisions where the issue is silent: the pacing ledger and the adopted blocklist are
+Decisions the specification leaves open: the pacing ledger and the adopted blocklist are
 safety state and are never changed here (shown, read only). The store is the crawl's
 own (``WALSH_STATE_URI``, the project's settings with the add-on applied); a store that
 does not exist yet is reported, never created. Output is sorted, so it is the same for
@@ -416,7 +416,7 @@ def reset_redis(location: Any, yes: bool, identity: str) -> int:
 
 def reset(location: Any, yes: bool, identity: str) -> int:
     """Remove an sqlite store's files (the only way to start afresh on a refused store); refused
-    while a crawl holds the store (its ledger would split: issue 32). Redis: :func:`reset_redis`."""
+    while a crawl holds the store (its ledger would split). Redis: :func:`reset_redis`."""
     from ..store.sqlite import store_files
 
     if location.scheme != "sqlite":

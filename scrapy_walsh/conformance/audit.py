@@ -38,7 +38,7 @@ def audit_settings(settings: BaseSettings, readings: Readings | None = None) -> 
                 Finding("-", "configuration", FAIL, None, f"{check.__name__.strip('_')}: cannot audit: {exc!r}")
             )
     # Every WALSH_* value the add-on reads and refuses stops the crawl here, with its reason,
-    # whether or not a rule above looks at it (issue 32: never a traceback from the config later).
+    # whether or not a rule above looks at it (never a traceback from the config later).
     failed = {f.setting for f in findings if f.status == FAIL}
     for name, error in subject.walsh.errors.items():
         if name not in failed:

@@ -1,4 +1,4 @@
-"""The demo site's requests as a server access log in the combined format (issue 29), so
+"""The demo site's requests as a server access log in the combined format, so
 ``scrapy walsh journal match`` can be shown and tested against what the site saw."""
 
 from __future__ import annotations

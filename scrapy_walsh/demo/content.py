@@ -296,7 +296,7 @@ ROBOTS: dict[str, str] = {
     "hostile": ALLOW_ALL,
     "ops": ALLOW_ALL,
     "usage": (
-        "# Usage preferences (issue 20): RSL licence, Content Signals, aipref Content-Usage.\n"
+        "# Usage preferences: RSL licence, Content Signals, aipref Content-Usage.\n"
         "License: {base}/license.xml\n"
         "\n"
         "User-agent: *\n"
@@ -661,7 +661,7 @@ def _redirect(req: DemoRequest) -> DemoResponse:
     return _text(int(code_raw), f"redirecting to {location}\n", headers=[("Location", location)])
 
 
-# --------------------------------------------------------------------------- usage, feeds (issue 20)
+# ---------------------------------------------------------------------------------- usage, feeds
 
 #: What every page of the ratelimit host answers with: 2 requests per 5 s, i.e. 2.5 s apart.
 RATELIMIT_HEADERS = [("RateLimit-Policy", '"pages";q=2;w=5'), ("RateLimit", '"pages";r=2;t=5')]

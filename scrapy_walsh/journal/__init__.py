@@ -1,4 +1,4 @@
-"""The request journal (issue 29): a signed, append-only, hash-chained record of every request
+"""The request journal: a signed, append-only, hash-chained record of every request
 the bot sent and every request it refused, per process, rotated by day.
 
 - :mod:`.chain` is the pure part (the entry format, the chain, signing the head, verifying a

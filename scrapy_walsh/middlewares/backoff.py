@@ -10,7 +10,7 @@ Scrapy's ``RetryMiddleware`` keeps its other codes and exceptions; the add-on re
 Own fetches (robots.txt, the blocklist) and ``dont_retry`` requests are not
 retried, but their 429/503 still pauses the host.
 
-A request that got no answer within ``DOWNLOAD_TIMEOUT`` (issue 27) is treated as a 503
+A request that got no answer within ``DOWNLOAD_TIMEOUT`` is treated as a 503
 without ``Retry-After`` whose pause is at least ``WALSH_RECHECK_INTERVAL``, doubled for each
 timeout of the host in a row: the crawl is serial, so a hanging server costs every host one
 time budget per request sent to it, and resting its host ever longer bounds that to a few

@@ -65,7 +65,7 @@ logger = logging.getLogger(__name__)
 PRIORITY = 90  # before robots (100): R3 runs first
 #: After a failed fetch, try again this soon (bounded by the list's own refresh).
 RETRY_AFTER_FAILURE = 300.0
-#: With a list in force, a refresh waits at most this long for the list's host (issue 32).
+#: With a list in force, a refresh waits at most this long for the list's host (targets never wait on it).
 REFRESH_WAIT = 1.0
 #: A published schema is kept this long in the store, for runs that can't fetch it.
 SCHEMA_TTL = 7 * 86400
@@ -207,7 +207,7 @@ class BlocklistMiddleware(StatefulGate):
 
     def _host_not_ready(self) -> bool:
         """With a list in force, the refresh never makes the targets wait for the list's host
-        (issue 32, R3): while the host is paused (a Retry-After or RateLimit it asked for, capped
+        (R3): while the host is paused (a Retry-After or RateLimit it asked for, capped
         at the time the list is due again, :meth:`~scrapy_walsh.shared_pacer.SharedPacer.settle_list_asks`)
         or still in its interval, the list in force is kept, said once,
         and the refresh is tried again when the host is ready."""

@@ -1,4 +1,4 @@
-"""Issue 27: bounded bytes in, after decompression, on every fetch.
+"""Bounded bytes in, after decompression, on every fetch: no server can exhaust our memory.
 
 Scrapy already has the mechanism: ``meta["download_maxsize"]`` stops the download handler
 reading past it, and ``HttpCompressionMiddleware`` stops *decompressing* past it (in 64 KiB

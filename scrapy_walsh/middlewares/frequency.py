@@ -9,7 +9,7 @@ store holds that very lease, so no meta key a spider sets (``retry_times``,
 ``redirect_urls`` ...) makes a request a retry. ``WALSH_REFETCH_INTERVAL = 0`` disables the
 guard (the audit warns, naming R8).
 
-**State records what happened** (issue 32). Before the request is sent, the crawl takes a
+**State records what happened**, so a crash loses nothing unsent. Before the request is sent, the crawl takes a
 *lease* on the target (``store.leases.take``: add-if-absent, atomic), so two processes of a
 fleet (or two requests of one crawl) never both send it. A lease is not a fetch: it holds
 only while its crawl runs (a heartbeat in namespace ``crawls``), so after a ``kill -9`` the
@@ -366,7 +366,7 @@ class FrequencyMiddleware(StatefulGate):
             return  # a redirect hop, retry or requeue of the fetch under way
         target = target_of(request)
         now = time.time()
-        last = targets.legacy_record(self.store, NAMESPACE, request.url)  # a store written before issue 32
+        last = targets.legacy_record(self.store, NAMESPACE, request.url)  # a store written by an earlier version
         if last is None:
             if CrawlContext.of(self.crawler).dry_run:
                 # explain: the same rule read, no lease taken (a crawl running meanwhile must not

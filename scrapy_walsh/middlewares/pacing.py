@@ -111,7 +111,7 @@ class PacingMiddleware:
             if (asked := asked_ratelimit(_header_lines(response))) is not None:
                 self.politeness.list_host_asked(host, ratelimit=asked)
         elif (asked := self.pacer.follow_ratelimit(host, _header_lines(response))) is not None:
-            self.politeness.pause(host, self.politeness.now() + asked)  # RateLimit, fleet-wide (issue 20)
+            self.politeness.pause(host, self.politeness.now() + asked)  # RateLimit, fleet-wide
         latency = request.meta.get("download_latency")
         if latency is not None:
             # 429 and 503 belong to backoff (R5); other 5xx slow the host down here
@@ -154,7 +154,7 @@ class PacingMiddleware:
             self.politeness.settle(host, answered=False)
             if admission.own_fetch_kind(request) not in admission.BLOCKLIST_KINDS:
                 # the list's own failed fetch is retried on the list's schedule, not slowed down from
-                # run to run: a host that can't be reached never delays the targets' start (issue 32)
+                # run to run: a host that can't be reached never delays the targets' start
                 self.pacer.observe(host, 0.0, ok=False)
         return None
 
@@ -163,7 +163,7 @@ class PacingMiddleware:
         ``engine.download`` got there first): nothing was sent. Wait, or give the download
         slot to a host that is ready sooner, then the request walks the gates again. A wait
         beyond ``WALSH_BACKOFF_MAX_DELAY`` is refused as at the gate (a pause the local copy did
-        not know: on an address a process pacing by address paused, issue 32)."""
+        not know: on an address a process pacing by address paused)."""
         self._refuse_beyond_max_pause(request, exc.host, exc.wait)
         if (copy := self.politeness.requeue(self.stats, request, exc.host)) is not None:
             return copy

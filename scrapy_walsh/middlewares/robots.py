@@ -199,7 +199,7 @@ class RobotsMiddleware(StatefulGate):
         try:
             result = self._from_store(origin)
             if result is None and not fetching.claim(self.store, f"robots {origin}"):
-                result = await self._copy_from_another_process(origin)  # issue 17: one fetch per identity
+                result = await self._copy_from_another_process(origin)  # one fetch per identity, not one per process
             if result is None:
                 try:
                     result = await self._fetch(origin, request)
@@ -227,7 +227,7 @@ class RobotsMiddleware(StatefulGate):
         if robots.outcome == UNREACHABLE or robots.source == "stale":
             # the origin failed us: ask again later, not on every request, and not while its host
             # rests (a 503's Retry-After, a run of timeouts): the ask would wait out the rest in the
-            # one download slot, and the outcome could not change before it ends (issue 27)
+            # one download slot, and the outcome could not change before it ends
             return now - robots.checked_at >= self.recheck and not self._resting(host)
         return now - robots.fetched_at >= self.cache_seconds
 
@@ -282,7 +282,7 @@ class RobotsMiddleware(StatefulGate):
         """The time budget of a robots.txt re-asked after its host timed out: the floor
         (:data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`), not ``DOWNLOAD_TIMEOUT``. A host
         that answers again serves a robots.txt in well under it; one still hanging costs the
-        serial crawl 5 s instead of a whole budget, each rest (issue 27)."""
+        serial crawl 5 s instead of a whole budget, each rest."""
         if not self.pacer.pace(url_host(url)).timeouts:
             return {}
         return {"download_timeout": min(RECHECK_BUDGET, self.timeout)}

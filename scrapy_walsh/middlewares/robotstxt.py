@@ -67,14 +67,14 @@ logger = logging.getLogger(__name__)
 
 #: Requests refused because their origin's robots.txt is unreachable (RFC 9309 §2.3.1.4).
 UNREACHABLE_STAT = "walsh/robotstxt/unreachable"
-#: The newest Scrapy measured to leak (issue 30: 2.19.0). Later releases are presumed
+#: The newest Scrapy measured to let waiting requests through unchecked (2.19.0). Later releases are presumed
 #: affected until tests/e2e/test_robotstxt_dropin.py's baseline shows a fix; then set
 #: this to the last leaking release.
 FIXED_IN: str | None = None
 
 
 def stock_middleware_leaks() -> str | None:
-    """The installed Scrapy's version when its ``RobotsTxtMiddleware`` has issue 30's leak
+    """The installed Scrapy's version when its ``RobotsTxtMiddleware`` lets requests that wait on robots.txt through
     (every version up to :data:`FIXED_IN`, excluded), else None."""
     version = scrapy.__version__
     if FIXED_IN is not None and Version(version) >= Version(FIXED_IN):

@@ -2,7 +2,7 @@
 
 An item whose key this spider already emitted, in this run or any earlier one, is
 dropped. The key is the item's canonical URL (its ``url`` field, as seed 001 says) unless
-``WALSH_DEDUP_KEY`` names another field or a callable ``f(item) -> str | None`` (issue 33).
+``WALSH_DEDUP_KEY`` names another field or a callable ``f(item) -> str | None``.
 When an item's key was already taken *in this run* (typically: several items of one page
 carry the page's URL), the drop message says so and names ``WALSH_DEDUP_KEY``; ``scrapy
 walsh check`` warns about such spiders before the first crawl. Emitted keys are kept in the
@@ -10,7 +10,7 @@ state store (namespace ``seen:<spider>``). Items without a key pass unchanged (c
 ``WALSH_DEDUP_RESET = True`` forgets the spider's emitted keys at start (a one-off, for a
 deliberate re-harvest).
 
-**A row is written once the item is in the feed** (issue 32), so a crash loses no item:
+**A row is written once the item is in the feed**, so a crash loses no item:
 delivery is at least once, and this dedup makes it once. As an item passes, the crawl takes
 a *lease* on its key (``store.leases``: atomic add-if-absent, so processes of a fleet never
 both emit it; a lease holds only while its crawl runs). The row that says "emitted" replaces

@@ -139,7 +139,7 @@ class Backoff:
         rng: Callable[[float, float], float] = random.uniform,
         streak: int = 1,
     ) -> Decision:
-        """A request that got no answer within its time budget (issue 27): a 503 without
+        """A request that got no answer within its time budget: a 503 without
         ``Retry-After`` whose pause is never under :func:`timeout_rest`.
 
         The crawl is serial, so a hanging server costs every host one budget per request sent

@@ -1,4 +1,4 @@
-"""R9 feeds first (issue 20): which URL is a feed for a target, and an entry's metadata (pure).
+"""R9 feeds first: which URL is a feed for a target, and an entry's metadata (pure).
 
 A declared target is read as a feed when it *is* one (its answer is RSS, Atom or JSON Feed),
 or when its origin lists a feed for it: a robots.txt ``Sitemap:`` line (sitemaps.org accepts

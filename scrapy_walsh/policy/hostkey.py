@@ -38,7 +38,7 @@ def url_host(url: str) -> str:
 
 def url_problem(url: str) -> str | None:
     """Why ``url`` is not an absolute http(s) URL a command can act on (one line), or None:
-    commands given a malformed URL answer with this, never a traceback (issue 32)."""
+    commands given a malformed URL answer with this, never a traceback."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises on a port that is out of range or not a number

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 ADAPTIVE_MAX = 60.0
 #: Weight of a new latency sample in the smoothed latency (AutoThrottle halves).
 SMOOTHING = 0.5
-#: A wait longer than this before a request is logged, with its reason (issue 32: no silent wait).
+#: A wait longer than this before a request is logged, with its reason: a crawl never waits in silence.
 LOGGED_WAIT = 5.0
 
 
@@ -51,9 +51,9 @@ class HostPace:
     adaptive: float = 0.0
     not_before: float = 0.0
     #: Seconds per request the host's ``RateLimit`` / ``RateLimit-Policy`` headers ask for
-    #: (issue 20; :func:`scrapy_walsh.policy.ratelimit.requested_interval`).
+    #: (:func:`scrapy_walsh.policy.ratelimit.requested_interval`).
     ratelimit: float | None = None
-    #: Timeouts in a row (issue 27): each doubles the host's rest
+    #: Timeouts in a row: each doubles the host's rest
     #: (:func:`scrapy_walsh.policy.backoff.timeout_rest`); an answer resets it.
     timeouts: int = 0
 

@@ -8,8 +8,9 @@ normalisation); docs/robots-matching.md lists every known difference from Google
 Parsing only splits lines into groups; the matchers of a group are built the first time a
 token asks for it, so parsing costs a fraction of what compiling every group would.
 
-This module is compiled by mypyc when the package is installed (setup.py: issue 28's parse
-time), and runs as plain Python where it can't be; tests/unit/test_robots_compiled.py checks
+This module is compiled by mypyc when the package is installed (setup.py: the parse
+must stay within 3x Google's C++ parser), and runs as plain Python where it can't be;
+tests/unit/test_robots_compiled.py checks
 that both decide alike. Its classes are then native: give every attribute a type here.
 
 Choices the RFC leaves open:
@@ -116,7 +117,7 @@ class _Group:
         self.rates: list[tuple[str, int]] = []  # (value, line)
         self.first_line = first_line
         self.agents_end = 0  # the line of the last User-agent record
-        #: Usage-preference records (Content-Usage, Content-Signal, License), for issue 20.
+        #: Usage-preference records (Content-Usage, Content-Signal, License), for the usage model.
         self.usage: list[tuple[str, str, int]] = []  # (field, value, line)
 
     @property
@@ -470,7 +471,7 @@ class RobotsTxt:
         return _largest([_seconds_per_request(v) for g in groups for v, _ in g.rates])
 
     def usage_lines(self, token: str) -> list[tuple[str, str, int]]:
-        """Issue 20: ``(field, value, line)`` of the usage-preference records of ``token``'s
+        """``(field, value, line)`` of the usage-preference records of ``token``'s
         selected groups, plus every ``License:`` line, for :mod:`.preferences.robots`."""
         groups = self._selected.get(token)
         if groups is None:
@@ -541,7 +542,7 @@ def _span(group: _Group) -> GroupSpan:
     return GroupSpan(group.first_line, group.last_line, tuple(group.agents))
 
 
-#: Issue 20: records kept for the usage-preference model (lower-cased names).
+#: Records kept for the usage-preference model (lower-cased names).
 _USAGE_RECORDS = frozenset({"content-usage", "content-signal", "license"})
 #: A hostile file can't make every URL pay for thousands of them.
 _MAX_USAGE_RECORDS = 100

@@ -5,7 +5,7 @@ audio or video extension, or when it says so explicitly: ``meta["resource_type"]
 name scrapy-playwright uses) or a ``Sec-Fetch-Dest`` header naming one of those kinds.
 Documents (``.html``, ``.md``, ``.txt``, ``.xml``, ``.json``, ``.pdf`` ...) are not.
 
-The extension is read by meaning, not by shape (issue 16): the path is percent-decoded
+The extension is read by meaning, not by shape, as a server reads it: the path is percent-decoded
 (``logo%2Epng``, ``%2e``, an encoded ``%2F``), path parameters are cut from each segment
 (``logo.png;v=1``), case is folded (``LOGO.PNG``), trailing dots and whitespace go
 (``logo.png.``), and a trailing slash does not hide the last segment (``logo.png/``).

@@ -47,10 +47,10 @@ class Gate(StrEnum):
     PACING = "pacing"
     IDENTITY = "identity"
     STRUCTURED = "structured"
-    #: Issue 20: usage preferences (Content-Usage, Content-Signal, TDMRep ...) in respect mode.
+    #: Usage preferences (Content-Usage, Content-Signal, TDMRep ...) in respect mode.
     USAGE = "usage"
     CHECKPOINT = "checkpoint"
-    #: Issue 27: a response over its byte bound (after decompression).
+    #: A response over its byte bound (after decompression).
     BOUNDS = "bounds"
 
 
@@ -137,7 +137,7 @@ class GateVerdict(StrEnum):
     SCHEME_NOT_ALLOWED = "scheme_not_allowed"
     #: Usage preferences (respect mode): robots.txt or tdmrep.json reserves one of our purposes.
     USAGE_RESERVED = "usage_reserved"
-    #: Issue 27: the response's body is over its bound (``WALSH_MAX_BODY_BYTES``, or the
+    #: The response's body is over its bound (``WALSH_MAX_BODY_BYTES``, or the
     #: request's own ``download_maxsize``), after decompression: refused, nothing of it is read.
     RESPONSE_TOO_LARGE = "response_too_large"
 

@@ -67,7 +67,7 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
     raise StateStoreError(f"{location.shown}: no backend for {location.scheme!r}")
 
 
-#: The store's operation counts (issue 17), as stats at the end of a crawl.
+#: The store's operation counts (what a request costs the store), as stats at the end of a crawl.
 COUNT_STATS = {
     "reads": "walsh/store/reads",
     "keys_read": "walsh/store/keys_read",

@@ -96,7 +96,7 @@ class StateStore(ABC):
         self.identity = identity.lower()
         #: Wall-clock seconds: stored times must mean the same thing to the next process.
         self.clock = clock
-        #: operation counts for the benchmarks (issue 17); backends fill in what they count
+        #: operation counts for the benchmarks and cost tests; backends fill in what they count
         self.counts: dict[str, int] = {}
         #: Called with the error when the store fails (not an outage it waits out): the crawl's
         #: store sets it to stop the crawl once (:func:`scrapy_walsh.store.open_crawl_store`).

@@ -1,6 +1,6 @@
 """One fetch of a shared resource at a time per identity: a claim in the state store.
 
-Every process of an identity shares one store by default (issue 17), so two crawls, or a
+Every process of an identity shares one store by default (R4 binds the identity), so two crawls, or a
 crawl and ``scrapy walsh explain``, that meet an origin together would each fetch its
 robots.txt. The first claims the fetch (an atomic add-if-absent with a short TTL, so a
 process killed mid-fetch blocks the others for at most ``CLAIM_TTL`` s); the others wait

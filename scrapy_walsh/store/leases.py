@@ -1,4 +1,4 @@
-"""Short leases held by a live crawl, and the crawls holding the store now (issue 32).
+"""Short leases held by a live crawl, and the crawls holding the store now.
 
 A record that says "this happened" (R8: the target was answered; R7: the item is in the
 feed) is written only once it happened. Before that, the crawl doing it holds a **lease**

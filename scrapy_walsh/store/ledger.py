@@ -256,7 +256,7 @@ local function slot_wait(v, now, m, interval, margin)
 end
 """
 
-#: Several keys at once (:meth:`Ledger.reserve` with a host and its addresses, issue 32),
+#: Several keys at once (:meth:`Ledger.reserve` with a host and its addresses),
 #: all or nothing. args: interval, margin, assign, modes (one per key): ``any`` also waits
 #: for ``any_start`` (starts by processes that pace by host, watched by those pacing by
 #: address), ``write`` the field the start goes to, ``assign`` whether the terms go there too;
@@ -398,7 +398,7 @@ class Ledger:
         lease: tuple[str, float] | None = None,
     ) -> Reservation:
         """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken).
-        Several keys (a host and its addresses, issue 32): one atomic step that takes every
+        Several keys (a host and its addresses): one atomic step that takes every
         slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
         :func:`watched_key`) says how each is read and written; by default every key is owned.
         ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`)."""

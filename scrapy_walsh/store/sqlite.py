@@ -1,6 +1,7 @@
 """The embedded default: one sqlite file, stdlib only.
 
-**The store records what it holds** (issue 16): a store is created once, with a random
+**The store records what it holds**, so a lost or emptied file never passes for a new one: a
+store is created once, with a random
 id kept both inside it (table ``walsh_meta``) and beside it (``<file>.id``). Opening
 a file that the id file says was initialised, but which is now missing, empty (truncated
 to 0 bytes), holds another id (replaced) or is unreadable, is refused with
@@ -118,7 +119,7 @@ class SqliteStore(StateStore):
     ):
         self.path = Path(path)
         super().__init__(uri or f"sqlite:///{self.path}", identity, **({"clock": clock} if clock else {}))
-        #: operation counts (issue 17): read queries, keys read, write transactions
+        #: operation counts: read queries, keys read, write transactions
         self.counts = {"reads": 0, "keys_read": 0, "transactions": 0}
         remembered = self._remembered_id()
         try:
@@ -322,7 +323,7 @@ class SqliteStore(StateStore):
         ``sync`` other than FULL commits without waiting for the fsync: the next FULL
         commit's (or checkpoint's) fsync covers it, since the WAL is written in order. The
         connection's ``PRAGMA synchronous`` is switched only when the mode changes (two
-        statements fewer per transaction of a run of the same kind; issue 17)."""
+        statements fewer per transaction of a run of the same kind)."""
         name = "transactions" if sync == FULL else "unsynced_transactions"
         try:
             if sync != self._sync:

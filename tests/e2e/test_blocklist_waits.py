@@ -1,4 +1,4 @@
-"""Issue 32: the operator's own list can always be refreshed, and no run waits for its host.
+"""The operator's own list can always be refreshed, and no run waits for its host.
 
 With the blocklist host unreachable, pausing us (``503`` with a huge ``Retry-After``) or asking
 for an hourly pace (``RateLimit-Policy``), each later run keeps the stored list, says so, and
@@ -18,7 +18,7 @@ from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, HOSTS
 
 from ..helpers import add_addon_line, new_project, run_scrapy, write_spider
 
-#: Consecutive runs per case (the issue's judging uses ten; WALSH_TEST_WAIT_RUNS=10 runs them).
+#: Consecutive runs per case (a wait that shows one run in ten needs ten; WALSH_TEST_WAIT_RUNS=10 runs them).
 RUNS = int(os.environ.get("WALSH_TEST_WAIT_RUNS", "3"))
 #: The most the first target request may lag the crawl's start.
 FIRST_REQUEST_WITHIN = 2.0

@@ -120,7 +120,7 @@ def test_broken_project_fails_and_names_each_row_and_setting(broken_report):
     # no add-on: said first, with the line to add
     addon = rows["-"]["findings"][0]
     assert addon["setting"] == "ADDONS" and 'ADDONS = {"scrapy_walsh.Addon": 500}' in addon["message"]
-    # R1 is enforced by the checkpoint alone (issue 26): row 1 names the handler table, not a middleware
+    # R1 is enforced by the checkpoint alone: row 1 names the handler table, not a middleware
     assert {"USER_AGENT", "DOWNLOAD_HANDLERS"} <= settings_named(rows["1"])
     assert any("RobotsTxtMiddleware is enabled" in f["message"] for f in rows["2"]["findings"])
     assert "WALSH_BLOCKLIST_URL" in settings_named(rows["3"])

@@ -1,7 +1,7 @@
 """``check`` names what removes the add-on: a spider's ``custom_settings`` or the command line.
 
 Such a crawl loads none of the package's code, so no start-up log of ours can say so;
-the audit must (issue 16, class 9).
+the audit must.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 16, class 1: admission by meta strings anyone can set.
+"""Admission by meta strings anyone can set.
 
 A spider that sets the package's own meta keys by hand (``walsh_internal``, ``walsh_declared``,
 ``retry_times``, ``walsh_backoff_attempt``, ``walsh_fetch_claim``, ``redirect_urls``) gains

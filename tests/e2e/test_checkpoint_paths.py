@@ -1,4 +1,4 @@
-"""Issue 16, class 2: paths around the middlewares.
+"""Paths around the middlewares.
 
 ``engine.download`` from a callback, a downloader middleware after ours, ``meta["proxy"]`` and a
 ``Host`` header: the checkpoint before the network is the last word on each.
@@ -134,7 +134,7 @@ def test_a_middleware_after_ours_cannot_change_the_user_agent(project, demo_site
     # robots.txt twice, the blocklist and its schema, the two pages
     assert len(seen) == 6, [(r["host_key"], r["path"]) for r in seen]
     assert {r["headers"].get("User-Agent") for r in seen} == {USER_AGENT}
-    # the checkpoint is R1's one enforcement (issue 26): every rewrite is counted there
+    # the checkpoint is R1's one enforcement: every rewrite is counted there
     assert stat(result.stderr, "walsh/identity/ua_overridden") == 6
     assert summary_value(result.stderr, "UA overrides") == "6"
 

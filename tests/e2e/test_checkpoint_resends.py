@@ -1,4 +1,4 @@
-"""Issue 16, class 4: no hidden resends, and no request piled on a server still answering.
+"""No hidden resends, and no request piled on a server still answering.
 
 * Twisted's connection pool silently resent a request when the server reset a reused
   keep-alive connection: the server saw ``/reset`` twice with ``RETRY_ENABLED=False``.
@@ -135,7 +135,7 @@ def test_after_a_timeout_the_host_waits_its_interval_from_the_give_up(project, d
     slow = demo_site.url("open", "/page/1?latency=5.5")
     urls = [slow, demo_site.url("open", "/page/2")]
     # the request asks for a 1 s timeout: the checkpoint raises it to the floor; a timeout pauses the
-    # host for the recheck interval (issue 27), set short here, and is not retried
+    # host for the recheck interval, set short here, and is not retried
     recheck = 3.0
     result = run_scrapy(
         ["crawl", "targets", "-a", "urls=" + ",".join(urls), "-a", "short=1"]
@@ -157,7 +157,7 @@ def test_after_a_timeout_the_host_waits_its_interval_from_the_give_up(project, d
 
 
 class DroppingServer(ResettingServer):
-    """Issue 32: HTTP/1.1 keep-alive; the first request on a connection is answered, any later
+    """HTTP/1.1 keep-alive; the first request on a connection is answered, any later
     one is read, recorded, then the connection is closed without an answer (a server that
     drops idle keep-alive connections just as a request arrives)."""
 

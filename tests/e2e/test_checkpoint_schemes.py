@@ -1,4 +1,4 @@
-"""Issue 16, class 5: http and https only.
+"""http and https only: any other scheme could read local files or reach unpoliced servers.
 
 A ``file://`` or ``ftp://`` start URL reads and sends nothing (refused, counted as a denial),
 and a robots.txt redirected to a ``file://`` URL is unreachable, unread.

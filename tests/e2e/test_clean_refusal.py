@@ -63,7 +63,7 @@ sys.exit(1 if process.bootstrap_failed else 0)
     _assert_clean(result)
 
 
-#: Issue 26 (3b) and 32 (8): a script that runs crawlers itself and never checks
+#: A script that runs crawlers itself and never checks
 #: ``bootstrap_failed`` still exits non-zero when the add-on refuses (scrapy_walsh.exit_status).
 RUNNERS = {
     "CrawlerProcess": """

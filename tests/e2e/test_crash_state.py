@@ -1,4 +1,4 @@
-"""Issue 32's crash suite: ``kill -9`` at a random point of a crawl, then a second run.
+"""The crash suite: ``kill -9`` at a random point of a crawl, then a second run.
 
 A real ``scrapy crawl`` process against a recording server on loopback (every
 ``*.crash.test`` name resolves to it, so one server is any number of hosts), a real sqlite
@@ -159,7 +159,7 @@ def _items(feed: Path) -> list[str]:
 
 def crash_and_rerun(root: Path, hosts: int, pages: int, kill_window: tuple[float, float], seed: int) -> dict:
     """Run, SIGKILL at a random moment of ``kill_window`` (seconds after the first page),
-    run again to the end; return the figures (and assert the issue's four properties)."""
+    run again to the end; return the figures (and assert the four properties above)."""
     rng = random.Random(seed)
     server = Recorder()
     port = server.server_address[1]

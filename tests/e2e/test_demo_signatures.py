@@ -1,4 +1,4 @@
-"""The demo site verifies Web Bot Auth signatures as a site would (issue 21).
+"""The demo site verifies Web Bot Auth signatures as a site would.
 
 It fetches the key directory that a request's ``Signature-Agent`` names from a demo host,
 checks the signature, records the outcome and, on a host that requires it, answers 401 to

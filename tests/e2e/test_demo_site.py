@@ -120,7 +120,7 @@ ROBOTS = {
     "ops": (200, ALLOW_ALL),
     "usage": (
         200,
-        "# Usage preferences (issue 20): RSL licence, Content Signals, aipref Content-Usage.\n"
+        "# Usage preferences: RSL licence, Content Signals, aipref Content-Usage.\n"
         "License: {base}/license.xml\n\nUser-agent: *\nContent-Signal: search=yes, ai-input=yes, ai-train=no\n"
         "Content-Usage: /closed/ search=n\nAllow: /\n",
     ),

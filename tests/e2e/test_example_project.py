@@ -73,7 +73,7 @@ def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
     assert sources["blocked/page/1"] == "blocked_by_operator"
     assert sum("loc" in item for item in items) == 6 and sum("child_sitemap" in item for item in items) == 2
 
-    # issue 29: the demo's journal holds every request the server saw, and verifies with its key
+    # the request journal: the demo's journal holds every request the server saw, and verifies with its key
     from scrapy_walsh.commands.signed_record import load_public_keys
     from scrapy_walsh.journal.chain import entries, journal_files, verify_path
 

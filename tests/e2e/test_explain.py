@@ -3,7 +3,7 @@
 The command runs as a user runs it, in a copy of ``example_project/`` (its demo settings:
 the demo resolver, the demo operator's blocklist, the demo's addresses allowed). What it
 sent is read from the demo server's log: the blocklist, its published schema (the crawl
-validates with it, issue 26) and the robots.txt, once each, with the exact User-Agent, and
+validates with it, and explain runs the crawl's steps) and the robots.txt, once each, with the exact User-Agent, and
 never the target itself.
 """
 

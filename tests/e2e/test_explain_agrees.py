@@ -1,4 +1,4 @@
-"""``scrapy walsh explain`` decides as the crawl does: one table, two real runs (issue 15, item 2).
+"""``scrapy walsh explain`` decides as the crawl does: one table, two real runs.
 
 Every row is a URL whose fate one gate settles. Each is explained with ``scrapy walsh
 explain --json URL`` (a real subprocess, before the crawl) and then crawled in one real
@@ -80,7 +80,7 @@ def runs(tmp_path_factory, site):
     site.override("busy", "/robots.txt", 200, "User-agent: *\nCrawl-delay: 999\n")
 
     urls = {row: build(site) for row, (build, _) in ROWS.items()}
-    # explain writes only pacing reservations and robots.txt outcomes it read (issue 17): the
+    # explain writes only pacing reservations and robots.txt outcomes it read: the
     # rows are explained side by side, sharing the crawl's ledger
     with ThreadPoolExecutor(max_workers=3) as pool:
         results = dict(
@@ -127,14 +127,14 @@ def test_nothing_reached_the_sentinel_or_the_blocked_host(runs, site):
 
 
 def test_the_redirect_row_met_six_answers_each_time(runs, site):
-    """The first robots.txt request and 5 followed redirects, once: since issue 17 explain
+    """The first robots.txt request and 5 followed redirects, once: explain
     stores the outcome it read in the crawl's store (one robots.txt fetch per identity), and
     the crawl, agreeing on the verdict above, reads it instead of fetching it again."""
     assert len(site.requests_for("open", "/robots.txt")) == 6
 
 
 # ------------------------------------------------------------------------------------------
-# Issue 26: the rows where explain's own copy of the steps between decisions had drifted from
+# The rows where explain's own copy of the steps between decisions had drifted from
 # the crawl's. Each is explained first, then crawled, in phases that change the world between
 # them (a ledger pause, a looser published schema, a stored list no schema passes). Explain now
 # runs the crawl's own components, so the two can't disagree by construction; each row failed

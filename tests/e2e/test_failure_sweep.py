@@ -1,4 +1,4 @@
-"""Issue 32 (8): every failure is one clean message, no traceback, the documented exit status
+"""Every failure is one clean message, no traceback, the documented exit status
 (docs/commands.md, "Exit status and failures")."""
 
 from __future__ import annotations

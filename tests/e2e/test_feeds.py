@@ -1,4 +1,4 @@
-"""R9 feeds first (issue 20): StructuredSourceSpider on the demo ``feeds`` host, judged by the
+"""R9 feeds first: StructuredSourceSpider on the demo ``feeds`` host, judged by the
 items and by what the server saw.
 
 * ``/news/atom.xml`` is a declared target that is a feed (Atom);
@@ -61,7 +61,7 @@ def test_each_kind_of_feed_is_read_and_its_entries_emitted_as_metadata(crawl):
         assert [e["link"] for e in entries] == [f"{base}{section}{slug}" for slug, *_ in FEED_ENTRIES]
         assert entries[0]["author"] == "Ada" and entries[0]["categories"] == ["news", "demo"]
         assert entries[0]["published"]
-        assert all(e["walsh"]["usage"]["decisions"] for e in entries)  # issue 20: every item
+        assert all(e["walsh"]["usage"]["decisions"] for e in entries)  # usage decision on every item
     listed = {i["target"]: i.get("feed_listed_in") for i in items if i.get("source") == "listed_feed"}
     assert listed == {base + "/blog/": "robots.txt Sitemap", base + "/updates/": "llms.txt"}
 

@@ -1,4 +1,4 @@
-"""Issue 33: an existing Scrapy project's first hour with the add-on.
+"""An existing Scrapy project's first hour with the add-on.
 
 A ``scrapy startproject`` project with the paginated spider Scrapy users write (three items
 per page, the page URL in ``url``, the "next" link followed) against a real shop on loopback

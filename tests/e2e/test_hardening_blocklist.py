@@ -1,4 +1,4 @@
-"""Issue 16, class 7a: a list that was adopted stays adoptable.
+"""A list that was adopted stays adoptable.
 
 A list adopted under a looser *published* schema became "unusable" under the bundled one
 on the next run, and the crawl went on with an EMPTY list: the blocked host was contacted.

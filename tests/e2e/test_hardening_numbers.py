@@ -1,4 +1,4 @@
-"""Issue 16, class 8: a numeric setting that is NaN or infinite is refused at start.
+"""A numeric setting that is NaN or infinite is refused at start.
 
 ``WALSH_BACKOFF_MAX_DELAY=nan`` was accepted ("paused for nan s"), and so were
 ``WALSH_MIN_INTERVAL``, ``DOWNLOAD_DELAY`` and ``WALSH_REFETCH_INTERVAL`` as ``nan``: each

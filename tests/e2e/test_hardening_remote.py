@@ -1,4 +1,4 @@
-"""Issue 16, class 6: remote content never crashes a gate.
+"""Remote content never crashes a gate.
 
 A robots.txt ``Request-rate`` with thousands of digits, a unit Python's case folding reads
 as ``s`` (``ſ``), or a quotient past a float's range made every request of its origin fail

@@ -1,4 +1,4 @@
-"""Issue 16, class 9: scope by meaning, not by shape.
+"""Scope by meaning, not by shape.
 
 ``/static/logo.png;v=1`` and ``/static/logo%2Epng`` were fetched as pages; so is any URL
 that answers with an image, whatever its name. An item carrying a 50,000-character body
@@ -72,7 +72,7 @@ def test_an_item_whose_strings_add_up_to_a_body_is_refused(project, demo_site):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     items = [json.loads(line) for line in out.read_text().splitlines()]
-    # every item carries the usage decision (issue 20) besides its own fields
+    # every item carries the usage decision besides its own fields
     assert [sorted(item) for item in items] == [["links", "page", "walsh"]], "the 50 x 1,000 characters never leave"
     assert stat(result.stderr, "walsh/items/content_rejected") == 1
     assert "over WALSH_MAX_ITEM_CHARS=40000 (field chunks holds 50006)" in result.stderr

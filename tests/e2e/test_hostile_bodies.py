@@ -15,7 +15,7 @@ import pytest
 from ..helpers import GATES_SPIDER, stat
 from .hostile_server import MIB, HostileServer, bomb, compressed, header_flood, plain, run_measured
 
-#: The aim of the issue: the crawl's peak RSS under hostile content.
+#: The crawl's peak RSS under hostile content: a bomb's decoded size must not reach memory.
 MAX_RSS_MB = 300
 #: ... and under a response with a million header lines (14 MB of headers).
 MAX_RSS_HEADERS_MB = 250

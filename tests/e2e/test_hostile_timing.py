@@ -1,4 +1,4 @@
-"""Issue 27: a server that never answers, and one that trickles a byte a second, cost the serial
+"""A server that never answers, and one that trickles a byte a second, cost the serial
 crawl at most one time budget per recheck interval each, and the other hosts go in between.
 
 Timings are the servers' own (monotonic clock): when a request arrived, and when the crawler
@@ -90,7 +90,7 @@ def test_a_page_that_hangs_or_trickles_pauses_its_host_while_the_others_go(proje
 
 
 def test_a_host_that_keeps_hanging_rests_twice_as_long_after_each_timeout_in_a_row(project, servers):
-    """Issue 27 at scale: a fixed rest lets a hanging host take one budget per recheck interval
+    """At scale, a fixed rest would let a hanging host take one budget per recheck interval
     for as long as its requests wait; the k-th timeout in a row rests it RECHECK x 2^(k-1)
     (here 5, then 10 s: the old code asked again after 5 s each time), and a re-ask gets the
     5 s floor as its budget, not the crawl's 10 s. Three origins (ports) of one host: each has
@@ -123,7 +123,7 @@ def test_a_host_that_keeps_hanging_rests_twice_as_long_after_each_timeout_in_a_r
 
 def test_an_unreachable_robots_txt_is_not_asked_again_while_its_host_rests(project, servers):
     """The recheck interval (15 s) is over but the host asked for 40 s: its pages are
-    refused at once, not held in the one download slot until the rest ends (issue 27)."""
+    refused at once, not held in the one download slot until the rest ends."""
     resting = HostileServer("127.0.0.216", {"/robots.txt": busy(40)})
     try:
         urls = [resting.url(f"/page/{i}") for i in range(3)]

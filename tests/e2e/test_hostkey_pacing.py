@@ -1,4 +1,4 @@
-"""Issue 16 class 3: one host, one pacing key, whatever its spelling; with
+"""One host, one pacing key, whatever its spelling (else R4 splits by spelling); with
 ``WALSH_PACE_BY = "ip"``, one interval per server address. Real crawls against the demo
 server, spacing from the server's own clock."""
 

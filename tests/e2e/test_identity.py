@@ -65,7 +65,7 @@ def ua_crawl(tmp_path_factory):
         result = crawl(project, site)
         seen = site.requests
     assert result.returncode == 0, result.stderr[-3000:]
-    # WALSH_STATE_URI's default: the identity's one store in the per-user state dir (issue 17)
+    # WALSH_STATE_URI's default: the identity's one store in the per-user state dir
     assert f"state: sqlite:///{os.environ['XDG_STATE_HOME']}/scrapy-walsh/walsh-research.sqlite3" in result.stderr
     return result.stderr, seen
 
@@ -86,7 +86,7 @@ def test_every_request_carries_the_exact_user_agent(ua_crawl):
     # page/1 (CustomSettingsBot via USER_AGENT), page/2, the first 503 attempt and the
     # redirect source each carried another UA; the retry and redirect copies already had ours.
     # The package's own 4 requests carried USER_AGENT's CustomSettingsBot too: the checkpoint,
-    # R1's one enforcement (issue 26), replaced it on them as on any request.
+    # R1's one enforcement, replaced it on them as on any request.
     assert summary_value(log, "UA overrides") == "8"
     assert "USER_AGENT: 'CustomSettingsBot/1.0' is overridden" in log
 

@@ -1,4 +1,4 @@
-"""The request journal end to end (issue 29): a signed crawl of the demo site, then what a site
+"""The request journal end to end: a signed crawl of the demo site, then what a site
 owner runs: ``journal verify``, ``show``, ``match`` against the site's access log (the demo's, and
 a real nginx's), ``report`` rendered by a real headless Chromium; and the Signature Agent Card."""
 

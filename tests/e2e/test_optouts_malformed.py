@@ -1,4 +1,4 @@
-"""Issue 32: no remote answer or malformed document erases an opt-out.
+"""No remote answer or malformed document erases an opt-out.
 
 Each case runs real crawls against the recording demo server; the evidence is what the
 server saw: the listed or disallowed host (or path) is never contacted.

@@ -158,7 +158,7 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
 
 
 def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(tmp_path):
-    """Issue 33: ``make dist`` is the documented way to a wheel to install into a project."""
+    """``make dist`` is the documented way to a wheel to install into a project."""
     out = tmp_path / "dist"
     _run(["make", "-C", str(REPO), "dist", f"DIST={out}", f"BIN={Path(sys.executable).parent}", "STAMP="])
     wheel = _the_wheel(out)

@@ -1,4 +1,4 @@
-"""Issue 17: a new host's first page is sent back to the scheduler by the robots.txt gate, right
+"""A new host's first page is sent back to the scheduler by the robots.txt gate, right
 after its robots.txt was fetched, not after a pass through every later gate. Counted with a
 real crawl against the demo site: a downloader middleware placed just before pacing counts
 the requests that reach it."""

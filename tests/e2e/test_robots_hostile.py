@@ -1,4 +1,4 @@
-"""Issue 28: a hostile robots.txt at the 4 MiB parse limit costs bounded time and memory.
+"""A hostile robots.txt at the 4 MiB parse limit costs bounded time and memory.
 
 Each shape of tests/robots_hostile.py is parsed and queried in a fresh interpreter: CPU time
 and peak memory must stay under bounds far above what a 2-core machine under load takes

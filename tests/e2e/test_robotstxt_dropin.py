@@ -1,4 +1,4 @@
-"""Issues 28 and 30: the drop-ins for a stock Scrapy project without the add-on, in real crawls.
+"""The drop-in middleware and parser for a stock Scrapy project without the add-on, in real crawls.
 
 Each test runs ``scrapy runspider`` (Scrapy's default settings, ``ROBOTSTXT_OBEY = True``)
 against recording servers on loopback, one per origin, and asserts on what they saw.
@@ -26,7 +26,8 @@ STOCK_OFF = (
 )
 OURS = ("-s", f"DOWNLOADER_MIDDLEWARES={STOCK_OFF}")
 PARSER = ("-s", "ROBOTSTXT_PARSER=scrapy_walsh.RobotParser")
-#: The last Scrapy version measured to leak (issue 30). A later one may have fixed it.
+#: The last Scrapy version measured to let requests that wait on robots.txt through unchecked.
+#: A later one may have fixed it.
 LEAKING_SCRAPY = Version("2.19.99")
 
 SIX = ["/ok1", "/private/a", "/ok2", "/private/b", "/ok3", "/private/c"]
@@ -106,7 +107,7 @@ def fifty(servers: list[ThreadingHTTPServer]) -> list[str]:
     return [base(servers[i // 10]) + (f"/private/{i}" if i % 2 else f"/ok{i}") for i in range(50)]
 
 
-# ---------------------------------------------------------------------- the leak (issue 30)
+# -------------------------------------- the leak: stock requests that wait on robots.txt go out unchecked
 
 
 def test_stock_scrapy_leaks_requests_that_wait_on_robots_txt(tmp_path, record_property):
@@ -165,7 +166,7 @@ def test_dropin_middleware_refuses_all_when_robots_txt_is_unreachable(tmp_path):
     assert stat(log, "walsh/robotstxt/unreachable") == 6
 
 
-# ---------------------------------------------------------------------- the parser (issue 28)
+# ------------------------------------------------- the parser: RFC 9309 groups by product token
 
 #: The site wrote the version of our crawler it saw; the product token is what counts (§2.2.1).
 NAMED = b"""User-agent: *
@@ -201,7 +202,7 @@ def test_protego_decides_the_same_file_differently(tmp_path):
     assert fetched == ["/members/a", "/ok"]
 
 
-# ---------------------------------------------------------------------- the check (issue 30)
+# --------------------------------------------------- the check: row 2 names the leaking middleware
 
 
 def _row_2_findings(project: Path) -> list[dict]:

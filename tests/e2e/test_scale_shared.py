@@ -1,4 +1,4 @@
-"""Issue 17: one ledger per identity per machine, by default. Two projects with default
+"""One ledger per identity per machine, by default, so R4 holds across projects. Two projects with default
 settings (one ``XDG_STATE_HOME``, as one user's) and ``scrapy walsh explain`` from a third
 directory, all on one host at once: the server sees no gap under 1 s, robots.txt once,
 never two requests in flight. Plus two processes writing one sqlite ledger concurrently."""

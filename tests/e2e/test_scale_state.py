@@ -1,4 +1,4 @@
-"""Issue 17 and 16 (7b): one ledger per identity per machine, and a store that records what
+"""One ledger per identity per machine, and a store that records what
 it holds. Real crawls in subprocesses, against the demo server; ``XDG_STATE_HOME`` is the
 test's own (tests/conftest.py), so the default store is a fresh per-test file."""
 
@@ -21,7 +21,7 @@ def test_the_default_store_is_the_identitys_in_the_state_dir(project, demo_site,
 
 
 def test_a_truncated_store_is_refused_until_reset(project, demo_site, private_state_home):
-    """issue 16 class 7: truncated to 0 bytes between two crawls of a Crawl-delay: 10 host,
+    """A store truncated to 0 bytes between two crawls of a Crawl-delay: 10 host,
     the store is refused with its name (no traceback), and nothing is sent; after
     ``scrapy walsh state reset --yes`` the crawl runs."""
     demo_site.override("gone", "/robots.txt", 200, "User-agent: *\nCrawl-delay: 10\n")

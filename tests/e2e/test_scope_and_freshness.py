@@ -92,7 +92,7 @@ def test_sub_resources_never_reach_the_server(project, demo_site):
 
 
 def test_a_final_404_counts_as_fetched_for_r8(project, demo_site):
-    """Issue 18: R8 recorded only 2xx/304, so a 404 target was fetched again (twice on a JOBDIR resume)."""
+    """A 404 is an answer: recording only 2xx/304 for R8 fetched a 404 target again (twice on a JOBDIR resume)."""
     missing = demo_site.url("open", "/no/such/page")
     first, _ = crawl_targets(project, [missing])
     assert first.returncode == 0, first.stderr[-3000:]

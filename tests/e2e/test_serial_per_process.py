@@ -1,4 +1,4 @@
-"""R4 "serial per process", whatever runs in the process (issue 26, item 3).
+"""R4 "serial per process", whatever runs in the process.
 
 Scrapy documents running several spiders in one ``CrawlerProcess``; each crawler has its own
 checkpoint. Two spiders in one script, against the demo site answering every request after

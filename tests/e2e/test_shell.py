@@ -36,7 +36,7 @@ def test_shell_fetches_the_url_and_fetch_inside_it(project, demo_site):
 def test_shell_refusal_is_one_line_and_no_hang(project, demo_site):
     disallowed = demo_site.url("open", "/private/secret")
     result = run_scrapy(["shell", disallowed, "-c", "response"], cwd=project, timeout=120)
-    assert result.returncode == 1, result.stderr[-3000:]  # nothing was fetched (issue 32)
+    assert result.returncode == 1, result.stderr[-3000:]  # nothing was fetched: a non-zero exit says so
     assert result.stdout.strip() == "None"
     assert [p for p, _ in _seen(demo_site, "open")] == ["/robots.txt"], "the page was never requested"
     assert "robots: disallowed_explicit" in result.stderr
@@ -56,7 +56,7 @@ def test_fetch_and_parse_commands(project, demo_site):
 
 
 def test_fetch_prints_a_refusal_on_stderr_even_with_nolog_and_exits_1(project, demo_site):
-    """Issue 32 (7): `scrapy fetch --nolog` of a refused URL said nothing and exited 0."""
+    """A person typed the URL: ``--nolog`` must not hide the refusal, nor exit 0 when nothing came."""
     for url, verdict in (
         (demo_site.url("open", "/private/secret"), "disallowed_explicit"),
         (demo_site.url("blocked", "/page/1"), "blocked_by_operator"),

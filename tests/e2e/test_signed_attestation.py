@@ -1,4 +1,4 @@
-"""``check --sign`` and ``check verify FILE``: a record anyone with our key can check (issue 21)."""
+"""``check --sign`` and ``check verify FILE``: a record anyone with our key can check."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""With signing on, a key or directory the crawl cannot use stops it at start, by name (issue 21)."""
+"""With signing on, a key or directory the crawl cannot use stops it at start, by name."""
 
 from __future__ import annotations
 

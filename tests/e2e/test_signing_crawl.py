@@ -1,4 +1,4 @@
-"""Every request a crawl sends is signed at the checkpoint, and a site can verify it (issue 21).
+"""Every request a crawl sends is signed at the checkpoint, and a site can verify it.
 
 The demo site requires a verified Web Bot Auth signature on every host it serves: it
 fetches our key directory (published on its ops host) and answers 401 to anything else.

@@ -1,4 +1,4 @@
-"""Issue 32 (state): the target key is the canonical URL and nothing more, an earlier version's
+"""State records: the target key is the canonical URL and nothing more, an earlier version's
 store is read both ways, ``state reset`` refuses while a crawl holds the store, and two
 projects pacing by host and by address meet in one ledger. Real crawls in subprocesses
 against the demo server; what the server saw is the evidence."""
@@ -36,7 +36,7 @@ def test_six_declared_targets_six_requests(project, demo_site):
 
 
 def test_a_store_written_by_the_old_key_neither_refetches_nor_skips(project, demo_site, private_state_home):
-    """A store written before issue 32 keyed ``/p?b=2&a=1`` as ``/p?a=1&b=2``: after the
+    """A store written by an earlier version keyed ``/p?b=2&a=1`` as ``/p?a=1&b=2``: after the
     upgrade that target is still recently fetched (read both ways), and a target the old
     store never held is fetched."""
     from scrapy_walsh.policy.canonical import legacy_canonical_url
@@ -71,8 +71,8 @@ def _wait_for_pages(site, count, crawl, host_key="gone", timeout=120):
 
 
 def test_state_reset_refuses_while_a_crawl_holds_the_store(project, demo_site, private_state_home):
-    """Issue 32: ``reset --yes`` while a crawl ran split the ledger (7 requests under 1 s apart).
-    Now it refuses, names the crawl, and the files stay; after the crawl it resets."""
+    """``reset --yes`` while a crawl runs would split the ledger (7 requests under 1 s apart), so
+    it refuses, names the crawl, and the files stay; after the crawl it resets."""
     (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
     # 15 pages: the crawl still runs when the reset, a process that imports Scrapy, asks (on a loaded
     # machine 6 pages were over first, and the reset rightly found no crawl)
@@ -97,9 +97,9 @@ def test_state_reset_refuses_while_a_crawl_holds_the_store(project, demo_site, p
 
 
 def test_two_projects_pacing_by_host_and_by_address_meet(project, demo_site, tmp_path):
-    """Issue 32: two projects of one identity on one machine, one with ``WALSH_PACE_BY = "ip"``,
-    crawling one host at once: their ledger keys (the name, the address) never met, 6 of 12
-    gaps were under 1 s. Now every reservation covers the host and its addresses."""
+    """Two projects of one identity on one machine, one with ``WALSH_PACE_BY = "ip"``, crawling
+    one host at once: if their ledger keys (the name, the address) never met, 6 of 12 gaps
+    were under 1 s, so every reservation covers the host and its addresses."""
     (tmp_path / "other").mkdir()
     other = new_project(tmp_path / "other")
     add_addon_line(other, '\nWALSH_PACE_BY = "ip"\n', site=demo_site)
@@ -129,7 +129,7 @@ def test_two_projects_pacing_by_host_and_by_address_meet(project, demo_site, tmp
 
 
 def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, redis_server):
-    """Issue 32 keeps the per-request cost bounded: each request's reservation covers its host
+    """The per-request cost stays bounded: each request's reservation covers its host
     and address in one script, its lease is one ``SET NX``, its answer one ``MULTI``/``EXEC``,
     an item's lease and row one each. Counted with a fleet's Redis (``walsh/store/round_trips``)."""
     import redis
@@ -149,7 +149,7 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
 
 
 def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):
-    """Issue 32's decision: a 5xx after the retries is an answer, so it counts as fetched (R8),
+    """A 5xx after the retries is an answer, so it counts as fetched (R8),
     and it is listed in the crawl's summary and by ``state show`` (``forget`` retries it)."""
     failing, fine = demo_site.url("gone", "/broken"), demo_site.url("gone", "/page/1")
     demo_site.override("gone", "/broken", 500, "down")
@@ -171,7 +171,7 @@ def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):
 
 
 def test_an_address_paused_for_the_address_pacers_is_refused_and_explained_alike(plain_project, demo_site, tmp_path):
-    """Issue 32 x 26: a crawl pacing by host meets an address that a process pacing by address
+    """A crawl pacing by host meets an address that a process pacing by address
     paused beyond ``WALSH_BACKOFF_MAX_DELAY``. The crawl refuses the target as the pacing gate
     refuses its own host's long pause, and ``explain`` reads the same keys and says so. Before,
     the crawl slept the pause out (a day) at the checkpoint's answer, and ``explain``, which read

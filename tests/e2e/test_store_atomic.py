@@ -442,7 +442,7 @@ def _round_trips(store):
 
 
 def test_a_host_and_its_addresses_are_reserved_in_one_round_trip(uri):
-    """Issue 32: a reservation covers the host and each address (here 4) in one atomic step:
+    """A reservation covers the host and each address (here 4) in one atomic step:
     one Redis script, one sqlite transaction; all slots or none."""
     from scrapy_walsh.shared_pacer import MAX_ADDRESSES, pace_keys
 
@@ -472,7 +472,7 @@ def test_a_host_and_its_addresses_are_reserved_in_one_round_trip(uri):
 
 
 def test_a_lease_of_a_crawl_gone_is_taken_over_and_a_record_never(uri):
-    """Issue 32: a lease is not a fetch. A live crawl's lease holds; once its crawl is gone
+    """A lease is not a fetch. A live crawl's lease holds; once its crawl is gone
     (no heartbeat record, or, on this machine, its lock no longer held: a kill -9) the next
     taker gets it; a record of what happened (a float) is never taken over. A pid says nothing."""
     import os

@@ -1,4 +1,4 @@
-"""Issue 32 (8): a state store that fails mid-run stops the crawl with one message, a non-zero
+"""A state store that fails mid-run stops the crawl with one message, a non-zero
 exit, and a summary that counts what was not sent.
 
 The fault is real: while the crawl runs, another process holds sqlite's write lock on the

@@ -68,7 +68,7 @@ def crawl(tmp_path_factory):
         result = run_scrapy(["crawl", "r9", "-O", str(out)], cwd=project, timeout=150)
         records = site.requests
         items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-        for item in items:  # issue 20's usage decision, on every item, is tested in test_usage_preferences
+        for item in items:  # the usage decision on every item is tested in test_usage_preferences
             item.pop("walsh", None)
         yield site, result, records, items
 

@@ -85,7 +85,7 @@ def test_the_downloader_middleware_writes_meta_and_counts(crawler):
     plain = _response("http://example.com/b")
     mw.process_response(plain.request, plain)
     assert "usage_warnings" not in plain.meta["walsh"]
-    assert plain.meta["walsh"]["usage"]["reserved"] == []  # issue 20: every response is judged
+    assert plain.meta["walsh"]["usage"]["reserved"] == []  # every response is judged for usage
     stats = crawler.stats.get_stats()
     assert stats["walsh/usage/responses"] == 1
     assert stats["walsh/usage/directive/noindex"] == 1 and stats["walsh/usage/directive/noai"] == 1

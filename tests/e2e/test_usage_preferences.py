@@ -1,4 +1,4 @@
-"""Issue 20: usage preferences attached to every item (report) and acted on (respect),
+"""Usage preferences attached to every item (report) and acted on (respect),
 judged from the items and from what the demo server saw.
 
 The ``usage`` demo host's robots.txt says ``Content-Signal: search=yes, ai-input=yes,
@@ -101,5 +101,5 @@ def test_explain_prints_the_decision_per_purpose(project, demo_site):
     report = json.loads(run_scrapy([*args, "--json"], cwd=project, env=env).stdout)
     assert report["usage"]["reserved"] == ["search", "train-ai"]
     # what explain fetched: what the crawl's usage gate reads in respect mode (robots.txt and
-    # tdmrep.json, issue 26: explain runs the crawl's gates), never the target
+    # tdmrep.json: explain runs the crawl's gates), never the target
     assert {r["path"] for r in demo_site.requests_for("usage")} == {"/robots.txt", "/.well-known/tdmrep.json"}

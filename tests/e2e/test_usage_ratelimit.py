@@ -1,4 +1,4 @@
-"""Issue 20: RateLimit headers as pacing input, measured from the demo server's timestamps.
+"""RateLimit headers as pacing input, measured from the demo server's timestamps.
 
 Every page of the ``ratelimit`` host answers ``RateLimit-Policy: "pages";q=2;w=5``
 (2 requests per 5 s: 2.5 s apart); robots.txt carries no such header.

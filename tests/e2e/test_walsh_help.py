@@ -57,7 +57,7 @@ def test_help_at_any_depth_is_that_commands_own_with_an_example(tmp_path, comman
 
 
 def test_blocklist_add_help_shows_adds_own_options(tmp_path):
-    """Issue 33: it printed the parent's help; its options were behind ``--usage``."""
+    """A subcommand's ``--help`` shows its own options, not the parent's help."""
     result = run_scrapy(["walsh", "blocklist", "add", "--help"], cwd=tmp_path)
     assert "--reason" in result.stdout and "scrapy walsh blocklist add" in result.stdout
     usage = run_scrapy(["walsh", "blocklist", "add", "--usage"], cwd=tmp_path)

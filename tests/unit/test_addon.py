@@ -32,7 +32,7 @@ def test_places_every_component_and_removes_scrapy_robots_middleware():
     crawler = crawler_with(ROBOTSTXT_OBEY=True)
     mws = enabled(crawler, "DOWNLOADER_MIDDLEWARES")
     assert RobotsTxtMiddleware not in mws
-    # R1 has one enforcement, the checkpoint (issue 26): no identity middleware any more
+    # R1 has one enforcement, the checkpoint: no middleware sets the User-Agent besides it
     assert not [m for m in mws if m.__name__ == "IdentityMiddleware"]
     assert crawler.settings.getdict("DOWNLOAD_HANDLERS")["http"] == "scrapy_walsh.checkpoint.CheckpointDownloadHandler"
     exts = enabled(crawler, "EXTENSIONS")
@@ -241,7 +241,7 @@ print(json.dumps(seen()))
 
 
 def test_making_a_conformance_error_changes_nothing_and_the_addon_installs_the_hook_once():
-    """Issue 26: constructing an exception has no side effects; the add-on installs the
+    """Constructing an exception has no side effects; the add-on installs the
     clean-refusal hook (logging filters, sys.excepthook, Twisted logging), once."""
     import json
     import subprocess

@@ -1,4 +1,4 @@
-"""Issue 32: no malformed or stale blocklist document erases an opt-out (pure core)."""
+"""No malformed or stale blocklist document erases an opt-out (pure core)."""
 
 from __future__ import annotations
 

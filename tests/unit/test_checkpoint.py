@@ -1,4 +1,4 @@
-"""Issue 16: the preset sends http(s) through the checkpoint and disables every other scheme;
+"""The preset sends http(s) through the checkpoint and disables every other scheme;
 the audit refuses a project that undoes either, or a timeout under the floor."""
 
 import pytest
@@ -64,7 +64,7 @@ def test_the_documented_floor():
 
 
 def test_every_waiter_for_one_origins_robots_txt_gets_the_outcome(tmp_path):
-    """Issue 16: calls 3 and 4 for one origin got None (a Deferred awaited twice hands the
+    """The bug this guards against: calls 3 and 4 for one origin got None (a Deferred awaited twice hands the
     second awaiter None) and crashed with AttributeError on ``crawl_delay``."""
     import asyncio
 

@@ -1,4 +1,4 @@
-"""Issue 33: R7's dedup key, a field or a callable (``WALSH_DEDUP_KEY``)."""
+"""R7's dedup key, a field or a callable (``WALSH_DEDUP_KEY``)."""
 
 import pytest
 

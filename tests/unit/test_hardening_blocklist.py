@@ -1,4 +1,4 @@
-"""Issue 16, class 7a, the pure part: a stored list re-adopts under the schema it passed."""
+"""A list that was adopted stays adoptable, the pure part: a stored list re-adopts under the schema it passed."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_the_bundled_schema_is_not_stored_and_old_records_still_restore():
     record = stored_record(Blocklist.from_document(FULL), bundled_schema(), 1.0)
     assert record["schema"] is None and record["schema_sha256"] is None
     assert from_stored(record)[1] == BUNDLED_SCHEMA
-    assert from_stored({"document": FULL, "adopted": 1.0})[1] == BUNDLED_SCHEMA  # before issue 16
+    assert from_stored({"document": FULL, "adopted": 1.0})[1] == BUNDLED_SCHEMA  # a record stored without a schema
 
 
 def test_a_tampered_schema_falls_back_to_the_bundled_one_or_refuses():

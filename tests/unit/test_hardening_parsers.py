@@ -1,4 +1,4 @@
-"""Issue 16, classes 6 and 8, the pure parts: remote numbers and URLs never crash a parser,
+"""Remote content and numeric settings, the pure parts: remote numbers and URLs never crash a parser,
 and every numeric setting is finite.
 
 The crawls that show each failure end to end are tests/e2e/test_hardening_*.py.

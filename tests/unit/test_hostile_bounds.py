@@ -1,4 +1,5 @@
-"""Issue 27: byte bounds, reading a prefix of a compressed body, the time budget's settings."""
+"""Slow and hostile servers, the pure parts: byte bounds, reading a prefix of a compressed body,
+the time budget's settings."""
 
 from __future__ import annotations
 

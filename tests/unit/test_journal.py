@@ -1,4 +1,4 @@
-"""The request journal's chain, signatures, fsync budget, retention and a real kill -9 (issue 29)."""
+"""The request journal's chain, signatures, fsync budget, retention and a real kill -9."""
 
 from __future__ import annotations
 

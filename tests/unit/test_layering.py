@@ -267,7 +267,7 @@ def test_the_import_rule_allows_the_core_its_own_package_and_the_stdlib():
 
 #: Private names of other libraries the package still imports, each listed with the test that
 #: pins it in docs/architecture.md ("Private APIs still in use"). Removing one is always fine.
-#: None left: Protego's names went with our own matcher (issue 19), Scrapy's _path_safe with the
+#: None left: Protego's names went with our own matcher, Scrapy's _path_safe with the
 #: queue's own directory names. A new one must be listed here and in docs/architecture.md.
 KNOWN_PRIVATE_IMPORTS: frozenset[str] = frozenset()
 
@@ -310,7 +310,7 @@ def test_the_private_import_scan_sees_each_form():
     assert _private_imports("from scrapy import __version__\nfrom .policy import _x\nimport _thread") == set()
 
 
-# --- No import circle (issue 26): the whole package's graph, imports inside functions included ----
+# --- No import circle: the whole package's graph, imports inside functions included ------------
 # An import inside a function runs when the function does: it closes a circle as surely as one at
 # the top, only later. Imports under ``if TYPE_CHECKING:`` never run, so they are left out.
 

@@ -169,7 +169,7 @@ def test_the_ledger_never_forgets_a_host_idle_past_scrapys_60_s(clock):
 
 
 def test_a_host_floor_from_download_slots_slows_that_host_only_and_never_lowers_the_floor(clock):
-    """Issue 33: the project's per-host interval is a floor of that host's interval."""
+    """The project's per-host interval is a floor of that host's interval."""
     p = Pacer(floor=1.0, clock=clock, host_floors={"slow.example": 3.0, "fast.example": 0.5})
     assert p.interval("slow.example") == 3.0
     assert p.interval("fast.example") == 1.0, "under the R4 floor it changes nothing"

@@ -1,4 +1,4 @@
-"""One RFC 9309 path normaliser (issue 26, item 4): a robots.txt ``Disallow`` and a usage-preference
+"""One RFC 9309 path normaliser: a robots.txt ``Disallow`` and a usage-preference
 rule (a robots.txt ``Content-Usage`` line, a tdmrep.json ``location``) with the same path match the
 same URLs.
 

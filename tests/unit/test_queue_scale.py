@@ -1,4 +1,4 @@
-"""Issue 17: the politeness queue's cost per pop does not grow with the number of queued
+"""The politeness queue's cost per pop does not grow with the number of queued
 hosts. Counted operations (store keys read, heap operations, hosts examined), never a
 timing, so it cannot flake. A real crawler, a real sqlite store, the real queue and
 ledger; each pop is followed by the reservation the pacing middleware would make."""

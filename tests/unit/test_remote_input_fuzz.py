@@ -157,7 +157,7 @@ def test_sitemaps_read_anything(body, zipped):
 
 
 def test_an_llms_txt_link_scrapy_cannot_request_is_not_an_entry():
-    """Issue 16: a link with port 99999 made the spider fail, losing every target of the origin."""
+    """A link with port 99999 is skipped: failing the spider on it would lose every target of the origin."""
     index = llmstxt.parse(
         "# Docs\n\n## Pages\n\n- [bad](http://a.example:99999/x.md)\n- [good](/y.md)\n", "http://a.example/"
     )

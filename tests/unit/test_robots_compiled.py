@@ -1,4 +1,4 @@
-"""Issue 28: the robots.txt parser compiled by mypyc (setup.py) decides as its Python source.
+"""The robots.txt parser compiled by mypyc (setup.py) decides as its Python source.
 
 ``pip install`` compiles ``scrapy_walsh/policy/robots.py`` when it can, and the suite runs
 against what was installed. Here the same file, executed as Python under another name, reads

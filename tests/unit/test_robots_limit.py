@@ -1,4 +1,4 @@
-"""Issue 28: the parse limit is 4 MiB, and a hostile file at that size stays bounded.
+"""The parse limit is 4 MiB, and a hostile file at that size stays bounded.
 
 The 4 MiB hostile shapes, with their time and memory bounds, are in
 tests/e2e/test_robots_hostile.py (about 40 s of CPU: the slower lane).

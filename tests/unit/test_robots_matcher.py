@@ -25,7 +25,7 @@ def verdict(rules: str, path: str) -> Verdict:
     return RobotsTxt.parse(body).verdict(f"https://example.com{path}", TOKEN)
 
 
-# --- Issue 19, 1: "$" ends the pattern; it is never also a literal ----------------------------
+# --- "$" ends the pattern; it is never also a literal ------------------------------------------
 
 
 def test_dollar_ends_the_pattern_and_is_not_also_a_literal():
@@ -51,7 +51,7 @@ def test_percent_encoded_special_characters_match_them_verbatim():
     assert verdict("Disallow: /a$b", "/a$b") is DISALLOWED  # a "$" that does not end the pattern is "%24"
 
 
-# --- Issue 19, 2: a rule written as a full URL is never rewritten into a path -----------------
+# --- A rule written as a full URL is never rewritten into a path ------------------------------
 
 
 @pytest.mark.parametrize("rule", ["http://example.com/private", "https://example.com/private", "private/"])
@@ -70,7 +70,7 @@ def test_rfc_example_pattern_starting_with_a_star_still_matches():
     assert verdict("Disallow: *.gif$", "/a/b.gif?x") is IMPLICIT
 
 
-# --- Issue 19, 3: only space and tab are whitespace around a value ----------------------------
+# --- Only space and tab are whitespace around a value -----------------------------------------
 
 
 @pytest.mark.parametrize("space", ["\u00a0", "\u2002", "\u3000", "\u2009"])

@@ -1,4 +1,4 @@
-"""Issue 28: Protego as the reference the suite compares against.
+"""Protego as the reference the suite compares against.
 
 Our matcher and Protego (as Scrapy uses it) decide every case of a vendored sample of 300
 real-world robots.txt files (tests/data/robots_corpus/, from Protego's test data, BSD

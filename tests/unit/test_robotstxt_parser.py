@@ -1,4 +1,4 @@
-"""scrapy_walsh.RobotParser: Scrapy's RobotParser interface over our engine (issue 28)."""
+"""scrapy_walsh.RobotParser: Scrapy's RobotParser interface over our engine, for projects without the add-on."""
 
 from __future__ import annotations
 

@@ -50,7 +50,8 @@ def test_canonical_url(url, canonical):
 
 
 def test_distinct_uris_stay_distinct():
-    """Issue 32: RFC 3986 §6.2.2.2 (``%2F`` is not ``/``), ``+`` is not ``%20``, query order is the site's."""
+    """Two URLs a server may answer differently get two keys: RFC 3986 §6.2.2.2 (``%2F`` is not
+    ``/``), ``+`` is not ``%20``, query order is the site's."""
     pairs = [("/k?x=%2F", "/k?x=/"), ("/p?a=1&b=2", "/p?b=2&a=1"), ("/w?a=1+2", "/w?a=1%202")]
     keys = {canonical_url("http://a.example" + path) for pair in pairs for path in pair}
     assert len(keys) == 6

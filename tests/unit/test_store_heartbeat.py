@@ -1,4 +1,4 @@
-"""Issue 32: a crawl's registration in the store (its heartbeat) and its end.
+"""A crawl's registration in the store (its heartbeat) and its end.
 
 A real crawler with the add-on, a real sqlite file; the fault is real: another connection holds
 sqlite's write lock (``BEGIN EXCLUSIVE``). sqlite's own trace callback says what the store ran.

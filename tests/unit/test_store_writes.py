@@ -1,4 +1,4 @@
-"""Issue 17: the store's writes per request, counted (never timed). A real crawler with the
+"""The store's writes per request, counted (never timed). A real crawler with the
 add-on, a real sqlite file, the real gates; sqlite's own trace callback counts statements."""
 
 from __future__ import annotations

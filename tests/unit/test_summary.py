@@ -85,7 +85,7 @@ def test_quiet_summary_has_no_empty_categories():
 
 
 def test_the_summary_is_a_warning_only_when_something_was_refused():
-    """Issue 33: INFO on a clean run, WARNING when a request or an item was refused."""
+    """INFO on a clean run, WARNING when a request or an item was refused."""
     from scrapy_walsh.summary import refused
 
     assert not refused({"walsh/requests/sent": 9})

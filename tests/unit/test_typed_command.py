@@ -1,4 +1,5 @@
-"""Issue 32 (7): which Scrapy command runs, as Scrapy's command line reads it."""
+"""Which Scrapy command runs, as Scrapy's command line reads it: ``fetch`` and ``shell`` of a
+refused URL must say so and exit non-zero, since a person typed it and waits for the page."""
 
 from __future__ import annotations
 

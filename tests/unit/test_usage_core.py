@@ -1,4 +1,4 @@
-"""Issue 20, the pure parts: feeds first, the RateLimit pacing term, the robots.txt usage
+"""Usage preferences and R9, the pure parts: feeds first, the RateLimit pacing term, the robots.txt usage
 records, and the WALSH_PURPOSES parser."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 32: every wait has a reason in words (the crawl's log and ``explain`` say the same)."""
+"""Every wait has a reason in words (the crawl's log and ``explain`` say the same)."""
 
 from __future__ import annotations
 

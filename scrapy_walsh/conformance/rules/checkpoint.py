@@ -1,4 +1,5 @@
-"""The checkpoint before the network (issue 16): http(s) through it, every other scheme off,
+"""The checkpoint before the network, which nothing a spider sets may bypass: http(s) through
+it, every other scheme off,
 and a download timeout that never abandons a server still answering too soon."""
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def download_timeout(subject: Subject) -> Iterator[Finding]:
 
 
 def bounds(subject: Subject) -> Iterator[Finding]:
-    """Issue 27: the byte bound of a body and the recheck interval of a failed host."""
+    """The byte bound of a body and the recheck interval of a failed host."""
     walsh = subject.walsh
     if why := walsh.refused("WALSH_MAX_BODY_BYTES"):
         yield Finding("-", "configuration", FAIL, "WALSH_MAX_BODY_BYTES", why)

@@ -25,7 +25,7 @@ def identity(subject: Subject) -> Iterator[Finding]:
             f"{token!r} does not appear in WALSH_USER_AGENT {ua!r}; site owners "
             "cannot tell which robots.txt group applies to this crawler",
         )
-    # the checkpoint sets it on every request: R1's one enforcement (issue 26)
+    # the checkpoint sets it on every request: R1's one enforcement
     enforced = through_checkpoint(subject)
     if user_set(settings, "USER_AGENT") and settings.get("USER_AGENT") != ua:
         if enforced:

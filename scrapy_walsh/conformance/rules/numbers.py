@@ -1,4 +1,4 @@
-"""Every number the crawl's politeness rests on is finite (issue 16, class 8).
+"""Every number the crawl's politeness rests on is finite.
 
 ``nan`` compares false with everything, so ``DOWNLOAD_DELAY = nan`` slips through every
 "under the floor" check, and an infinite timeout or delay is no number a crawl can act on.

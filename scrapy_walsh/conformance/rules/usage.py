@@ -1,4 +1,4 @@
-"""Issue 20: the declared purposes (``WALSH_PURPOSES``) and the usage mode.
+"""The declared purposes (``WALSH_PURPOSES``) and the usage mode.
 
 The warning sits in row 9 with seed 000's other usage rules (usage warnings travel with
 what R9 emits); a value that can't be read is a configuration failure, like any other.

@@ -2,7 +2,7 @@
 
 A key written twice in one object (RFC 8259 §4: names SHOULD be unique) is refused at any
 level: ``json.loads`` keeps the last value, so ``{"blocked": [opt-out], "blocked": []}`` would
-read as an empty list, and the first key's opt-outs would vanish without a word (issue 32).
+read as an empty list, and the first key's opt-outs would vanish without a word.
 """
 
 from __future__ import annotations

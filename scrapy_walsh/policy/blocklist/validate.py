@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .schema import Plan
 
 
-#: The schema's patterns, said in words (issue 33: never a bare regular expression).
+#: The schema's patterns, said in words: a bare regular expression tells an operator nothing.
 PATTERN_WORDS: dict[str, str] = {
     r"^\S+(?![\s\S])": "is empty or holds white space: a domain is one word, with no spaces, tabs or line breaks",
 }
