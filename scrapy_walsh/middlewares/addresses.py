@@ -231,7 +231,8 @@ class AddressGuardMiddleware:
         host = urlparse_cached(request).hostname
         if host:
             addresses = await self.addresses_of(host)
-            # pacing reserves the host and each of its addresses, whatever WALSH_PACE_BY (one server behind many names is still one server)
+            # pacing reserves the host and each of its addresses, whatever WALSH_PACE_BY: one server
+            # behind many names is still one server
             CrawlContext.of(self.crawler).get(SharedPacer).learn(host_key(host), addresses)
             # a name that does not resolve fails the same way at connect time: nothing to refuse
             if not self.allowance.allow_all:
