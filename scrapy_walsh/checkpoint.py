@@ -43,13 +43,12 @@ import uuid
 import weakref
 from contextlib import suppress
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
-from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
@@ -57,7 +56,7 @@ from twisted.internet.defer import DeferredLock
 
 from . import admission, handler_resend, send_gate
 from .config import config_for
-from .exceptions import CheckpointRefused, OutOfScope, RecentlyFetched, record_denial
+from .exceptions import CheckpointRefused, NotSent, OfflineNotSent, OutOfScope, RecentlyFetched, refuse
 from .header_bound import bound_headers, over_bound
 from .journal.adapter import journal_for
 from .middlewares.bounds import headers_refused
@@ -117,15 +116,6 @@ def is_dry_run(crawler: Crawler) -> bool:
     return crawler in DRY_RUN
 
 
-class NotSent(IgnoreRequest):
-    """Explain's dry run: every gate and the checkpoint let the target through; it was not sent.
-    ``wait`` is how long its host's slot is still taken (evaluated, not reserved)."""
-
-    def __init__(self, url: str, wait: float):
-        self.wait = wait
-        super().__init__(f"dry run: {url} would be sent" + (f" in {wait:.3f} s" if wait else ""))
-
-
 class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"
     """The host's slot was taken when the request reached the checkpoint (nothing was sent)."""
 
@@ -134,10 +124,8 @@ class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask agai
         super().__init__(f"{host}: its next slot is {wait:.3f} s away")
 
 
-def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> CheckpointRefused:
-    exc = CheckpointRefused(verdict, reason, request.url, **details)
-    record_denial(crawler.stats, exc, crawler.spider)
-    return exc
+def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> NoReturn:
+    refuse(crawler, CheckpointRefused(verdict, reason, request.url, **details))
 
 
 class CheckpointDownloadHandler(BaseDownloadHandler):
@@ -172,7 +160,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         # admission gate refuses them by name): the scheme is checked once, there
         missing = admission.missing_stamps(request)
         if missing:
-            raise _refuse(
+            _refuse(
                 self.crawler,
                 NOT_ADMITTED,
                 f"not admitted by {', '.join(missing)} at this URL (it went around the gates)",
@@ -234,7 +222,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         """Explain's crawler: a target is evaluated and not sent (its pace read from the
         shared ledger, nothing reserved); offline, nothing at all is sent."""
         if DRY_RUN[self.crawler] and admission.internal_kind(request) is not None:
-            raise IgnoreRequest(f"not sent (--offline): {request.url}")
+            raise OfflineNotSent(f"not sent (--offline): {request.url}")
         if admission.internal_kind(request) is None:
             self.politeness.refresh([host])
             wait = self.politeness.peek(host)  # what the reservation would answer, nothing taken
@@ -250,14 +238,15 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         if Meta.FETCH_CLAIM not in request.meta or not leases.may_have_lapsed(crawl_id(self.crawler)):
             return
         if admission.live_claim(self.crawler, request, self.politeness.store, FETCHED_NAMESPACE) is None:
-            exc = RecentlyFetched(
-                SKIPPED_RECENTLY_FETCHED,
-                "its R8 lease was taken over while this crawl went without a heartbeat for longer than "
-                f"{leases.HOLDER_BOUND:.0f} s (frozen, or cut off from the store): another crawl sends it",
-                request.url,
+            refuse(
+                self.crawler,
+                RecentlyFetched(
+                    SKIPPED_RECENTLY_FETCHED,
+                    "its R8 lease was taken over while this crawl went without a heartbeat for longer than "
+                    f"{leases.HOLDER_BOUND:.0f} s (frozen, or cut off from the store): another crawl sends it",
+                    request.url,
+                ),
             )
-            record_denial(self.stats, exc, self.crawler.spider)
-            raise exc
 
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")
@@ -284,7 +273,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             return
         named = [_authority_host(v.decode("latin-1")) for v in values]
         if len(values) > 1 or named[0] != host:
-            raise _refuse(
+            _refuse(
                 self.crawler,
                 HOST_HEADER_MISMATCH,
                 f"Host header {b', '.join(values).decode('latin-1')!r} is not the URL's host {host!r}",
@@ -296,7 +285,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         request waited for its slot), then the proxy, which no gate sees."""
         blocklist, guard = self._gates()
         if blocklist is not None and (entry := blocklist.listed(request)) is not None:
-            raise _refuse(self.crawler, NOT_ADMITTED, f"covered by blocklist entry {entry.domain!r} now", request)
+            _refuse(self.crawler, NOT_ADMITTED, f"covered by blocklist entry {entry.domain!r} now", request)
         proxy = request.meta.get("proxy")
         if not proxy:
             return
@@ -306,14 +295,14 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         except ValueError:
             proxy_host = ""
         if not proxy_host:
-            raise _refuse(self.crawler, PROXY_REFUSED, f"proxy {text!r} has no host", request)
+            _refuse(self.crawler, PROXY_REFUSED, f"proxy {text!r} has no host", request)
         if blocklist is not None and blocklist.blocklist.match(host_key(proxy_host)) is not None:
-            raise _refuse(self.crawler, PROXY_REFUSED, f"proxy {proxy_host} is on the operator blocklist", request)
+            _refuse(self.crawler, PROXY_REFUSED, f"proxy {proxy_host} is on the operator blocklist", request)
         if guard is not None:
             refusal = await guard.refusal_for(proxy_host)
             if refusal is not None:
                 address, kind = refusal
-                raise _refuse(
+                _refuse(
                     self.crawler,
                     PROXY_REFUSED,
                     f"proxy {proxy_host} is a {kind.replace('_', '-')} address ({address}); the address rule",
@@ -370,18 +359,17 @@ class AdmissionMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if urlparse_cached(request).scheme not in SCHEMES:
-            raise _refuse(
-                self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request
-            )
+            _refuse(self.crawler, SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request)
         if not admission.declared(self.crawler, request):
-            exc = OutOfScope(
-                NOT_DECLARED,
-                "not a declared target (R6): it reached the downloader without being declared "
-                "(engine.download, or a meta copied from another request)",
-                request.url,
+            refuse(
+                self.crawler,
+                OutOfScope(
+                    NOT_DECLARED,
+                    "not a declared target (R6): it reached the downloader without being declared "
+                    "(engine.download, or a meta copied from another request)",
+                    request.url,
+                ),
             )
-            record_denial(self.stats, exc, self.crawler.spider)
-            raise exc
         admission.stamp(request, admission.ADMISSION)
 
 

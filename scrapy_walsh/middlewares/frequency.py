@@ -64,7 +64,7 @@ from .. import admission, faults
 from ..checkpoint import is_dry_run
 from ..config import config_for
 from ..delivery import NOT_KEPT, Outcome, delivery_for
-from ..exceptions import RecentlyFetched, answer_refused, record_denial
+from ..exceptions import RecentlyFetched, answer_refused, refuse
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
@@ -395,9 +395,7 @@ class FrequencyMiddleware(StatefulGate):
         if is_dry_run(self.crawler) and not recently_fetched(last, now, self.interval):
             return
         reason = recently_fetched_reason(last, now, self.interval)
-        exc = RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target))
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc
+        refuse(self.crawler, RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target)))
 
     def _claim(self, request: Request) -> str | None:
         return admission.live_claim(self.crawler, request, self.store, NAMESPACE)
