@@ -227,8 +227,3 @@ def journal_for(crawler: Crawler) -> CrawlJournal:
     if found is None:
         found = _JOURNALS[crawler] = CrawlJournal(crawler)
     return found
-
-
-def journal_of(crawler: Crawler) -> CrawlJournal | None:
-    """The crawl's journal if it was opened (``check --live`` reads its head)."""
-    return _JOURNALS.get(crawler)

@@ -43,7 +43,7 @@ from ..exceptions import PrivateAddressRefused, refuse
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
 from ..policy.hostkey import host_key, url_host
-from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
+from ..policy.vocabulary import PRIVATE_ADDRESS
 from ..shared_pacer import politeness_for
 
 if TYPE_CHECKING:
@@ -59,7 +59,6 @@ logger = logging.getLogger(__name__)
 PRIORITY = 85
 #: Above RetryMiddleware (550): process_exception runs from the highest number down.
 CONNECT_PRIORITY = 560
-GATE = Gate.ADDRESS
 SETTING = "WALSH_ALLOW_PRIVATE_ADDRESSES"
 
 
