@@ -119,7 +119,7 @@ def exceptions_page() -> str:
         '        self.logger.info("%s refused by %s: %s", exc.url, exc.gate, exc.verdict)\n```\n\n'
         + f"`{WalshIgnoreRequest.__name__}`: {_first_line(WalshIgnoreRequest)}\n\n"
         + _table(["Exception", "Gate", "When"], rows)
-        + "\n## Other requests not sent\n\n"
+        + "\n## Other requests the package drops\n\n"
         + f"`{WalshDropped.__name__}`: {_first_line(WalshDropped)} These are not a gate's verdict on the "
         "URL, and are not counted under `walsh/denied`:\n\n" + _table(["Exception", "When"], others)
     )
