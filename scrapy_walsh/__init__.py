@@ -35,6 +35,11 @@ _EXCEPTIONS = (
     "UsageReserved",
     "CheckpointRefused",
     "ResponseTooLarge",
+    "WalshDropped",
+    "CrawlClosing",
+    "NotSent",
+    "OfflineNotSent",
+    "RobotsTxtForbidden",
 )
 #: public name -> the module that defines it
 _LAZY = {
@@ -54,15 +59,20 @@ if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported throug
         BlockedByOperator,
         CheckpointRefused,
         ConformanceError,
+        CrawlClosing,
         CrawlDelayExceedsCap,
         HostPaused,
         NotModified,
+        NotSent,
+        OfflineNotSent,
         OutOfScope,
         PrivateAddressRefused,
         RecentlyFetched,
         ResponseTooLarge,
         RobotsDenied,
+        RobotsTxtForbidden,
         UsageReserved,
+        WalshDropped,
         WalshIgnoreRequest,
     )
     from .middlewares.robotstxt import RobotsTxtMiddleware

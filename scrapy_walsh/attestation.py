@@ -301,50 +301,8 @@ def judge_hostile(
         )
     )
 
-    reached = []
-    for key, path, how in HOSTILE_NEVER:
-        if any(r["host_key"] == key and _path_of(r) == path for r in records):
-            reached.append(f"{how} ({key} {path})")
-    blocked = [r for r in records if r["host_key"] in ("blocked", "www.blocked") or r.get("ip") in blocked_ips]
-    sentinel = [r for r in records if r["host_key"] == "sentinel"]
-    figures.update(forged_reached=len(reached), blocked_contacted=len(blocked), private_contacted=len(sentinel))
-    found.append(
-        _hostile_obs(
-            "6",
-            not reached and not sentinel,
-            f"{len(HOSTILE_NEVER) - len(reached)} of {len(HOSTILE_NEVER)} forged or undeclared requests "
-            f"never reached a server; 127.0.0.1 (as a proxy) contacted {len(sentinel)} times"
-            + (f"; reached: {'; '.join(reached[:3])}" if reached else ""),
-        )
-    )
-    found.append(
-        _hostile_obs(
-            "3a",
-            not blocked,
-            f"the blocked host was contacted {len(blocked)} times "
-            "(forged meta, a proxy on it, a Host header naming it)",
-        )
-    )
-
-    open_times = [r["mono"] for r in records if r["host_key"] == "open"]
-    gaps = [b - a for a, b in zip(open_times, open_times[1:])]
-    robots = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/robots.txt")
-    in_flight = max((r.get("in_flight", 0) for r in records), default=0)
-    smallest = min(gaps, default=None)
-    figures.update(open_min_gap=None if smallest is None else round(smallest, 3), max_in_flight=in_flight)
-    dotted = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/page/2")
-    ok = in_flight <= 1 and robots == 1 and dotted == 1
-    ok = ok and smallest is not None and smallest >= MIN_INTERVAL - TOLERANCE
-    found.append(
-        _hostile_obs(
-            "4",
-            ok,
-            f"open and 'open.' (trailing dot): robots.txt requested {robots} times, 'open.' /page/2 "
-            f"{_requested(dotted)}, minimum gap "
-            + ("none" if smallest is None else f"{smallest:.3f} s")
-            + f"; at most {in_flight} in flight (engine.download on three hosts included)",
-        )
-    )
+    found += _hostile_never_sent(records, blocked_ips, figures)
+    found.append(_hostile_pacing(records, figures))
 
     pages = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/page/1")
     found.append(
@@ -372,3 +330,57 @@ def judge_hostile(
         )
     )
     return found, figures
+
+
+def _hostile_never_sent(
+    records: list[Mapping[str, Any]], blocked_ips: set[str], figures: dict[str, Any]
+) -> list[Finding]:
+    """Rows 6 and 3a: no forged or undeclared request, and nothing to the blocked host or the
+    private address, reached a server."""
+    found: list[Finding] = []
+    reached = []
+    for key, path, how in HOSTILE_NEVER:
+        if any(r["host_key"] == key and _path_of(r) == path for r in records):
+            reached.append(f"{how} ({key} {path})")
+    blocked = [r for r in records if r["host_key"] in ("blocked", "www.blocked") or r.get("ip") in blocked_ips]
+    sentinel = [r for r in records if r["host_key"] == "sentinel"]
+    figures.update(forged_reached=len(reached), blocked_contacted=len(blocked), private_contacted=len(sentinel))
+    found.append(
+        _hostile_obs(
+            "6",
+            not reached and not sentinel,
+            f"{len(HOSTILE_NEVER) - len(reached)} of {len(HOSTILE_NEVER)} forged or undeclared requests "
+            f"never reached a server; 127.0.0.1 (as a proxy) contacted {len(sentinel)} times"
+            + (f"; reached: {'; '.join(reached[:3])}" if reached else ""),
+        )
+    )
+    found.append(
+        _hostile_obs(
+            "3a",
+            not blocked,
+            f"the blocked host was contacted {len(blocked)} times "
+            "(forged meta, a proxy on it, a Host header naming it)",
+        )
+    )
+    return found
+
+
+def _hostile_pacing(records: list[Mapping[str, Any]], figures: dict[str, Any]) -> Finding:
+    """Row 4: one robots.txt and one page per host spelling, the gaps, one request in flight."""
+    open_times = [r["mono"] for r in records if r["host_key"] == "open"]
+    gaps = [b - a for a, b in zip(open_times, open_times[1:])]
+    robots = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/robots.txt")
+    in_flight = max((r.get("in_flight", 0) for r in records), default=0)
+    smallest = min(gaps, default=None)
+    figures.update(open_min_gap=None if smallest is None else round(smallest, 3), max_in_flight=in_flight)
+    dotted = sum(1 for r in records if r["host_key"] == "open" and _path_of(r) == "/page/2")
+    ok = in_flight <= 1 and robots == 1 and dotted == 1
+    ok = ok and smallest is not None and smallest >= MIN_INTERVAL - TOLERANCE
+    return _hostile_obs(
+        "4",
+        ok,
+        f"open and 'open.' (trailing dot): robots.txt requested {robots} times, 'open.' /page/2 "
+        f"{_requested(dotted)}, minimum gap "
+        + ("none" if smallest is None else f"{smallest:.3f} s")
+        + f"; at most {in_flight} in flight (engine.download on three hosts included)",
+    )

@@ -33,7 +33,6 @@ from typing import Any
 from . import webbotauth
 
 DRAFT = "draft-meunier-webbotauth-registry-04"
-MEDIA_TYPE = "application/json"
 REQUIRED = ("client_name", "expected-user-agent", "rfc9309-product-token", "keys")
 LISTS = ("contacts", "rfc9309-compliance", "purpose")
 TEXTS = (

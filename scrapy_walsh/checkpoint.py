@@ -42,18 +42,17 @@ import time
 import uuid
 from contextlib import suppress
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
-from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import DeferredLock
 
 from . import admission, handler_resend, send_gate
 from .context import CrawlContext
-from .exceptions import CheckpointRefused, NotYourTurn, RecentlyFetched, record_denial
+from .exceptions import CheckpointRefused, NotSent, NotYourTurn, OfflineNotSent, RecentlyFetched, refuse
 from .header_bound import bound_headers, over_bound
 from .journal.adapter import CrawlJournal
 from .middlewares.bounds import headers_refused
@@ -94,19 +93,8 @@ NOT_WRITTEN = "walsh/checkpoint/not_written"
 IN_FLIGHT = DeferredLock()
 
 
-class NotSent(IgnoreRequest):
-    """Explain's dry run: every gate and the checkpoint let the target through; it was not sent.
-    ``wait`` is how long its host's slot is still taken (evaluated, not reserved)."""
-
-    def __init__(self, url: str, wait: float):
-        self.wait = wait
-        super().__init__(f"dry run: {url} would be sent" + (f" in {wait:.3f} s" if wait else ""))
-
-
-def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> CheckpointRefused:
-    exc = CheckpointRefused(verdict, reason, request.url, **details)
-    record_denial(crawler.stats, exc, crawler.spider)
-    return exc
+def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> NoReturn:
+    refuse(crawler, CheckpointRefused(verdict, reason, request.url, **details))
 
 
 class CheckpointDownloadHandler(BaseDownloadHandler):
@@ -142,7 +130,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         # admission gate refuses them by name): the scheme is checked once, there
         missing = admission.missing_stamps(request)
         if missing:
-            raise _refuse(
+            _refuse(
                 self.crawler,
                 NOT_ADMITTED,
                 f"not admitted by {', '.join(missing)} at this URL (it went around the gates)",
@@ -204,7 +192,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         """Explain's crawler: a target is evaluated and not sent (its pace read from the
         shared ledger, nothing reserved); offline, nothing at all is sent."""
         if self.context.offline and admission.own_fetch_kind(request) is not None:
-            raise IgnoreRequest(f"not sent (--offline): {request.url}")
+            raise OfflineNotSent(f"not sent (--offline): {request.url}")
         if admission.own_fetch_kind(request) is None:
             self.politeness.refresh([host])
             wait = self.politeness.peek(host)  # what the reservation would answer, nothing taken
@@ -220,14 +208,15 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         if Meta.FETCH_CLAIM not in request.meta or not leases.may_have_lapsed(self.context.crawl_id):
             return
         if admission.live_claim(self.crawler, request, self.politeness.store, FETCHED_NAMESPACE) is None:
-            exc = RecentlyFetched(
-                SKIPPED_RECENTLY_FETCHED,
-                "its R8 lease was taken over while this crawl went without a heartbeat for longer than "
-                f"{leases.HOLDER_BOUND:.0f} s (frozen, or cut off from the store): another crawl sends it",
-                request.url,
+            refuse(
+                self.crawler,
+                RecentlyFetched(
+                    SKIPPED_RECENTLY_FETCHED,
+                    "its R8 lease was taken over while this crawl went without a heartbeat for longer than "
+                    f"{leases.HOLDER_BOUND:.0f} s (frozen, or cut off from the store): another crawl sends it",
+                    request.url,
+                ),
             )
-            record_denial(self.stats, exc, self.crawler.spider)
-            raise exc
 
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")
@@ -254,7 +243,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             return
         named = [_authority_host(v.decode("latin-1")) for v in values]
         if len(values) > 1 or named[0] != host:
-            raise _refuse(
+            _refuse(
                 self.crawler,
                 HOST_HEADER_MISMATCH,
                 f"Host header {b', '.join(values).decode('latin-1')!r} is not the URL's host {host!r}",
@@ -266,7 +255,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         request waited for its slot), then the proxy, which no gate sees."""
         blocklist, guard = self._gates()
         if blocklist is not None and (entry := blocklist.listed(request)) is not None:
-            raise _refuse(self.crawler, NOT_ADMITTED, f"covered by blocklist entry {entry.domain!r} now", request)
+            _refuse(self.crawler, NOT_ADMITTED, f"covered by blocklist entry {entry.domain!r} now", request)
         proxy = request.meta.get("proxy")
         if not proxy:
             return
@@ -276,14 +265,14 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         except ValueError:
             proxy_host = ""
         if not proxy_host:
-            raise _refuse(self.crawler, PROXY_REFUSED, f"proxy {text!r} has no host", request)
+            _refuse(self.crawler, PROXY_REFUSED, f"proxy {text!r} has no host", request)
         if blocklist is not None and blocklist.blocklist.match(host_key(proxy_host)) is not None:
-            raise _refuse(self.crawler, PROXY_REFUSED, f"proxy {proxy_host} is on the operator blocklist", request)
+            _refuse(self.crawler, PROXY_REFUSED, f"proxy {proxy_host} is on the operator blocklist", request)
         if guard is not None:
             refusal = await guard.refusal_for(proxy_host)
             if refusal is not None:
                 address, kind = refusal
-                raise _refuse(
+                _refuse(
                     self.crawler,
                     PROXY_REFUSED,
                     f"proxy {proxy_host} is a {kind.replace('_', '-')} address ({address}); the address rule",

@@ -18,17 +18,21 @@ filter there drops the "Unhandled error" line that announces a pending refusal (
 :func:`refusing` where a refusal is raised).
 
 A script that awaits ``AsyncCrawlerRunner.crawl()`` gets the ``ConformanceError`` itself and may
-handle it. Left uncaught, it reaches :data:`sys.excepthook`, which would print its traceback:
-the hook the add-on installs logs the reasons instead (Python still exits 1), and hands any
-other exception to the hook it replaced. Making a ``ConformanceError`` changes nothing: the
-add-on installs all of this, once per process.
+handle it. Left uncaught, it reaches :data:`sys.excepthook`, which would print its traceback.
+So a refusal, when it is made (:func:`refusing`), and only then, puts a hook there that logs the
+reasons instead (Python still exits 1) and hands any other exception to the hook it replaced;
+:func:`scrapy_walsh.exit_status.handled` (the script dealt with the refusal) puts the previous
+hook back. A process whose crawls are never refused keeps its own hook. Making a
+``ConformanceError`` changes nothing: the add-on installs the filters, once per process.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 from . import exit_status
 
@@ -87,18 +91,16 @@ _FILTER = CleanRefusal()
 
 def install() -> None:
     """Idempotent, called by the add-on: add the filter to every logger in :data:`LOGGERS`,
-    report an uncaught refusal as its reasons (:data:`sys.excepthook`), and begin Twisted
-    logging when Twisted is loaded (Scrapy loads it; a pure-policy import doesn't).
+    and begin Twisted logging when Twisted is loaded (Scrapy loads it; a pure-policy import
+    doesn't).
 
     Once per process: a second ``beginLoggingTo`` would log Twisted's "selected twice" warning.
     """
-    global _twisted_begun, _previous_excepthook
+    global _twisted_begun
     for name in LOGGERS:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
-    if sys.excepthook is not _excepthook:  # uncaught, it is still one message
-        _previous_excepthook, sys.excepthook = sys.excepthook, _excepthook
     if _twisted_begun or "twisted.logger" not in sys.modules:
         return
     from twisted.logger import globalLogBeginner
@@ -113,16 +115,36 @@ def _excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType
         exit_status.reported(str(exc))
         logging.getLogger("scrapy_walsh").critical("%s", exc)
     else:
-        _previous_excepthook(kind, exc, tb)
+        (_previous_excepthook or sys.__excepthook__)(kind, exc, tb)
 
 
-_previous_excepthook = sys.excepthook
+#: The hook :func:`_excepthook` stands in for while a refusal is pending (None: not installed).
+_previous_excepthook: Callable[[type[BaseException], BaseException, TracebackType | None], Any] | None = None
+
+
+def _hook_uncaught() -> None:
+    """From a refusal on: uncaught, it is still one message."""
+    global _previous_excepthook
+    if _previous_excepthook is None:
+        _previous_excepthook = sys.excepthook
+        sys.excepthook = _excepthook
+        exit_status.on_handled(_unhook_uncaught)
+
+
+def _unhook_uncaught() -> None:
+    """The refusals were handled: the process's own hook is back (unless another replaced ours since)."""
+    global _previous_excepthook
+    if _previous_excepthook is not None and sys.excepthook is _excepthook:
+        sys.excepthook = _previous_excepthook
+        _previous_excepthook = None
 
 
 def refusing() -> None:
     """A ``ConformanceError`` is about to be raised (by the audit, or for a crawl it never
     passed): count it, so Twisted's "Unhandled error in Deferred:" line before it is dropped.
-    Installs the rest first (idempotent), for a component run without the add-on."""
+    Installs the rest first (idempotent), for a component run without the add-on, and the
+    hook that reports the refusal as its reasons should it escape the script uncaught."""
     global _pending
     install()
+    _hook_uncaught()
     _pending += 1

@@ -14,15 +14,27 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
 from . import typed_command
 from .policy.vocabulary import Gate, requirement_name
 
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
-class WalshIgnoreRequest(IgnoreRequest):
+
+class WalshDropped(IgnoreRequest):
+    """A request scrapy_walsh did not send or whose answer it dropped: the base of every
+    ``IgnoreRequest`` the package raises, so an errback tells the package's drops from others'.
+
+    A gate's refusal is a :class:`WalshIgnoreRequest`, counted and journalled; the other
+    drops below are not a verdict on the URL (the crawl is closing, a dry run, the stock-Scrapy
+    drop-in's refusals, which keep Scrapy's own messages and stats)."""
+
+
+class WalshIgnoreRequest(WalshDropped):
     """A request a scrapy_walsh gate refused.
 
     ``gate`` is a :class:`~scrapy_walsh.policy.vocabulary.Gate`. ``verdict`` is one of
@@ -196,7 +208,7 @@ HINTS: dict[str, str] = {
 }
 
 
-#: Signal sent by :func:`record_denial` for every refusal (args: ``exception``, ``spider``);
+#: Signal sent by :func:`refuse` for every refusal (args: ``exception``, ``spider``);
 #: the request journal appends a ``refusal`` entry on it.
 denial_recorded = object()
 
@@ -205,13 +217,19 @@ denial_recorded = object()
 answer_refused = object()
 
 
-def record_denial(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> None:
-    """Count a denial under ``walsh/denied``, per gate and per gate+verdict, log it, and send
-    :data:`denial_recorded`.
+def refuse(crawler: Crawler, exc: WalshIgnoreRequest) -> NoReturn:
+    """The one way a gate refuses a request: record ``exc``, then raise it.
 
-    The first denial of each gate and verdict in a crawl is logged at WARNING with what the
-    user can do about it, so it survives ``-L WARNING``; later ones at INFO.
+    Recording counts it under ``walsh/denied``, per gate and per gate+verdict, logs it, and
+    sends :data:`denial_recorded` (the request journal's ``refusal`` entry). The first denial
+    of each gate and verdict in a crawl is logged at WARNING with what the user can do about
+    it, so it survives ``-L WARNING``; later ones at INFO.
     """
+    _record(crawler.stats, exc, crawler.spider)
+    raise exc
+
+
+def _record(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> None:
     typed_command.refused(str(exc))  # `scrapy fetch`/`shell`: on stderr even with --nolog, and exit 1
     kind = f"{exc.gate}/{exc.verdict}"
     stats.inc_value("walsh/denied")
@@ -250,6 +268,36 @@ class ResponseTooLarge(WalshIgnoreRequest):
 
 
 DENIALS = (*DENIALS, CheckpointRefused, ResponseTooLarge)
+
+
+class CrawlClosing(WalshDropped):
+    """Not sent: the crawl is closing because the state store or the request journal failed
+    (or the store was still unreachable when the crawl stopped). Counted in the store's or
+    the journal's own stats, not as a denial: it is no verdict on the URL."""
+
+
+class NotSent(WalshDropped):
+    """Explain's dry run: every gate and the checkpoint let the target through; it was not sent.
+    ``wait`` is how long its host's slot is still taken (evaluated, not reserved)."""
+
+    def __init__(self, url: str, wait: float):
+        self.wait = wait
+        super().__init__(f"dry run: {url} would be sent" + (f" in {wait:.3f} s" if wait else ""))
+
+
+class OfflineNotSent(WalshDropped):
+    """``scrapy walsh explain --offline``: the package's own fetch (robots.txt, the blocklist)
+    is not sent; the gate reads what the state store holds instead."""
+
+
+class RobotsTxtForbidden(WalshDropped):
+    """The stock-Scrapy drop-in (``scrapy_walsh.RobotsTxtMiddleware``, without the add-on):
+    robots.txt disallows the URL, or could not be read (RFC 9309 §2.3.1.4). Its message and
+    stats are Scrapy's own ``RobotsTxtMiddleware``'s."""
+
+
+#: The package's other drops (not a gate's verdict), for the reference docs.
+NOT_SENT: tuple[type[WalshDropped], ...] = (CrawlClosing, NotSent, OfflineNotSent, RobotsTxtForbidden)
 HINTS.update(
     {
         "checkpoint/not_admitted": "it reached the network without passing every gate (a path around the "

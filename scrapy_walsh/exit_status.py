@@ -24,6 +24,7 @@ import gc
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 __all__ = ["EXIT_STATUS", "fatal", "handled", "pending"]
 
@@ -35,6 +36,8 @@ _reasons: list[str] = []
 #: ``gather(..., return_exceptions=True)``, logs nothing: they are logged at exit instead).
 _reported: set[str] = set()
 _registered = False
+#: Called by :func:`handled` (``clean_refusal`` gives the process its own ``sys.excepthook`` back).
+_on_handled: list[Callable[[], None]] = []
 
 
 def fatal(what: str) -> None:
@@ -55,6 +58,14 @@ def pending() -> tuple[str, ...]:
 def handled() -> None:
     """The caller dealt with the refusals so far: they no longer change the exit status."""
     _reasons.clear()
+    for callback in _on_handled:
+        callback()
+
+
+def on_handled(callback: Callable[[], None]) -> None:
+    """``callback`` is called when the refusals are :func:`handled` (once added, each time)."""
+    if callback not in _on_handled:
+        _on_handled.append(callback)
 
 
 def reported(message: str) -> None:

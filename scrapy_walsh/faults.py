@@ -40,11 +40,6 @@ def running_engine(crawler: Crawler) -> ExecutionEngine | None:
         return None
 
 
-def stopping(crawler: Crawler) -> bool:
-    """A fault already stopped this crawl."""
-    return CrawlContext.of(crawler).stopped is not None
-
-
 def stop(crawler: Crawler, what: str, reason: str) -> bool:
     """Stop the running crawl for ``what`` (said once, at ERROR; the close ``reason`` in the stats);
     False when an earlier fault already stopped it (nothing is said)."""

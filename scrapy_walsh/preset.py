@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,18 +37,8 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
     conformance audit then refuses any value that breaks a MUST, so a project can
     make the crawl stricter but never looser.
     """
-    try:
-        min_interval = parse(settings, "WALSH_MIN_INTERVAL")
-    except ValueError:
-        min_interval = MIN_INTERVAL_FLOOR  # the audit then names the bad value
-    try:
-        max_body_bytes = parse(settings, "WALSH_MAX_BODY_BYTES")
-    except ValueError:
-        max_body_bytes = MAX_BODY_BYTES  # the audit then names the bad value
-    try:
-        backoff_codes = http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES"))
-    except ValueError:
-        backoff_codes = (429, 503)  # the audit then names the bad value
+    min_interval = _or_default(lambda: parse(settings, "WALSH_MIN_INTERVAL"), MIN_INTERVAL_FLOOR)
+    backoff_codes = _or_default(lambda: http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES")), (429, 503))
     return (
         PresetEntry(
             "USER_AGENT",
@@ -90,6 +81,21 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             "The time budget of one request (Scrapy: 180). The crawl is serial: a hanging server "
             "makes every host wait this long, so it is kept short; a longer one is warned about.",
         ),
+        *_download_entries(_or_default(lambda: parse(settings, "WALSH_MAX_BODY_BYTES"), MAX_BODY_BYTES)),
+    )
+
+
+def _or_default(read: Callable[[], Any], default: Any) -> Any:
+    """The setting's value, or ``default`` when it is not valid: the audit then names the bad value."""
+    try:
+        return read()
+    except ValueError:
+        return default
+
+
+def _download_entries(max_body_bytes: int) -> tuple[PresetEntry, ...]:
+    """What is read, and how: the body bound, the handlers, no jitter under the floor."""
+    return (
         PresetEntry(
             "DOWNLOAD_MAXSIZE",
             max_body_bytes,

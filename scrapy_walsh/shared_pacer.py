@@ -74,12 +74,6 @@ def back_to_scheduler(request: Request) -> Request:
 MAX_ADDRESSES = 8
 
 
-def pace_key(host: str, address: str | None, pace_by: str) -> str:
-    """The ledger key of one pacing interval: the canonical host, or with ``WALSH_PACE_BY =
-    "ip"`` the address it resolved to (the host itself until that is known)."""
-    return address if pace_by == "ip" and address else host
-
-
 def pace_keys(host: str, addresses: list[str], pace_by: str) -> tuple[list[str], list[dict[str, Any]]]:
     """Every ledger key one request reserves, and how: its pacing key first, then the
     host and each address it resolves to, so processes pacing by host and by address meet in one

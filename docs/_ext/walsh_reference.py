@@ -103,9 +103,10 @@ def meta_keys_page() -> str:
 
 
 def exceptions_page() -> str:
-    from scrapy_walsh.exceptions import DENIALS, WalshIgnoreRequest
+    from scrapy_walsh.exceptions import DENIALS, NOT_SENT, WalshDropped, WalshIgnoreRequest
 
     rows = [(f"`{cls.__name__}`", f"`{cls.gate}`", _first_line(cls)) for cls in DENIALS]
+    others = [(f"`{cls.__name__}`", _first_line(cls)) for cls in NOT_SENT]
     return (
         "# Exceptions\n\n"
         + GENERATED
@@ -118,6 +119,9 @@ def exceptions_page() -> str:
         '        self.logger.info("%s refused by %s: %s", exc.url, exc.gate, exc.verdict)\n```\n\n'
         + f"`{WalshIgnoreRequest.__name__}`: {_first_line(WalshIgnoreRequest)}\n\n"
         + _table(["Exception", "Gate", "When"], rows)
+        + "\n## Other requests the package drops\n\n"
+        + f"`{WalshDropped.__name__}`: {_first_line(WalshDropped)} These are not a gate's verdict on the "
+        "URL, and are not counted under `walsh/denied`:\n\n" + _table(["Exception", "When"], others)
     )
 
 

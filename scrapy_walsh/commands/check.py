@@ -21,6 +21,7 @@ from typing import Any
 from scrapy.settings import Settings
 
 from ..conformance import FAIL, PASS, WARN, Finding, audit_settings, checklist, overall
+from .output_changes import change_findings, output_changes
 from .report import (
     UnknownSpider,
     addon_enabled,
@@ -30,7 +31,7 @@ from .report import (
     rows_json,
     spider_classes,
 )
-from .self_audit import audit_spider, change_findings, output_changes, probe_state_store
+from .self_audit import audit_spider, probe_state_store
 
 HELP = (
     "audit the effective settings and spider against every row of the §8 checklist "

@@ -4,7 +4,7 @@
 key beside it as ``PATH.pub``; it never overwrites either without ``--force``. ``directory``
 prints the key directory document (``application/http-message-signatures-directory+json``) to
 publish at ``/.well-known/http-message-signatures-directory``. ``verify URL`` fetches a
-published directory, once, with our exact User-Agent and without following redirects (as a
+published directory, once, with the configured User-Agent (``WALSH_USER_AGENT``) and without following redirects (as a
 site's verifier does), and checks that it holds our key under its thumbprint.
 
 The key is ``--key PATH`` or the ``WALSH_SIGNING_KEY`` setting. Exit status: 0, or 1 with the reason on stderr.
@@ -26,7 +26,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import card as agent_card
 from .. import webbotauth
-from ..settings import USER_AGENT
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -68,7 +67,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         if args.url is None and args.card is None:
             return _fail("give the directory URL, --card FILE|URL, or both")
-        status = verify(args.url, key) if args.url else 0
+        status = verify(args.url, key, _user_agent(settings)) if args.url else 0
         return verify_card(args.card, key, settings) or status if args.card else status
     except webbotauth.SigningError as exc:
         return _fail(str(exc))
@@ -122,12 +121,14 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def verify(url: str, key: Ed25519PrivateKey) -> int:
+def verify(url: str, key: Ed25519PrivateKey, user_agent: str) -> int:
+    """Fetch the directory at ``url`` once, as ``user_agent`` (``WALSH_USER_AGENT``), and check
+    it holds ``key``."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return _fail(f"{url!r} is not an http(s) URL")
     request = urllib.request.Request(
-        url, headers={"User-Agent": USER_AGENT, "Accept": webbotauth.DIRECTORY_MEDIA_TYPE}, method="GET"
+        url, headers={"User-Agent": user_agent, "Accept": webbotauth.DIRECTORY_MEDIA_TYPE}, method="GET"
     )
     opener = urllib.request.build_opener(_NoRedirect)
     try:
@@ -159,6 +160,13 @@ def verify(url: str, key: Ed25519PrivateKey) -> int:
     return 0
 
 
+def _user_agent(settings: Settings) -> str:
+    """The identity the command's own fetches carry, as every request of a crawl does (R1)."""
+    from ..config import parse
+
+    return str(parse(settings, "WALSH_USER_AGENT"))
+
+
 def _card_settings(settings: Settings) -> dict[str, Any]:
     """The card's members that come from the settings (WALSH_BLOCKLIST_OPERATOR/CONTACT/POLICY
     name the operator, as in a blocklist file)."""
@@ -166,7 +174,7 @@ def _card_settings(settings: Settings) -> dict[str, Any]:
 
     return {
         "name": parse(settings, "WALSH_ROBOTS_TOKEN"),
-        "user_agent": parse(settings, "WALSH_USER_AGENT"),
+        "user_agent": _user_agent(settings),
         "interval": parse(settings, "WALSH_MIN_INTERVAL"),
         "purposes": parse(settings, "WALSH_PURPOSES"),
         "contact": parse(settings, "WALSH_BLOCKLIST_CONTACT"),
@@ -178,7 +186,7 @@ def verify_card(source: str, key: Ed25519PrivateKey, settings: Settings) -> int:
     """Check a published card (file or URL) against the running settings: 1 on any finding."""
     try:
         if source.startswith(("http://", "https://")):
-            request = urllib.request.Request(source, headers={"User-Agent": USER_AGENT}, method="GET")
+            request = urllib.request.Request(source, headers={"User-Agent": _user_agent(settings)}, method="GET")
             with urllib.request.build_opener(_NoRedirect).open(request, timeout=TIMEOUT) as response:
                 body = response.read(MAX_DIRECTORY_BYTES + 1)
         else:

@@ -30,17 +30,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 
-#: The settings that may loosen a requirement, the only ones (docs: "One rule for loosening").
-#: Each one, set looser than its default, gets the same start-up warning (:func:`loosens`).
-LOOSENING_SETTINGS: tuple[tuple[str, str], ...] = (
-    ("WALSH_ROBOTS_MODE", "R2"),
-    ("WALSH_REFETCH_INTERVAL", "R8"),
-    ("WALSH_MAX_FIELD_CHARS", "R6"),
-    ("WALSH_MAX_ITEM_CHARS", "R6"),
-    ("WALSH_ALLOW_PRIVATE_ADDRESSES", "addresses"),
-)
-
-
 def loosens(row: str, requirement: str, setting: str, value: Any, what: str) -> Finding:
     """The one warning of a loosening setting: which requirement it relaxes, and how."""
     shown = f"{value:g}" if isinstance(value, int | float) and not isinstance(value, bool) else repr(value)

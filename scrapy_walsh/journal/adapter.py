@@ -3,8 +3,8 @@
 The crawl's one :class:`CrawlJournal` (``CrawlContext.of(crawler).get(CrawlJournal)``) opens its
 :class:`~scrapy_walsh.journal.writer.JournalWriter` once (the checkpoint asks at start). Sends come
 from the checkpoint (:meth:`CrawlJournal.sent` wraps the wrapped handler's download); refusals from
-:data:`~scrapy_walsh.exceptions.denial_recorded`, sent by ``record_denial``, the one place every
-refusal is counted. The writer is closed (a signed head appended) when the spider closes.
+:data:`~scrapy_walsh.exceptions.denial_recorded`, sent by :func:`~scrapy_walsh.exceptions.refuse`,
+the one place every refusal is counted. The writer is closed (a signed head appended) when the spider closes.
 
 Each ``send`` entry holds metadata only, never content: the send and settle times, method, URL,
 host key, User-Agent, keyid when signing, the robots.txt verdict with the digest of the body it
@@ -23,13 +23,12 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
-from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission
 from ..context import CrawlContext
-from ..exceptions import WalshIgnoreRequest, denial_recorded
+from ..exceptions import CrawlClosing, WalshIgnoreRequest, denial_recorded
 from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
 from ..request_signer import load_signer
@@ -85,7 +84,7 @@ class CrawlJournal:
         Once the journal could not be written, nothing more is sent: the crawl is closing."""
         if self.failed:
             getattr(download, "close", lambda: None)()  # never started: nothing sent
-            raise IgnoreRequest(f"not sent: the request journal at {self.directory} cannot be written")
+            raise CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
         started = time.time()
         try:
             response = await download

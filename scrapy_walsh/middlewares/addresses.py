@@ -21,7 +21,7 @@ Two checks, because either alone has a hole:
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
@@ -39,11 +39,11 @@ except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
 
 from .. import admission
 from ..context import CrawlContext
-from ..exceptions import PrivateAddressRefused, record_denial
+from ..exceptions import PrivateAddressRefused, refuse
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
 from ..policy.hostkey import host_key
-from ..policy.vocabulary import PRIVATE_ADDRESS, Gate
+from ..policy.vocabulary import PRIVATE_ADDRESS
 from ..request_meta import request_host
 from ..shared_pacer import SharedPacer
 
@@ -60,7 +60,6 @@ logger = logging.getLogger(__name__)
 PRIORITY = 85
 #: Above RetryMiddleware (550): process_exception runs from the highest number down.
 CONNECT_PRIORITY = 560
-GATE = Gate.ADDRESS
 SETTING = "WALSH_ALLOW_PRIVATE_ADDRESSES"
 
 
@@ -186,11 +185,13 @@ def install_guard(reactor: Any, allowance: PrivateAddressAllowance) -> GuardedNa
     return guard
 
 
-def _count(stats: Any, exc: PrivateAddressRefused, spider: Any = None) -> None:
-    record_denial(stats, exc, spider)
-    stats.inc_value("walsh/address/refused")
-    stats.inc_value(f"walsh/address/refused/{exc.details['address_class']}")
-    stats.inc_value(f"walsh/address/refused_at/{exc.details['stage']}")
+def _refuse(crawler: Crawler, exc: PrivateAddressRefused) -> NoReturn:
+    """The address rule's own counts (per class and stage), then the refusal as every gate's."""
+    assert crawler.stats is not None
+    crawler.stats.inc_value("walsh/address/refused")
+    crawler.stats.inc_value(f"walsh/address/refused/{exc.details['address_class']}")
+    crawler.stats.inc_value(f"walsh/address/refused_at/{exc.details['stage']}")
+    refuse(crawler, exc)
 
 
 class AddressGuardMiddleware:
@@ -264,9 +265,7 @@ class AddressGuardMiddleware:
         decision = address_decision(addresses, self.allowance)  # this crawler's own allowance
         if decision.verdict == ADDRESS_REFUSED:
             assert decision.address is not None and decision.address_class is not None
-            exc = refused(host, decision.address, decision.address_class, request.url)
-            _count(self.stats, exc, self.crawler.spider)
-            raise exc
+            _refuse(self.crawler, refused(host, decision.address, decision.address_class, request.url))
 
 
 class ConnectRefusalMiddleware:
@@ -297,9 +296,8 @@ class ConnectRefusalMiddleware:
         if not isinstance(guard, GuardedNameResolver) or host not in guard.refused:
             return
         address, reason = guard.refused.pop(host)
-        exc = refused(host, address, reason, request.url, stage="connect")
-        _count(self.stats, exc, self.crawler.spider)  # never counted as sent: no response came (summary.py)
-        raise exc
+        # never counted as sent: no response came (summary.py)
+        _refuse(self.crawler, refused(host, address, reason, request.url, stage="connect"))
 
 
 async def _addresses(looked_up: Deferred[list[str]]) -> list[str]:

@@ -16,7 +16,7 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission
-from ..exceptions import CheckpointRefused, OutOfScope, record_denial
+from ..exceptions import CheckpointRefused, OutOfScope, refuse
 from ..policy.vocabulary import NOT_DECLARED, SCHEME_NOT_ALLOWED
 from ..settings import CHECKPOINT_SCHEMES
 
@@ -50,20 +50,22 @@ class AdmissionMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if urlparse_cached(request).scheme not in CHECKPOINT_SCHEMES:
-            refused = CheckpointRefused(
-                SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request.url
+            refuse(
+                self.crawler,
+                CheckpointRefused(
+                    SCHEME_NOT_ALLOWED, "only http and https are fetched (nothing was read)", request.url
+                ),
             )
-            record_denial(self.stats, refused, self.crawler.spider)
-            raise refused
         if not admission.declared(self.crawler, request):
-            exc = OutOfScope(
-                NOT_DECLARED,
-                "not a declared target (R6): it reached the downloader without being declared "
-                "(engine.download, or a meta copied from another request)",
-                request.url,
+            refuse(
+                self.crawler,
+                OutOfScope(
+                    NOT_DECLARED,
+                    "not a declared target (R6): it reached the downloader without being declared "
+                    "(engine.download, or a meta copied from another request)",
+                    request.url,
+                ),
             )
-            record_denial(self.stats, exc, self.crawler.spider)
-            raise exc
         admission.stamp(request, admission.ADMISSION)
 
 

@@ -34,7 +34,7 @@ from twisted.internet.defer import Deferred
 
 from .. import admission, own_fetch, request_meta
 from ..context import CrawlContext
-from ..exceptions import BlockedByOperator, record_denial
+from ..exceptions import BlockedByOperator, refuse
 from ..policy.blocklist import (
     MAX_DOCUMENT_BYTES,
     Blocklist,
@@ -112,16 +112,17 @@ class BlocklistMiddleware(StatefulGate):
         if kind == own_fetch.ROBOTS:
             self.stats.inc_value("walsh/blocklist/robots_blocked")
         added = f"added {entry.added}: " if entry.added else ""
-        exc = BlockedByOperator(
-            BLOCKED_BY_OPERATOR,
-            f"{host} is covered by blocklist entry {entry.domain!r} ({added}{entry.reason})",
-            request.url,
-            domain=entry.domain,
-            added=entry.added.isoformat() if entry.added else None,
-            entry_reason=entry.reason,
+        refuse(
+            self.crawler,
+            BlockedByOperator(
+                BLOCKED_BY_OPERATOR,
+                f"{host} is covered by blocklist entry {entry.domain!r} ({added}{entry.reason})",
+                request.url,
+                domain=entry.domain,
+                added=entry.added.isoformat() if entry.added else None,
+                entry_reason=entry.reason,
+            ),
         )
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc
 
     def listed(self, request: Request) -> BlocklistEntry | None:
         """The entry of the list in force now that covers ``request``'s host (None: not

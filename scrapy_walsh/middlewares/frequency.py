@@ -63,7 +63,7 @@ from scrapy.exceptions import CloseSpider, IgnoreRequest
 from .. import admission, faults
 from ..context import CrawlContext
 from ..delivery import NOT_KEPT, Delivery, Outcome
-from ..exceptions import RecentlyFetched, answer_refused, record_denial
+from ..exceptions import RecentlyFetched, answer_refused, refuse
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
@@ -385,9 +385,7 @@ class FrequencyMiddleware(StatefulGate):
         if CrawlContext.of(self.crawler).dry_run and not recently_fetched(last, now, self.interval):
             return
         reason = recently_fetched_reason(last, now, self.interval)
-        exc = RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target))
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc
+        refuse(self.crawler, RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target)))
 
     def _claim(self, request: Request) -> str | None:
         return admission.live_claim(self.crawler, request, self.store, NAMESPACE)

@@ -37,7 +37,7 @@ from twisted.internet.task import deferLater
 
 from .. import admission
 from ..context import CrawlContext
-from ..exceptions import CrawlDelayExceedsCap, HostPaused, NotYourTurn, record_denial
+from ..exceptions import CrawlClosing, CrawlDelayExceedsCap, HostPaused, NotYourTurn, refuse
 from ..policy.pacing import asked_ratelimit
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
 from ..request_meta import request_host
@@ -123,14 +123,15 @@ class PacingMiddleware:
         is not waited for: the request is refused (``host_paused_beyond_max_delay``)."""
         if wait <= self.politeness.max_pause:
             return
-        exc = HostPaused(
-            HOST_PAUSED,
-            f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
-            f"over WALSH_BACKOFF_MAX_DELAY {self.politeness.max_pause:.0f} s",
-            request.url,
+        refuse(
+            self.crawler,
+            HostPaused(
+                HOST_PAUSED,
+                f"{host} asked us (Retry-After) to stay away for {wait:.0f} s more, "
+                f"over WALSH_BACKOFF_MAX_DELAY {self.politeness.max_pause:.0f} s",
+                request.url,
+            ),
         )
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc
 
     def _wait(self, host: str) -> float:
         """Advice: how long until ``host``'s slot is free, from the local copy of the ledger
@@ -146,7 +147,7 @@ class PacingMiddleware:
             return await self._store_unavailable(request, exception)
         if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (open_crawl_store)
             self.stats.inc_value("walsh/store/failed_unsent")
-            raise IgnoreRequest(f"not sent: {exception}")
+            raise CrawlClosing(f"not sent: {exception}")
         if isinstance(exception, NotYourTurn):
             return await self._not_your_turn(request, exception)
         host = request_host(request)
@@ -183,7 +184,7 @@ class PacingMiddleware:
             await _sleep(STORE_RETRY)
         if not self.crawler.crawling:
             self.stats.inc_value("walsh/store/dropped_unsent")
-            raise IgnoreRequest(f"not sent: the crawl is stopping and {exc}")
+            raise CrawlClosing(f"not sent: the crawl is stopping and {exc}")
         return back_to_scheduler(request)
 
     def _check_cap(self, request: Request, host: str) -> None:
@@ -200,11 +201,12 @@ class PacingMiddleware:
                 delay,
                 self.politeness.cap,
             )
-        exc = CrawlDelayExceedsCap(
-            CRAWL_DELAY_EXCEEDS_CAP,
-            f"Crawl-delay {delay} s exceeds WALSH_MAX_CRAWL_DELAY {self.politeness.cap} s",
-            request.url,
-            crawl_delay=delay,
+        refuse(
+            self.crawler,
+            CrawlDelayExceedsCap(
+                CRAWL_DELAY_EXCEEDS_CAP,
+                f"Crawl-delay {delay} s exceeds WALSH_MAX_CRAWL_DELAY {self.politeness.cap} s",
+                request.url,
+                crawl_delay=delay,
+            ),
         )
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc

@@ -39,7 +39,7 @@ from w3lib.url import safe_url_string
 
 from .. import admission, own_fetch, request_meta
 from ..context import CrawlContext
-from ..exceptions import RobotsDenied, record_denial
+from ..exceptions import RobotsDenied, refuse
 from ..policy.gates import (
     ROBOTS_NAMESPACE,
     STALE_LIMIT,
@@ -157,11 +157,16 @@ class RobotsMiddleware(StatefulGate):
                     "report_only: fetching %s although %s", request.url, reason, extra={"spider": self.crawler.spider}
                 )
                 return waited
-            exc = RobotsDenied(
-                verdict.value, reason, request.url, recommendation=recommendation(verdict).value, origin=robots.origin
+            refuse(
+                self.crawler,
+                RobotsDenied(
+                    verdict.value,
+                    reason,
+                    request.url,
+                    recommendation=recommendation(verdict).value,
+                    origin=robots.origin,
+                ),
             )
-            record_denial(self.stats, exc, self.crawler.spider)
-            raise exc
         return waited
 
     def _record(self, request: Request, verdict: Verdict, robots: OriginRobots | None, **pace: Any) -> None:

@@ -49,6 +49,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
+from ..exceptions import RobotsTxtForbidden
 from ..policy.bounds import ROBOTS_BYTES
 from ..policy.gates import AVAILABLE, MAX_CACHE_SECONDS, UNREACHABLE, OriginRobots, RobotsFetch, robots_outcome
 from ..robotstxt import RobotParser
@@ -129,7 +130,7 @@ class RobotsTxtMiddleware:
                 {"reason": outcome.reason, "request": request},
                 extra={"spider": self.crawler.spider},
             )
-            raise IgnoreRequest(f"robots.txt of {outcome.origin} is unreachable ({outcome.reason})")
+            raise RobotsTxtForbidden(f"robots.txt of {outcome.origin} is unreachable ({outcome.reason})")
         if parser is None:
             return  # 4xx, too many redirects: no robots.txt, nothing is disallowed
         useragent: str | bytes | None = self._robotstxt_useragent
@@ -141,7 +142,7 @@ class RobotsTxtMiddleware:
                 "Forbidden by robots.txt: %(request)s", {"request": request}, extra={"spider": self.crawler.spider}
             )
             self._stats.inc_value("robotstxt/forbidden")
-            raise IgnoreRequest("Forbidden by robots.txt")
+            raise RobotsTxtForbidden("Forbidden by robots.txt")
 
     async def robot_parser(self, request: Request) -> tuple[OriginRobots, ScrapyRobotParser | None]:
         """This origin's outcome and parser: fetched by the first request, awaited by the others."""

@@ -37,7 +37,7 @@ from scrapy import signals
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .. import admission
-from ..exceptions import OutOfScope, record_denial
+from ..exceptions import OutOfScope, refuse
 from ..policy.scope import subresource_kind, subresource_type
 from ..policy.vocabulary import NOT_DECLARED, SUBRESOURCE
 
@@ -187,9 +187,10 @@ class SubresourceMiddleware:
         )
         if kind is None:
             return
-        exc = OutOfScope(SUBRESOURCE, f"{kind} sub-resources are never downloaded (R6)", request.url, kind=kind)
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc
+        refuse(
+            self.crawler,
+            OutOfScope(SUBRESOURCE, f"{kind} sub-resources are never downloaded (R6)", request.url, kind=kind),
+        )
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         """A response of a sub-resource type is dropped here, before any callback sees its bytes."""
@@ -201,12 +202,13 @@ class SubresourceMiddleware:
             return response
         media = content_type.decode("latin-1").split(";", 1)[0].strip() if content_type else ""
         self.stats.inc_value("walsh/scope/subresource_responses_dropped")
-        exc = OutOfScope(
-            SUBRESOURCE,
-            f"the answer is {media} ({kind}): sub-resource bytes are dropped, never parsed or emitted (R6)",
-            request.url,
-            kind=kind,
-            content_type=media,
+        refuse(
+            self.crawler,
+            OutOfScope(
+                SUBRESOURCE,
+                f"the answer is {media} ({kind}): sub-resource bytes are dropped, never parsed or emitted (R6)",
+                request.url,
+                kind=kind,
+                content_type=media,
+            ),
         )
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc

@@ -38,7 +38,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from .. import admission, own_fetch
 from ..config import applied
 from ..context import CrawlContext
-from ..exceptions import UsageReserved, record_denial
+from ..exceptions import UsageReserved, refuse
 from ..policy.gates import OriginRobots
 from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
 from ..policy.preferences.tdmrep import MAX_BYTES as TDMREP_MAX_BYTES
@@ -116,14 +116,15 @@ class UsagePreferencesMiddleware:
         if not decision.reserved:
             return
         reasons = "; ".join(f"{d.purpose} by {d.source}" for d in decision.decisions if d.purpose in decision.reserved)
-        exc = UsageReserved(
-            RESERVED,
-            f"the site reserves {', '.join(decision.reserved)} (in WALSH_PURPOSES) before any fetch: {reasons}",
-            request.url,
-            usage=decision.as_dict(),
+        refuse(
+            self.crawler,
+            UsageReserved(
+                RESERVED,
+                f"the site reserves {', '.join(decision.reserved)} (in WALSH_PURPOSES) before any fetch: {reasons}",
+                request.url,
+                usage=decision.as_dict(),
+            ),
         )
-        record_denial(self.stats, exc, self.crawler.spider)
-        raise exc
 
     def _robots_lines(self, request: Request) -> list[tuple[str, str, int]]:
         """The selected group's usage records, from the robots gate's outcome for this

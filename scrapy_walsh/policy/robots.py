@@ -47,7 +47,6 @@ from scrapy_walsh.policy.robots_match import (
     CompiledRules,
     compile_rules,
     has_lone_percent,
-    no_gc,
     url_path,
     url_path_as_written,
 )
@@ -95,10 +94,6 @@ _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 #: whitespace (U+00A0, U+2002, ...) is a character of the path, kept and percent-encoded.
 _WS = " \t\n\v\f\r"
 _SPLIT_WS = re.compile("[ \t]+").split
-#: Below this many bytes or characters a parse makes few enough objects that the cyclic GC runs
-#: at most a few young-generation passes; pausing it cost more (a context manager, about 1 µs a
-#: parse, most of a small file's parse time).
-_GC_FREE = 64 * 1024
 
 
 class _Group:
@@ -322,13 +317,6 @@ class RobotsTxt:
     @classmethod
     def parse(cls, body: bytes | str) -> RobotsTxt:
         """Split ``body`` (bytes as received, or text) into groups; rules are compiled later, per token."""
-        if len(body) < _GC_FREE:
-            return cls._parse(body)
-        with no_gc():
-            return cls._parse(body)
-
-    @classmethod
-    def _parse(cls, body: bytes | str) -> RobotsTxt:
         text = _to_text(body)
         lines = _lines(text)
         kinds, ws, allow, disallow, agent, sitemap, delay = _KINDS, _WS, _ALLOW, _DISALLOW, _UA, _SITEMAP, _DELAY

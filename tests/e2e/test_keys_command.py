@@ -144,6 +144,31 @@ def test_verify_finds_our_key_fetching_with_our_exact_user_agent(pair, server):
     assert server.seen[before:] == [(WELL_KNOWN, USER_AGENT)]
 
 
+def test_verify_fetches_with_the_configured_user_agent(pair, server):
+    """``WALSH_USER_AGENT`` is the identity every request carries, the command's own fetches
+    of the directory and the card included: the server sees the configured one."""
+    root, _, document = pair
+    ours = "OtherOperator-Research/2.0 (+https://other.example/bot)"
+    card = keys("card", "--key", str(root / "walsh.pem"), "-s", f"WALSH_USER_AGENT={ours}", cwd=root)
+    assert card.returncode == 0, card.stderr
+    server.routes[WELL_KNOWN] = (200, webbotauth.DIRECTORY_MEDIA_TYPE, json.dumps(document).encode(), {})
+    server.routes["/card.json"] = (200, "application/json", card.stdout.encode(), {})
+    before = len(server.seen)
+    result = keys(
+        "verify",
+        server.url(WELL_KNOWN),
+        "--card",
+        server.url("/card.json"),
+        "--key",
+        str(root / "walsh.pem"),
+        "-s",
+        f"WALSH_USER_AGENT={ours}",
+        cwd=root,
+    )
+    assert result.returncode == 0, result.stderr
+    assert server.seen[before:] == [(WELL_KNOWN, ours), ("/card.json", ours)]
+
+
 @pytest.mark.parametrize(
     "path, route, reason",
     [

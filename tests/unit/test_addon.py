@@ -237,12 +237,18 @@ print(json.dumps(seen()))
 for _ in range(2):
     Addon().update_settings(Settings())
 print(json.dumps(seen()))
+clean_refusal.refusing()  # a refusal is made: uncaught, it must still be one message
+print(json.dumps(seen()))
+from scrapy_walsh import exit_status
+exit_status.handled()  # the script dealt with it: the process's own hook is back
+print(json.dumps(seen()))
 """
 
 
 def test_making_a_conformance_error_changes_nothing_and_the_addon_installs_the_hook_once():
-    """Constructing an exception has no side effects; the add-on installs the
-    clean-refusal hook (logging filters, sys.excepthook, Twisted logging), once."""
+    """Constructing an exception has no side effects; the add-on installs the clean-refusal
+    logging filters and begins Twisted logging, once; ``sys.excepthook`` is replaced only from
+    a refusal until it is handled."""
     import json
     import subprocess
     import sys
@@ -250,6 +256,8 @@ def test_making_a_conformance_error_changes_nothing_and_the_addon_installs_the_h
     result = subprocess.run(
         [sys.executable, "-c", CLEAN_REFUSAL_PROBE], capture_output=True, text=True, check=True, timeout=60
     )
-    made, installed = (json.loads(line) for line in result.stdout.splitlines())
+    made, installed, refused, handled = (json.loads(line) for line in result.stdout.splitlines())
     assert made == {"hook_installed": False, "filters": 0, "twisted_logging_begun": False}
-    assert installed == {"hook_installed": True, "filters": 5, "twisted_logging_begun": True}
+    assert installed == {"hook_installed": False, "filters": 5, "twisted_logging_begun": True}
+    assert refused == {"hook_installed": True, "filters": 5, "twisted_logging_begun": True}
+    assert handled == installed

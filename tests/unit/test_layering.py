@@ -121,6 +121,35 @@ def test_every_denial_is_exported_from_the_package():
     assert {c for c in subclasses if c.__module__.startswith("scrapy_walsh")} <= set(DENIALS)
 
 
+def test_every_request_the_package_drops_is_a_documented_exception_of_its_own():
+    """No plain ``IgnoreRequest`` is raised by the package: each drop is a ``WalshDropped``
+    subclass listed in the exceptions reference page and importable from ``scrapy_walsh``."""
+    import ast
+    from pathlib import Path
+
+    import scrapy_walsh
+    import scrapy_walsh.addon  # noqa: F401 - loads every middleware, so every subclass is defined
+    import scrapy_walsh.middlewares.robotstxt  # noqa: F401 - the drop-in, outside the add-on
+    from scrapy_walsh.exceptions import DENIALS, NOT_SENT, WalshDropped, WalshIgnoreRequest
+
+    package = Path(scrapy_walsh.__file__).parent
+    plain = [
+        f"{path.relative_to(package)}:{node.lineno}"
+        for path in sorted(package.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "IgnoreRequest"
+    ]
+    assert plain == []
+    subclasses, pending = set(), [WalshDropped]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            subclasses.add(sub)
+            pending.append(sub)
+    documented = {*DENIALS, *NOT_SENT, WalshIgnoreRequest}
+    assert {c for c in subclasses if c.__module__.startswith("scrapy_walsh")} <= documented
+    assert {cls.__name__ for cls in documented} | {"WalshDropped"} <= set(scrapy_walsh.__all__)
+
+
 def test_vocabulary_is_defined_once():
     """No module re-types a meta key as a literal string, nor a store namespace in a store call."""
     import ast

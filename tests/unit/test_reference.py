@@ -11,7 +11,7 @@ import re
 from scrapy.settings import Settings
 
 from scrapy_walsh.demo.hosts import HOSTS
-from scrapy_walsh.exceptions import DENIALS
+from scrapy_walsh.exceptions import DENIALS, NOT_SENT
 from scrapy_walsh.policy.vocabulary import META_KEYS, NAMESPACES, Meta, Namespace
 from scrapy_walsh.preset import preset
 from scrapy_walsh.settings import WALSH_SETTINGS
@@ -58,7 +58,7 @@ def test_meta_keys_namespaces_and_exceptions_are_all_documented():
     meta = reference.meta_keys_page()
     assert all(f"`{key.value}`" in meta for key in Meta) and all(f"`{ns.value}`" in meta for ns in Namespace)
     exceptions = reference.exceptions_page()
-    assert all(f"`{cls.__name__}`" in exceptions for cls in DENIALS)
+    assert all(f"`{cls.__name__}`" in exceptions for cls in (*DENIALS, *NOT_SENT))
 
 
 def test_hosts_page_matches_the_demo_site():

@@ -1,0 +1,255 @@
+"""What the add-on will change in a spider's output, read from its source (``scrapy walsh check``):
+followed links, items sharing a dedup key, fields over the size bound, the ``walsh`` key,
+private start URLs and HTML selectors, each with where and what to do."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..conformance.engine import WARN, Finding
+from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from .spider_source import (
+    Method,
+    SpiderCode,
+    declared_urls,
+    dotted,
+    is_request_class,
+    method_roles,
+    request_sites,
+    spider_code,
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing the add-on will change in a spider's output, where, and what to do."""
+
+    where: str  # file:line
+    requirement: str  # "R6 scope"
+    change: str
+    todo: str
+
+
+#: Expressions whose text is a page body (or a long run of it): an item field built from one
+#: may pass WALSH_MAX_FIELD_CHARS.
+_LONG_VALUES = frozenset({"getall", "extract", "join", "text", "body", "markdown"})
+WALSH_KEY = (
+    "each item gets a `walsh` key (the source's usage preferences: Content-Usage, Content-Signal, "
+    "TDMRep), added to the item's own `walsh` dict when it has one"
+)
+
+
+def _is_item_expr(node: ast.AST | None, imports: dict[str, str]) -> bool:
+    """A dict display, ``dict(...)``, or a call of a class that is not a request (an Item)."""
+    if isinstance(node, ast.Dict):
+        return True
+    if isinstance(node, ast.Call):
+        name = dotted(node.func, imports) or ""
+        last = name.rsplit(".", 1)[-1]
+        return last == "dict" or (last[:1].isupper() and not is_request_class(name) and last not in {"Rule"})
+    return False
+
+
+def _fields(node: ast.AST) -> dict[str, ast.AST]:
+    if isinstance(node, ast.Dict):
+        return {
+            k.value: v
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+    if isinstance(node, ast.Call):
+        return {k.arg: k.value for k in node.keywords if k.arg}
+    return {}
+
+
+def _item_fields(value: ast.AST, method: Method) -> dict[str, ast.AST] | None:
+    """The fields of an item yielded as written (``{...}``, ``Item(...)``) or by name (``item``
+    built in the method, then ``item["url"] = ...``); None when ``value`` is not an item."""
+    if _is_item_expr(value, method.imports):
+        return _fields(value)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "load_item":
+        loader = ast.unparse(value.func.value)  # an ItemLoader: its add_value("field", ...) calls
+        return {
+            node.args[0].value: node.args[1]
+            for node in ast.walk(method.node)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_value"
+            and ast.unparse(node.func.value) == loader
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        }
+    if not isinstance(value, ast.Name):
+        return None
+    fields: dict[str, ast.AST] | None = None
+    for node in ast.walk(method.node):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == value.id and _is_item_expr(node.value, method.imports):
+                fields = {**(fields or {}), **_fields(node.value)}
+            elif (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == value.id
+                and isinstance(target.slice, ast.Constant)
+                and isinstance(target.slice.value, str)
+            ):
+                fields = {**(fields or {}), target.slice.value: node.value}
+    return fields
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _long(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr in _LONG_VALUES:
+            if sub.attr in {"text", "body"} and not isinstance(sub.value, ast.Name):
+                continue  # response.text / response.body only
+            return True
+    return False
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+
+
+def _private_start_urls(spidercls: type, allowance: PrivateAddressAllowance) -> list[str]:
+    """The spider's ``start_urls`` on a private or loopback IP literal (or ``localhost``) that
+    ``allowance`` (WALSH_ALLOW_PRIVATE_ADDRESSES) does not cover: the address rule refuses them."""
+    from urllib.parse import urlsplit
+
+    found = []
+    for url in sorted(declared_urls(spidercls)):
+        try:
+            host = (urlsplit(url).hostname or "").lower()
+        except ValueError:
+            continue
+        if host == "localhost" or host.endswith(".localhost"):
+            host = "127.0.0.1"
+        if host and parse_ip(host) is not None and refusal(host, allowance):
+            found.append(url)
+    return found
+
+
+def output_changes(
+    spidercls: type, dedup_key: str = "url", allowance: PrivateAddressAllowance | None = None
+) -> list[Change]:
+    """What the add-on will change in this spider's output, read from its source with :mod:`ast`:
+    followed links (R6), items that share a dedup key (R7), fields that may pass the size bound
+    (R6), the ``walsh`` key added to items, private addresses in ``start_urls``, and HTML
+    selectors (R9). Each with ``file:line`` and what to do."""
+    name = getattr(spidercls, "name", spidercls.__name__)
+    changes: list[Change] = []
+    private = _private_start_urls(spidercls, allowance or PrivateAddressAllowance())
+    if private:
+        changes.append(
+            Change(
+                f"spider {name}.start_urls",
+                "private addresses",
+                f"{len(private)} start URL(s) on a private or loopback address ({private[0]} ...): refused, "
+                "nothing of them is fetched",
+                'for a site you run locally, WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"] (addresses '
+                "or networks); public sites need nothing",
+            )
+        )
+    code = spider_code(spidercls)
+    if code is None:
+        return changes
+    roles = method_roles(code)
+    for site in request_sites(code, declared_urls(spidercls)):
+        changes.append(
+            Change(
+                site.where,
+                "R6 scope",
+                f"{site.text} in {roles.get(site.method, 'method')} {site.method}: the request is dropped "
+                "(no link following), so that page is never fetched",
+                "declare every page in start_urls: a list, or the pages a StructuredSourceSpider listed from "
+                "the site's sitemap (sitemap_targets) in an earlier run; see 'Adding scrapy-walsh to an "
+                "existing project'",
+            )
+        )
+    changes += _item_changes(code, roles, dedup_key)
+    if code.selectors:
+        changes.append(_selector_change(code))
+    return changes
+
+
+def _item_changes(code: SpiderCode, roles: dict[str, str], dedup_key: str) -> list[Change]:
+    """The items each callback yields: the ``walsh`` key added, items of one loop sharing the
+    dedup key (R7), fields that may pass the size bound."""
+    changes: list[Change] = []
+    walsh_key_said = False
+    keyed_by_field = "." not in dedup_key
+    for method_name, method in sorted(code.methods.items()):
+        if roles.get(method_name) != "callback":
+            continue
+        parents = _parents(method.node)
+        for sub in ast.walk(method.node):
+            if not isinstance(sub, ast.Yield | ast.Return) or sub.value is None:
+                continue
+            fields = _item_fields(sub.value, method)
+            if fields is None:
+                continue
+            where = f"{method.filename}:{sub.lineno}"
+            if not walsh_key_said:
+                walsh_key_said = True
+                changes.append(
+                    Change(where, "usage", WALSH_KEY, "keep it, or leave it out of exports with FEED_EXPORT_FIELDS")
+                )
+            loop = parents.get(sub)
+            while loop is not None and not isinstance(loop, ast.For | ast.AsyncFor | ast.comprehension):
+                loop = parents.get(loop)
+            key = fields.get(dedup_key) if keyed_by_field else None
+            if loop is not None and key is not None and not (_names(key) & _names(loop.target)):
+                changes.append(
+                    Change(
+                        where,
+                        "R7 dedup",
+                        f"items yielded in a loop share the dedup key {dedup_key!r} ({ast.unparse(key)}): "
+                        "only the first of each page is emitted, the others are dropped as duplicates",
+                        f'set WALSH_DEDUP_KEY to a field that tells them apart (WALSH_DEDUP_KEY = "sku") '
+                        f"or to a callable, or give each item its own {dedup_key!r}",
+                    )
+                )
+            for field_name, value in sorted(fields.items()):
+                if _long(value):
+                    changes.append(
+                        Change(
+                            f"{method.filename}:{getattr(value, 'lineno', sub.lineno)}",
+                            "R6 item bound",
+                            f"field {field_name!r} = {ast.unparse(value)[:60]} may pass WALSH_MAX_FIELD_CHARS "
+                            "(2000 by default): an item with a longer string is dropped whole",
+                            "keep metadata (a title, a summary, links), not a page body; raising "
+                            "WALSH_MAX_FIELD_CHARS loosens R6 and is warned about at start",
+                        )
+                    )
+    return changes
+
+
+def _selector_change(code: SpiderCode) -> Change:
+    """R9: the add-on leaves CSS/XPath selectors as they are; check warns."""
+    lines = "; ".join(f"{f} lines {', '.join(map(str, sorted(set(n))))}" for f, n in sorted(code.selectors.items()))
+    first = sorted(code.selectors.items())[0]
+    return Change(
+        f"{first[0]}:{min(first[1])}",
+        "R9 structured formats",
+        f"CSS/XPath selectors ({lines}): R9 says never scrape HTML per site; the add-on can't tell "
+        "generic from per-site extraction, so it does not change them and check warns",
+        "keep them generic (title, headings, links), or read the site's feed, sitemap, JSON or "
+        "llms.txt (StructuredSourceSpider)",
+    )
+
+
+def change_findings(spidercls: type, changes: list[Change]) -> list[Finding]:
+    """Row warnings for the changes that lose items before the crawl: R7's shared keys."""
+    name = getattr(spidercls, "name", spidercls.__name__)
+    return [
+        Finding("7", "R7", WARN, "WALSH_DEDUP_KEY", f"spider {name}, {c.where}: {c.change}; {c.todo}")
+        for c in changes
+        if c.requirement == "R7 dedup"
+    ]
