@@ -48,7 +48,7 @@ import scale_bench  # noqa: E402
 from _loopback import BenchServer, answer, violations, wait_rss  # noqa: E402
 
 from scrapy_walsh.demo import DemoSite  # noqa: E402
-from scrapy_walsh.middlewares.robots import RECHECK_BUDGET  # noqa: E402
+from scrapy_walsh.middlewares.robots_gate import RECHECK_BUDGET  # noqa: E402
 
 PAGES = 3
 MEDIAN = 0.150

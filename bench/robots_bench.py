@@ -1,6 +1,6 @@
 """R2: robots.txt parse and verdict time, ours (``RobotsTxt``) vs plain Protego.
 
-Matching is ours (``scrapy_walsh.policy.robots_match``); Protego, the parser Scrapy ships
+Matching is ours (``scrapy_walsh.policy.path_match``); Protego, the parser Scrapy ships
 with, stays the baseline here and nowhere else.
 
 Run: ``.venv/bin/python bench/robots_bench.py [--quick]``

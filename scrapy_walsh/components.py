@@ -20,8 +20,8 @@ from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
 from .middlewares.blocklist import BlocklistMiddleware
 from .middlewares.pacing import PRIORITY as PACING_PRIORITY
 from .middlewares.pacing import PacingMiddleware
-from .middlewares.robots import PRIORITY as ROBOTS_PRIORITY
-from .middlewares.robots import RobotsMiddleware
+from .middlewares.robots_gate import PRIORITY as ROBOTS_PRIORITY
+from .middlewares.robots_gate import RobotsMiddleware
 from .pipelines import dedup, metadata
 
 #: (setting, component, priority): every component the add-on places, but for its audit

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from protego import Protego
 
+from scrapy_walsh.policy.path_match import url_path
 from scrapy_walsh.policy.robots import _KEYS, MAX_BYTES, RobotsTxt, _group_token
-from scrapy_walsh.policy.robots_match import url_path
 
 CORPUS = Path(__file__).resolve().parent / "data" / "robots_corpus" / "files"
 #: A token no file names: ``*`` decides for it.

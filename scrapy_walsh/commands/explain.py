@@ -45,7 +45,7 @@ from ..context import CrawlContext
 from ..demo.hosts import DEMO_DOMAIN
 from ..demo.resolver import DemoResolver
 from ..middlewares.blocklist import BlocklistMiddleware
-from ..middlewares.robots import RobotsMiddleware
+from ..middlewares.robots_gate import RobotsMiddleware
 from ..policy.addresses import parse_ip
 from ..policy.blocklist import Blocklist, InvalidBlocklist
 from ..policy.gates import AVAILABLE, OriginRobots, origin_of

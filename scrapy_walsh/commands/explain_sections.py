@@ -17,7 +17,7 @@ from ..context import CrawlContext
 from ..exceptions import BlockedByOperator, PrivateAddressRefused, RecentlyFetched, WalshIgnoreRequest
 from ..middlewares.addresses import AddressGuardMiddleware
 from ..middlewares.blocklist import BlocklistMiddleware
-from ..middlewares.robots import RobotsMiddleware
+from ..middlewares.robots_gate import RobotsMiddleware
 from ..policy.addresses import PrivateAddressAllowance, parse_ip
 from ..policy.canonical import canonical_url
 from ..policy.gates import (

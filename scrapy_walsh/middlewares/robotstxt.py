@@ -17,7 +17,7 @@ What changes from Scrapy 2.19's middleware (docs/robotstxt-any-project.md):
   the add-on gate's rule): 2xx parsed; 4xx allow all; 5xx, 429 or a network error disallow
   all (Scrapy parsed the error page, or allowed everything).
 * robots.txt is kept per origin (scheme, host, port) for at most 24 h (§2.4); an unreachable
-  one is asked again after :data:`~scrapy_walsh.middlewares.robots.UNREACHABLE_RECHECK`.
+  one is asked again after :data:`~scrapy_walsh.middlewares.robots_gate.UNREACHABLE_RECHECK`.
 * robots.txt is read up to the add-on's bound (the parse limit, 4 MiB, plus 64 KiB:
   :data:`~scrapy_walsh.policy.bounds.ROBOTS_BYTES`), by the add-on's own code
   (:class:`~scrapy_walsh.middlewares.bounds.ReadUpTo`): the download stops there and its first
@@ -55,7 +55,7 @@ from ..policy.gates import AVAILABLE, MAX_CACHE_SECONDS, UNREACHABLE, OriginRobo
 from ..robotstxt import RobotParser
 from .bounds import CUT, ReadUpTo
 from .once import OncePerKey
-from .robots import UNREACHABLE_RECHECK, origin_of
+from .robots_gate import UNREACHABLE_RECHECK, origin_of
 
 if TYPE_CHECKING:
     from typing import Self

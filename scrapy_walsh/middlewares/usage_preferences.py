@@ -129,7 +129,7 @@ class UsagePreferencesMiddleware:
     def _robots_lines(self, request: Request) -> list[tuple[str, str, int]]:
         """The selected group's usage records, from the robots gate's outcome for this
         origin (already awaited: that gate runs first); [] when robots.txt is not read."""
-        from .robots import RobotsMiddleware, origin_of
+        from .robots_gate import RobotsMiddleware, origin_of
 
         if self._robots_gate is None:
             try:

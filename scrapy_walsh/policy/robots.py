@@ -1,7 +1,7 @@
 """robots.txt per RFC 9309: pure, no Scrapy, no I/O.
 
 Group selection is here: the product token compared for equality and every group naming
-it merged (§2.2.1). Path matching is :mod:`scrapy_walsh.policy.robots_match` (§2.2.2-2.2.3:
+it merged (§2.2.1). Path matching is :mod:`scrapy_walsh.policy.path_match` (§2.2.2-2.2.3:
 ``*`` and a final ``$``, the longest match, Allow on a tie, percent-encoding
 normalisation); docs/robots-matching.md lists every known difference from Google's parser.
 
@@ -43,7 +43,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from scrapy_walsh.policy.robots_match import (
+from scrapy_walsh.policy.path_match import (
     CompiledRules,
     compile_rules,
     has_lone_percent,
@@ -308,7 +308,7 @@ class RobotsTxt:
         self.parse_error = parse_error
         self._selected: dict[str, list[_Group]] = {}
         self._matchers: dict[str, CompiledRules] = {}
-        #: The same rules all spelled as written, for a URL holding a lone "%" (robots_match).
+        #: The same rules all spelled as written, for a URL holding a lone "%" (path_match).
         self._written_matchers: dict[str, CompiledRules] = {}
         self._group_tokens: list[set[str]] | None = None
         #: RSL ``License:`` records, wherever they appear (like Sitemap, they belong to no group).
@@ -416,7 +416,7 @@ class RobotsTxt:
     ) -> tuple[CompiledRules, str, str | None]:
         """The rules and the path(s) to decide ``url`` with: its normalised ``path``, and the path
         as written when a rule holds a lone ``%``; a URL holding one is decided as written
-        against rules all spelled as written (robots_match's docstring)."""
+        against rules all spelled as written (path_match's docstring)."""
         if "%" not in url:
             return matcher, path, None  # the path as written is the normalised one
         written = url_path_as_written(url)

@@ -162,7 +162,7 @@ def _loosen(changes):
         ({"CONCURRENT_REQUESTS": 4}, "CONCURRENT_REQUESTS"),
         ({"DOWNLOADER_MIDDLEWARES": {RobotsTxtMiddleware: 100}}, "DOWNLOADER_MIDDLEWARES"),
         (
-            {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.robots.RobotsMiddleware": None}},
+            {"DOWNLOADER_MIDDLEWARES": {"scrapy_walsh.middlewares.robots_gate.RobotsMiddleware": None}},
             "DOWNLOADER_MIDDLEWARES",
         ),
         (
@@ -202,8 +202,8 @@ def test_another_priority_queue_is_a_warning_not_a_refusal(caplog):
 
 def test_a_project_cannot_remove_a_gate():
     """The add-on places its gates after the project's settings: removal doesn't stick."""
-    crawler = crawler_with(DOWNLOADER_MIDDLEWARES={"scrapy_walsh.middlewares.robots.RobotsMiddleware": None})
-    from scrapy_walsh.middlewares.robots import RobotsMiddleware
+    crawler = crawler_with(DOWNLOADER_MIDDLEWARES={"scrapy_walsh.middlewares.robots_gate.RobotsMiddleware": None})
+    from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
 
     assert RobotsMiddleware in enabled(crawler, "DOWNLOADER_MIDDLEWARES")
 

@@ -72,7 +72,7 @@ def test_every_waiter_for_one_origins_robots_txt_gets_the_outcome(tmp_path):
     from scrapy.utils.test import get_crawler
     from twisted.internet.defer import Deferred
 
-    from scrapy_walsh.middlewares.robots import RobotsMiddleware
+    from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
     from scrapy_walsh.policy.gates import RobotsFetch, robots_outcome
 
     crawler = get_crawler(settings_dict={"ADDONS": {Addon: 500}, "WALSH_STATE_URI": f"sqlite:///{tmp_path}/s.db"})

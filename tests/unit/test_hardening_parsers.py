@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from scrapy_walsh import config
 from scrapy_walsh.policy.backoff import MAX_SECONDS, Backoff, parse_retry_after
 from scrapy_walsh.policy.blocklist import Blocklist, InvalidBlocklist
+from scrapy_walsh.policy.path_match import url_path
 from scrapy_walsh.policy.robots import RobotsTxt
-from scrapy_walsh.policy.robots_match import url_path
 
 from ..fuzz import FUZZ
 from .test_remote_input_fuzz import anything, urlish

@@ -269,7 +269,7 @@ def test_policy_core_imports_only_stdlib_itself_and_the_allowed_libraries():
         ("from twisted.internet import reactor", "twisted"),
         ("def f():\n    import redis", "redis"),
         ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from scrapy import Request", "scrapy"),
-        ("from ..middlewares.robots import RobotsMiddleware", "scrapy_walsh.middlewares"),
+        ("from ..middlewares.robots_gate import RobotsMiddleware", "scrapy_walsh.middlewares"),
         ("from .. import internal", "scrapy_walsh.internal"),
         ("from ...scrapy_walsh import store", "scrapy_walsh"),
         ("from scrapy_walsh.store import StateStore", "scrapy_walsh.store"),

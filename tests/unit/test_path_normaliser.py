@@ -13,9 +13,9 @@ import json
 
 import pytest
 
+from scrapy_walsh.policy.path_match import normalise
 from scrapy_walsh.policy.preferences import Preference, RobotsPreferences, TdmRep
 from scrapy_walsh.policy.robots import RobotsTxt, Verdict
-from scrapy_walsh.policy.robots_match import normalise
 
 TOKEN = "Walsh-Research"
 #: ASCII characters that must be percent-encoded in a URI (RFC 3986 §2.1 and §2.4).

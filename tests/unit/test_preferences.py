@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scrapy_walsh.policy.path_match import normalise_pattern
 from scrapy_walsh.policy.preferences import (
     Preference,
     RobotsPreferences,
@@ -24,7 +25,6 @@ from scrapy_walsh.policy.preferences import (
 from scrapy_walsh.policy.preferences.headers import header_statements
 from scrapy_walsh.policy.preferences.paths import PathPattern, url_path
 from scrapy_walsh.policy.preferences.syntax import parse_aipref, parse_content_signal
-from scrapy_walsh.policy.robots_match import normalise_pattern
 
 from ..fuzz import FUZZ
 

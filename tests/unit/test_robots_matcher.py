@@ -1,4 +1,4 @@
-"""RFC 9309 path matching (scrapy_walsh.policy.robots_match): each behaviour with the clause that decides it.
+"""RFC 9309 path matching (scrapy_walsh.policy.path_match): each behaviour with the clause that decides it.
 
 Pure: a robots.txt body and URLs in, verdicts out.
 """
@@ -13,8 +13,8 @@ from functools import cache
 import pytest
 from protego import Protego
 
+from scrapy_walsh.policy.path_match import compile_rules, normalise, spell_as_written, url_path, url_path_as_written
 from scrapy_walsh.policy.robots import RobotsTxt, Verdict
-from scrapy_walsh.policy.robots_match import compile_rules, normalise, spell_as_written, url_path, url_path_as_written
 
 TOKEN = "Walsh-Research"
 ALLOWED, IMPLICIT, DISALLOWED = Verdict.ALLOWED_EXPLICIT, Verdict.ALLOWED_IMPLICIT, Verdict.DISALLOWED_EXPLICIT

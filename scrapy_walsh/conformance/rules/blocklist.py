@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ...config import as_list
 from ...middlewares.blocklist import BlocklistMiddleware
-from ...middlewares.robots import RobotsMiddleware
+from ...middlewares.robots_gate import RobotsMiddleware
 from ..engine import FAIL, PASS, Finding, Subject, component_enabled, enabled_components, gate_removed, index, path_of
 
 _REFUSED = ("WALSH_BLOCKLIST_SCHEMA_URL", "WALSH_BLOCKLIST_EXTRA")

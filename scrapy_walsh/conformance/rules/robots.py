@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
-from ...middlewares.robots import RobotsMiddleware
+from ...middlewares.robots_gate import RobotsMiddleware
 from ...middlewares.robotstxt import stock_middleware_leaks
 from ..engine import (
     FAIL,

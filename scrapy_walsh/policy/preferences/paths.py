@@ -5,7 +5,7 @@ rules (TDMRep final report, "Use of regular expressions") both match paths as ro
 does: ``*`` is any run of octets, a final ``$`` ends the pattern, a percent-encoded
 unreserved character equals itself, and the match length is the encoded pattern's length.
 Both sides are spelled by the robots.txt matcher's own normaliser
-(:func:`scrapy_walsh.policy.robots_match.normalise`), so a ``Content-Usage`` rule and a
+(:func:`scrapy_walsh.policy.path_match.normalise`), so a ``Content-Usage`` rule and a
 ``Disallow`` with the same path match the same URLs (docs/robots-matching.md).
 
 Matching is the classic two-pointer wildcard walk, O(len(path) x len(pattern)) at worst: a
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy_walsh.policy.robots_match import has_lone_percent, normalise, normalise_pattern, spell_as_written
+from scrapy_walsh.policy.path_match import has_lone_percent, normalise, normalise_pattern, spell_as_written
 
 if TYPE_CHECKING:
     from scrapy_walsh.policy.preferences.model import Statement
@@ -62,7 +62,7 @@ class PathPattern:
     """One rule's path, normalized; ``length`` ranks it (longest match wins). As a robots.txt
     rule, a pattern holding a ``%`` that starts no escape is spelled as written
     (``as_written``), and so is every pattern compared with a path holding one
-    (:mod:`scrapy_walsh.policy.robots_match`)."""
+    (:mod:`scrapy_walsh.policy.path_match`)."""
 
     text: str
     anchored: bool
