@@ -26,8 +26,6 @@ CHECKED = ("scrapy_walsh", "docs", "tests", "bench", "example_project", "README.
 #: them (a real robots.txt may well mention an issue of its site's, and a date), and the history.
 SKIPPED_DIRS = {"_build", "__pycache__", ".google-robotstxt", "data"}
 SKIPPED_FILES = {"CHANGELOG.md"}
-#: Pages another branch is redrawing at the same time: remove each once its rewrite is merged.
-SKIPPED_PATHS = {"docs/architecture.md"}
 #: Only text: a compiled extension or a picture may hold any bytes.
 TEXT_SUFFIXES = {".py", ".md", ".txt", ".rst", ".toml", ".cfg", ".ini", ".json", ".html", ".css", ".svg", ".tmpl"}
 
@@ -43,7 +41,6 @@ def checked_files() -> list[Path]:
                 path.is_file()
                 and path.suffix in TEXT_SUFFIXES
                 and path.name not in SKIPPED_FILES
-                and path.relative_to(REPO).as_posix() not in SKIPPED_PATHS
                 and not SKIPPED_DIRS.intersection(relative[:-1])
             ):
                 files.append(path)
