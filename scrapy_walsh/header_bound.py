@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from .policy.bounds import header_block_over
+from .protocol_mixins import with_mixin
 
 __all__ = ["HeaderBlockOverBound", "bound_headers", "over_bound"]
 
@@ -61,7 +62,7 @@ class _SwappingProtocol:
     def request(self, request: Any) -> Any:
         found = super().request(request)  # type: ignore[misc]
         if self._parser is not None:
-            self._parser.__class__ = _with(_CountingParser, type(self._parser))
+            self._parser.__class__ = with_mixin(_CountingParser, type(self._parser), "Bounded")
         return found
 
 
@@ -70,21 +71,8 @@ class _BuildingFactory:
 
     def buildProtocol(self, addr: Any) -> Any:  # noqa: N802 - Twisted's name
         protocol = super().buildProtocol(addr)  # type: ignore[misc]
-        protocol.__class__ = _with(_SwappingProtocol, type(protocol))
+        protocol.__class__ = with_mixin(_SwappingProtocol, type(protocol), "Bounded")
         return protocol
-
-
-_MADE: dict[tuple[type, type], type] = {}
-
-
-def _with(mixin: type, base: type) -> type:
-    """``base`` with ``mixin`` in front, made once per pair."""
-    if issubclass(base, mixin):
-        return base
-    made = _MADE.get((mixin, base))
-    if made is None:
-        made = _MADE[(mixin, base)] = type(f"Bounded{base.__name__}", (mixin, base), {})
-    return made
 
 
 def bound_headers(handler: Any) -> None:
@@ -94,7 +82,7 @@ def bound_headers(handler: Any) -> None:
     pool = getattr(handler, "_pool", None)
     factory = getattr(pool, "_factory", None)
     if isinstance(factory, type) and hasattr(factory, "buildProtocol"):
-        pool._factory = _with(_BuildingFactory, factory)  # type: ignore[union-attr]
+        pool._factory = with_mixin(_BuildingFactory, factory, "Bounded")  # type: ignore[union-attr]
 
 
 def over_bound(exception: BaseException) -> HeaderBlockOverBound | None:

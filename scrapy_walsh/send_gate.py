@@ -44,6 +44,7 @@ from twisted.internet.interfaces import IHandshakeListener
 from twisted.protocols.tls import TLSMemoryBIOProtocol
 from zope.interface import implementer
 
+from .protocol_mixins import with_mixin
 from .shared_pacer import PACING_MARGIN
 from .store import StateStoreError
 
@@ -196,15 +197,13 @@ class _WriteGate:
         return written
 
 
-_GATED: dict[type, type] = {}
+class _GatingFactory:
+    """Mixed into the pool's protocol factory: each new connection's protocol gets the gate."""
 
-
-def _gated(protocol: type) -> type:
-    """``protocol`` with :class:`_WriteGate` mixed in (one class per protocol class)."""
-    found = _GATED.get(protocol)
-    if found is None:
-        found = _GATED[protocol] = type(f"WriteGated{protocol.__name__}", (_WriteGate, protocol), {})
-    return found
+    def buildProtocol(self, addr: Any) -> Any:  # noqa: N802 - Twisted's name
+        protocol = super().buildProtocol(addr)  # type: ignore[misc]
+        protocol.__class__ = with_mixin(_WriteGate, type(protocol), "WriteGated")  # as Scrapy swaps its parser's
+        return protocol
 
 
 def install(handler: Any) -> bool:
@@ -213,16 +212,7 @@ def install(handler: Any) -> bool:
     handler has no such pool (no write hook: the module's docstring says what then)."""
     pool: Any = getattr(handler, "_pool", None)
     base: Any = getattr(pool, "_factory", None)
-    build: Any = getattr(base, "buildProtocol", None)
-    if not inspect.isclass(base) or build is None:
+    if not inspect.isclass(base) or not hasattr(base, "buildProtocol"):
         return False
-    if getattr(base, "write_gated", False):
-        return True
-
-    def build_protocol(self: Any, addr: Any) -> Any:
-        protocol = build(self, addr)
-        protocol.__class__ = _gated(type(protocol))  # as Scrapy swaps its parser's class
-        return protocol
-
-    pool._factory = type(f"WriteGated{base.__name__}", (base,), {"buildProtocol": build_protocol, "write_gated": True})
+    pool._factory = with_mixin(_GatingFactory, base, "WriteGated")
     return True
