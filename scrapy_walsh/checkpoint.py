@@ -177,9 +177,10 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 if send.refusal is None:
                     # answer, timeout or reset: the interval counts from now (the reservation
                     # already stamped the start, so a store that fails here loses no answer); an
-                    # answer ends a run of timeouts at the pacing gate, which sees it is one
+                    # answer ends a run of timeouts at the pacing gate, which sees it is one.
+                    # Written with the next reservation while the host lease holds the host.
                     with suppress(StoreUnavailable):
-                        self.politeness.settle(host, answered=False)
+                        self.politeness.settle(host, answered=False, held_until=send.held_until())
         finally:
             self.lock.release()
 

@@ -24,9 +24,12 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
 
 from . import admission, request_meta
 from .config import host_intervals
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
+    from twisted.internet.base import DelayedCall
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +53,9 @@ logger = logging.getLogger(__name__)
 PACING_MARGIN = 0.010
 #: A ledger entry outlives the host's interval or pause by this long (its store TTL).
 KEEP = 60.0
+#: A settle kept for the next reservation is written at the latest this many seconds before its
+#: request's host lease ends (:meth:`SharedPacer.settle`): room for a busy reactor.
+FLUSH_LEAD = 0.2
 NAMESPACE = Namespace.PACING
 #: Fields every process shares through the store; the robots terms and the adaptive delay
 #: are also written (a restart starts from them) but each process keeps its own.
@@ -145,6 +152,9 @@ class SharedPacer:
         self._list_asks: dict[str, tuple[float, float | None]] = {}
         #: host -> the end of the last wait logged for it (each wait is said once)
         self._announced: dict[str, float] = {}
+        #: the call that writes the kept settles before a host lease ends (:meth:`settle`)
+        self._flush_call: DelayedCall | None = None
+        crawler.signals.connect(self.flush, signal=signals.spider_closed)
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
@@ -226,9 +236,15 @@ class SharedPacer:
             slot_wait(found.get(key) or {}, now, i, interval, self.pacer.margin, modes) for i, key in enumerate(keys)
         )
 
-    def settle(self, host: str, answered: bool = True) -> HostPace:
+    def settle(self, host: str, answered: bool = True, held_until: float | None = None) -> HostPace:
         """The answer arrived now (``answered``; else the request failed): the next interval
-        counts from here (never earlier). An answer ends the host's run of timeouts."""
+        counts from here (never earlier). An answer ends the host's run of timeouts.
+
+        ``held_until``: the host lease of the request (the store's clock) still keeps every other
+        process off the host until then. The settle is then kept and written with the next
+        operation of the ledger (the next request's reservation, milliseconds later), or by
+        :data:`FLUSH_LEAD` s before the lease ends, whichever comes first: one round trip less
+        per request, and no other process reserves the host before it is written."""
         pace = self.pacer.pace(host)
         now = self.now()
         if answered and pace.timeouts:
@@ -239,12 +255,32 @@ class SharedPacer:
             # request on a fast server). Durability is unchanged: the reservation
             # was committed before the request left.
             return pace
-        return self._adopt(
-            host,
-            self.ledger.advance(
-                self.own(host), {"last_start": 0.0}, self._own(host), ttl=self.pacer.interval(host) + KEEP
-            ),
-        )
+        keys, ttl = self.own(host), self.pacer.interval(host) + KEEP
+        if held_until is not None and held_until - now > FLUSH_LEAD:
+            self._flush_by(held_until - FLUSH_LEAD)
+            return self._adopt(host, self.ledger.defer(keys, {"last_start": 0.0}, self._own(host), ttl=ttl))
+        return self._adopt(host, self.ledger.advance(keys, {"last_start": 0.0}, self._own(host), ttl=ttl))
+
+    def _flush_by(self, when: float) -> None:
+        """Write the kept settles by ``when`` (the store's clock) at the latest."""
+        from twisted.internet import reactor as installed  # the installed one
+
+        reactor: Any = installed
+        delay = max(0.0, when - self.now())
+        if self._flush_call is not None and self._flush_call.active():
+            if self._flush_call.getTime() <= reactor.seconds() + delay:
+                return
+            self._flush_call.cancel()
+        self._flush_call = reactor.callLater(delay, self.flush)
+
+    def flush(self, spider: object = None) -> None:
+        """Write the kept settles now (at their deadline, and when the spider closes); a store
+        that is away keeps them for the next reservation."""
+        if self._flush_call is not None and self._flush_call.active():
+            self._flush_call.cancel()
+        self._flush_call = None
+        with suppress(StateStoreError):
+            self.ledger.flush()
 
     def pause(self, host: str, until: float) -> None:
         """R5: nothing goes to ``host`` before ``until`` (our clock, ``self.now()``), fleet-wide."""

@@ -164,7 +164,8 @@ class Answers:
         self.delivery.listen(self.item_done)
 
     def record(self, answer: Answer) -> None:
-        """The answer's time replaces the lease: one transaction (one round trip in a fleet).
+        """The answer's time replaces the lease, with what waits for it (R7's validators): one
+        transaction (one round trip in a fleet).
         When the store is away, it is written later (:meth:`_write_unrecorded`)."""
         self.unrecorded[answer.target] = answer
         self._write_unrecorded()
@@ -182,11 +183,14 @@ class Answers:
     def _write_unrecorded(self) -> None:
         while self.unrecorded:
             answer = next(iter(self.unrecorded.values()))
-            entries = [(NAMESPACE, answer.target, answer.at), (Namespace.FETCHED_BY, answer.target, answer.by)]
+            # one write, all or nothing: what waits for the record (validators) never lands without it
+            entries = [
+                (NAMESPACE, answer.target, answer.at, self.interval),
+                (Namespace.FETCHED_BY, answer.target, answer.by, self.interval),
+                *answer.then,
+            ]
             try:
-                self.store.set_many(entries, ttl=self.interval)
-                for namespace, key, value, ttl in answer.then:  # after the record: a crash between refetches
-                    self.store.set(namespace, key, value, ttl=ttl)
+                self.store.set_many(entries)
             except StoreUnavailable:
                 self.stats.inc_value(DEFERRED)
                 self.why = "the store was away"
@@ -392,16 +396,13 @@ class FrequencyMiddleware(StatefulGate):
 
     def _answered(self, request: Request) -> tuple[str, str | None] | None:
         """The target (and lease token) an answer to ``request`` is recorded for; None for a
-        request that is not a target's fetch (an internal one, or R8 off). The store confirms
-        the claim; while it is away, the claim the request holds by this process's account."""
+        request that is not a target's fetch (an internal one, or R8 off). The claim the request
+        holds by this process's account (its seal, this very request): no store read, since the
+        answer is recorded whoever holds the lease now (the server answered this request)."""
         if self.interval <= 0 or admission.own_fetch_kind(request) is not None:
             return None
-        try:
-            claimed = self._claim(request)
-        except StoreUnavailable:
-            own = admission.own_claim(self.crawler, request)
-            claimed = own[0] if own is not None else None
-        lease = request.meta.get(CLAIMED, {}).get("lease") if claimed is not None else None
+        own = admission.own_claim(self.crawler, request)
+        claimed, lease = own if own is not None else (None, None)
         return target_of(request, claimed), lease
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:

@@ -70,6 +70,21 @@ class Operation:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One :meth:`StateStore.update_all` of a batch (:meth:`StateStore.update_batch`)."""
+
+    namespace: str
+    keys: tuple[str, ...]
+    operation: Operation
+    args: tuple[Any, ...] = ()
+    ttl: float | None = None
+
+
+#: ``(namespace, key, value)``, or with its own expiry ``(namespace, key, value, ttl)``.
+Entry = tuple[str, str, Any] | tuple[str, str, Any, float | None]
+
+
+@dataclass(frozen=True)
 class Updated:
     """What :meth:`StateStore.update` saw and did."""
 
@@ -121,11 +136,12 @@ class StateStore(ABC):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         """Store ``value`` (JSON-serialisable) atomically; it expires after ``ttl`` s."""
 
-    def set_many(self, entries: Sequence[tuple[str, str, Any]], ttl: float | None = None) -> None:
-        """Store each ``(namespace, key, value)`` with one ``ttl``; backends do it in one
-        transaction (sqlite) or one round trip (Redis)."""
-        for namespace, key, value in entries:
-            self.set(namespace, key, value, ttl)
+    def set_many(self, entries: Sequence[Entry], ttl: float | None = None) -> None:
+        """Store each ``(namespace, key, value)`` with ``ttl``, or its own
+        ``(namespace, key, value, ttl)``; backends do it in one transaction (sqlite) or one
+        round trip (Redis), all or nothing."""
+        for entry in entries:
+            self.set(entry[0], entry[1], entry[2], entry_ttl(entry, ttl))
 
     @abstractmethod
     def delete(self, namespace: str, key: str) -> None: ...
@@ -181,6 +197,13 @@ class StateStore(ABC):
             return self.update(namespace, keys[0], operation, args, ttl, fsync)
         raise NotImplementedError(f"{type(self).__name__} does not update several entries at once")
 
+    def update_batch(self, steps: Sequence[Step], fsync: bool = True) -> list[Updated]:
+        """Each step's :meth:`update_all`, in order, in one round trip: one sqlite transaction
+        (all or nothing), one Redis pipeline (each step one atomic script, in order). What a
+        request writes at one moment (its reservation and the settles kept for it) costs one
+        round trip, not one per step."""
+        return [self.update_all(s.namespace, s.keys, s.operation, s.args, s.ttl, fsync) for s in steps]
+
     def now(self) -> float:
         """The store's clock now (what its operations stamp): Redis's ``TIME`` for a fleet."""
         return self.clock()
@@ -191,3 +214,8 @@ class StateStore(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the connection; later calls may fail."""
+
+
+def entry_ttl(entry: Entry, ttl: float | None) -> float | None:
+    """The expiry of one :data:`Entry` of :meth:`StateStore.set_many`: its own, else ``ttl``."""
+    return entry[3] if len(entry) > 3 else ttl  # type: ignore[misc]

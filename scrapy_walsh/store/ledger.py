@@ -28,7 +28,9 @@ ledger follows it through :attr:`Ledger.skew`, so "now" means the same on every 
 An advance that cannot reach the store (:class:`~scrapy_walsh.store.base.StoreUnavailable`)
 is not lost: it is kept, with its times made absolute, and written before this process's
 next reservation, which cannot happen before the store is back. A reservation is never
-kept or guessed: it raises, and the request waits.
+kept or guessed: it raises, and the request waits. A settle may also be kept on purpose
+(:meth:`Ledger.defer`): every operation writes the kept advances first, in the same round trip
+(:meth:`~scrapy_walsh.store.base.StateStore.update_batch`), so a settle costs none of its own.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from typing import Any
 
 from ..policy.pacing import ready_time
 from ..policy.vocabulary import Namespace
-from .base import Operation, StateStore, StoreUnavailable
+from .base import Operation, StateStore, Step, StoreUnavailable, Updated
 
 #: The Lua twin of :func:`scrapy_walsh.policy.pacing.ready_time` (``nil`` for no last start).
 READY_TIME_LUA = """
@@ -402,7 +404,6 @@ class Ledger:
         slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
         :func:`watched_key`) says how each is read and written; by default every key is owned.
         ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`)."""
-        self._flush()
         # crash-safe, not fsynced: docs/state-store.md "Durability"
         if isinstance(key, str) and lease is None:
             return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
@@ -424,7 +425,6 @@ class Ledger:
         """The request of lease ``token`` (granted until ``until``) is written now: its start is
         stamped now and the lease ends (``wait`` 0), or nothing changes and ``wait`` says how long
         the host is taken. Raises ``StoreUnavailable``: the request must not be written."""
-        self._flush()
         return self._run(keys, CONFIRM, (interval, margin, modes, token, until), ttl, fsync=False)
 
     def renew(self, keys: Sequence[str], token: str, hold: float, ttl: float | None = None) -> Reservation:
@@ -442,17 +442,35 @@ class Ledger:
         """Raise each field of ``offsets`` to ``now + offset`` and set ``assign``. When the
         store is unavailable, the advance is kept for later and applied to the answer only."""
         try:
-            self._flush()
             # a pause (R5, up to an hour) is fsynced; a settle only moves the interval's start
             return self._run(key, ADVANCE, (offsets, assign or {}), ttl, fsync="not_before" in offsets)
         except StoreUnavailable:
-            keys = [key] if isinstance(key, str) else list(key)
-            kept = [self._keep(k, offsets, assign or {}, ttl) for k in keys]
-            return kept[0]
+            return self.defer(key, offsets, assign, ttl)
+
+    def defer(
+        self,
+        key: str | Sequence[str],
+        offsets: dict[str, float],
+        assign: dict[str, Any] | None = None,
+        ttl: float | None = None,
+    ) -> Reservation:
+        """:meth:`advance`, kept and written with this ledger's next operation, in its round
+        trip (or by :meth:`flush`): for a settle, which only moves the start of the interval
+        after an answer (R4 counts from the reservation, which was written before the request
+        left). The answer is the local one, as for an advance the store did not take."""
+        keys = [key] if isinstance(key, str) else list(key)
+        kept = [self._keep(k, offsets, assign or {}, ttl) for k in keys]
+        return kept[0]
+
+    def flush(self) -> None:
+        """Write the kept advances now, in one round trip; raises ``StoreUnavailable`` if the
+        store is away (they stay kept)."""
+        if self._pending:
+            self._batch([])
 
     @property
     def pending(self) -> int:
-        """How many entries wait for the store to be back."""
+        """How many entries wait to be written (kept while the store was away, or deferred)."""
         return len(self._pending)
 
     def _run(
@@ -463,10 +481,25 @@ class Ledger:
         ttl: float | None,
         fsync: bool = True,
     ) -> Reservation:
-        keys = [key] if isinstance(key, str) else list(key)
-        done = self.store.update_all(self.namespace, keys, operation, args, ttl, fsync=fsync)
-        self.skew = done.now - time.time()
+        keys = (key,) if isinstance(key, str) else tuple(key)
+        done = self._batch([Step(self.namespace, keys, operation, args, ttl)], fsync)
         return Reservation(done.result, done.value, done.now)
+
+    def _batch(self, steps: list[Step], fsync: bool = False) -> Updated:
+        """The kept advances, oldest first, then ``steps``, in one round trip (one transaction
+        with sqlite); the answer of the last step. A kept pause makes it fsynced."""
+        kept = list(self._pending)
+        now = self.now()
+        before = []
+        for key in kept:
+            times, assign, ttl = self._pending[key]
+            fsync = fsync or "not_before" in times
+            before.append(Step(self.namespace, (key,), ADVANCE, ({f: t - now for f, t in times.items()}, assign), ttl))
+        done = self.store.update_batch([*before, *steps], fsync=fsync)[-1]
+        for key in kept:
+            del self._pending[key]
+        self.skew = done.now - time.time()
+        return done
 
     def _keep(self, key: str, offsets: dict[str, float], assign: dict[str, Any], ttl: float | None) -> Reservation:
         now = self.now()
@@ -479,11 +512,3 @@ class Ledger:
         self._pending[key] = (times, kept_assign, kept_ttl)
         _, value = _advance({}, now, offsets, assign)
         return Reservation(0.0, value or {}, now)
-
-    def _flush(self) -> None:
-        """Write the kept advances, oldest first; raises ``StoreUnavailable`` if still down."""
-        for key in list(self._pending):
-            times, assign, ttl = self._pending[key]
-            now = self.now()
-            self._run(key, ADVANCE, ({f: t - now for f, t in times.items()}, assign), ttl)
-            del self._pending[key]

@@ -35,12 +35,24 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 from ..config import masked_uri
 from ..policy.vocabulary import Namespace
 from . import machine
-from .base import Operation, StateStore, StateStoreError, StoreLost, StoreRefused, StoreUnavailable, Updated
+from .base import (
+    Entry,
+    Operation,
+    StateStore,
+    StateStoreError,
+    Step,
+    StoreLost,
+    StoreRefused,
+    StoreUnavailable,
+    Updated,
+    entry_ttl,
+)
 from .waiting import STOPPING, Interrupted, interruptible
 
 logger = logging.getLogger(__name__)
@@ -128,15 +140,15 @@ end
 return {string.format('%.6f', result), first, string.format('%.6f', now)}
 """
 
-#: Writes whole values (``set``, ``set_many``): KEYS[2] ... get ARGV[4] ..., with the expiry
-#: ARGV[2] (ms, '' for none); ARGV[3] 'NX': only a key that holds nothing (``claim``; one key).
+#: Writes whole values (``set``, ``set_many``): KEYS[2] ... get ARGV[3], ARGV[5] ..., each with its
+#: expiry in the next ARGV (ms, '' for none); ARGV[2] 'NX': only a key that holds nothing (``claim``; one key).
 _SET = (
     _GUARD
     + """
 for i = 2, #KEYS do
-  local args = {KEYS[i], ARGV[i + 2]}
-  if ARGV[2] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[2]) end
-  if ARGV[3] == 'NX' then
+  local args = {KEYS[i], ARGV[2 * i - 1]}
+  if ARGV[2 * i] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[2 * i]) end
+  if ARGV[2] == 'NX' then
     table.insert(args, 'NX')
     if not redis.call('SET', unpack(args)) then return 0 end
   else
@@ -199,6 +211,7 @@ class RedisStore(StateStore):
             redis.exceptions.AuthenticationWrongNumberOfArgsError,
             redis.exceptions.AuthorizationError,
         )
+        self._no_script = redis.exceptions.NoScriptError
         self._stop_timeout_set = False
         try:
             self._redis = redis.Redis.from_url(
@@ -207,6 +220,8 @@ class RedisStore(StateStore):
         except ValueError as exc:
             raise StateStoreError(f"cannot open the state store {self.uri}: {exc}") from exc
         self._scripts: dict[str, Any] = {}
+        #: the SHAs of the scripts this process loaded for its pipelines (:meth:`_run_many`)
+        self._loaded: set[str] = set()
         #: Redis commands sent (a pipeline or a script counts once): the bench reports it.
         self.round_trips = 0
         #: Seconds Redis was unreachable in earlier outages (see :attr:`unreachable_seconds`).
@@ -333,12 +348,14 @@ class RedisStore(StateStore):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         self.set_many([(namespace, key, value)], ttl)
 
-    def set_many(self, entries: Sequence[tuple[str, str, Any]], ttl: float | None = None) -> None:
+    def set_many(self, entries: Sequence[Entry], ttl: float | None = None) -> None:
         """Every entry in one script: one round trip, all written at once."""
         if entries:
-            values = [json.dumps(value, separators=(",", ":"), ensure_ascii=False) for _, _, value in entries]
-            keys = [self._key(namespace, key) for namespace, key, _ in entries]
-            self._run("SET", _SET, keys, [_ms(ttl) or "", "", *values])
+            keys = [self._key(entry[0], entry[1]) for entry in entries]
+            args: list[Any] = [""]
+            for entry in entries:
+                args += [_encode(entry[2]), _ms(entry_ttl(entry, ttl)) or ""]
+            self._run("SET", _SET, keys, args)
 
     def delete(self, namespace: str, key: str) -> None:
         self._run("DEL", _DELETE, [self._key(namespace, key)], [])
@@ -364,15 +381,48 @@ class RedisStore(StateStore):
 
     def _run(self, what: str, source: str, keys: list[str], args: list[Any]) -> Any:
         """One of the guarded scripts, on ``keys`` (the marker goes first), with the store's id."""
-        script = self._scripts.get(source)
-        if script is None:
-            script = self._scripts[source] = self._redis.register_script(source)
+        script = self._script(source)
         try:
-            return self._call(what, lambda: script(keys=[self._marker, *keys], args=[self.store_id, *args]))
+            answer = self._call(what, lambda: script(keys=[self._marker, *keys], args=[self.store_id, *args]))
+            self._loaded.add(script.sha)  # redis-py's Script loads it when Redis lacks it
+            return answer
         except StateStoreError as exc:
             if "STORE_LOST" in str(exc):
                 raise self._lost() from None
             raise
+
+    def _run_many(self, what: str, calls: list[tuple[str, list[str], list[Any]]]) -> list[Any]:
+        """Several guarded scripts (:meth:`_run`'s) in one pipeline, by their SHA (redis-py's own
+        pipelined scripts ask ``SCRIPT EXISTS`` first: a second round trip). A Redis that
+        restarted has forgotten them: a step it refuses so is loaded and run again, in order."""
+        scripts = [self._script(source) for source, _, _ in calls]
+        for source in {source for source, _, _ in calls}:
+            if self._script(source).sha not in self._loaded:  # once per script and process: a pipeline can't
+                self._loaded.add(str(self._call("SCRIPT LOAD", partial(self._redis.script_load, source))))
+
+        def send() -> list[Any]:
+            pipe = self._redis.pipeline(transaction=False)
+            for script, (_, keys, args) in zip(scripts, calls):
+                pipe.evalsha(script.sha, len(keys) + 1, self._marker, *keys, self.store_id, *args)
+            return pipe.execute(raise_on_error=False)
+
+        answers = self._call(what, send)
+        done = []
+        for (source, keys, args), answer in zip(calls, answers):
+            if isinstance(answer, self._no_script):  # a Redis that restarted: Script() loads it again
+                answer = self._run(what, source, keys, args)
+            elif isinstance(answer, Exception):
+                if "STORE_LOST" in str(answer):
+                    raise self._lost()
+                raise StateStoreError(f"state store {self.uri}: {what} failed: {answer}")
+            done.append(answer)
+        return done
+
+    def _script(self, source: str) -> Any:
+        script = self._scripts.get(source)
+        if script is None:
+            script = self._scripts[source] = self._redis.register_script(source)
+        return script
 
     def _lost(self) -> StateStoreError:
         return self.failed(
@@ -391,9 +441,7 @@ class RedisStore(StateStore):
         ttl: float | None = None,
         fsync: bool = True,
     ) -> Updated:
-        argv = [json.dumps(list(args)), _ms(ttl) or ""]
-        result, raw, now = self._run(operation.name, script_for(operation), [self._key(namespace, key)], argv)
-        return Updated(float(result), _decode_object(raw), float(now))
+        return self.update_all(namespace, (key,), operation, args, ttl, fsync)
 
     def update_all(
         self,
@@ -404,16 +452,27 @@ class RedisStore(StateStore):
         ttl: float | None = None,
         fsync: bool = True,
     ) -> Updated:
-        if len(keys) == 1 and not operation.indexed:
-            return self.update(namespace, keys[0], operation, args, ttl, fsync)
-        argv = [json.dumps(list(args)), _ms(ttl) or ""]
-        full = [self._key(namespace, key) for key in keys]
-        result, raw, now = self._run(operation.name, script_for_all(operation), full, argv)
-        return Updated(float(result), _decode_object(raw), float(now))
+        source, full, argv = self._script_call(Step(namespace, tuple(keys), operation, tuple(args), ttl))
+        return _updated(self._run(operation.name, source, full, argv))
+
+    def update_batch(self, steps: Sequence[Step], fsync: bool = True) -> list[Updated]:
+        """Every step's script in one pipeline: one round trip, each step atomic, in order."""
+        if len(steps) == 1:
+            step = steps[0]
+            return [self.update_all(step.namespace, step.keys, step.operation, step.args, step.ttl, fsync)]
+        calls = [self._script_call(step) for step in steps]
+        return [_updated(answer) for answer in self._run_many("+".join(s.operation.name for s in steps), calls)]
+
+    def _script_call(self, step: Step) -> tuple[str, list[str], list[Any]]:
+        """The script that runs ``step``, its keys and its args (one key: :func:`script_for`)."""
+        argv = [json.dumps(list(step.args)), _ms(step.ttl) or ""]
+        full = [self._key(step.namespace, key) for key in step.keys]
+        if len(full) == 1 and not step.operation.indexed:
+            return script_for(step.operation), full, argv
+        return script_for_all(step.operation), full, argv
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
-        encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-        return bool(self._run("SET NX", _SET, [self._key(namespace, key)], [_ms(ttl) or "", "NX", encoded]))
+        return bool(self._run("SET NX", _SET, [self._key(namespace, key)], ["NX", _encode(value), _ms(ttl) or ""]))
 
     def now(self) -> float:
         seconds, micros = self._call("TIME", self._redis.time)
@@ -462,3 +521,13 @@ def _decode_object(raw: str) -> dict[str, Any]:
     """cjson encodes an empty table as ``{}`` and JSON null as ``null``: both are fine here."""
     value = json.loads(raw) if raw else {}
     return value if isinstance(value, dict) else {}
+
+
+def _encode(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _updated(answer: Any) -> Updated:
+    """An operation script's answer: ``[result, the first entry after it, the store's now]``."""
+    result, raw, now = answer
+    return Updated(float(result), _decode_object(raw), float(now))

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .base import Operation, StateStore, StateStoreError, StoreLost, StoreRefused, Updated
+from .base import Entry, Operation, StateStore, StateStoreError, Step, StoreLost, StoreRefused, Updated, entry_ttl
 
 T = TypeVar("T")
 
@@ -210,21 +210,23 @@ class SqliteStore(StateStore):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         self.set_many([(namespace, key, value)], ttl)
 
-    def set_many(self, entries: Sequence[tuple[str, str, Any]], ttl: float | None = None) -> None:
+    def set_many(self, entries: Sequence[Entry], ttl: float | None = None) -> None:
         """One transaction, fsynced unless every namespace is in :data:`SYNC_BY_NAMESPACE`."""
         rows = [
-            (namespace, key, json.dumps(value, separators=(",", ":"), ensure_ascii=False))
-            for namespace, key, value in entries
+            (entry[0], entry[1], json.dumps(entry[2], separators=(",", ":"), ensure_ascii=False), entry_ttl(entry, ttl))
+            for entry in entries
         ]
         if not rows:
             return
-        modes = {SYNC_BY_NAMESPACE.get(namespace, FULL) for namespace, _, _ in rows}
+        modes = {SYNC_BY_NAMESPACE.get(namespace, FULL) for namespace, *_ in rows}
         sync = FULL if FULL in modes else NORMAL if NORMAL in modes else OFF
         with self._transaction(sync) as now:
-            expires = None if ttl is None else now + ttl
             self._db.executemany(
                 UPSERT,
-                [(self.identity, namespace, key, encoded, expires, now) for namespace, key, encoded in rows],
+                [
+                    (self.identity, namespace, key, encoded, None if expiry is None else now + expiry, now)
+                    for namespace, key, encoded, expiry in rows
+                ],
             )
 
     def delete(self, namespace: str, key: str) -> None:
@@ -278,23 +280,32 @@ class SqliteStore(StateStore):
         ttl: float | None = None,
         fsync: bool = True,
     ) -> Updated:
+        return self.update_batch([Step(namespace, tuple(keys), operation, tuple(args), ttl)], fsync)[0]
+
+    def update_batch(self, steps: Sequence[Step], fsync: bool = True) -> list[Updated]:
+        """Every step in one ``BEGIN IMMEDIATE`` transaction: all or nothing."""
         with self._transaction(FULL if fsync else NORMAL) as now:
-            self.counts["keys_read"] += len(keys)
-            found = [self._read(namespace, key, now) for key in keys]
-            changed = [
-                operation.python(
-                    value if isinstance(value, dict) else {}, now, *((i,) if operation.indexed else ()), *args
-                )
-                for i, (value, _) in enumerate(found)
-            ]
-            result = max(float(r) for r, _ in changed)
-            if all(new is not None for _, new in changed):
-                for key, (_, expires), (_, new) in zip(keys, found, changed):
-                    self._upsert(namespace, key, new, now, ttl, expires)
-                first = changed[0][1]
-            else:
-                first = found[0][0]
-            return Updated(result, first if isinstance(first, dict) else {}, now)
+            return [self._update(step, now) for step in steps]
+
+    def _update(self, step: Step, now: float) -> Updated:
+        """One step inside the open transaction (:meth:`StateStore.update_all`'s rule)."""
+        namespace, keys, operation = step.namespace, step.keys, step.operation
+        self.counts["keys_read"] += len(keys)
+        found = [self._read(namespace, key, now) for key in keys]
+        changed = [
+            operation.python(
+                value if isinstance(value, dict) else {}, now, *((i,) if operation.indexed else ()), *step.args
+            )
+            for i, (value, _) in enumerate(found)
+        ]
+        result = max(float(r) for r, _ in changed)
+        if all(new is not None for _, new in changed):
+            for key, (_, expires), (_, new) in zip(keys, found, changed):
+                self._upsert(namespace, key, new, now, step.ttl, expires)
+            first = changed[0][1]
+        else:
+            first = found[0][0]
+        return Updated(result, first if isinstance(first, dict) else {}, now)
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         with self._transaction(SYNC_BY_NAMESPACE.get(namespace, FULL)) as now:

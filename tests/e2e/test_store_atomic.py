@@ -601,3 +601,64 @@ def test_a_lease_whose_answer_was_lost_is_still_the_takers(redis_server):
         assert token is not None, "the claim's own lease was taken for another fetch"
         assert leases.holds(store_at(redis_server.url), "fetched", "http://a/lost-reply", token)
         assert leases.take(store_at(redis_server.url), "fetched", "http://a/lost-reply", "crawl-2") is None
+
+
+def test_a_kept_settle_rides_on_the_next_reservation(uri):
+    """A settle kept for later (``Ledger.defer``) costs no round trip of its own: it is written
+    first, in the next operation's round trip (one sqlite transaction, one Redis pipeline), and
+    a pause kept with it is not lost either."""
+    store = store_at(uri)
+    ledger = Ledger(store, "pacing")
+    ledger.defer("warm.test", {"last_start": 0.0}, ttl=61)
+    ledger.reserve("a.test", interval=1.0, ttl=61)  # (Redis loads each script once per process)
+    before = _round_trips(store)
+    ledger.defer("a.test", {"last_start": 0.0}, {"adaptive": 0.25}, ttl=61)
+    ledger.defer("c.test", {"not_before": 30.0}, ttl=91)
+    assert _round_trips(store) == before and ledger.pending == 2, "kept, not written"
+    assert "adaptive" not in store.get("pacing", "a.test")
+    settled, before = ledger.now(), _round_trips(store)
+    taken = ledger.reserve("b.test", interval=1.0, ttl=61)
+    assert taken.wait == 0 and ledger.pending == 0 and _round_trips(store) - before == 1
+    entry = store.get("pacing", "a.test")
+    assert entry["adaptive"] == 0.25 and entry["last_start"] == pytest.approx(settled, abs=0.05)
+    assert store.get("pacing", "c.test")["not_before"] == pytest.approx(settled + 30.0, abs=0.5)
+    assert ledger.reserve("c.test", interval=1.0, ttl=61).wait > 29, "the kept pause holds"
+
+
+def test_a_kept_settle_is_written_by_flush_and_kept_while_the_store_is_away(redis_server):
+    """``flush`` writes what was kept, in one round trip; while Redis is down the kept advances
+    stay kept (never lost) and go with the first operation that reaches it."""
+    import redis
+
+    redis.Redis.from_url(redis_server.url).flushdb()
+    store = store_at(redis_server.url)
+    ledger = Ledger(store, "pacing")
+    ledger.defer("warm.test", {"last_start": 0.0}, ttl=61)
+    ledger.flush()  # one advance alone: one script (loaded once per process)
+    for n in range(3):
+        ledger.defer(f"h{n}.test", {"last_start": 0.0}, ttl=61)
+    before = store.round_trips
+    ledger.flush()
+    assert store.round_trips - before == 1 and ledger.pending == 0
+    assert all(store.get("pacing", f"h{n}.test")["last_start"] for n in range(3))
+    ledger.defer("down.test", {"last_start": 0.0}, ttl=61)
+    redis_server.stop()
+    try:
+        with pytest.raises(StoreUnavailable):
+            ledger.flush()
+        assert ledger.pending == 1
+    finally:
+        redis_server.start()
+    ledger.reserve("other.test", interval=1.0, ttl=61)
+    assert ledger.pending == 0 and store.get("pacing", "down.test")["last_start"]
+
+
+def test_set_many_gives_each_entry_its_own_expiry(uri):
+    """R8's record (the refetch interval) and R7's validators (30 days) in one write."""
+    store = store_at(uri)
+    before = _round_trips(store)
+    store.set_many([("fetched", "u", 1.0, 0.5), ("validators", "u", {"etag": '"x"'}, 3600.0), ("other", "u", 2)], 1.0)
+    assert _round_trips(store) - before == 1
+    time.sleep(0.7)
+    assert store.get("fetched", "u") is None, "its own short expiry"
+    assert store.get("validators", "u") == {"etag": '"x"'} and store.get("other", "u") == 2
