@@ -180,7 +180,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                     # answer ends a run of timeouts at the pacing gate, which sees it is one.
                     # Written with the next reservation while the host lease holds the host.
                     with suppress(StoreUnavailable):
-                        self.politeness.settle(host, answered=False, held_until=send.held_until())
+                        self.politeness.settle(host, answered=False, held_until=lease.until)
         finally:
             self.lock.release()
 

@@ -121,6 +121,8 @@ class Delivery:
         self.store = context.get(open_crawl_store)
         self.crawl = context.crawl_id
         self.listeners: list[Listener] = []
+        #: ``(response, entry) -> bool``: takes a row to write with the answer's record (:meth:`with_answer`)
+        self.record_with_answer: Callable[[Any, tuple[str, str, Any, float | None]], bool] | None = None
         #: The first output failure, worded: from then on every item is kept.
         self.failure: str | None = None
         self.spider = getattr(crawler.spidercls, "name", None) or "spider"
@@ -151,6 +153,13 @@ class Delivery:
 
     def listen(self, listener: Listener) -> None:
         self.listeners.append(listener)
+
+    def with_answer(self, response: Any, entry: tuple[str, str, Any, float | None]) -> bool:
+        """Hand ``entry`` (a store row a listener writes for an item delivered now) to the record
+        of the answer that yielded it, when that record is written next (one round trip for
+        both); False: the listener writes it. R8's record keeper answers
+        (:attr:`record_with_answer`)."""
+        return self.record_with_answer is not None and self.record_with_answer(response, entry)
 
     def stored_at_close(self) -> bool:
         """A feed of this crawl stores its file only when its slot closes (S3, FTP, GCS): an item

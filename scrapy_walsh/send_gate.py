@@ -81,8 +81,6 @@ class Send:
     #: ``time.monotonic()`` before the reservation's round trip
     began: float
     written: bool = False
-    #: the start was stamped again at the write (:meth:`before_write`), which ended the lease
-    confirmed: bool = False
     refusal: NotWritten | None = None
     _renewal: DelayedCall | None = field(default=None, repr=False)
 
@@ -104,11 +102,6 @@ class Send:
             pass  # unavailable: the lease lapses unless a later renewal reaches the store
         self.start()
 
-    def held_until(self) -> float | None:
-        """Until when (the store's clock) the host lease still keeps every other process off
-        the host; None once the write's confirmation ended it."""
-        return None if self.confirmed else self.lease.until
-
     def stop(self) -> None:
         if self._renewal is not None and self._renewal.active():
             self._renewal.cancel()
@@ -122,7 +115,6 @@ class Send:
         self.stop()
         if time.monotonic() - self.began <= FAST_WRITE:
             return  # the reservation is the send
-        self.confirmed = True
         try:
             wait = self.politeness.confirm(self.host, self.lease)
         except StateStoreError as exc:

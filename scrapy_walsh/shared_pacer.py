@@ -212,6 +212,8 @@ class SharedPacer:
             lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, ttl=interval + KEEP
         )
         self._adopt(host, done)
+        if not done.wait:
+            lease.until = done.now + interval + self.pacer.margin  # the start stamped now keeps the host
         return done.wait
 
     def renew(self, host: str, lease: Lease) -> bool:
@@ -417,7 +419,9 @@ class SharedPacer:
 @dataclass
 class Lease:
     """A slot taken with its host lease (:meth:`SharedPacer.reserve_to_send`): the keys it holds,
-    how, and until when (the store's clock); ``wait`` > 0: nothing was taken."""
+    how, and until when (the store's clock) no other process may start the host (the lease's end;
+    once :meth:`SharedPacer.confirm` stamped the start again, the next slot after it); ``wait`` > 0:
+    nothing was taken."""
 
     token: str
     keys: list[str]

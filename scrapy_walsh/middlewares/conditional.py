@@ -14,7 +14,7 @@ next run unconditionally: a ``304`` would give it nothing to deliver.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import admission, request_meta
 from ..context import CrawlContext
@@ -46,8 +46,12 @@ class ConditionalMiddleware(StatefulGate):
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if admission.own_fetch_kind(request) is not None or request.method not in ("GET", "HEAD"):
             return
-        saved = self.store.get(NAMESPACE, canonical_url(request.url))
-        if not saved:
+        # read with R8's claim, the next gate out: one round trip for both
+        self.answers.read_with_claim(request, NAMESPACE, canonical_url(request.url), self._send_validators)
+
+    def _send_validators(self, request: Request, saved: Any) -> None:
+        """The stored validators of the request's target, as conditional headers."""
+        if not isinstance(saved, dict) or not saved:
             return
         sent = False
         if saved.get("etag") and b"If-None-Match" not in request.headers:

@@ -53,7 +53,7 @@ from __future__ import annotations
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -120,6 +120,15 @@ class Answer:
     then: tuple[tuple[str, str, Any, float | None], ...] = ()
 
 
+@dataclass(frozen=True)
+class Rider:
+    """A read that rides on a request's R8 claim (:meth:`Answers.read_with_claim`)."""
+
+    namespace: str
+    key: str
+    apply: Callable[[Request, Any], None]
+
+
 @dataclass
 class Waiting:
     """An answer waiting for its callback's output and for each item it yielded."""
@@ -155,6 +164,9 @@ class Answers:
         #: the two ends the last attempt waits for when a feed is stored at its slot's close
         self.spider_done = self.feeds_closed = False
         self.delivery = CrawlContext.of(crawler).get(Delivery)
+        #: reads a gate before R8's asked for a request, made in its claim's round trip
+        #: (:meth:`read_with_claim`); the value never holds the request (a weak key)
+        self.riders: weakref.WeakKeyDictionary[Request, list[Rider]] = weakref.WeakKeyDictionary()
         # listening from the engine's start: after R7's dedup, which records the item first
         crawler.signals.connect(self.engine_started, signal=signals.engine_started)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
@@ -162,6 +174,15 @@ class Answers:
 
     def engine_started(self) -> None:
         self.delivery.listen(self.item_done)
+        self.delivery.record_with_answer = self.with_last_item
+
+    def read_with_claim(
+        self, request: Request, namespace: str, key: str, apply: Callable[[Request, Any], None]
+    ) -> None:
+        """Read ``key`` of ``namespace`` for ``request`` in the round trip of its R8 claim, and
+        call ``apply(request, value)`` (None: nothing stored) before the request leaves R8's gate,
+        claim or not (a gate on the way out before it: R7's validators)."""
+        self.riders.setdefault(request, []).append(Rider(namespace, key, apply))
 
     def record(self, answer: Answer) -> None:
         """The answer's time replaces the lease, with what waits for it (R7's validators): one
@@ -179,6 +200,16 @@ class Answers:
             return False
         self.pending[answer.target] = replace(answer, then=(*answer.then, entry))
         return True
+
+    def with_last_item(self, response: Any, entry: tuple[str, str, Any, float | None]) -> bool:
+        """Write ``entry`` in the record of ``response``'s answer when that record is written now:
+        the item being told is the answer's last and every earlier one was kept (R7's row that
+        says it is emitted, one round trip with the record). False otherwise (the caller writes
+        it): an earlier item's row never waits for a later one, which a crash may never bring."""
+        state = self.outstanding.get(response) if response is not None else None
+        if state is None or not state.exhausted or state.unkept or state.items != 1 or self.delivery.stored_at_close():
+            return False
+        return self.then(response, entry)
 
     def _write_unrecorded(self) -> None:
         while self.unrecorded:
@@ -275,6 +306,9 @@ class Answers:
         if self.unrecorded:
             targets = ", ".join(sorted(self.unrecorded)[:3]) + (", ..." if len(self.unrecorded) > 3 else "")
             what = f"{len(self.unrecorded)} answered target(s) not recorded as fetched (R8: {targets})"
+            rows = sum(len(answer.then) for answer in self.unrecorded.values())
+            if rows:
+                what += f", nor {rows} record(s) written with them (R7's validators and emitted items)"
             faults.unrecorded(self.crawler, what, self.why)
 
 
@@ -360,14 +394,22 @@ class FrequencyMiddleware(StatefulGate):
         crawler.signals.connect(self.answer_refused, signal=answer_refused)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        self._gate(request)  # raises when the target was fetched within the interval
+        riders = self.answers.riders.pop(request, [])
+        found = self._gate(request, riders)  # raises when the target was fetched within the interval
+        if riders:
+            if found is None:  # no claim was taken here: read on their own
+                found = [self.store.get(rider.namespace, rider.key) for rider in riders]
+            for rider, value in zip(riders, found):
+                rider.apply(request, value)
         admission.stamp(request, admission.FREQUENCY)
 
-    def _gate(self, request: Request) -> None:
+    def _gate(self, request: Request, riders: list[Rider]) -> list[Any] | None:
+        """R8's gate: raises when the target was fetched within the interval; the values of
+        ``riders`` when they came with the claim."""
         if self.interval <= 0 or admission.own_fetch_kind(request) is not None:
-            return
+            return None
         if self._claim(request) is not None:
-            return  # a redirect hop, retry or requeue of the fetch under way
+            return None  # a redirect hop, retry or requeue of the fetch under way
         target = target_of(request)
         now = time.time()
         last = targets.legacy_record(self.store, NAMESPACE, request.url)  # a store written by an earlier version
@@ -377,17 +419,19 @@ class FrequencyMiddleware(StatefulGate):
                 # find the target leased by a request that is never sent)
                 last = self.store.get(NAMESPACE, target)
             else:
-                lease = leases.take(self.store, NAMESPACE, target, self.crawl, min(leases.LEASE_TTL, self.interval))
+                ttl = min(leases.LEASE_TTL, self.interval)
+                reads = [(rider.namespace, rider.key) for rider in riders]
+                lease, found = leases.take_reading(self.store, NAMESPACE, target, self.crawl, ttl, reads)
                 if lease is not None:
                     admission.seal_claim(self.crawler, request, target, lease)
-                    return
+                    return found
                 # the lease is the atomic form of policy.gates.recently_fetched: it fails while a
                 # record younger than the interval (its TTL) exists, or a live crawl sends it now
                 last = self.store.get(NAMESPACE, target)
         if leases.is_lease(last):
             last = last["at"]  # being fetched now, by a crawl that runs
         if CrawlContext.of(self.crawler).dry_run and not recently_fetched(last, now, self.interval):
-            return
+            return None
         reason = recently_fetched_reason(last, now, self.interval)
         refuse(self.crawler, RecentlyFetched(SKIPPED, reason, request.url, fetched_at=last, **self._by(target)))
 

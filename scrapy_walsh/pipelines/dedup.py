@@ -156,6 +156,8 @@ class DedupPipeline:
             return
         if self.delivery.stored_at_close():
             self.delivered.append(key)
+        elif self.delivery.with_answer(response, (self.namespace, key, time.time(), None)):
+            del self.pending[key]  # written with its page's R8 record, next
         else:
             self._emitted([key])
 

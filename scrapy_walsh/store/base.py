@@ -163,6 +163,13 @@ class StateStore(ABC):
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         """Store ``value`` only if ``key`` holds no live value; ``True`` if this call stored it."""
 
+    def claim_reading(
+        self, namespace: str, key: str, value: Any, ttl: float | None, reads: Sequence[tuple[str, str]]
+    ) -> tuple[bool, list[Any]]:
+        """:meth:`claim`, and the values of ``reads`` (``(namespace, key)``; None when missing)
+        read in the same round trip: what a request's gates read is asked with its claim."""
+        return self.claim(namespace, key, value, ttl), [self.get(n, k) for n, k in reads]
+
     @abstractmethod
     def update(
         self,

@@ -32,6 +32,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from ..policy.vocabulary import Namespace
@@ -140,7 +141,20 @@ _UNSURE: dict[tuple[str, str], str] = {}
 
 def take(store: StateStore, namespace: str, key: str, crawl: str, ttl: float = LEASE_TTL) -> str | None:
     """Lease ``key`` for ``crawl``: the lease's token, or None when a record (it happened) or
-    the lease of a live crawl holds it. One store call when the key is free.
+    the lease of a live crawl holds it (:func:`take_reading`, nothing read)."""
+    return take_reading(store, namespace, key, crawl, ttl)[0]
+
+
+def take_reading(
+    store: StateStore,
+    namespace: str,
+    key: str,
+    crawl: str,
+    ttl: float = LEASE_TTL,
+    reads: Sequence[tuple[str, str]] = (),
+) -> tuple[str | None, list[Any] | None]:
+    """:func:`take`, and the values of ``reads`` when they came with the claim (one store call
+    when the key is free); None when they did not (the caller reads them).
 
     A claim whose answer was lost (Redis killed as it answered: the lease may be written) is
     recognised by its token, whether the call retried it or a later take asks again: before, the
@@ -149,21 +163,22 @@ def take(store: StateStore, namespace: str, key: str, crawl: str, ttl: float = L
     token = f"{crawl}:{uuid.uuid4().hex[:16]}"
     lease = {"lease": token, "crawl": crawl, "at": time.time()}
     try:
-        if store.claim(namespace, key, lease, ttl=ttl):
-            return token
+        claimed, found = store.claim_reading(namespace, key, lease, ttl, reads)
+        if claimed:
+            return token, found
     except StoreUnavailable:
         _UNSURE[(namespace, key)] = token
         raise
     unsure = _UNSURE.pop((namespace, key), None)
     held = store.get(namespace, key)
     if held is None:  # expired between the two calls
-        return token if store.claim(namespace, key, lease, ttl=ttl) else None
+        return (token if store.claim(namespace, key, lease, ttl=ttl) else None), None
     if is_lease(held) and held["lease"] in (token, unsure):
-        return str(held["lease"])  # this claim's (or a lost one's) own lease: taken
+        return str(held["lease"]), None  # this claim's (or a lost one's) own lease: taken
     if not is_lease(held) or held.get("crawl") == crawl or alive(store, held.get("crawl")):
-        return None
+        return None, None
     done = store.update(namespace, key, TAKE_OVER, (held["lease"], lease), ttl)
-    return token if done.result else None
+    return (token if done.result else None), None
 
 
 def holds(store: StateStore, namespace: str, key: str, token: str) -> bool:

@@ -159,6 +159,20 @@ return 1
 """
 )
 
+#: ``claim_reading``: KEYS[2] set to ARGV[2] if it holds nothing (expiry ARGV[3], ms, '' for none),
+#: then the value of each of KEYS[3] ...: ``{1 or 0, value or nil, ...}``.
+_CLAIM_READ = (
+    _GUARD
+    + """
+local args = {KEYS[2], ARGV[2], 'NX'}
+if ARGV[3] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[3]) end
+local out = {0}
+if redis.call('SET', unpack(args)) then out[1] = 1 end
+for i = 3, #KEYS do out[i - 1] = redis.call('GET', KEYS[i]) end
+return out
+"""
+)
+
 #: ``delete``: KEYS[2].
 _DELETE = _GUARD + "\nredis.call('DEL', KEYS[2])\nreturn 1\n"
 
@@ -473,6 +487,14 @@ class RedisStore(StateStore):
 
     def claim(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> bool:
         return bool(self._run("SET NX", _SET, [self._key(namespace, key)], ["NX", _encode(value), _ms(ttl) or ""]))
+
+    def claim_reading(
+        self, namespace: str, key: str, value: Any, ttl: float | None, reads: Sequence[tuple[str, str]]
+    ) -> tuple[bool, list[Any]]:
+        """One script: the claim, then each read."""
+        keys = [self._key(namespace, key), *(self._key(n, k) for n, k in reads)]
+        answer = self._run("SET NX+GET", _CLAIM_READ, keys, [_encode(value), _ms(ttl) or ""])
+        return bool(answer[0]), [None if raw is None else json.loads(raw) for raw in answer[1:]]
 
     def now(self) -> float:
         seconds, micros = self._call("TIME", self._redis.time)

@@ -129,9 +129,12 @@ def test_two_projects_pacing_by_host_and_by_address_meet(project, demo_site, tmp
 
 
 def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, redis_server):
-    """The per-request cost stays bounded: each request's reservation covers its host
-    and address in one script, its lease is one ``SET NX``, its answer one ``MULTI``/``EXEC``,
-    an item's lease and row one each. Counted with a fleet's Redis (``walsh/store/round_trips``)."""
+    """The per-request cost stays bounded: each request's reservation covers its host and
+    address in one script, with the previous answer's settle in its round trip; its R8 lease is one
+    script that also reads R7's validators; its item's lease one; its answer's record, with the
+    validators and the item's row, one. About 4 per page, plus the crawl's own (its robots.txt,
+    the blocklist, its registration, the sealing key) and a confirmation for a request written
+    late. Counted with a fleet's Redis (``walsh/store/round_trips``): 8.7 per request before."""
     import redis
 
     redis.Redis.from_url(redis_server.url).flushdb()
@@ -145,7 +148,7 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
         f"round trips: {trips} for {sent} requests ({pages} pages, {len(items)} items): {trips / sent:.2f} per request"
     )
     assert pages == 12
-    assert trips / sent <= 9.0
+    assert trips / sent <= 6.5
 
 
 def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):
