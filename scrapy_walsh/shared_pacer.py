@@ -260,7 +260,9 @@ class SharedPacer:
         keys, ttl = self.own(host), self.pacer.interval(host) + KEEP
         if held_until is not None and held_until - now > FLUSH_LEAD:
             self._flush_by(held_until - FLUSH_LEAD)
-            return self._adopt(host, self.ledger.defer(keys, {"last_start": 0.0}, self._own(host), ttl=ttl))
+            return self._adopt(
+                host, self.ledger.advance(keys, {"last_start": 0.0}, self._own(host), ttl=ttl, later=True)
+            )
         return self._adopt(host, self.ledger.advance(keys, {"last_start": 0.0}, self._own(host), ttl=ttl))
 
     def _flush_by(self, when: float) -> None:

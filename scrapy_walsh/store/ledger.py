@@ -29,7 +29,7 @@ An advance that cannot reach the store (:class:`~scrapy_walsh.store.base.StoreUn
 is not lost: it is kept, with its times made absolute, and written before this process's
 next reservation, which cannot happen before the store is back. A reservation is never
 kept or guessed: it raises, and the request waits. A settle may also be kept on purpose
-(:meth:`Ledger.defer`): every operation writes the kept advances first, in the same round trip
+(:meth:`Ledger.advance` ``later``): every operation writes the kept advances first, in the same round trip
 (:meth:`~scrapy_walsh.store.base.StateStore.update_batch`), so a settle costs none of its own.
 """
 
@@ -438,28 +438,21 @@ class Ledger:
         offsets: dict[str, float],
         assign: dict[str, Any] | None = None,
         ttl: float | None = None,
+        later: bool = False,
     ) -> Reservation:
         """Raise each field of ``offsets`` to ``now + offset`` and set ``assign``. When the
-        store is unavailable, the advance is kept for later and applied to the answer only."""
-        try:
-            # a pause (R5, up to an hour) is fsynced; a settle only moves the interval's start
-            return self._run(key, ADVANCE, (offsets, assign or {}), ttl, fsync="not_before" in offsets)
-        except StoreUnavailable:
-            return self.defer(key, offsets, assign, ttl)
-
-    def defer(
-        self,
-        key: str | Sequence[str],
-        offsets: dict[str, float],
-        assign: dict[str, Any] | None = None,
-        ttl: float | None = None,
-    ) -> Reservation:
-        """:meth:`advance`, kept and written with this ledger's next operation, in its round
+        store is unavailable, the advance is kept for later and applied to the answer only.
+        ``later``: kept on purpose, and written with this ledger's next operation, in its round
         trip (or by :meth:`flush`): for a settle, which only moves the start of the interval
         after an answer (R4 counts from the reservation, which was written before the request
-        left). The answer is the local one, as for an advance the store did not take."""
-        keys = [key] if isinstance(key, str) else list(key)
-        kept = [self._keep(k, offsets, assign or {}, ttl) for k in keys]
+        left)."""
+        if not later:
+            try:
+                # a pause (R5, up to an hour) is fsynced; a settle only moves the interval's start
+                return self._run(key, ADVANCE, (offsets, assign or {}), ttl, fsync="not_before" in offsets)
+            except StoreUnavailable:
+                pass
+        kept = [self._keep(k, offsets, assign or {}, ttl) for k in ([key] if isinstance(key, str) else key)]
         return kept[0]
 
     def flush(self) -> None:

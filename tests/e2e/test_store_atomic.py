@@ -604,16 +604,16 @@ def test_a_lease_whose_answer_was_lost_is_still_the_takers(redis_server):
 
 
 def test_a_kept_settle_rides_on_the_next_reservation(uri):
-    """A settle kept for later (``Ledger.defer``) costs no round trip of its own: it is written
+    """A settle kept for later (``Ledger.advance(later=True)``) costs no round trip of its own: it is written
     first, in the next operation's round trip (one sqlite transaction, one Redis pipeline), and
     a pause kept with it is not lost either."""
     store = store_at(uri)
     ledger = Ledger(store, "pacing")
-    ledger.defer("warm.test", {"last_start": 0.0}, ttl=61)
+    ledger.advance("warm.test", {"last_start": 0.0}, ttl=61, later=True)
     ledger.reserve("a.test", interval=1.0, ttl=61)  # (Redis loads each script once per process)
     before = _round_trips(store)
-    ledger.defer("a.test", {"last_start": 0.0}, {"adaptive": 0.25}, ttl=61)
-    ledger.defer("c.test", {"not_before": 30.0}, ttl=91)
+    ledger.advance("a.test", {"last_start": 0.0}, {"adaptive": 0.25}, ttl=61, later=True)
+    ledger.advance("c.test", {"not_before": 30.0}, ttl=91, later=True)
     assert _round_trips(store) == before and ledger.pending == 2, "kept, not written"
     assert "adaptive" not in store.get("pacing", "a.test")
     settled, before = ledger.now(), _round_trips(store)
@@ -633,15 +633,15 @@ def test_a_kept_settle_is_written_by_flush_and_kept_while_the_store_is_away(redi
     redis.Redis.from_url(redis_server.url).flushdb()
     store = store_at(redis_server.url)
     ledger = Ledger(store, "pacing")
-    ledger.defer("warm.test", {"last_start": 0.0}, ttl=61)
+    ledger.advance("warm.test", {"last_start": 0.0}, ttl=61, later=True)
     ledger.flush()  # one advance alone: one script (loaded once per process)
     for n in range(3):
-        ledger.defer(f"h{n}.test", {"last_start": 0.0}, ttl=61)
+        ledger.advance(f"h{n}.test", {"last_start": 0.0}, ttl=61, later=True)
     before = store.round_trips
     ledger.flush()
     assert store.round_trips - before == 1 and ledger.pending == 0
     assert all(store.get("pacing", f"h{n}.test")["last_start"] for n in range(3))
-    ledger.defer("down.test", {"last_start": 0.0}, ttl=61)
+    ledger.advance("down.test", {"last_start": 0.0}, ttl=61, later=True)
     redis_server.stop()
     try:
         with pytest.raises(StoreUnavailable):
