@@ -237,3 +237,21 @@ def test_a_worker_whose_clock_is_slow_does_not_wait_for_it(tmp_path):
     gaps = gaps_by_host([r for r in seen if r["host_key"] == "open"])
     assert min(g for host_gaps in gaps.values() for g in host_gaps) >= 1.0 - CLOCK_TOLERANCE
     assert page["status"] == 200
+
+
+def test_a_kept_settle_reaches_the_other_workers_before_they_may_start(tmp_path):
+    """Each answer's settle (the next interval counts from the answer) is kept and written with the
+    next reservation, or before the host lease ends: two workers taking turns on one host whose
+    pages answer after 0.5 s still leave a full interval after each answer, whoever sends next."""
+    latency = 0.5
+    with DemoSite(hosts=["open", "ops"]) as site, RedisServer(tmp_path / "redis") as redis_server:
+        project = fleet_project(tmp_path, site, redis_server.url)
+        urls = [site.url("open", f"/page/{i}?latency={latency}") for i in range(1, 9)]
+        workers = [start_worker(project, urls[k::2], k, tmp_path / f"w{k}.jsonl") for k in range(2)]
+        logs = [worker.communicate(timeout=180)[1] for worker in workers]
+        pages = sorted(r["mono"] for r in site.requests_for("open") if r["path"].startswith("/page/"))
+    for worker, log in zip(workers, logs):
+        assert worker.returncode == 0, log[-3000:]
+    assert len(pages) == 8
+    after_answers = [round(b - (a + latency), 3) for a, b in zip(pages, pages[1:])]
+    assert min(after_answers) >= 1.0 - CLOCK_TOLERANCE, after_answers
