@@ -99,7 +99,7 @@ def _download_entries(max_body_bytes: int) -> tuple[PresetEntry, ...]:
         PresetEntry(
             "DOWNLOAD_MAXSIZE",
             max_body_bytes,
-            "memory",
+            "hostile servers (bounded reads)",
             "`WALSH_MAX_BODY_BYTES` (Scrapy: 1 GiB): Scrapy stops reading, and decompressing, a body "
             "over it. The checkpoint gives every request its own bound.",
         ),
