@@ -38,6 +38,12 @@ COMPONENTS = (
 
 
 class Addon:
+    """The add-on: ``ADDONS = {"scrapy_walsh.Addon": 500}`` in a project's ``settings.py``.
+
+    It writes the ``WALSH_*`` defaults and the preset, places the gates and the checkpoint, and
+    refuses to start a crawl whose settings would break a MUST, naming the setting.
+    """
+
     def update_settings(self, settings: BaseSettings) -> None:
         clean_refusal.install()  # a refusal below is reported as its reasons, never as a traceback
         for setting in WALSH_SETTINGS:

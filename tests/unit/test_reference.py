@@ -114,3 +114,25 @@ def test_readme_is_a_short_front_page_with_live_links():
     assert 'ADDONS = {"scrapy_walsh.Addon": 500}' in text
     for target in re.findall(r"\]\(([^)#]+\.md)\)", text):
         assert (REPO / target).exists() or target == "docs/index.md", target
+
+
+def test_the_readme_first_screen_says_what_a_crawl_sends_and_how_to_start():
+    """A newcomer reads the first 40 lines: the identity and how to change it, the specification,
+    the install and the two commands, and where to look when something is unexpected."""
+    from scrapy_walsh.settings import BLOCKLIST_URL, ROBOTS_TOKEN, USER_AGENT
+
+    first = "\n".join((REPO / "README.md").read_text().splitlines()[:40])
+    for needed in (
+        USER_AGENT,
+        f"`{ROBOTS_TOKEN}`",
+        BLOCKLIST_URL,
+        "WALSH_USER_AGENT",
+        "WALSH_ROBOTS_TOKEN",
+        "WALSH_BLOCKLIST_URL",
+        "(docs/specification.md)",
+        "pip install ",
+        "make demo",
+        "make test",
+        "(docs/troubleshooting.md)",
+    ):
+        assert needed in first, needed
