@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import pprint
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -251,6 +252,83 @@ def _inside(node: Any, kinds: tuple[type, ...]) -> bool:
     return False
 
 
+#: glossary section (its heading's anchor) -> how the pages write the term; case matters for MUST only
+GLOSSARY_TERMS: dict[str, str] = {
+    "declared-target": r"(?i:\bdeclared targets?\b)",
+    "ledger": r"(?i:\bledger\b)",
+    "checkpoint": r"(?i:\bcheckpoint\b)",
+    "lease": r"(?i:\bleases?\b)",
+    "verdict": r"(?i:\bverdicts?\b)",
+    "loosening": r"(?i:\bloosen(?:s|ing)?\b)",
+    "must": r"\bMUST(?: NOT)?\b",
+    "checklist": r"§ ?8\b|(?i:\bchecklist\b)",
+    "policy-model": r"(?i:\bseed 00[01]\b)",
+    "state-store": r"(?i:\bstate store\b)",
+    "fleet-mode": r"(?i:\bfleet mode\b)",
+    "preset": r"(?i:\bpreset\b)",
+    "operator-blocklist": r"(?i:\boperator blocklist\b)",
+    "journal": r"(?i:\bjournal\b)",
+    "backoff": r"(?i:\bbackoff\b)",
+    "r1-to-r9": r"\bR[1-9]\b",
+}
+GLOSSARY = "glossary"
+#: where a term is not linked: headings, code, links already, and the glossary's own definitions
+_NOT_LINKED = (nodes.title, nodes.literal, nodes.literal_block, nodes.reference, nodes.raw, addnodes.pending_xref)
+
+
+class GlossaryLinks(SphinxTransform):
+    """Links each glossary term, on its first use in a page, to its definition in the glossary.
+
+    The pages stay plain Markdown (a GitHub reader sees no markup), and a page written later
+    is linked without being edited. Each glossary heading is registered as a label,
+    ``glossary-<anchor>``, which the links resolve to.
+    """
+
+    default_priority = 701
+
+    def apply(self, **kwargs: Any) -> None:
+        std = self.env.get_domain("std")
+        if self.env.docname == GLOSSARY:
+            for section in self.document.findall(nodes.section):
+                anchor = section["ids"][0] if section["ids"] else ""
+                if anchor in GLOSSARY_TERMS:
+                    label = f"glossary-{anchor}"
+                    std.anonlabels[label] = (GLOSSARY, anchor)
+                    std.labels[label] = (GLOSSARY, anchor, section[0].astext())
+            return
+        if self.env.docname == "changelog":
+            return
+        pending = dict(GLOSSARY_TERMS)
+        for text in list(self.document.findall(nodes.Text)):
+            if not pending:
+                return
+            if _inside(text, _NOT_LINKED):
+                continue
+            _link_first_uses(text, pending, self.env.docname)
+
+
+def _link_first_uses(text: nodes.Text, pending: dict[str, str], docname: str) -> None:
+    """Splits ``text`` around the first use of each term still pending, each use a glossary link."""
+    value, parent, parts = str(text), text.parent, []
+    while pending:
+        found = [(m.start(), m.end(), anchor) for anchor, rx in pending.items() if (m := re.search(rx, value))]
+        if not found:
+            break
+        start, end, anchor = min(found)
+        del pending[anchor]
+        xref = addnodes.pending_xref(
+            "", refdomain="std", reftype="ref", reftarget=f"glossary-{anchor}", refexplicit=True, refwarn=True
+        )
+        xref["refdoc"] = docname
+        xref += nodes.inline(value[start:end], value[start:end], classes=["glossary-term"])
+        parts += [nodes.Text(value[:start]), xref]
+        value = value[end:]
+    if parts:
+        parts.append(nodes.Text(value))
+        index = parent.index(text)
+        parent[index : index + 1] = parts
+
+
 def _unknown_setting(app: Any, env: Any, node: Any, contnode: Any) -> None:
     """A ``{setting}`` role naming no setting fails the build (``-W``) instead of printing plain text."""
     if node.get("reftype") == "setting":
@@ -264,5 +342,6 @@ def setup(app: Any) -> dict[str, Any]:
     # Scrapy's docs/_ext/scrapydocs.py registers the same type: {setting}`NAME` links to NAME's section.
     app.add_crossref_type(directivename="setting", rolename="setting", indextemplate="pair: %s; setting")
     app.add_transform(SettingLinks)
+    app.add_transform(GlossaryLinks)
     app.connect("missing-reference", _unknown_setting)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,85 @@
+"""The docs hold what they show: refusals point at sections that exist, and Python snippets compile.
+
+A message that sends the reader to ``docs/troubleshooting.md#section`` is useless when the section
+was renamed, and a snippet a reader pastes must at least be valid Python.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from scrapy_walsh.exceptions import _HINTS, HINTS, ConformanceError, Finding, Status
+from scrapy_walsh.policy.vocabulary import TROUBLESHOOTING
+
+from ..helpers import REPO
+
+DOCS = REPO / "docs"
+
+
+def anchor(heading: str) -> str:
+    """A heading's anchor as MyST and GitHub make it: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def headings(path: Path) -> set[str]:
+    return {anchor(m) for m in re.findall(r"^#{1,6} (.+)$", path.read_text(), re.MULTILINE)}
+
+
+def test_every_troubleshooting_section_the_code_names_exists():
+    sections = headings(REPO / TROUBLESHOOTING)
+    named = set()
+    for path in (REPO / "scrapy_walsh").rglob("*.py"):
+        named |= set(re.findall(r"""troubleshooting\(\s*["']([a-z0-9-]+)["']\s*\)""", path.read_text()))
+    for hint in HINTS.values():
+        named |= set(re.findall(re.escape(TROUBLESHOOTING) + r"#([a-z0-9-]+)", hint))
+    assert {"refused-at-start", "links-yield-nothing", "a-url-is-denied"} <= named, "the scan is broken"
+    assert named <= sections, f"not a heading of {TROUBLESHOOTING}: {sorted(named - sections)}"
+
+
+def test_a_refusal_at_start_names_the_troubleshooting_section():
+    error = ConformanceError(
+        [Finding("4", "R4", Status.FAIL, "CONCURRENT_REQUESTS", "CONCURRENT_REQUESTS=8 allows concurrent requests")]
+    )
+    assert str(error).endswith(f"what to do: {TROUBLESHOOTING}#refused-at-start")
+
+
+def test_every_denial_with_a_fix_names_its_troubleshooting_section():
+    for kind in _HINTS:
+        assert f"; see {TROUBLESHOOTING}#" in HINTS[kind], kind
+
+
+def python_blocks() -> list[tuple[str, int, str]]:
+    """Every fenced block marked ``python`` in README.md and docs/ (the build output left out)."""
+    blocks = []
+    pages = [REPO / "README.md", *(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)]
+    for page in pages:
+        lines = page.read_text().splitlines()
+        number = 0
+        while number < len(lines):
+            opening = re.match(r"^(\s*)(`{3,}|~{3,})\s*\{?(python|py|python3)\}?\s*$", lines[number])
+            number += 1
+            if not opening:
+                continue
+            indent, fence, start, body = opening.group(1), opening.group(2), number, []
+            while number < len(lines) and not lines[number].strip().startswith(fence):
+                body.append(lines[number][len(indent) :] if lines[number].startswith(indent) else lines[number])
+                number += 1
+            number += 1
+            blocks.append((str(page.relative_to(REPO)), start, "\n".join(body)))
+    return blocks
+
+
+def test_the_docs_have_python_blocks():
+    """A check over no blocks cannot fail."""
+    assert len(python_blocks()) > 20
+
+
+@pytest.mark.parametrize("page, line, source", python_blocks(), ids=lambda v: str(v)[:40])
+def test_every_python_block_compiles(page, line, source):
+    try:
+        compile(source, f"{page}:{line}", "exec")
+    except SyntaxError as exc:
+        pytest.fail(f"{page}:{line + (exc.lineno or 1) - 1}: {exc.msg}: {exc.text!r}")
