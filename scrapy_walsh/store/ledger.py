@@ -403,7 +403,7 @@ class Ledger:
         :func:`watched_key`) says how each is read and written; by default every key is owned.
         ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`)."""
         self._flush()
-        # crash-safe, not fsynced: docs/state-store.md "Durability"
+        # crash-safe, not fsynced: docs/state-store-durability.md
         if isinstance(key, str) and lease is None:
             return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
         keys = [key] if isinstance(key, str) else list(key)

@@ -83,3 +83,42 @@ def test_every_python_block_compiles(page, line, source):
         compile(source, f"{page}:{line}", "exec")
     except SyntaxError as exc:
         pytest.fail(f"{page}:{line + (exc.lineno or 1) - 1}: {exc.msg}: {exc.text!r}")
+
+
+def pages() -> list[Path]:
+    """README.md and every page of docs/ but the CHANGELOG's (the build output left out)."""
+    return [REPO / "README.md", *(p for p in sorted(DOCS.rglob("*.md")) if "_build" not in p.parts)]
+
+
+#: What a page says when it recounts history rather than explains: the CHANGELOG keeps the history.
+HISTORY = re.compile(
+    r"(?<!is )(?<!are )(?<!be )\bused to\b|\bat first\b|\bbefore this (?:stop|change)\b", re.IGNORECASE
+)
+
+
+def test_the_pages_explain_rather_than_recount_history():
+    found = [
+        f"{page.relative_to(REPO)}:{number}: {match.group(0)!r}"
+        for page in pages()
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        for match in HISTORY.finditer(line)
+    ]
+    assert not found, "say what is, and keep the history in CHANGELOG.md:\n" + "\n".join(found)
+
+
+#: Words that don't tell two titles apart: "Adding it to an existing project" reads as "Adding
+#: scrapy-walsh to an existing project".
+FILLER = {"a", "an", "the", "it", "its", "to", "of", "scrapywalsh", "your"}
+
+
+def test_every_page_has_a_title_of_its_own():
+    """The sidebar lists pages by title: two that read alike send a reader to the wrong one."""
+    titles: dict[str, str] = {}
+    for page in pages()[1:]:
+        first = page.read_text().lstrip().splitlines()[0] if page.read_text().strip() else ""
+        if not first.startswith("# "):
+            continue  # an include (the changelog page) takes its title from the file it includes
+        words = re.sub(r"[^a-z0-9 ]", "", first[2:].lower()).split()
+        title = " ".join(w for w in words if w not in FILLER)
+        assert title not in titles, f"{page.relative_to(REPO)} and {titles[title]} are both titled {first[2:]!r}"
+        titles[title] = str(page.relative_to(REPO))
