@@ -5,7 +5,8 @@ Scrapy settings (priority ``"addon"``), places every component of the package, a
 removes Scrapy's ``RobotsTxtMiddleware`` whatever ``ROBOTSTXT_OBEY`` says. It then
 audits the result and refuses to start on any setting that would break a MUST: the
 project's own values outrank the preset (that is Scrapy's priority order), so they
-may make the crawl stricter, never looser.
+may make the crawl stricter; only the loosening ``WALSH_*`` settings (docs/loosening.md)
+make it looser, each with a warning.
 """
 
 from __future__ import annotations

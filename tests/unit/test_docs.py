@@ -122,3 +122,20 @@ def test_every_page_has_a_title_of_its_own():
         title = " ".join(w for w in words if w not in FILLER)
         assert title not in titles, f"{page.relative_to(REPO)} and {titles[title]} are both titled {first[2:]!r}"
         titles[title] = str(page.relative_to(REPO))
+
+
+def test_the_quoted_refusal_is_the_one_a_crawl_prints():
+    """The pages quote the refusal of ``CONCURRENT_REQUESTS = 8``: each line of it as the add-on writes it."""
+    from scrapy.settings import Settings
+
+    from scrapy_walsh import Addon
+    from scrapy_walsh.commands.check import effective_settings
+    from scrapy_walsh.conformance import audit_settings
+
+    # the settings a crawl would get, audited as the add-on audits them at start (nothing installed)
+    settings, _ = effective_settings(Settings({"ADDONS": {Addon: 500}, "CONCURRENT_REQUESTS": 8}), None)
+    refused = ConformanceError(audit_settings(settings))
+    for page in ("existing-projects.md", "troubleshooting.md"):
+        text = (DOCS / page).read_text()
+        for line in str(refused).splitlines():
+            assert line.strip() in text, f"docs/{page} quotes another refusal than {line.strip()!r}"

@@ -68,6 +68,7 @@ def test_preset_page_lists_the_preset_and_every_component():
     from scrapy_walsh.addon import COMPONENTS
 
     page = reference.preset_page()
+    assert "never looser" not in page, "five WALSH_* settings can loosen: the page says which, not 'never'"
     for entry in preset(Settings()):
         assert f"\n## {entry.name}\n" in page
     for _, cls, _ in COMPONENTS:
