@@ -123,7 +123,7 @@ def stats_page() -> str:
         "# Stats\n\n"
         + GENERATED
         + "Every stat the package writes is under `walsh/`. `<name>` stands for one path segment.\n\n"
-        + _table(["Key", "Meaning"], ((f"`{s.key}`", s.meaning) for s in STATS))
+        + "".join(f"- `{s.key}`: {s.meaning}\n" for s in STATS)
     )
 
 
