@@ -21,7 +21,10 @@ author = "scrapy-walsh contributors"
 copyright = "scrapy-walsh contributors, MIT licence"  # noqa: A001
 version = release = __version__
 
-extensions = ["myst_parser", "walsh_reference"]
+extensions = ["myst_parser", "sphinx.ext.autodoc", "walsh_reference"]
+# The API page documents the names scrapy_walsh exports, in the order they are listed there.
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build"]

@@ -5,7 +5,8 @@ Scrapy settings (priority ``"addon"``), places every component of the package, a
 removes Scrapy's ``RobotsTxtMiddleware`` whatever ``ROBOTSTXT_OBEY`` says. It then
 audits the result and refuses to start on any setting that would break a MUST: the
 project's own values outrank the preset (that is Scrapy's priority order), so they
-may make the crawl stricter, never looser.
+may make the crawl stricter; only the loosening ``WALSH_*`` settings (docs/loosening.md)
+make it looser, each with a warning.
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ COMPONENTS = (
 
 
 class Addon:
+    """The add-on: ``ADDONS = {"scrapy_walsh.Addon": 500}`` in a project's ``settings.py``.
+
+    It writes the ``WALSH_*`` defaults and the preset, places the gates and the checkpoint, and
+    refuses to start a crawl whose settings would break a MUST, naming the setting.
+    """
+
     def update_settings(self, settings: BaseSettings) -> None:
         clean_refusal.install()  # a refusal below is reported as its reasons, never as a traceback
         for setting in WALSH_SETTINGS:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from scrapy.exceptions import IgnoreRequest
 
 from . import typed_command
-from .policy.vocabulary import Gate, requirement_name
+from .policy.vocabulary import Gate, requirement_name, troubleshooting
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -185,13 +185,16 @@ class ConformanceError(ValueError):
             + f": {f.message}"
             for f in self.findings
         )
-        super().__init__(f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}")
+        super().__init__(
+            f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}\n"
+            f"  what to do: {troubleshooting('refused-at-start')}"
+        )
 
 
 logger = logging.getLogger("scrapy_walsh.denials")
 
 #: ``gate/verdict`` -> what the user can do about it, said with the first denial of its kind.
-HINTS: dict[str, str] = {
+_HINTS: dict[str, str] = {
     "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
     "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
     "address/private_address": "a private or local address (the address rule); for a site you run, list its "
@@ -205,6 +208,15 @@ HINTS: dict[str, str] = {
     "pacing/crawl_delay_exceeds_cap": "the site's Crawl-delay is over WALSH_MAX_CRAWL_DELAY (R4)",
     "pacing/host_paused_beyond_max_delay": "the site asked us (Retry-After) to stay away longer than "
     "WALSH_BACKOFF_MAX_DELAY (R5)",
+}
+
+#: the troubleshooting section of each kind of denial (any other: "a-url-is-denied")
+_HINT_SECTIONS = {
+    "scope/not_declared": "links-yield-nothing",
+    "frequency/skipped_recently_fetched": "a-second-run-yields-nothing",
+}
+HINTS: dict[str, str] = {
+    kind: f"{hint}; see {troubleshooting(_HINT_SECTIONS.get(kind, 'a-url-is-denied'))}" for kind, hint in _HINTS.items()
 }
 
 

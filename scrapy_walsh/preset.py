@@ -34,8 +34,9 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
     """The Scrapy settings the add-on writes at ``"addon"`` priority.
 
     A project's own ``settings.py`` (priority ``"project"``) still wins; the
-    conformance audit then refuses any value that breaks a MUST, so a project can
-    make the crawl stricter but never looser.
+    conformance audit then refuses any value that breaks a MUST, so a project can make
+    the crawl stricter. Only the loosening ``WALSH_*`` settings (docs/loosening.md) can
+    make it looser, each with a warning.
     """
     min_interval = _or_default(lambda: parse(settings, "WALSH_MIN_INTERVAL"), MIN_INTERVAL_FLOOR)
     backoff_codes = _or_default(lambda: http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES")), (429, 503))
@@ -99,7 +100,7 @@ def _download_entries(max_body_bytes: int) -> tuple[PresetEntry, ...]:
         PresetEntry(
             "DOWNLOAD_MAXSIZE",
             max_body_bytes,
-            "memory",
+            "hostile servers (bounded reads)",
             "`WALSH_MAX_BODY_BYTES` (Scrapy: 1 GiB): Scrapy stops reading, and decompressing, a body "
             "over it. The checkpoint gives every request its own bound.",
         ),

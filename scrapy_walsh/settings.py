@@ -52,8 +52,12 @@ SCRAPY_RETRY_HTTP_CODES = (500, 502, 503, 504, 522, 524, 408, 429)
 class WalshSetting:
     name: str
     default: Any
+    #: the requirement the setting serves, by name ("R4", "address rule (SSRF)" ...)
     requirement: str
     doc: str
+    #: the values that make the crawl looser than the specification asks, and what they relax;
+    #: empty for a setting that can only make it stricter (docs/loosening.md lists the same)
+    loosens: str = ""
 
 
 WALSH_SETTINGS: tuple[WalshSetting, ...] = (
@@ -133,6 +137,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "records the verdict and fetches anyway; `ignore` never fetches robots.txt "
         "(`skipped_by_user_policy`). Both are for auditing sites you run: they do not "
         "meet R2, and the crawl says so in a WARNING at start and in the summary.",
+        loosens='`"report_only"` (robots.txt read and recorded, not obeyed) and `"ignore"` (not fetched) give up R2.',
     ),
     WalshSetting(
         "WALSH_ROBOTS_CACHE_SECONDS",
@@ -189,6 +194,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R6",
         "The longest string an item may carry, nested values included; longer means a "
         "page body, and the item is dropped naming the field. Bytes are always refused.",
+        loosens="A value above 2000 relaxes R6: more of a page body passes as metadata.",
     ),
     WalshSetting(
         "WALSH_REFETCH_INTERVAL",
@@ -197,6 +203,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "Seconds before a target that got a final answer (any status) may be fetched again; earlier "
         "requests are skipped with `skipped_recently_fetched`. `0` disables the guard "
         "(a WARNING naming R8).",
+        loosens="A value under 86400 (a day) relaxes R8; `0` turns the guard off.",
     ),
     WalshSetting(
         "WALSH_DEDUP_RESET",
@@ -221,6 +228,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         '`False`, `True`, or a list of CIDR networks (e.g. `["127.0.0.2/32"]`) the '
         "crawler may reach although they are loopback or private. For local demos "
         "and tests only.",
+        loosens="`True`, or a list of networks, relaxes the address rule, for sites you run.",
     ),
     WalshSetting(
         "WALSH_SIGNING_KEY",
@@ -290,6 +298,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "included: a body cut into many short strings is still a body, and the item is dropped. "
         "A StructuredSourceSpider's outlines and llms.txt sections fit in 30,000 (the rest is "
         "counted as omitted).",
+        loosens="A value above 40000 relaxes R6, the same bound over all of an item's strings.",
     ),
     WalshSetting(
         "WALSH_DOWNLOAD_HANDLER",
@@ -303,7 +312,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     WalshSetting(
         "WALSH_MAX_BODY_BYTES",
         MAX_BODY_BYTES,
-        "memory",
+        "hostile servers (bounded reads)",
         "The most bytes a response body may have after decompression (8 MiB). A longer one is "
         "refused (`ResponseTooLarge`, `walsh/bounds/refused/<kind>`) as soon as it goes over, so "
         "a compression bomb never takes the memory. robots.txt is read up to its parse limit "

@@ -158,7 +158,7 @@ class StructuredSourceSpider(scrapy.Spider):
 
     Subclasses set ``name`` and ``targets`` (and optionally ``sitemap_targets``), or
     override :meth:`declared_targets` / :meth:`declared_sitemaps` when the URLs depend
-    on settings. Items are plain dicts of metadata (see the README, "Structured sources").
+    on settings. Items are plain dicts of metadata (docs/requirements/r9-structured-sources.md).
     """
 
     targets: list[str] = []

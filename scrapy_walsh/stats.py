@@ -488,7 +488,7 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/store/unsynced_transactions",
         "sqlite: write transactions committed to the WAL without their own fsync (reservations, settles, "
-        "fetch claims: kill -9 safe; docs/state-store.md).",
+        "fetch claims: kill -9 safe; docs/state-store-durability.md).",
     ),
     Stat(
         "walsh/store/unavailable",

@@ -1,4 +1,4 @@
-"""``scrapy walsh check [SPIDER] [--json] [--live]``: the §8 checklist, row by row.
+"""``scrapy walsh check [SPIDER] [--json] [--live] [--sign]``: the §8 checklist, row by row.
 
 Static (the default) audits the *effective* settings, as a crawl of SPIDER would see
 them: the project's settings, the spider's ``custom_settings``, then every add-on in
@@ -37,7 +37,7 @@ HELP = (
     "audit the effective settings and spider against every row of the §8 checklist "
     "(--live: attest it from a real crawl of a local conformance site)"
 )
-SYNTAX = "[SPIDER] [--json] [--live]"
+SYNTAX = "[SPIDER] [--json] [--live] [--sign] | verify FILE [--key PATH]"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

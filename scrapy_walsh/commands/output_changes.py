@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..conformance.engine import WARN, Finding
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from ..policy.vocabulary import troubleshooting
 from .spider_source import (
     Method,
     SpiderCode,
@@ -169,8 +170,7 @@ def output_changes(
                 f"{site.text} in {roles.get(site.method, 'method')} {site.method}: the request is dropped "
                 "(no link following), so that page is never fetched",
                 "declare every page in start_urls: a list, or the pages a StructuredSourceSpider listed from "
-                "the site's sitemap (sitemap_targets) in an earlier run; see 'Adding scrapy-walsh to an "
-                "existing project'",
+                "the site's sitemap (sitemap_targets) in an earlier run; see " + troubleshooting("links-yield-nothing"),
             )
         )
     changes += _item_changes(code, roles, dedup_key)

@@ -29,6 +29,17 @@ REQUIREMENT_NAMES: dict[str, str] = {
 }
 
 
+#: The docs' troubleshooting page, by symptom. A message about something the user can fix names
+#: the section that says how, so the reader lands on the fix rather than on the page that
+#: explains the mechanism.
+TROUBLESHOOTING = "docs/troubleshooting.md"
+
+
+def troubleshooting(section: str) -> str:
+    """``"refused-at-start"`` -> ``"docs/troubleshooting.md#refused-at-start"`` (a heading's anchor)."""
+    return f"{TROUBLESHOOTING}#{section}"
+
+
 def requirement_name(requirement: str) -> str:
     """``"R2"`` -> ``"R2 robots.txt"``; a requirement without a name as it is."""
     return REQUIREMENT_NAMES.get(requirement, requirement)

@@ -404,7 +404,7 @@ class Ledger:
         slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
         :func:`watched_key`) says how each is read and written; by default every key is owned.
         ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`)."""
-        # crash-safe, not fsynced: docs/state-store.md "Durability"
+        # crash-safe, not fsynced: docs/state-store-durability.md
         if isinstance(key, str) and lease is None:
             return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
         keys = [key] if isinstance(key, str) else list(key)

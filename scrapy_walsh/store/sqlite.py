@@ -13,7 +13,7 @@ WAL mode, so a ``kill -9`` at any instant leaves either the old value or the new
 a torn row. Opt-outs and pauses commit with ``synchronous=FULL`` (on disk before the call
 returns, through a power cut too); reservations, settles and the R8 records commit to the
 WAL without their own fsync (:data:`SYNC_BY_NAMESPACE`, ``update(fsync=False)``;
-docs/state-store.md says what that trades).
+docs/state-store-durability.md says what that trades).
 Several processes may share the file; writers wait up to ``busy_timeout``. The atomic
 operations (``claim``, and ``update``, which runs a ledger operation's Python) read and
 write inside one ``BEGIN IMMEDIATE`` transaction, which takes the write lock before
@@ -56,7 +56,7 @@ UPSERT = (
 )
 META = "CREATE TABLE IF NOT EXISTS walsh_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
 BUSY_TIMEOUT_MS = 10_000
-#: How each write is committed (``PRAGMA synchronous`` for that commit; docs/state-store.md).
+#: How each write is committed (``PRAGMA synchronous`` for that commit; docs/state-store-durability.md).
 #: FULL: fsynced before the call returns (survives a power cut). NORMAL: written to the WAL
 #: before the call returns, so visible to every process and kept through a ``kill -9`` or any
 #: process crash, fsynced with the next FULL commit or checkpoint (a power cut can lose the

@@ -159,7 +159,7 @@ RESERVER = textwrap.dedent(
 
 
 def test_a_reservation_survives_kill_9_before_its_request_leaves(tmp_path):
-    """The reservation is committed without its own fsync (docs/state-store.md), yet it is in
+    """The reservation is committed without its own fsync (docs/state-store-durability.md), yet it is in
     the WAL before ``reserve`` returns: a process SIGKILLed right after never lets the next
     process take the slot early."""
     path = tmp_path / "s.sqlite3"

@@ -60,7 +60,7 @@ def test_scrapys_default_timeout_passes():
 
 
 def test_the_documented_floor():
-    assert DOWNLOAD_TIMEOUT_FLOOR == 5.0  # docs/architecture.md and tests/e2e/test_checkpoint_resends.py say 5 s
+    assert DOWNLOAD_TIMEOUT_FLOOR == 5.0  # docs/checkpoint.md and tests/e2e/test_checkpoint_resends.py say 5 s
 
 
 def test_every_waiter_for_one_origins_robots_txt_gets_the_outcome(tmp_path):

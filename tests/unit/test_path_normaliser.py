@@ -4,7 +4,7 @@ same URLs.
 
 The characters below are the ones the two normalisers once disagreed on: ASCII a URI cannot hold
 raw (RFC 3986 §2.1, §2.4). RFC 9309 §2.2.2 compares paths "percent-encoded as defined by
-[RFC3986]", so ``"`` and ``%22`` are one octet sequence on both sides (docs/robots-matching.md).
+[RFC3986]", so ``"`` and ``%22`` are one octet sequence on both sides (docs/robots-parsing.md).
 """
 
 from __future__ import annotations

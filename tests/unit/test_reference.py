@@ -24,18 +24,53 @@ reference = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(reference)
 
 
-def test_settings_page_lists_every_setting_with_its_default():
+def _section(page: str, name: str) -> str:
+    """The text of one setting's section: from its heading to the next one."""
+    start = page.index(f"\n## {name}\n")
+    end = page.find("\n## ", start + 1)
+    return page[start : end if end > 0 else None]
+
+
+def test_settings_page_gives_every_setting_a_section_with_its_default_requirement_and_loosening():
     page = reference.settings_page()
     for setting in WALSH_SETTINGS:
-        assert f"| `{setting.name}` | `{setting.default!r}` | {setting.requirement} |" in page
+        section = _section(page, setting.name)
+        assert repr(setting.default) in section
+        assert f"- **Requirement:** {setting.requirement}\n" in section
+        assert ("- **Loosens:** yes." in section) == bool(setting.loosens)
+        assert setting.doc in section
+    assert not re.search(r"^\|", page, re.MULTILINE), "no table: the page's column is too narrow for one"
+
+
+def test_every_requirement_is_named_not_numbered():
+    """A requirement is an R, or a rule's name: never a tracker number or a bare word like "memory"."""
+    named = re.compile(r"R[1-9]|address rule|usage preferences|proof of conformance|hostile servers")
+    for entry in (*WALSH_SETTINGS, *preset(Settings())):
+        assert named.match(entry.requirement), f"{entry.name}: {entry.requirement!r}"
+
+
+def test_the_loosening_page_lists_exactly_the_settings_that_loosen():
+    page = (REPO / "docs" / "loosening.md").read_text()
+    listed = set(re.findall(r"^\| `(WALSH_[A-Z_]+)` \|", page, re.MULTILINE))
+    assert listed == {s.name for s in WALSH_SETTINGS if s.loosens}
+
+
+def test_the_committed_reference_pages_are_current(tmp_path):
+    """The generated pages are in git, so a reader of the repository reaches them; `make docs` rewrites
+    them from the registries, and this fails until the rewritten pages are committed."""
+    for path in reference.write_pages(tmp_path):
+        committed = REPO / "docs" / "reference" / path.name
+        assert committed.exists(), f"{committed} is missing: run make docs and commit it"
+        assert committed.read_text() == path.read_text(), f"{committed} is stale: run make docs and commit it"
 
 
 def test_preset_page_lists_the_preset_and_every_component():
     from scrapy_walsh.addon import COMPONENTS
 
     page = reference.preset_page()
+    assert "never looser" not in page, "five WALSH_* settings can loosen: the page says which, not 'never'"
     for entry in preset(Settings()):
-        assert f"| `{entry.name}` |" in page
+        assert f"\n## {entry.name}\n" in page
     for _, cls, _ in COMPONENTS:
         assert f"`{cls.__module__}.{cls.__qualname__}`" in page
 
@@ -80,3 +115,25 @@ def test_readme_is_a_short_front_page_with_live_links():
     assert 'ADDONS = {"scrapy_walsh.Addon": 500}' in text
     for target in re.findall(r"\]\(([^)#]+\.md)\)", text):
         assert (REPO / target).exists() or target == "docs/index.md", target
+
+
+def test_the_readme_first_screen_says_what_a_crawl_sends_and_how_to_start():
+    """A newcomer reads the first 40 lines: the identity and how to change it, the specification,
+    the install and the two commands, and where to look when something is unexpected."""
+    from scrapy_walsh.settings import BLOCKLIST_URL, ROBOTS_TOKEN, USER_AGENT
+
+    first = "\n".join((REPO / "README.md").read_text().splitlines()[:40])
+    for needed in (
+        USER_AGENT,
+        f"`{ROBOTS_TOKEN}`",
+        BLOCKLIST_URL,
+        "WALSH_USER_AGENT",
+        "WALSH_ROBOTS_TOKEN",
+        "WALSH_BLOCKLIST_URL",
+        "(docs/specification.md)",
+        "pip install ",
+        "make demo",
+        "make test",
+        "(docs/troubleshooting.md)",
+    ):
+        assert needed in first, needed

@@ -6,7 +6,7 @@ does: ``*`` is any run of octets, a final ``$`` ends the pattern, a percent-enco
 unreserved character equals itself, and the match length is the encoded pattern's length.
 Both sides are spelled by the robots.txt matcher's own normaliser
 (:func:`scrapy_walsh.policy.path_match.normalise`), so a ``Content-Usage`` rule and a
-``Disallow`` with the same path match the same URLs (docs/robots-matching.md).
+``Disallow`` with the same path match the same URLs (docs/robots-parsing.md).
 
 Matching is the classic two-pointer wildcard walk, O(len(path) x len(pattern)) at worst: a
 hostile ``*a*a*a...$`` pattern cannot make it backtrack exponentially as a regex would.
