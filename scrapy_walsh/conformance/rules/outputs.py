@@ -1,4 +1,4 @@
-"""Rules about where the crawl writes: ``JOBDIR`` and the local files of ``FEEDS``.
+"""Rules about where the crawl writes: ``JOBDIR``, the local files of ``FEEDS``, the request journal.
 
 Scrapy finds out that such a path can't be used only once the crawl has started: ``JOBDIR=123``
 where ``123`` is a file ends in a traceback from its scheduler (and ``scrapy crawl`` exits 0), and
@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from ...config import journal_location
 from ..engine import FAIL, Finding, Subject
 
 
@@ -29,6 +30,19 @@ def output_paths(subject: Subject) -> Iterator[Finding]:
         why = _unusable(Path(str(jobdir)), directory=True)
         if why is not None:
             yield _refused("JOBDIR", f"JOBDIR={str(jobdir)!r} (where Scrapy keeps the crawl's state): {why}")
+    try:
+        journal = journal_location(settings)
+    except ValueError:
+        journal = None  # a refused WALSH_STATE_URI or WALSH_JOURNAL_DIR is a finding of its own
+    if journal is not None and (why := _unusable(journal, directory=True)) is not None:
+        yield Finding(
+            "-",
+            "proof of conformance",
+            FAIL,
+            "WALSH_JOURNAL_DIR",
+            f"the request journal at {str(journal)!r} (each request is recorded there before it is sent, so none "
+            f"could be): {why}. Choose a directory that can be written.",
+        )
     try:
         feeds = settings.getdict("FEEDS")
     except (TypeError, ValueError):
