@@ -72,6 +72,8 @@ class CrawlJournal:
         )
         #: The journal could not be written: nothing more is sent
         self.failed = False
+        #: ``WALSH_JOURNAL = False`` (a loosening the audit announces): only to measure the journal's cost
+        self.enabled = config.journal
         #: CPU seconds this thread spent writing entries (bench/scale_bench.py --journal-cost)
         self.cpu = 0.0
         #: robots.txt origin -> digest of the body its verdicts were decided on
@@ -88,6 +90,8 @@ class CrawlJournal:
         A request whose entry cannot be written is not sent (:class:`CrawlClosing`), and the crawl
         stops: no request leaves without its entry, and one killed on the wire keeps it (a
         ``send`` without an ``outcome``: sent, outcome unknown)."""
+        if not self.enabled:
+            return await download()
         if self.failed:
             raise CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
         started, cpu = time.time(), time.thread_time()
@@ -179,7 +183,7 @@ class CrawlJournal:
         self.cpu += time.thread_time() - cpu
 
     def _append(self, kind: str, fields: dict[str, Any]) -> None:
-        if self.failed:
+        if self.failed or not self.enabled:
             return
         try:
             self.writer.append(kind, **fields)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .chain import JournalReport, verify_path
+from .chain import JournalReport, published_problems, verify_path
 
 
 def when(t: float) -> str:
@@ -65,17 +65,24 @@ UNKNOWN_OUTCOME = "unknown (sent; no outcome recorded)"
 
 
 def read_journal(
-    path: Path, keys: Mapping[str, Any] | None, host: str | None = None, since: float | None = None
+    path: Path,
+    keys: Mapping[str, Any] | None,
+    host: str | None = None,
+    since: float | None = None,
+    published: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[JournalReport, HostView]:
     """The one reader of a journal, for ``verify``, ``show``, ``match`` and ``report`` alike: the
-    verification of every file and of the chain of files, and what it holds about ``host`` (from
-    ``since`` on). Only entries that verified count: never a torn line, nor one past a break."""
+    verification of every file and of the chain of files (and that it still holds each of the
+    ``published`` heads), and what it holds about ``host`` (from ``since`` on). Only entries that
+    verified count: never a torn line, nor one past a break."""
     wanted = host or ""
 
     def keep(entry: dict[str, Any]) -> bool:
         return entry.get("host") == wanted and (since is None or entry.get("t", 0) >= since)
 
     report = verify_path(path, keys, keep if host else None)
+    if path.is_dir():
+        report.links += published_problems(path, published)
     view = HostView(wanted)
     waiting: dict[str, dict[str, Any]] = {}
     for entry in (e for f in report.files for e in f.kept):
@@ -271,7 +278,7 @@ def verification_words(report: JournalReport, keyed: bool) -> str:
     where = f"{files} file(s)" + (f" in {chains} chain(s)" if chains else "")
     if keyed:  # verify_lines failed every entry not covered by a signed head
         signed = sorted({k for f in report.files for k in f.keyids})
-        return f"verified: {where}, hash chain intact, every entry under a head signed by key {', '.join(signed)}"
+        return f"verified: {where}, hash chain intact, every entry covered by signed heads by key {', '.join(signed)}"
     return f"chain intact in {where}; signatures not checked (no public key given), so not verified"
 
 

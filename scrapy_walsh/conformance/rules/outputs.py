@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ...config import journal_location
-from ..engine import FAIL, Finding, Subject
+from ..engine import FAIL, Finding, Subject, loosens
 
 
 def output_paths(subject: Subject) -> Iterator[Finding]:
@@ -30,19 +30,7 @@ def output_paths(subject: Subject) -> Iterator[Finding]:
         why = _unusable(Path(str(jobdir)), directory=True)
         if why is not None:
             yield _refused("JOBDIR", f"JOBDIR={str(jobdir)!r} (where Scrapy keeps the crawl's state): {why}")
-    try:
-        journal = journal_location(settings)
-    except ValueError:
-        journal = None  # a refused WALSH_STATE_URI or WALSH_JOURNAL_DIR is a finding of its own
-    if journal is not None and (why := _unusable(journal, directory=True)) is not None:
-        yield Finding(
-            "-",
-            "proof of conformance",
-            FAIL,
-            "WALSH_JOURNAL_DIR",
-            f"the request journal at {str(journal)!r} (each request is recorded there before it is sent, so none "
-            f"could be): {why}. Choose a directory that can be written.",
-        )
+    yield from _journal(subject)
     try:
         feeds = settings.getdict("FEEDS")
     except (TypeError, ValueError):
@@ -54,6 +42,36 @@ def output_paths(subject: Subject) -> Iterator[Finding]:
         why = _unusable(path, directory=False)
         if why is not None:
             yield _refused("FEEDS", f"FEEDS output {str(uri)!r} (its items would be lost): {why}")
+
+
+def _journal(subject: Subject) -> Iterator[Finding]:
+    """The request journal is on (a loosening when off) and its directory can be written."""
+    if why := subject.walsh.refused("WALSH_JOURNAL"):
+        yield Finding("-", "proof of conformance", FAIL, "WALSH_JOURNAL", why)
+        return
+    if not subject.walsh.value("WALSH_JOURNAL", True):
+        yield loosens(
+            "-",
+            "proof of conformance",
+            "WALSH_JOURNAL",
+            False,
+            "no request is recorded in the request journal, so nothing proves what this crawl sent; "
+            "meant for measuring the journal's cost",
+        )
+        return
+    try:
+        journal = journal_location(subject.settings)
+    except ValueError:
+        journal = None  # a refused WALSH_STATE_URI or WALSH_JOURNAL_DIR is a finding of its own
+    if journal is not None and (why := _unusable(journal, directory=True)) is not None:
+        yield Finding(
+            "-",
+            "proof of conformance",
+            FAIL,
+            "WALSH_JOURNAL_DIR",
+            f"the request journal at {str(journal)!r} (each request is recorded there before it is sent, so none "
+            f"could be): {why}. Choose a directory that can be written.",
+        )
 
 
 def _refused(setting: str, text: str) -> Finding:
