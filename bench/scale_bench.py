@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -189,7 +190,7 @@ def fsyncs(hosts: int, seconds: float, root: Path) -> None:
     )
 
 
-def journal_cost(sizes: list[int], seconds: float, root: Path, rounds: int = 2) -> None:
+def journal_cost(sizes: list[int], seconds: float, root: Path, rounds: int = 3) -> None:
     """(a) at each N with the journal off (``WALSH_JOURNAL = False``), on, and on and signed,
     interleaved ``rounds`` times in the same run: the add-on process's CPU per request of each,
     the journal's share as the difference from journal-off, and its own thread-CPU stat
@@ -218,9 +219,9 @@ def journal_cost(sizes: list[int], seconds: float, root: Path, rounds: int = 2) 
                     f"{run['journal_cpu_ms']:>19.4f} | {100 * share:>9.2f} %",
                     flush=True,
                 )
-        base = sorted(cpu["off"])[len(cpu["off"]) // 2]
+        base = statistics.median(cpu["off"])
         for name in ("on", "signed"):
-            ours = sorted(cpu[name])[len(cpu[name]) // 2]
+            ours = statistics.median(cpu[name])
             print(
                 f"{hosts:>7} hosts: journal {name}: median {ours:.3f} CPU ms/req against {base:.3f} off: "
                 f"{100 * (ours - base) / max(ours, 1e-9):+.2f} % of the CPU per request"

@@ -93,7 +93,7 @@ class CrawlJournal:
         if not self.enabled:
             return await download()
         if self.failed:
-            raise CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
+            raise self._closing()
         started, cpu = time.time(), time.thread_time()
         sid = lease.token[:16] or uuid.uuid4().hex[:16]
         fields: dict[str, Any] = {
@@ -112,8 +112,8 @@ class CrawlJournal:
             fields["keyid"] = self.keyid
         self._append("send", fields)
         self.cpu += time.thread_time() - cpu
-        if self.failed:
-            raise CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
+        if self.failed:  # no entry, no request
+            raise self._closing()
         try:
             response = await download()
         except (WalshIgnoreRequest, NotWritten) as exc:
@@ -124,9 +124,14 @@ class CrawlJournal:
         except BaseException as exc:
             self._outcome(sid, host, outcome=f"{type(exc).__name__}: {exc}"[:200])
             raise
+        cpu = time.thread_time()
         self._robots_body(request, response)
+        self.cpu += time.thread_time() - cpu
         self._outcome(sid, host, status=response.status, bytes=len(response.body))
         return response
+
+    def _closing(self) -> CrawlClosing:
+        return CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
 
     def _outcome(self, sid: str, host: str, **result: Any) -> None:
         cpu = time.thread_time()

@@ -135,3 +135,21 @@ def test_a_journal_disk_that_fills_lets_no_request_out_without_its_entry(project
     seen = _seen(demo_site)
     assert 0 < sum(seen.values()) < len(urls), "the disk filled in the middle of the crawl"
     assert _journaled(journal) == seen  # every request the servers saw, and nothing else
+
+
+def test_each_send_entry_says_the_interval_it_kept_and_why(project, demo_site):
+    """A Retry-After pause and a computed backoff are told apart from the floor in the journal."""
+    journal = project / "journal"
+    _journal_at(project, journal)
+    told, computed = "/status/429?times=1&retry-after=3", "/status/503?times=1"
+    result, _ = crawl_targets(project, [demo_site.url("busy", told), demo_site.url("open", computed)])
+    assert result.returncode == 0, result.stderr[-3000:]
+    _, busy = reading.read_journal(journal, None, "busy.walsh-demo.test")
+    first, retry = [s for s in busy.sends if s["url"].endswith(told)]
+    assert first["status"] == 429 and retry["status"] == 200
+    assert retry["why"] == "retry-after" and retry["interval"] >= 3.0, retry
+    assert retry["t"] - first["t"] >= retry["interval"] - 0.05  # the interval recorded is the one kept
+    _, open_ = reading.read_journal(journal, None, HOST)
+    first, retry = [s for s in open_.sends if s["url"].endswith(computed)]
+    assert first["status"] == 503 and retry["why"] == "backoff" and retry["interval"] >= 1.0, retry
+    assert {s["why"] for s in busy.sends + open_.sends} <= {"floor", "crawl-delay", "retry-after", "backoff"}
