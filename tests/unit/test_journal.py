@@ -346,7 +346,7 @@ def test_a_torn_line_after_a_signed_close_fails_verify_and_show_does_not_count_i
 def test_an_entry_after_close_fails_even_with_a_whole_line(journal, key):
     rows = lines(journal)
     last = json.loads(rows[-1])
-    chain = Chain(last["seq"], reading.verify_path(journal, None).files[0].head)
+    chain = Chain(last["seq"], verify_path(journal, None).files[0].head)
     rows.append(chain.line({"kind": "send", "t": last["t"], "host": "a.test", "url": "http://a.test/x"}) + b"\n")
     journal.write_bytes(b"".join(rows))
     for keys in (keys_of(key), None):
