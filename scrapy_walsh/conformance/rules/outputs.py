@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ...config import journal_location
+from ...config import journal_location, state_location
 from ..engine import FAIL, Finding, Subject, loosens
 
 
@@ -61,9 +61,12 @@ def _journal(subject: Subject) -> Iterator[Finding]:
         return
     try:
         journal = journal_location(subject.settings)
+        state = state_location(subject.settings)
     except ValueError:
-        journal = None  # a refused WALSH_STATE_URI or WALSH_JOURNAL_DIR is a finding of its own
-    if journal is not None and (why := _unusable(journal, directory=True)) is not None:
+        return  # a refused WALSH_STATE_URI or WALSH_JOURNAL_DIR is a finding of its own
+    if state.scheme == "sqlite" and journal.parent == state.path.parent and _unusable(journal.parent, True):
+        return  # beside a sqlite store that cannot be made either: the store's own refusal says it, once
+    if (why := _unusable(journal, directory=True)) is not None:
         yield Finding(
             "-",
             "proof of conformance",
