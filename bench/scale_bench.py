@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -142,8 +143,10 @@ def rate(log: list[tuple[str, str, float]]) -> float:
     return (len(log) - 1) / (max(times) - min(times))
 
 
-def run_one(variant: str, hosts: int, seconds: float, root: Path, profile: str | None = None, extra: str = "") -> dict:
-    work = root / f"{variant}_{hosts}{'_signed' if 'SIGNING' in extra else ''}"
+def run_one(
+    variant: str, hosts: int, seconds: float, root: Path, profile: str | None = None, extra: str = "", label: str = ""
+) -> dict:
+    work = root / f"{variant}_{hosts}{'_signed' if 'SIGNING' in extra else ''}{label}"
     server = BenchServer(BENCH_IP, LATENCY)
     try:
         with DemoSite(hosts=["ops"]) as site:
@@ -187,27 +190,44 @@ def fsyncs(hosts: int, seconds: float, root: Path) -> None:
     )
 
 
-def journal_cost(sizes: list[int], seconds: float, root: Path) -> None:
-    """(a) at each N, unsigned and signed: the journal's CPU per request (its own thread-CPU
-    stat, walsh/journal/cpu_seconds) against the add-on process's CPU per request."""
+def journal_cost(sizes: list[int], seconds: float, root: Path, rounds: int = 3) -> None:
+    """(a) at each N with the journal off (``WALSH_JOURNAL = False``) and on, unsigned and signed,
+    interleaved ``rounds`` times in the same run: the add-on process's CPU per request of each,
+    the journal's share as the difference of the medians from journal-off, and its own thread-CPU
+    stat (walsh/journal/cpu_seconds) against the process's CPU per request."""
     from scrapy_walsh import webbotauth as signing
 
     key = root / "journal-bench.pem"
     root.mkdir(parents=True, exist_ok=True)
     key.write_bytes(signing.private_pem(signing.generate_key()))
     signed = f"WALSH_SIGNING_KEY = {str(key)!r}\nWALSH_SIGNATURE_AGENT = 'http://127.0.0.1/.well-known/x'\n"
+    off = "WALSH_JOURNAL = False\n"
+    # signing also signs each request (Web Bot Auth): its baseline is signed with the journal off
+    variants = (("off", off), ("on", ""), ("s-off", signed + off), ("s-on", signed))
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
     print(
-        f"{'hosts':>7} | {'signing':>7} | {'requests':>8} | {'add-on CPU ms/req':>17} | {'journal ms/req':>14} | share"
+        f"{'hosts':>7} | {'journal':>7} | {'round':>5} | {'requests':>8} | {'add-on CPU ms/req':>17} | "
+        f"{'journal stat ms/req':>19} | {'stat share':>10}"
     )
     for hosts in sizes:
-        for label, extra in (("no", ""), ("yes", signed)):
-            run = run_one("a", hosts, seconds, root, extra=extra)
-            share = run["journal_cpu_ms"] / max(run["cpu_ms"], 1e-9)
+        cpu: dict[str, list[float]] = {name: [] for name, _ in variants}
+        for turn in range(rounds):
+            for name, extra in variants:  # interleaved: a load change hits every variant alike
+                run = run_one("a", hosts, seconds, root, extra=extra, label=f"_{name}_{turn}")
+                cpu[name].append(run["cpu_ms"])
+                share = run["journal_cpu_ms"] / max(run["cpu_ms"], 1e-9)
+                print(
+                    f"{hosts:>7} | {name:>7} | {turn + 1:>5} | {run['requests']:>8} | {run['cpu_ms']:>17.3f} | "
+                    f"{run['journal_cpu_ms']:>19.4f} | {100 * share:>9.2f} %",
+                    flush=True,
+                )
+        for name, baseline in (("on", "off"), ("s-on", "s-off")):
+            ours, base = statistics.median(cpu[name]), statistics.median(cpu[baseline])
             print(
-                f"{hosts:>7} | {label:>7} | {run['requests']:>8} | {run['cpu_ms']:>17.3f} | "
-                f"{run['journal_cpu_ms']:>14.4f} | {100 * share:.2f} %",
-                flush=True,
+                f"{hosts:>7} hosts: journal {name}: median {ours:.3f} CPU ms/req against {base:.3f} {baseline}: "
+                f"{100 * (ours - base) / max(ours, 1e-9):+.2f} % of the CPU per request"
             )
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
 def run_fleet(hosts: int, processes: int, seconds: float, root: Path) -> dict:
@@ -257,7 +277,9 @@ def main() -> None:
     parser.add_argument("--workdir", help="keep projects and crawl logs here (default: a temp dir)")
     parser.add_argument("--profile", metavar="N", type=int, help="only (a) at N hosts under cProfile: top functions")
     parser.add_argument("--fsyncs", metavar="N", type=int, help="only (a) at N hosts under strace: fsyncs per request")
-    parser.add_argument("--journal-cost", action="store_true", help="only (a), unsigned and signed: the journal's CPU")
+    parser.add_argument(
+        "--journal-cost", action="store_true", help="only (a): journal off, on and signed, interleaved: its CPU"
+    )
     args = parser.parse_args()
     if args.journal_cost:
         root = Path(args.workdir or tempfile.mkdtemp(prefix="scale_journal_"))

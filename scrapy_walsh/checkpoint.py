@@ -160,7 +160,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             send_gate.CURRENT.append(send)
             try:
                 send.start()
-                return await self.journal.sent(request, host, self.inner.download_request(request))
+                # its journal entry is written before the request goes on the wire
+                return await self.journal.sent(request, host, lease, lambda: self.inner.download_request(request))
             except send_gate.NotWritten as exc:
                 # nothing was written: the slot was not ours any more, or the store could not say
                 self.stats.inc_value(NOT_WRITTEN)

@@ -328,6 +328,15 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "hanging server costs the crawl one `DOWNLOAD_TIMEOUT` per pause.",
     ),
     WalshSetting(
+        "WALSH_JOURNAL",
+        True,
+        "proof of conformance",
+        "The request journal: each request is recorded before it is sent, and a request that cannot be "
+        "recorded is not sent (docs/journal-proof.md). `False` switches it off, to measure its cost "
+        "(bench/scale_bench.py --journal-cost): a loosening the crawl announces, after which nothing "
+        "proves what was sent.",
+    ),
+    WalshSetting(
         "WALSH_JOURNAL_DIR",
         None,
         "proof of conformance",

@@ -35,8 +35,8 @@ from . import admission, request_meta
 from .config import host_intervals
 from .context import CrawlContext
 from .policy.gates import crawl_delay_over_cap
-from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, wait_reason
-from .policy.vocabulary import Namespace
+from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, interval_applied, wait_reason
+from .policy.vocabulary import IntervalWhy, Namespace
 from .store import StateStoreError, open_crawl_store
 from .store.ledger import Ledger, own_key, slot_wait, watched_key
 
@@ -155,6 +155,8 @@ class SharedPacer:
         #: the call that writes the kept settles before a host lease ends (:meth:`settle`)
         self._flush_call: DelayedCall | None = None
         crawler.signals.connect(self.flush, signal=signals.spider_closed)
+        #: host -> what asked for its last pause from this process (the journal says why a request waited)
+        self._paused_by: dict[str, IntervalWhy] = {}
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
@@ -189,6 +191,9 @@ class SharedPacer:
         place a request's start is decided."""
         pace = self.pacer.pace(host)
         interval = self.pacer.interval(host)
+        # the gap this request keeps after the host's last one, and why: decided before the
+        # reservation moves the last start to now
+        applied, why = interval_applied(pace, self.pacer.floor_for(host), self._paused_by.get(host))
         keys, modes = self.keys(host)
         hold = interval + self.pacer.margin
         reservation = self.ledger.reserve(
@@ -201,7 +206,7 @@ class SharedPacer:
             lease=(token, hold) if token else None,
         )
         self._adopt(host, reservation)
-        return Lease(token, keys, modes, reservation.now + hold, reservation.wait)
+        return Lease(token, keys, modes, reservation.now + hold, reservation.wait, applied, why)
 
     def confirm(self, host: str, lease: Lease) -> float:
         """``lease``'s request is written now: its start is stamped now (0), or the wait when another
@@ -286,8 +291,10 @@ class SharedPacer:
         with suppress(StateStoreError):
             self.ledger.flush()
 
-    def pause(self, host: str, until: float) -> None:
-        """R5: nothing goes to ``host`` before ``until`` (our clock, ``self.now()``), fleet-wide."""
+    def pause(self, host: str, until: float, why: IntervalWhy = IntervalWhy.BACKOFF) -> None:
+        """R5: nothing goes to ``host`` before ``until`` (our clock, ``self.now()``), fleet-wide;
+        ``why``: what asked for it."""
+        self._paused_by[host] = why
         offset = until - self.now()
         ttl = max(offset, 0.0) + self.pacer.interval(host) + KEEP
         self._adopt(
@@ -341,7 +348,7 @@ class SharedPacer:
             if ratelimit is not None:
                 self.pacer.pace(host).ratelimit = min(ratelimit, cap) or None
                 pause = max(pause, self.pacer.interval(host))  # one interval, fleet-wide, as for any host
-            self.pause(host, self.now() + min(pause, cap))
+            self.pause(host, self.now() + min(pause, cap), IntervalWhy.RATELIMIT if ratelimit else IntervalWhy.BACKOFF)
 
     def interval(self, host: str) -> float:
         return self.pacer.interval(host)
@@ -430,3 +437,7 @@ class Lease:
     modes: list[dict[str, Any]]
     until: float
     wait: float
+    #: The gap the request keeps after the host's previous one, and what set it (the journal's
+    #: ``interval`` and ``why``)
+    interval: float = 0.0
+    why: IntervalWhy = IntervalWhy.FLOOR

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import webbotauth
 from ..journal import reading
-from ..journal.chain import verify_path
 from .signed_record import load_public_keys
 
 if TYPE_CHECKING:
@@ -43,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         sub.add_argument("--host", required=True, metavar="HOST", help="the host (as our canonical host key)")
         sub.add_argument("--since", metavar="DATE", help="only from this UTC date (YYYY-MM-DD) on")
         sub.add_argument("--journal", metavar="DIR", help="the journal (default: the crawl's)")
-    for sub in (verify, show, report):
+    for sub in (verify, show, match, report):
         sub.add_argument("--key", metavar="PEM", help="our public (or private) key, PEM")
         sub.add_argument("--directory", metavar="FILE|URL", help="our published key directory (JWKS)")
 
@@ -53,13 +52,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not path.exists():
         print(f"error: no journal at {path}", file=sys.stderr)
         return 1
+    keys = _keys(args, settings)
     if args.action == "verify":
-        return verify(path, _keys(args, settings))
-    since = _since(args.since)
-    view = reading.load_host(path, args.host.strip().lower(), since)
+        return verify(path, keys)
+    # one reader for every action: they count the same entries and say the same verification
+    report, view = reading.read_journal(path, keys, args.host.strip().lower(), _since(args.since))
+    words = reading.verification_words(report, keyed=keys is not None)
     if args.action == "show":
-        keys = _keys(args, settings)
-        print(reading.show(view, reading.verification_words(verify_path(path, keys), keyed=keys is not None)))
+        print(reading.show(view, words))
         return 0
     if args.action == "match":
         with open(args.log, encoding="utf-8", errors="replace") as handle:
@@ -68,31 +68,28 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(reading.match_words(result, view.host))
         if bad:
             print(f"({bad} lines not in the combined format skipped)")
+        print(f"Journal: {words}")
         return 1 if result.not_in_journal or result.not_in_log else 0
-    keys = _keys(args, settings)
-    words = reading.verification_words(verify_path(path, keys), keyed=keys is not None)
     Path(args.html).write_text(reading.report_html(view, words, _ua(settings)), encoding="utf-8")
     print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {words}")
     return 0
 
 
 def verify(path: Path, keys: dict[str, Any] | None) -> int:
-    report = verify_path(path, keys)
-    problem = report.first_problem()
-    if problem:
-        print(f"FAILED: {problem}")
-        return 1
+    report, _ = reading.read_journal(path, keys)
     for f in report.files:
         notes = []
-        if f.torn_tail:
-            notes.append("a torn last line (the process was killed mid-write) ignored")
-        if keys is not None and f.unsigned_tail:
-            notes.append(f"{f.unsigned_tail} entries after the last signed head (unsigned tail)")
-        if f.unverified_signatures:
+        if f.torn_tail and f.ok:
+            notes.append("a torn last line (the process was killed mid-write) not counted")
+        if keys is None and f.unverified_signatures:
             notes.append(f"{f.unverified_signatures} signatures not checked (no key given)")
-        print(f"{f.name}: {f.entries} entries, chain intact" + (f"; {'; '.join(notes)}" if notes else ""))
-    print(reading.verification_words(report, keyed=keys is not None))
-    return 0
+        state = "chain intact" if f.broken is None else f"FAILED at line {f.broken[0]}: {f.broken[2]}"
+        print(f"{f.name}: {f.entries} entries, {state}" + (f"; {'; '.join(notes)}" if notes else ""))
+    for machine, roots in sorted(report.chains.items()):
+        print(f"machine {machine}: {len(roots)} chain(s) of files, from {', '.join(roots)}")
+    words = reading.verification_words(report, keyed=keys is not None)
+    print(words)
+    return 0 if words.startswith("verified") or (keys is None and report.ok) else 1
 
 
 def _default(settings: Settings) -> Path:

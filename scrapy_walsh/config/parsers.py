@@ -363,6 +363,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_USAGE_MODE": usage_mode,
     "WALSH_MAX_ITEM_CHARS": max_item_chars,
     "WALSH_DOWNLOAD_HANDLER": download_handler,
+    "WALSH_JOURNAL": flag,
     "WALSH_JOURNAL_DIR": journal_dir,
     "WALSH_JOURNAL_RETENTION_DAYS": journal_retention_days,
     "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,

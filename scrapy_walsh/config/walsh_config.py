@@ -65,7 +65,9 @@ class WalshConfig:
     max_body_bytes: int = MAX_BODY_BYTES
     #: An unreachable robots.txt is asked again, and a host that timed out rests, this long.
     recheck_interval: float = RECHECK_INTERVAL
-    #: The request journal: where, how long it is kept, how often its head is signed.
+    #: The request journal: on (off only to measure its cost), where, how long it is kept, how
+    #: often its head is signed.
+    journal: bool = True
     journal_dir: str | None = None
     journal_retention_days: int = 90
     journal_sign_every: int = 1000

@@ -6,35 +6,37 @@ from the checkpoint (:meth:`CrawlJournal.sent` wraps the wrapped handler's downl
 :data:`~scrapy_walsh.exceptions.denial_recorded`, sent by :func:`~scrapy_walsh.exceptions.refuse`,
 the one place every refusal is counted. The writer is closed (a signed head appended) when the spider closes.
 
-Each ``send`` entry holds metadata only, never content: the send and settle times, method, URL,
-host key, User-Agent, keyid when signing, the robots.txt verdict with the digest of the body it
-was decided on, the interval applied and what set it, and the status and bytes received or the
-network outcome.
+Each request gets two entries, metadata only, never content. Its ``send`` entry is written (one
+``write(2)``) before the request goes on the wire: the send time, an ``id``, method, URL, host key,
+User-Agent, keyid when signing, the robots.txt verdict with the digest of the body it was decided
+on, and the ``interval`` (seconds) the request kept after the host's previous one with ``why``
+(:class:`~scrapy_walsh.policy.vocabulary.IntervalWhy`). Its ``outcome`` entry, with the same
+``id``, follows: the status and bytes received, the network outcome, or ``sent: false`` when it was
+not written after all. A process killed in between leaves a ``send`` without an ``outcome``: sent,
+outcome unknown. An entry that cannot be written stops its request and the crawl.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import logging
 import time
-from collections.abc import Awaitable
+import uuid
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
 
-from .. import admission
+from .. import admission, faults
 from ..context import CrawlContext
 from ..exceptions import CrawlClosing, WalshIgnoreRequest, denial_recorded
 from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
 from ..request_signer import load_signer
 from ..send_gate import NotWritten
-from ..shared_pacer import SharedPacer
-from ..store import StoreUnavailable, open_crawl_store, running_engine
+from ..store import StoreUnavailable, open_crawl_store
 from .writer import JournalWriter
 
 if TYPE_CHECKING:
@@ -42,8 +44,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from ..shared_pacer import Lease
 
-logger = logging.getLogger(__name__)
 
 ENTRIES = "walsh/journal/entries"
 FSYNCS = "walsh/journal/fsyncs"
@@ -68,9 +70,10 @@ class CrawlJournal:
             sign_every=config.journal_sign_every,
             retention_days=config.journal_retention_days,
         )
-        self.floor = config.min_interval
         #: The journal could not be written: nothing more is sent
         self.failed = False
+        #: ``WALSH_JOURNAL = False`` (a loosening the audit announces): only to measure the journal's cost
+        self.enabled = config.journal
         #: CPU seconds this thread spent writing entries (bench/scale_bench.py --journal-cost)
         self.cpu = 0.0
         #: robots.txt origin -> digest of the body its verdicts were decided on
@@ -78,55 +81,74 @@ class CrawlJournal:
         crawler.signals.connect(self._refused, signal=denial_recorded, weak=False)
         crawler.signals.connect(self.close, signal=signals.spider_closed, weak=False)
 
-    async def sent(self, request: Request, host: str, download: Awaitable[Response]) -> Response:
-        """Await the download, then append its ``send`` entry (answer or network outcome).
+    async def sent(
+        self, request: Request, host: str, lease: Lease, download: Callable[[], Awaitable[Response]]
+    ) -> Response:
+        """Write the request's ``send`` entry (write-ahead), then ``download()``, then its
+        ``outcome`` entry: answer, network outcome, or not sent after all.
 
-        Once the journal could not be written, nothing more is sent: the crawl is closing."""
+        A request whose entry cannot be written is not sent (:class:`CrawlClosing`), and the crawl
+        stops: no request leaves without its entry, and one killed on the wire keeps it (a
+        ``send`` without an ``outcome``: sent, outcome unknown)."""
+        if not self.enabled:
+            return await download()
         if self.failed:
-            getattr(download, "close", lambda: None)()  # never started: nothing sent
-            raise CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
-        started = time.time()
-        try:
-            response = await download
-        except WalshIgnoreRequest:
-            raise  # refused on the way (the address guard at connect time): nothing sent, a refusal entry
-        except NotWritten:
-            raise  # connected, but the host's slot was not ours any more: nothing written, it goes again
-        except BaseException as exc:
-            self._append_send(request, host, started, None, outcome=f"{type(exc).__name__}: {exc}"[:200])
-            raise
-        self._append_send(request, host, started, response, status=response.status, bytes=len(response.body))
-        return response
-
-    def _append_send(
-        self, request: Request, host: str, started: float, response: Response | None, **result: Any
-    ) -> None:
-        settled, cpu = time.time(), time.thread_time()
-        kind = admission.own_fetch_kind(request)
-        if kind == "robots":
-            origin = origin_of(request.url)
-            if response is not None and 200 <= response.status < 300 and urlparse_cached(request).path == "/robots.txt":
-                # the body the robots gate is about to decide on, as the store keeps it (no store read)
-                digest = hashlib.sha256(response.body[:STORED_BODY_LIMIT]).hexdigest()
-                self._digests[origin] = f"sha256:{digest}"
-            else:  # no body, or a stale stored copy: what the store holds decides
-                self._digests.pop(origin, None)
+            raise self._closing()
+        started, cpu = time.time(), time.thread_time()
+        sid = lease.token[:16] or uuid.uuid4().hex[:16]
         fields: dict[str, Any] = {
             "t": started,
-            "settled": round(settled, 6),
+            "id": sid,
             "method": request.method,
             "url": request.url,
             "host": host,
             "ua": b", ".join(request.headers.getlist(b"User-Agent")).decode("latin-1"),
-            "internal": kind,
+            "internal": admission.own_fetch_kind(request),
             "robots": self._robots(request),
-            "interval": self._interval(host),
-            **result,
+            "interval": round(lease.interval, 6),
+            "why": str(lease.why),
         }
         if self.keyid is not None:
             fields["keyid"] = self.keyid
         self._append("send", fields)
         self.cpu += time.thread_time() - cpu
+        if self.failed:  # no entry, no request
+            raise self._closing()
+        try:
+            response = await download()
+        except (WalshIgnoreRequest, NotWritten) as exc:
+            # refused on the way (the address guard at connect time: a refusal entry follows), or
+            # connected but the host's slot was not ours any more: nothing was written to the server
+            self._outcome(sid, host, sent=False, outcome=f"not sent: {exc}"[:200])
+            raise
+        except BaseException as exc:
+            self._outcome(sid, host, outcome=f"{type(exc).__name__}: {exc}"[:200])
+            raise
+        cpu = time.thread_time()
+        self._robots_body(request, response)
+        self.cpu += time.thread_time() - cpu
+        self._outcome(sid, host, status=response.status, bytes=len(response.body))
+        return response
+
+    def _closing(self) -> CrawlClosing:
+        return CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
+
+    def _outcome(self, sid: str, host: str, **result: Any) -> None:
+        cpu = time.thread_time()
+        self._append("outcome", {"id": sid, "host": host, **result})
+        self.cpu += time.thread_time() - cpu
+
+    def _robots_body(self, request: Request, response: Response) -> None:
+        """Keep the digest of a robots.txt body this crawl fetched: the one its gate is about to
+        decide the origin's requests on (no store read)."""
+        if admission.own_fetch_kind(request) != "robots":
+            return
+        origin = origin_of(request.url)
+        if 200 <= response.status < 300 and urlparse_cached(request).path == "/robots.txt":
+            digest = hashlib.sha256(response.body[:STORED_BODY_LIMIT]).hexdigest()
+            self._digests[origin] = f"sha256:{digest}"
+        else:  # no body, or a stale stored copy: what the store holds decides
+            self._digests.pop(origin, None)
 
     def _robots(self, request: Request) -> dict[str, Any] | None:
         info = (request.meta.get("walsh") or {}).get("robots")
@@ -153,18 +175,6 @@ class CrawlJournal:
             self._digests[origin] = "sha256:" + hashlib.sha256(body).hexdigest() if body is not None else None
         return self._digests[origin]
 
-    def _interval(self, host: str) -> dict[str, Any]:
-        pace = CrawlContext.of(self.crawler).get(SharedPacer).pacer.pace(host)
-        terms = {
-            "crawl_delay": pace.crawl_delay,
-            "request_rate": pace.request_rate,
-            "ratelimit": pace.ratelimit,
-            "adaptive": pace.adaptive,
-        }
-        seconds = pace.interval(self.floor)
-        by = next((name for name, value in terms.items() if value and value >= seconds), "floor")
-        return {"seconds": round(seconds, 6), "by": by}
-
     def _refused(self, exception: WalshIgnoreRequest, **kwargs: Any) -> None:
         url, cpu = exception.url, time.thread_time()
         fields = {
@@ -178,7 +188,7 @@ class CrawlJournal:
         self.cpu += time.thread_time() - cpu
 
     def _append(self, kind: str, fields: dict[str, Any]) -> None:
-        if self.failed:
+        if self.failed or not self.enabled:
             return
         try:
             self.writer.append(kind, **fields)
@@ -186,20 +196,16 @@ class CrawlJournal:
             self._unwritable(exc)
 
     def _unwritable(self, exc: OSError) -> None:
-        """No record, no crawl: say why once, count it, and close the spider (fail closed)."""
+        """No record, no request: say why once, count it, and stop the crawl with a non-zero exit."""
         self.failed = True
-        logger.error(
-            "The request journal at %s cannot be written (%s): the crawl stops, since a request "
-            "we cannot account for is not sent (WALSH_JOURNAL_DIR; docs/journal.md)",
-            self.directory,
-            exc,
-            extra={"spider": self.crawler.spider},
-        )
         if self.crawler.stats is not None:
             self.crawler.stats.set_value(UNWRITABLE, str(exc))
-        engine = running_engine(self.crawler)
-        if engine is not None and engine.spider is not None:
-            deferred_from_coro(engine.close_spider_async(reason=UNWRITABLE_REASON))
+        faults.stop(
+            self.crawler,
+            f"the request journal at {self.directory} cannot be written ({exc}); a request we cannot "
+            "account for is not sent (WALSH_JOURNAL_DIR; docs/journal-proof.md)",
+            UNWRITABLE_REASON,
+        )
 
     def head(self) -> dict[str, Any]:
         """The chain head now (signed first, when a key is configured), for the attestation."""

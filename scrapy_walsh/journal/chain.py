@@ -5,7 +5,7 @@ of the entry (sorted keys, no whitespace), so a line's bytes are its one canonic
 
 ``seq``   1, 2, 3 ... within the file;
 ``prev``  the SHA-256 (hex) of the previous line's bytes, :data:`GENESIS` for the first;
-``kind``  ``open``, ``send``, ``refusal``, ``head``, ``retention`` or ``close``;
+``kind``  ``open``, ``send``, ``outcome``, ``refusal``, ``head``, ``retention`` or ``close``;
 ``t``     seconds since the epoch (UTC); ``pid`` the process id.
 
 Editing a byte of a line changes its hash, so the next entry's ``prev`` no longer matches; deleting
@@ -14,15 +14,18 @@ an entry leaves a gap in ``seq``; swapping two leaves ``seq`` out of order. A ``
 ``sig``, which holds ``prev``: it vouches for every entry before it. The writer signs a head every
 ``WALSH_JOURNAL_SIGN_EVERY`` entries and at close, when ``WALSH_SIGNING_KEY`` is set.
 
-A process killed with ``kill -9`` may leave a last line without its newline (torn): it is reported
-and ignored; everything before it still verifies.
+A process killed with ``kill -9`` may leave a last line without its newline (torn): in a file that
+was not closed it is reported and never counted; everything before it still verifies. After
+``close`` nothing may follow but its signed head. Given a key, every entry must be covered by a
+head it signed. Files are chained too: each file's ``open`` entry names the head of the file opened
+before it by the same identity on the same machine (``after``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +35,7 @@ from ..webbotauth import SignatureInvalid, canonical_json, sign_record, verify_r
 FORMAT = "walsh-journal/v1"
 #: ``prev`` of a file's first entry.
 GENESIS = hashlib.sha256(FORMAT.encode("ascii")).hexdigest()
-KINDS = ("open", "send", "refusal", "head", "retention", "close")
+KINDS = ("open", "send", "outcome", "refusal", "head", "retention", "close")
 SUFFIX = ".jsonl"
 
 
@@ -78,6 +81,9 @@ class FileReport:
     #: seq of the last entry carrying a signature (checked or not), and of the ``close`` entry.
     sig_seq: int = 0
     close_seq: int = 0
+    #: The last entry that verified, and those kept for a reader (``verify_lines(keep=...)``).
+    last: dict[str, Any] | None = None
+    kept: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -89,9 +95,17 @@ class FileReport:
         return self.seq - self.signed_seq
 
 
-def verify_lines(name: str, data: bytes, keys: Mapping[str, Any] | None) -> FileReport:
+def verify_lines(
+    name: str, data: bytes, keys: Mapping[str, Any] | None, keep: Callable[[dict[str, Any]], bool] | None = None
+) -> FileReport:
     """Check one file's bytes: canonical lines, ``seq`` in order, each ``prev`` the hash of the
-    line before, and every ``sig`` against ``keys`` (keyid -> public key; None: not checked)."""
+    line before, and every ``sig`` against ``keys`` (keyid -> public key; None: not checked).
+
+    Nothing may follow ``close`` but its signed head, and a torn last line is tolerated only in a
+    file that was not closed (a crash), never counted. With ``keys``, every entry must be covered
+    by a head those keys signed: a crash's unsigned tail, or a chain rebuilt without its
+    signatures, fails. ``keep``: the entries that verified and it accepts are kept in
+    :attr:`FileReport.kept` (what the readers count: never an entry past a break)."""
     report = FileReport(name)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
@@ -105,13 +119,30 @@ def verify_lines(name: str, data: bytes, keys: Mapping[str, Any] | None) -> File
         if problem is not None:
             report.broken = problem
             return report
-    if report.close_seq and report.sig_seq and report.sig_seq < report.seq:
+        if keep is not None and report.last is not None and keep(report.last):
+            report.kept.append(report.last)
+    end = len(lines)
+    if report.close_seq and report.torn_tail:
+        report.broken = (
+            end + 1,
+            None,
+            f"a partial line follows the close of the file at entry {report.close_seq} (added)",
+        )
+    elif report.close_seq and report.sig_seq and report.sig_seq < report.seq:
         # a signing writer ends a closed file with a signed head right after ``close``
         report.broken = (
-            len(lines),
+            end,
             report.seq,
             f"the file was closed at entry {report.close_seq} but ends at entry {report.seq} without the signed "
             "head that follows close (entries were deleted or added at the end)",
+        )
+    elif keys is not None and report.signed_seq < report.seq:
+        unsigned = report.seq - report.signed_seq
+        report.broken = (
+            end,
+            report.seq,
+            f"entries {report.signed_seq + 1} to {report.seq} ({unsigned} entries) are not covered by a head "
+            "the key signed (a crash's unsigned tail, or signatures removed)",
         )
     return report
 
@@ -162,8 +193,10 @@ def _check(
             except SignatureInvalid as exc:
                 return number, seq, f"entry {seq}'s signature: {exc}"
             report.signed_seq = seq
+    if report.close_seq and not (seq == report.close_seq + 1 and entry.get("kind") == "head" and "sig" in entry):
+        return number, seq, f"entry {seq} follows the close of the file at entry {report.close_seq} (added)"
     report.entries += 1
-    report.seq, report.head = seq, line_hash(line)
+    report.seq, report.head, report.last = seq, line_hash(line), entry
     if report.first is None:
         report.first = entry
     if entry.get("kind") == "retention":
@@ -176,8 +209,10 @@ def _check(
 @dataclass
 class JournalReport:
     files: list[FileReport]
-    #: Problems between files (a rotated predecessor missing or cut short).
+    #: Problems between files (a predecessor missing, replaced or cut short).
     links: list[str]
+    #: The chains the files form: machine -> files that start one (one per identity per machine)
+    chains: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -198,18 +233,25 @@ def journal_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob(f"*{SUFFIX}") if p.is_file())
 
 
-def verify_path(path: Path, keys: Mapping[str, Any] | None) -> JournalReport:
-    """Verify every file at ``path`` and the links from each day's file to the day before."""
+def verify_path(
+    path: Path, keys: Mapping[str, Any] | None, keep: Callable[[dict[str, Any]], bool] | None = None
+) -> JournalReport:
+    """Verify every file at ``path`` and, for a directory, the chain the files form (each file's
+    ``open`` names the one before it on its machine); ``keep``: as for :func:`verify_lines`."""
     root = path if path.is_dir() else path.parent
     files = journal_files(path)
-    reports = [verify_lines(str(p.relative_to(root) if path.is_dir() else p.name), p.read_bytes(), keys) for p in files]
+    reports = [
+        verify_lines(str(p.relative_to(root) if path.is_dir() else p.name), p.read_bytes(), keys, keep) for p in files
+    ]
     by_name = {r.name: r for r in reports}
     deleted = {d for r in reports for e in r.retention for d in e.get("deleted_days", [])}
     links: list[str] = []
+    chains: dict[str, list[str]] = {}
     if path.is_dir():
         for r in reports:
             after = (r.first or {}).get("after")
             if not after:
+                chains.setdefault(str((r.first or {}).get("machine", "?")), []).append(r.name)
                 continue
             before = by_name.get(after.get("file", ""))
             if before is None:
@@ -219,7 +261,26 @@ def verify_path(path: Path, keys: Mapping[str, Any] | None) -> JournalReport:
                 links.append(
                     f"{r.name}: continues {after.get('file')} at entry {after.get('seq')}, which it does not hold"
                 )
-    return JournalReport(reports, links)
+        for tip in sorted((path / ".chains").glob("*")) if (path / ".chains").is_dir() else []:
+            # the file each chain was last continued by: a chain's last file deleted is missing here
+            last = tip.read_text("utf-8", "replace").strip()
+            if last and last not in by_name and last.split("/")[0] not in deleted:
+                links.append(f"the chain {tip.name} ends with {last}, which is missing (deleted)")
+    return JournalReport(reports, links, chains)
+
+
+def published_problems(path: Path, heads: Iterable[Mapping[str, Any]]) -> list[str]:
+    """What of ``heads`` (each ``file``, ``seq``, ``head``: chain heads published with the bot's
+    page) the journal directory at ``path`` no longer holds: a journal cut or rewritten after
+    publication. The hook of ``journal verify --published``."""
+    problems = []
+    for quoted in heads:
+        name = str(quoted.get("file", ""))
+        if not (path / name).is_file():
+            problems.append(f"the published head of {name} (entry {quoted.get('seq')}): the file is missing")
+        elif not _head_at(path / name, quoted):
+            problems.append(f"{name} does not hold its published head at entry {quoted.get('seq')} (cut or rewritten)")
+    return problems
 
 
 def _head_at(path: Path, after: Mapping[str, Any]) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .chain import JournalReport, entries, journal_files
+from .chain import JournalReport, published_problems, verify_path
 
 
 def when(t: float) -> str:
@@ -59,32 +59,87 @@ class HostView:
         return list(found.values())
 
 
-def load_host(path: Path, host: str, since: float | None = None) -> HostView:
-    view = HostView(host)
-    for file in journal_files(path):
-        for entry in entries(file.read_bytes()):
-            if entry.get("host") != host or (since is not None and entry.get("t", 0) < since):
-                continue
-            if entry.get("kind") == "send":
-                view.sends.append(entry)
-            elif entry.get("kind") == "refusal":
-                view.refusals.append(entry)
-    view.sends.sort(key=lambda e: e["t"])
+#: What a ``send`` without its ``outcome`` entry says: written before the request went on the
+#: wire, its answer never recorded (the process was killed, or is still waiting for it).
+UNKNOWN_OUTCOME = "unknown (sent; no outcome recorded)"
+
+
+def read_journal(
+    path: Path,
+    keys: Mapping[str, Any] | None,
+    host: str | None = None,
+    since: float | None = None,
+    published: Iterable[Mapping[str, Any]] = (),
+) -> tuple[JournalReport, HostView]:
+    """The one reader of a journal, for ``verify``, ``show``, ``match`` and ``report`` alike: the
+    verification of every file and of the chain of files (and that it still holds each of the
+    ``published`` heads), and what it holds about ``host`` (from ``since`` on). Only entries that
+    verified count: never a torn line, nor one past a break."""
+    wanted = host or ""
+
+    def keep(entry: dict[str, Any]) -> bool:
+        return entry.get("host") == wanted and (since is None or entry.get("t", 0) >= since)
+
+    report = verify_path(path, keys, keep if host else None)
+    if path.is_dir():
+        report.links += published_problems(path, published)
+    view = HostView(wanted)
+    waiting: dict[str, dict[str, Any]] = {}
+    for entry in (e for f in report.files for e in f.kept):
+        kind = entry.get("kind")
+        if kind == "send":
+            view.sends.append(entry)
+            if "id" in entry:  # written ahead: its outcome follows
+                waiting[entry["id"]] = entry
+        elif kind == "outcome":
+            send = waiting.pop(str(entry.get("id")), None)
+            if send is not None:
+                _settle(send, entry)
+        elif kind == "refusal":
+            view.refusals.append(entry)
+    for send in waiting.values():
+        send["outcome"] = UNKNOWN_OUTCOME
+    view.sends = sorted((e for e in view.sends if e.get("sent") is not False), key=lambda e: e["t"])
     view.refusals.sort(key=lambda e: e["t"])
-    return view
+    return report, view
 
 
-def interval_words(interval: Mapping[str, Any] | None) -> str:
-    if not interval:
-        return "?"
-    by = {
-        "floor": "the 1 s floor" if interval.get("seconds") == 1 else "our minimum interval",
-        "crawl_delay": "your Crawl-delay",
-        "request_rate": "your Request-rate",
-        "ratelimit": "your RateLimit header",
-        "adaptive": "your server's response time",
-    }.get(str(interval.get("by")), str(interval.get("by")))
-    return f"{interval.get('seconds')} s ({by})"
+def _settle(send: dict[str, Any], outcome: dict[str, Any]) -> None:
+    """Fold a request's ``outcome`` entry into its ``send`` entry."""
+    send["settled"] = outcome["t"]
+    for name in ("status", "bytes", "outcome", "sent"):
+        if name in outcome:
+            send[name] = outcome[name]
+
+
+#: Each ``why`` of a send entry (:class:`~scrapy_walsh.policy.vocabulary.IntervalWhy`), in a site owner's words.
+WHY_WORDS = {
+    "floor": "our minimum interval",
+    "crawl-delay": "your Crawl-delay",
+    "request-rate": "your Request-rate",
+    "ratelimit": "your RateLimit header",
+    "retry-after": "your Retry-After",
+    "backoff": "our backoff after errors",
+    "timeout-rest": "a rest after timeouts",
+}
+
+
+def interval_of(send: Mapping[str, Any]) -> tuple[float | None, str | None]:
+    """A send entry's interval (seconds) and why; a journal written before ``why`` existed holds
+    ``{"seconds", "by"}``; (None, None) when the entry has neither."""
+    value = send.get("interval")
+    if isinstance(value, dict):
+        return value.get("seconds"), {"crawl_delay": "crawl-delay", "request_rate": "request-rate"}.get(
+            str(value.get("by")), str(value.get("by"))
+        )
+    return (value, send.get("why")) if isinstance(value, int | float) else (None, None)
+
+
+def interval_words(send: Mapping[str, Any]) -> str:
+    seconds, why = interval_of(send)
+    if seconds is None:
+        return "unknown"
+    return f"{seconds:g} s ({WHY_WORDS.get(str(why), str(why))})"
 
 
 def refusal_words(entry: Mapping[str, Any]) -> str:
@@ -106,7 +161,7 @@ def show(view: HostView, verified: str) -> str:
         lines.append(f"  {day}  {count:5} requests  smallest gap {'-' if gap is None else f'{gap:.3f} s'}")
     if not view.sends:
         lines.append("  (none)")
-    intervals = sorted({interval_words(e.get("interval")) for e in view.sends})
+    intervals = sorted({interval_words(e) for e in view.sends})
     if intervals:
         lines.append(f"Interval applied between two requests: {', '.join(intervals)}")
     lines += ["", "robots.txt versions followed (digest of the body the verdicts were decided on):"]
@@ -179,7 +234,7 @@ def match(view: HostView, log: list[LogLine], ua: str, tolerance: float = 2.0) -
                 for e in free
                 if e.get("method") == line.method
                 and _target(e.get("url", "")) == line.target
-                and e["t"] - tolerance - 1 <= line.t <= e.get("settled", e["t"]) + tolerance
+                and e["t"] - tolerance - 1 <= line.t <= _settled(e) + tolerance
             ),
             None,
         )
@@ -189,6 +244,13 @@ def match(view: HostView, log: list[LogLine], ua: str, tolerance: float = 2.0) -
             free.remove(found)
             matched.append((line, found))
     return Match(matched, missing, free, len(log) - len(ours))
+
+
+def _settled(send: Mapping[str, Any]) -> float:
+    """When a send ended; a send whose outcome is unknown may have been answered (and logged) any time later."""
+    if send.get("outcome") == UNKNOWN_OUTCOME:
+        return float("inf")
+    return float(send.get("settled", send["t"]))
 
 
 def match_words(result: Match, host: str) -> str:
@@ -211,13 +273,13 @@ def verification_words(report: JournalReport, keyed: bool) -> str:
     problem = report.first_problem()
     if problem:
         return f"FAILED: {problem}"
-    signed = sorted({k for f in report.files for k in f.keyids})
     files = len(report.files)
-    if signed:
-        return f"verified: {files} file(s), hash chain intact, signed heads by key {', '.join(signed)}"
-    if keyed:
-        return f"chain intact in {files} file(s), but no signed head (no signing key configured)"
-    return f"chain intact in {files} file(s); signatures not checked (no public key given)"
+    chains = sum(len(roots) for roots in report.chains.values())
+    where = f"{files} file(s)" + (f" in {chains} chain(s)" if chains else "")
+    if keyed:  # verify_lines failed every entry not covered by a signed head
+        signed = sorted({k for f in report.files for k in f.keyids})
+        return f"verified: {where}, hash chain intact, every entry covered by signed heads by key {', '.join(signed)}"
+    return f"chain intact in {where}; signatures not checked (no public key given), so not verified"
 
 
 NO_REQUESTS = '<text x="10" y="30">no requests</text>'
@@ -226,7 +288,7 @@ NO_REQUESTS = '<text x="10" y="30">no requests</text>'
 def timeline_svg(view: HostView, width: int = 900, height: int = 320) -> str:
     """Time across, the gap before each request up; the interval applied as a dashed line."""
     left, right, top, bottom = 60, 20, 20, 40
-    points = [(e["t"], gap, (e.get("interval") or {}).get("seconds")) for e, gap in view.gaps()]
+    points = [(e["t"], gap, interval_of(e)[0]) for e, gap in view.gaps()]
     times = [p[0] for p in points] + [r["t"] for r in view.refusals]
     if not times:
         return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="60">{NO_REQUESTS}</svg>'
@@ -291,10 +353,10 @@ def report_html(view: HostView, verification: str, agent: str) -> str:
     requests = "".join(
         f"<tr><td>{when(s['t'])}</td><td>{'-' if g is None else f'{g:.3f} s'}</td><td>{e(s.get('method', ''))} "
         f"{e(_target(s.get('url', '')))}</td><td>{s.get('status', e(str(s.get('outcome'))))}</td>"
-        f"<td>{e(interval_words(s.get('interval')))}</td></tr>"
+        f"<td>{e(interval_words(s))}</td></tr>"
         for s, g in view.gaps()
     )
-    status_class = "bad" if verification.startswith("FAILED") else "ok"
+    status_class = "ok" if verification.startswith("verified") else "bad"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Requests to {e(view.host)}</title>
 <style>body{{font-family:sans-serif;margin:2em;color:#111}}table{{border-collapse:collapse;margin:.5em 0 1.5em}}

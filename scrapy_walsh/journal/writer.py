@@ -3,9 +3,13 @@
 Layout: ``<dir>/<YYYY-MM-DD>/<pid>-<HHMMSS>-<nonce>.jsonl``. Each entry is one ``write`` of an
 unbuffered file, so a process killed with ``kill -9`` loses nothing the kernel has; ``fsync``
 (what a power cut would otherwise lose) runs at most once per :data:`SYNC_EVERY` entries or
-per :data:`SYNC_SECONDS`, whichever comes first, and at close. When the day changes the writer
-opens the new day's file, whose ``open`` entry names the last entry of the previous one
-(``after``), so ``journal verify DIR`` notices a missing day file.
+per :data:`SYNC_SECONDS`, whichever comes first, and at close. A write the disk takes only
+part of is an error: the caller stops writing (the torn line is then the file's last).
+
+The files of one identity on one machine form one chain, across processes and days: each
+file's ``open`` entry names the file opened before it and the hash of that file's last entry
+then (``after``; :class:`ChainTip`), so ``journal verify DIR`` notices a whole file deleted,
+replaced or moved. When the day changes the writer opens the new day's file the same way.
 
 Retention keeps whole days: at open, day directories older than ``retention_days`` are deleted,
 and a ``retention`` entry in the new chain says which.
@@ -14,21 +18,27 @@ and a ``retention`` entry in the new chain says which.
 from __future__ import annotations
 
 import datetime
+import errno
+import fcntl
+import json
 import os
 import secrets
 import shutil
+import socket
 import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from .chain import FORMAT, SUFFIX, Chain
+from .chain import FORMAT, SUFFIX, Chain, line_hash
 
 #: At most one fsync per this many entries ...
 SYNC_EVERY = 100
 #: ... or per this many seconds, whichever comes first.
 SYNC_SECONDS = 1.0
+#: The tail of a file read for its last entry (an entry is a few KiB at most).
+TAIL_BYTES = 65536
 
 
 def day_of(t: float) -> str:
@@ -56,6 +66,8 @@ class JournalWriter:
         self.clock = clock
         self.sync_every, self.sync_seconds = sync_every, sync_seconds
         self.pid = os.getpid()
+        #: This machine, in the ``open`` entry: one chain per identity per machine
+        self.machine = socket.gethostname()
         self.fsyncs = 0
         self.entries = 0
         self._fd: int | None = None
@@ -114,38 +126,45 @@ class JournalWriter:
 
     def _write(self, fields: dict[str, Any], signed: bool = False) -> None:
         assert self._fd is not None
-        line = self.chain.line(fields, self.key if signed else None)
-        os.write(self._fd, line + b"\n")
+        line = self.chain.line(fields, self.key if signed else None) + b"\n"
+        if os.write(self._fd, line) != len(line):
+            # a full disk takes part of a line: a torn entry, and nothing more is written after it
+            raise OSError(errno.ENOSPC, "the journal's disk took part of an entry only")
         self.entries += 1
         self._unsynced += 1
         if self._unsynced >= self.sync_every or self.clock() - self._last_sync >= self.sync_seconds:
             self.sync()
 
     def _open(self, now: float) -> None:
-        after = None
-        if self._fd is not None:  # the day changed: close this file, link the next to it
+        if self._fd is not None:  # the day changed: close this file; the next one continues the chain
             self.sign_head(now)
             self.sync()
             os.close(self._fd)
-            after = self.head()
+            self._fd = None
         self._day = day_of(now)
         self._day_start = datetime.datetime.fromisoformat(self._day).replace(tzinfo=datetime.UTC).timestamp()
         folder = self.directory / self._day
         folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).strftime("%H%M%S")
-        self.path = folder / f"{self.pid}-{stamp}-{secrets.token_hex(3)}{SUFFIX}"
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        self.chain = Chain()
-        self._write(
-            {
-                "kind": "open",
-                "t": round(now, 6),
-                "pid": self.pid,
-                "format": FORMAT,
-                "identity": self.identity,
-                "after": after,
-            }
-        )
+        path = folder / f"{self.pid}-{stamp}-{secrets.token_hex(3)}{SUFFIX}"
+        with ChainTip(self.directory, self.identity, self.machine) as tip:
+            # under the tip's lock: two processes opening files at once still make one chain
+            after = tip.head()
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+            self.path = path
+            self.chain = Chain()
+            self._write(
+                {
+                    "kind": "open",
+                    "t": round(now, 6),
+                    "pid": self.pid,
+                    "format": FORMAT,
+                    "identity": self.identity,
+                    "machine": self.machine,
+                    "after": after,
+                }
+            )
+            tip.move_to(self._relative(path))
         deleted = self._expire(now)
         if deleted:
             self._write(
@@ -178,6 +197,68 @@ class JournalWriter:
 
     def _relative(self, path: Path) -> str:
         return str(path.relative_to(self.directory))
+
+
+class ChainTip:
+    """Which file of an identity on this machine was opened last: the next file's ``open`` entry
+    names that file's head, so the files of every process and every day form one chain, and a
+    whole file deleted, replaced or moved breaks it. Kept in ``<dir>/.chains/<identity>@<machine>``,
+    read and moved under an exclusive lock (``flock``)."""
+
+    def __init__(self, directory: Path, identity: str, machine: str):
+        self.directory = directory
+        folder = directory / ".chains"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{_safe(identity)}@{_safe(machine)}"
+        self._fd = -1
+
+    def __enter__(self) -> ChainTip:
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self._fd)  # closing releases the lock
+
+    def head(self) -> dict[str, Any] | None:
+        """The last opened file and its last whole entry now (seq, hash); None for a new chain."""
+        name = os.pread(self._fd, 4096, 0).decode("utf-8", "replace").strip()
+        if not name:
+            return None
+        line = _last_line(self.directory / name)
+        if line is None:  # gone (a retention's deleted day, or removed): verify says which
+            return {"file": name, "seq": 0, "head": None}
+        try:
+            seq = json.loads(line).get("seq", 0)
+        except ValueError:
+            seq = 0
+        return {"file": name, "seq": seq, "head": line_hash(line)}
+
+    def move_to(self, name: str) -> None:
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, name.encode("utf-8") + b"\n", 0)
+        os.fsync(self._fd)
+
+
+def _last_line(path: Path) -> bytes | None:
+    """The last whole line of a journal file (a torn tail is not one), None when it has none."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            start = max(0, size - TAIL_BYTES)
+            handle.seek(start)
+            data = handle.read()
+            if start and data.count(b"\n") < 2:
+                handle.seek(0)
+                data = handle.read()
+    except OSError:
+        return None
+    lines = data.split(b"\n")[:-1]  # what follows the last newline is torn, or nothing
+    return lines[-1] if lines and lines[-1] else None
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "_"
 
 
 def _is_day(name: str) -> bool:

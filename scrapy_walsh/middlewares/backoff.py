@@ -29,7 +29,7 @@ from twisted.internet.error import TimeoutError as TwistedTimeoutError
 from .. import admission
 from ..context import CrawlContext
 from ..policy.backoff import Backoff
-from ..policy.vocabulary import Meta
+from ..policy.vocabulary import IntervalWhy, Meta
 from ..request_meta import request_host
 from ..shared_pacer import SharedPacer
 
@@ -88,7 +88,8 @@ class BackoffMiddleware:
             # the operator's list is refreshed on time: its gate applies this pause once it knows when
             self.politeness.list_host_asked(host, pause=decision.delay)
         else:
-            self.politeness.pause(host, now + decision.delay)
+            told = IntervalWhy.RETRY_AFTER if decision.retry_after.seconds is not None else IntervalWhy.BACKOFF
+            self.politeness.pause(host, now + decision.delay, told)
         self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat
         if not decision.retry:
             over = decision.delay > self.policy.max_delay
@@ -134,7 +135,7 @@ class BackoffMiddleware:
         pace = pacer.pace(host)
         pace.timeouts += 1  # written with the pause below; an answer resets it (SharedPacer.settle)
         decision = self.policy.after_timeout(attempt, pacer.interval(host), self.recheck, streak=pace.timeouts)
-        self.politeness.pause(host, pacer.clock() + decision.delay)
+        self.politeness.pause(host, pacer.clock() + decision.delay, IntervalWhy.TIMEOUT_REST)
         self.stats.inc_value("walsh/backoff/count")
         self.stats.inc_value("walsh/backoff/timeout")
         self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat

@@ -39,7 +39,7 @@ from .. import admission
 from ..context import CrawlContext
 from ..exceptions import CrawlClosing, CrawlDelayExceedsCap, HostPaused, NotYourTurn, refuse
 from ..policy.pacing import asked_ratelimit
-from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY
+from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY, IntervalWhy
 from ..request_meta import request_host
 from ..shared_pacer import SharedPacer, back_to_scheduler
 from ..store import StateStoreError, StoreUnavailable
@@ -111,7 +111,7 @@ class PacingMiddleware:
             if (asked := asked_ratelimit(_header_lines(response))) is not None:
                 self.politeness.list_host_asked(host, ratelimit=asked)
         elif (asked := self.pacer.follow_ratelimit(host, _header_lines(response))) is not None:
-            self.politeness.pause(host, self.politeness.now() + asked)  # RateLimit, fleet-wide
+            self.politeness.pause(host, self.politeness.now() + asked, IntervalWhy.RATELIMIT)  # fleet-wide
         latency = request.meta.get("download_latency")
         if latency is not None:
             # 429 and 503 belong to backoff (R5); other 5xx slow the host down here

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from scrapy_walsh.policy.vocabulary import IntervalWhy
+
 if TYPE_CHECKING:
     from scrapy_walsh.policy.ratelimit import HeaderLines
 
@@ -90,6 +92,27 @@ def wait_reason(pace: HostPace, floor: float) -> str:
     ]
     value, words = max(terms, key=lambda term: term[0])
     return words if value > floor else f"the minimum interval of {floor:g} s (WALSH_MIN_INTERVAL)"
+
+
+def interval_applied(pace: HostPace, floor: float, paused_by: IntervalWhy | None = None) -> tuple[float, IntervalWhy]:
+    """The interval the next request to a host keeps after the one before it, and what set it:
+    the term of :meth:`HostPace.ready_at` that decides (the request journal's ``interval`` and
+    ``why``, so a site owner sees a Retry-After pause as one). A pause ("not before") that
+    decides is a rest after timeouts when timeouts led to it, else ``paused_by`` (what the
+    pause's caller said: Retry-After, a computed backoff, RateLimit), a backoff when unknown
+    (another process of the fleet paused the host)."""
+    interval = pace.interval(floor)
+    if pace.not_before and pace.last_start is not None and pace.not_before > pace.last_start + interval:
+        why = IntervalWhy.TIMEOUT_REST if pace.timeouts else paused_by or IntervalWhy.BACKOFF
+        return pace.not_before - pace.last_start, why
+    terms = [
+        (pace.crawl_delay or 0.0, IntervalWhy.CRAWL_DELAY),
+        (pace.request_rate or 0.0, IntervalWhy.REQUEST_RATE),
+        (pace.ratelimit or 0.0, IntervalWhy.RATELIMIT),
+        (pace.adaptive, IntervalWhy.BACKOFF),
+    ]
+    value, why = max(terms, key=lambda term: term[0])
+    return interval, why if value > floor else IntervalWhy.FLOOR
 
 
 def asked_ratelimit(headers: HeaderLines) -> float | None:

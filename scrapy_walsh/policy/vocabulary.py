@@ -205,6 +205,25 @@ META_KEYS: dict[Meta, str] = {
 }
 
 
+class IntervalWhy(StrEnum):
+    """What set the interval a request kept after the one before it to the same host: the
+    ``why`` of its request-journal entry, beside ``interval`` (seconds)."""
+
+    #: ``WALSH_MIN_INTERVAL`` (R4), or the project's slower ``DOWNLOAD_SLOTS`` delay for the host
+    FLOOR = "floor"
+    CRAWL_DELAY = "crawl-delay"
+    REQUEST_RATE = "request-rate"
+    #: the host's ``RateLimit`` / ``RateLimit-Policy`` fields
+    RATELIMIT = "ratelimit"
+    #: a ``Retry-After`` on a 429/503 (R5)
+    RETRY_AFTER = "retry-after"
+    #: a computed backoff (R5: a 429/503 without a usable Retry-After), or the adaptive delay
+    #: that follows errors and slow answers
+    BACKOFF = "backoff"
+    #: the rest after timeouts in a row (each doubles it)
+    TIMEOUT_REST = "timeout-rest"
+
+
 class Namespace(StrEnum):
     """State-store namespaces (keys: ``walsh:<identity>:<namespace>:<key>`` in Redis)."""
 

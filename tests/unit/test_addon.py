@@ -261,3 +261,13 @@ def test_making_a_conformance_error_changes_nothing_and_the_addon_installs_the_h
     assert installed == {"hook_installed": False, "filters": 5, "twisted_logging_begun": True}
     assert refused == {"hook_installed": True, "filters": 5, "twisted_logging_begun": True}
     assert handled == installed
+
+
+def test_the_journal_switched_off_starts_loudly_and_a_bad_value_is_refused(caplog):
+    with caplog.at_level(logging.WARNING):
+        ConformanceGuard.from_crawler(crawler_with(WALSH_JOURNAL=False))
+    assert "WALSH_JOURNAL: False loosens proof of conformance" in caplog.text
+    assert "nothing proves what this crawl sent" in caplog.text
+    with pytest.raises(ConformanceError) as info:
+        ConformanceGuard.from_crawler(crawler_with(WALSH_JOURNAL="maybe"))
+    assert "WALSH_JOURNAL" in {f.setting for f in info.value.findings}

@@ -15,7 +15,7 @@ import pytest
 
 from scrapy_walsh import card, webbotauth
 from scrapy_walsh.journal import reading
-from scrapy_walsh.journal.chain import journal_files, verify_path
+from scrapy_walsh.journal.chain import Chain, journal_files, verify_path
 from scrapy_walsh.journal.writer import JournalWriter
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -171,7 +171,10 @@ def test_a_fleet_writes_one_journal_per_process_each_entry_naming_its_pid(tmp_pa
     pids = {p.pid for p in procs}
     assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
     files = journal_files(tmp_path)
-    assert len(files) == 3 and verify_path(tmp_path, None).ok
+    report = verify_path(tmp_path, None)
+    assert len(files) == 3 and report.ok, report.first_problem()
+    # opened at once, under the chain's lock: one chain of three files on this machine
+    assert [len(roots) for roots in report.chains.values()] == [1]
     for f in files:
         found = {json.loads(x)["pid"] for x in lines(f)}
         assert len(found) == 1 and found <= pids and f.name.startswith(f"{found.pop()}-")
@@ -189,10 +192,10 @@ def test_at_most_one_fsync_per_100_entries_or_per_second(tmp_path, monkeypatch, 
         send(writer, i)
     seconds = clock.t - start
     file_syncs = len(calls)
-    # the file's fsyncs (the directory's one at open aside): within the budget, counted
+    # the file's fsyncs (the directory's and the chain tip's at open aside): within the budget, counted
     assert writer.fsyncs <= max(most, int(seconds) + 1) + 1
     assert writer.fsyncs >= (count // 100 if step < 0.01 else 1)
-    assert file_syncs <= writer.fsyncs + 1
+    assert file_syncs <= writer.fsyncs + 2
 
 
 def test_days_rotate_and_link_and_a_missing_day_is_found(tmp_path, key):
@@ -216,7 +219,7 @@ def test_retention_deletes_whole_old_days_and_records_it(tmp_path, key):
     writer = JournalWriter(tmp_path, "W", key=key, retention_days=90, clock=Clock())
     send(writer, 1)
     writer.close()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["2026-11-20", "2026-11-24"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".chains", "2026-11-20", "2026-11-24"]
     entries = [json.loads(x) for f in journal_files(tmp_path / "2026-11-24") for x in lines(f)]
     (kept,) = [e for e in entries if e["kind"] == "retention"]
     assert kept["deleted_days"] == ["2026-01-01", "2026-08-01"] and kept["days"] == 90
@@ -249,10 +252,15 @@ def test_kill_9_loses_at_most_the_tail_and_what_remains_verifies(tmp_path, key):
     finally:
         proc.wait(timeout=10)
     assert proc.returncode == -signal.SIGKILL
-    report = verify_path(tmp_path / "j", keys_of(key))
+    report = verify_path(tmp_path / "j", None)  # the chain: intact up to the torn line
     assert report.ok, report.first_problem()
     (f,) = report.files
-    assert f.entries > 500 and f.signed_seq > 0 and f.unsigned_tail <= 50
+    assert f.entries > 500
+    # with the key, the crash's unsigned tail is a failure that says its size, never "ok"
+    (signed,) = verify_path(tmp_path / "j", keys_of(key)).files
+    tail = signed.seq - signed.signed_seq
+    assert signed.signed_seq > 0 and 0 < tail <= 50 and signed.broken is not None
+    assert f"({tail} entries) are not covered by a head the key signed" in signed.broken[2]
 
 
 def test_the_example_card_validates_and_ours_has_its_structure(key):
@@ -302,3 +310,103 @@ def test_match_pairs_log_lines_and_flags_both_kinds_of_gap():
     assert [x.target for x in result.not_in_journal] == ["/admin"]
     assert [e["seq"] for e in result.not_in_log] == [2]
     assert len(result.matched) == 2 and result.other_agents == 1
+
+
+def _pub(key, tmp_path: Path) -> Path:
+    pem = tmp_path / "k.pub"
+    pem.write_bytes(webbotauth.public_pem(key))
+    return pem
+
+
+def _cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "walsh", "journal", *map(str, args)], capture_output=True, text=True
+    )
+
+
+def test_a_torn_line_after_a_signed_close_fails_verify_and_show_does_not_count_it(journal, key, tmp_path):
+    directory = journal.parent.parent
+    report, view = reading.read_journal(directory, keys_of(key), "a.test")
+    assert report.ok and len(view.sends) == 10
+    # a forged request appended after the signed close, without its newline (as a torn line looks)
+    last = json.loads(lines(journal)[-1])
+    forged = {"kind": "send", "t": last["t"], "method": "GET", "url": "http://a.test/p/0", "host": "a.test"}
+    with journal.open("ab") as f:
+        f.write(webbotauth.canonical_json({**forged, "seq": last["seq"] + 1, "prev": "0" * 64}))
+    for keys in (keys_of(key), None):
+        report, view = reading.read_journal(directory, keys, "a.test")
+        assert not report.ok and "follows the close of the file" in (report.first_problem() or "")
+        assert len(view.sends) == 10
+    verified = _cli("verify", directory, "--key", _pub(key, tmp_path))
+    assert verified.returncode == 1 and "FAILED" in verified.stdout, verified.stdout + verified.stderr
+    shown = _cli("show", "--host", "a.test", "--journal", directory, "--key", _pub(key, tmp_path))
+    assert "FAILED" in shown.stdout and "  10 requests" in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_an_entry_after_close_fails_even_with_a_whole_line(journal, key):
+    rows = lines(journal)
+    last = json.loads(rows[-1])
+    chain = Chain(last["seq"], verify_path(journal, None).files[0].head)
+    rows.append(chain.line({"kind": "send", "t": last["t"], "host": "a.test", "url": "http://a.test/x"}) + b"\n")
+    journal.write_bytes(b"".join(rows))
+    for keys in (keys_of(key), None):
+        assert "follows the close of the file" in (verify_path(journal, keys).first_problem() or "")
+
+
+def test_a_chain_rebuilt_without_its_signatures_fails_with_the_key(journal, key, tmp_path):
+    entries = [json.loads(x) for x in lines(journal)]
+    entries = [e for e in entries if "sig" not in e and e["kind"] != "close"]  # drop signed heads and close
+    entries[3]["url"] = "http://a.test/forged"
+    chain = Chain()
+    rebuilt = [chain.line({k: v for k, v in e.items() if k not in ("seq", "prev")}) + b"\n" for e in entries]
+    journal.write_bytes(b"".join(rebuilt))
+    assert verify_path(journal, None).ok  # a chain anyone can rebuild: it proves no author
+    problem = verify_path(journal, keys_of(key)).first_problem() or ""
+    assert f"entries 1 to {len(entries)} ({len(entries)} entries) are not covered by a head the key signed" in problem
+    verified = _cli("verify", journal.parent.parent, "--key", _pub(key, tmp_path))
+    assert verified.returncode == 1 and "not covered by a head the key signed" in verified.stdout
+    words = reading.verification_words(verify_path(journal, None), keyed=False)
+    assert not words.startswith("verified") and "signatures not checked" in words
+
+
+def _three_crawls(directory: Path, key) -> list[Path]:
+    """Three crawls of one identity on this machine, one after the other: three chained files."""
+    for run in range(3):
+        writer = JournalWriter(directory, "W", key=key, clock=Clock(t=DAY + run * 3600, step=1.0))
+        for i in range(3):
+            send(writer, i)
+        writer.close()
+    files = sorted(journal_files(directory), key=lambda p: json.loads(p.read_bytes().split(b"\n")[0])["t"])
+    assert len(files) == 3
+    return files
+
+
+def test_files_of_one_identity_form_one_chain_across_processes(tmp_path, key):
+    files = _three_crawls(tmp_path, key)
+    report = verify_path(tmp_path, keys_of(key))
+    assert report.ok, report.first_problem()
+    (machine,) = report.chains
+    assert report.chains[machine] == [str(files[0].relative_to(tmp_path))]
+    afters = [json.loads(p.read_bytes().split(b"\n")[0])["after"] for p in files]
+    assert afters[0] is None and [a["file"] for a in afters[1:]] == [str(p.relative_to(tmp_path)) for p in files[:2]]
+    assert "1 chain(s)" in reading.verification_words(report, keyed=True)
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_a_whole_file_deleted_fails_verify_on_the_directory(tmp_path, key, which):
+    files = _three_crawls(tmp_path, key)
+    files[which].unlink()
+    problem = verify_path(tmp_path, keys_of(key)).first_problem()
+    assert problem is not None and "missing (deleted)" in problem and files[which].name in problem, problem
+
+
+def test_a_whole_file_replaced_or_two_files_swapped_fails_verify(tmp_path, key):
+    files = _three_crawls(tmp_path / "j", key)
+    replacement = _three_crawls(tmp_path / "other", key)[1]  # a whole, signed file of the same identity
+    original = files[1].read_bytes()
+    files[1].write_bytes(replacement.read_bytes())
+    links = verify_path(tmp_path / "j", keys_of(key)).links
+    assert any(files[2].name in link and "does not hold" in link for link in links), links
+    files[1].write_bytes(files[0].read_bytes())
+    files[0].write_bytes(original)  # the first two swapped
+    assert verify_path(tmp_path / "j", keys_of(key)).first_problem() is not None

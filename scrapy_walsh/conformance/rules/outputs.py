@@ -1,4 +1,4 @@
-"""Rules about where the crawl writes: ``JOBDIR`` and the local files of ``FEEDS``.
+"""Rules about where the crawl writes: ``JOBDIR``, the local files of ``FEEDS``, the request journal.
 
 Scrapy finds out that such a path can't be used only once the crawl has started: ``JOBDIR=123``
 where ``123`` is a file ends in a traceback from its scheduler (and ``scrapy crawl`` exits 0), and
@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ..engine import FAIL, Finding, Subject
+from ...config import journal_location, state_location
+from ..engine import FAIL, Finding, Subject, loosens
 
 
 def output_paths(subject: Subject) -> Iterator[Finding]:
@@ -29,6 +30,7 @@ def output_paths(subject: Subject) -> Iterator[Finding]:
         why = _unusable(Path(str(jobdir)), directory=True)
         if why is not None:
             yield _refused("JOBDIR", f"JOBDIR={str(jobdir)!r} (where Scrapy keeps the crawl's state): {why}")
+    yield from _journal(subject)
     try:
         feeds = settings.getdict("FEEDS")
     except (TypeError, ValueError):
@@ -40,6 +42,39 @@ def output_paths(subject: Subject) -> Iterator[Finding]:
         why = _unusable(path, directory=False)
         if why is not None:
             yield _refused("FEEDS", f"FEEDS output {str(uri)!r} (its items would be lost): {why}")
+
+
+def _journal(subject: Subject) -> Iterator[Finding]:
+    """The request journal is on (a loosening when off) and its directory can be written."""
+    if why := subject.walsh.refused("WALSH_JOURNAL"):
+        yield Finding("-", "proof of conformance", FAIL, "WALSH_JOURNAL", why)
+        return
+    if not subject.walsh.value("WALSH_JOURNAL", True):
+        yield loosens(
+            "-",
+            "proof of conformance",
+            "WALSH_JOURNAL",
+            False,
+            "no request is recorded in the request journal, so nothing proves what this crawl sent; "
+            "meant for measuring the journal's cost",
+        )
+        return
+    try:
+        journal = journal_location(subject.settings)
+        state = state_location(subject.settings)
+    except ValueError:
+        return  # a refused WALSH_STATE_URI or WALSH_JOURNAL_DIR is a finding of its own
+    if state.scheme == "sqlite" and journal.parent == state.path.parent and _unusable(journal.parent, True):
+        return  # beside a sqlite store that cannot be made either: the store's own refusal says it, once
+    if (why := _unusable(journal, directory=True)) is not None:
+        yield Finding(
+            "-",
+            "proof of conformance",
+            FAIL,
+            "WALSH_JOURNAL_DIR",
+            f"the request journal at {str(journal)!r} (each request is recorded there before it is sent, so none "
+            f"could be): {why}. Choose a directory that can be written.",
+        )
 
 
 def _refused(setting: str, text: str) -> Finding:
