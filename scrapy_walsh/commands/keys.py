@@ -63,13 +63,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps(webbotauth.directory([key]), indent=2))
             return 0
         if args.action == "card":
-            print(json.dumps(agent_card.build(keys=[key], **_card_settings(settings)), indent=2))
+            print(json.dumps(agent_card.build(keys=[key], **card_settings(settings)), indent=2))
             return 0
         if args.url is None and args.card is None:
             return _fail("give the directory URL, --card FILE|URL, or both")
         status = verify(args.url, key, _user_agent(settings)) if args.url else 0
         return verify_card(args.card, key, settings) or status if args.card else status
-    except webbotauth.SigningError as exc:
+    except (webbotauth.SigningError, SettingRefused) as exc:
         return _fail(str(exc))
 
 
@@ -167,18 +167,37 @@ def _user_agent(settings: Settings) -> str:
     return str(parse(settings, "WALSH_USER_AGENT"))
 
 
-def _card_settings(settings: Settings) -> dict[str, Any]:
-    """The card's members that come from the settings (WALSH_BLOCKLIST_OPERATOR/CONTACT/POLICY
-    name the operator, as in a blocklist file)."""
-    from ..config import parse
+class SettingRefused(ValueError):
+    """A setting the crawl would refuse: the card (or the bot page) would promise what no crawl keeps."""
 
+
+def card_settings(settings: Settings) -> dict[str, Any]:
+    """The card's members that come from the settings (WALSH_BLOCKLIST_OPERATOR/CONTACT/POLICY
+    name the operator, as in a blocklist file).
+
+    Every ``WALSH_*`` setting is read as a crawl's start-up audit reads it: one a crawl would
+    refuse raises :class:`SettingRefused` naming it and its requirement, since a card published
+    from such settings would describe a crawl that never runs.
+    """
+    from ..config import Readings
+    from ..policy.vocabulary import requirement_name
+    from ..settings import SETTINGS_BY_NAME
+
+    readings = Readings(settings)
+    if readings.errors:
+        refused = "; ".join(
+            f"{name} = {readings.given(name)!r} breaks {requirement_name(SETTINGS_BY_NAME[name].requirement)}: "
+            f"{readings.refused(name)}"
+            for name in readings.errors
+        )
+        raise SettingRefused(f"refused setting: {refused}")
     return {
-        "name": parse(settings, "WALSH_ROBOTS_TOKEN"),
-        "user_agent": _user_agent(settings),
-        "interval": parse(settings, "WALSH_MIN_INTERVAL"),
-        "purposes": parse(settings, "WALSH_PURPOSES"),
-        "contact": parse(settings, "WALSH_BLOCKLIST_CONTACT"),
-        "policy": parse(settings, "WALSH_BLOCKLIST_POLICY"),
+        "name": readings.value("WALSH_ROBOTS_TOKEN"),
+        "user_agent": readings.value("WALSH_USER_AGENT"),
+        "interval": readings.value("WALSH_MIN_INTERVAL"),
+        "purposes": readings.value("WALSH_PURPOSES"),
+        "contact": readings.value("WALSH_BLOCKLIST_CONTACT"),
+        "policy": readings.value("WALSH_BLOCKLIST_POLICY"),
     }
 
 
@@ -194,7 +213,7 @@ def verify_card(source: str, key: Ed25519PrivateKey, settings: Settings) -> int:
         card = json.loads(body)
     except (OSError, ValueError) as exc:
         return _fail(f"{source}: cannot read the card: {exc}")
-    ours = _card_settings(settings)
+    ours = card_settings(settings)
     found = agent_card.findings(
         card,
         user_agent=ours["user_agent"],

@@ -167,7 +167,8 @@ def test_the_card_from_the_settings_passes_keys_verify_and_a_looser_crawl_is_a_f
     assert card.returncode == 0, card.stderr
     path = tmp_path / "card.json"
     document = json.loads(card.stdout)
-    document["rate-expectation"] = "at most 1 request per 3 s per host"  # a card promising more than the crawl keeps
+    # a card promising more than the crawl keeps
+    document["web_bot_auth"]["rate-expectation"] = "max=0.333333rps;per=host;interval=3s"
     path.write_text(json.dumps(document))
     result = run_scrapy(["walsh", "keys", "verify", "--card", str(path)], cwd=crawled["project"])
     assert result.returncode == 1 and "looser than the card's rate expectation" in result.stderr

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_walsh import card, webbotauth
+from scrapy_walsh import webbotauth
 from scrapy_walsh.journal import reading
 from scrapy_walsh.journal.chain import journal_files, verify_path
 from scrapy_walsh.journal.writer import JournalWriter
 
-DATA = Path(__file__).resolve().parent.parent / "data"
 DAY = datetime.datetime(2026, 11, 24, 10, 0, tzinfo=datetime.UTC).timestamp()
 
 
@@ -253,26 +252,6 @@ def test_kill_9_loses_at_most_the_tail_and_what_remains_verifies(tmp_path, key):
     assert report.ok, report.first_problem()
     (f,) = report.files
     assert f.entries > 500 and f.signed_seq > 0 and f.unsigned_tail <= 50
-
-
-def test_the_example_card_validates_and_ours_has_its_structure(key):
-    example = json.loads((DATA / "signature-agent-card.example.json").read_text())
-    assert card.validate(example) == []
-    ours = card.build(name="W", user_agent="UA", keys=[key], interval=1.0, purposes=["search"], contact="a@b.c")
-    assert card.validate(ours) == []
-    assert set(ours) - set(example) == set()  # no member the draft's example doesn't have
-    assert card.expected_interval(ours["rate-expectation"]) == 1.0
-    broken = {k: v for k, v in example.items() if k != "keys"}
-    assert card.validate(broken) == ["keys is missing"]
-
-
-def test_a_crawl_looser_than_its_card_is_a_finding(key):
-    published = card.build(name="W", user_agent="UA", keys=[key], interval=2.0, purposes=["search"])
-    same = dict(user_agent="UA", token="W", purposes=["search"], keyid=webbotauth.keyid(key))
-    assert card.findings(published, interval=2.0, **same) == []
-    (finding,) = card.findings(published, interval=1.0, **same)
-    assert "WALSH_MIN_INTERVAL is 1 s, looser than the card's rate expectation" in finding
-    assert card.findings(published, interval=2.0, **{**same, "purposes": ["search", "train-ai"]})
 
 
 def test_match_pairs_log_lines_and_flags_both_kinds_of_gap():
