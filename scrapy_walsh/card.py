@@ -103,7 +103,9 @@ def build(
         card["client_uri"] = policy
     if contact:
         card["contacts"] = [contact if ":" in contact else f"mailto:{contact}"]
-    card["jwks"] = webbotauth.directory(keys)
+    keys = list(keys)
+    if keys:  # an unsigned bot's card names no keys
+        card["jwks"] = webbotauth.directory(keys)
     card[BOT] = bot
     return card
 

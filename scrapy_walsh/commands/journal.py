@@ -26,7 +26,10 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
 HELP = "the request journal: show a host's requests, verify the chain, match an access log, write a report"
-SYNTAX = "show --host H [--since DATE] | verify [FILE|DIR] | match --host H ACCESS_LOG | report --host H --html FILE"
+SYNTAX = (
+    "show --host H [--since DATE] | verify [FILE|DIR] [--published DIR|URL] | match --host H ACCESS_LOG "
+    "| report --host H --html FILE"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", help="what the journal holds about one host (the site owner's view)")
     verify = actions.add_parser("verify", help="check the hash chain and the signatures")
     verify.add_argument("path", metavar="FILE|DIR", nargs="?", help="a journal file or directory")
+    verify.add_argument(
+        "--published", metavar="DIR|URL", help="also check the journal holds the heads published there (publish)"
+    )
     match = actions.add_parser("match", help="pair a server's access log (combined format) with the journal")
     match.add_argument("log", metavar="ACCESS_LOG")
     match.add_argument("--tolerance", type=float, default=2.0, help="seconds of clock difference allowed")
@@ -54,7 +60,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: no journal at {path}", file=sys.stderr)
         return 1
     if args.action == "verify":
-        return verify(path, _keys(args, settings))
+        keys = _keys(args, settings)
+        status = verify(path, keys)
+        if args.published:  # the journal against the heads the bot's page published (scrapy walsh publish)
+            from .publish import verify_published
+
+            return verify_published(path, args.published, keys, _ua(settings)) or status
+        return status
     since = _since(args.since)
     view = reading.load_host(path, args.host.strip().lower(), since)
     if args.action == "show":

@@ -30,6 +30,8 @@ from .. import webbotauth
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
+    from ..config import Readings
+
 HELP = "Web Bot Auth keys: generate a key pair, print the key directory, verify a published directory"
 SYNTAX = (
     "generate PATH [--force] | directory [--key PATH] | card [--key PATH] | verify [URL] [--card FILE|URL] [--key PATH]"
@@ -171,14 +173,10 @@ class SettingRefused(ValueError):
     """A setting the crawl would refuse: the card (or the bot page) would promise what no crawl keeps."""
 
 
-def card_settings(settings: Settings) -> dict[str, Any]:
-    """The card's members that come from the settings (WALSH_BLOCKLIST_OPERATOR/CONTACT/POLICY
-    name the operator, as in a blocklist file).
-
-    Every ``WALSH_*`` setting is read as a crawl's start-up audit reads it: one a crawl would
-    refuse raises :class:`SettingRefused` naming it and its requirement, since a card published
-    from such settings would describe a crawl that never runs.
-    """
+def accepted_settings(settings: Settings) -> Readings:
+    """Every ``WALSH_*`` setting read as a crawl's start-up audit reads it; one a crawl would refuse
+    raises :class:`SettingRefused` naming it and its requirement: what we publish about the bot
+    (the card, its page) must not describe a crawl that never runs."""
     from ..config import Readings
     from ..policy.vocabulary import requirement_name
     from ..settings import SETTINGS_BY_NAME
@@ -191,6 +189,18 @@ def card_settings(settings: Settings) -> dict[str, Any]:
             for name in readings.errors
         )
         raise SettingRefused(f"refused setting: {refused}")
+    return readings
+
+
+def card_settings(settings: Settings) -> dict[str, Any]:
+    """The card's members that come from the settings; :class:`SettingRefused` for a setting a
+    crawl refuses."""
+    return card_fields(accepted_settings(settings))
+
+
+def card_fields(readings: Readings) -> dict[str, Any]:
+    """The card's members that come from accepted settings (WALSH_BLOCKLIST_CONTACT/POLICY name
+    the operator, as in a blocklist file)."""
     return {
         "name": readings.value("WALSH_ROBOTS_TOKEN"),
         "user_agent": readings.value("WALSH_USER_AGENT"),
@@ -201,16 +211,23 @@ def card_settings(settings: Settings) -> dict[str, Any]:
     }
 
 
+def read_source(source: str, user_agent: str, limit: int = MAX_DIRECTORY_BYTES) -> bytes:
+    """A published document's bytes, from a file or an http(s) URL fetched once as ``user_agent``
+    without following redirects (as a site's verifier fetches); OSError or ValueError says why not."""
+    if not source.startswith(("http://", "https://")):
+        return Path(source).read_bytes()[: limit + 1]
+    request = urllib.request.Request(source, headers={"User-Agent": user_agent}, method="GET")
+    with urllib.request.build_opener(_NoRedirect).open(request, timeout=TIMEOUT) as response:
+        body: bytes = response.read(limit + 1)
+    if len(body) > limit:
+        raise ValueError(f"larger than {limit} bytes")
+    return body
+
+
 def verify_card(source: str, key: Ed25519PrivateKey, settings: Settings) -> int:
     """Check a published card (file or URL) against the running settings: 1 on any finding."""
     try:
-        if source.startswith(("http://", "https://")):
-            request = urllib.request.Request(source, headers={"User-Agent": _user_agent(settings)}, method="GET")
-            with urllib.request.build_opener(_NoRedirect).open(request, timeout=TIMEOUT) as response:
-                body = response.read(MAX_DIRECTORY_BYTES + 1)
-        else:
-            body = Path(source).read_bytes()
-        card = json.loads(body)
+        card = json.loads(read_source(source, _user_agent(settings)))
     except (OSError, ValueError) as exc:
         return _fail(f"{source}: cannot read the card: {exc}")
     ours = card_settings(settings)
