@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import webbotauth
-from ..journal import reading
+from ..journal import reading, report
 from ..journal.chain import verify_path
 from .signed_record import load_public_keys
 
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 HELP = "the request journal: show a host's requests, verify the chain, match an access log, write a report"
 SYNTAX = (
-    "show --host H [--since DATE] | verify [FILE|DIR] [--published DIR|URL] | match --host H ACCESS_LOG "
-    "| report --host H --html FILE"
+    "show --host H [--since DATE] [--requests] | verify [FILE|DIR] [--published DIR|URL] "
+    "| match --host H ACCESS_LOG | report --host H --html FILE"
 )
 
 
@@ -43,13 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     match = actions.add_parser("match", help="pair a server's access log (combined format) with the journal")
     match.add_argument("log", metavar="ACCESS_LOG")
     match.add_argument("--tolerance", type=float, default=2.0, help="seconds of clock difference allowed")
-    report = actions.add_parser("report", help="write one self-contained HTML page for a site owner")
-    report.add_argument("--html", required=True, metavar="FILE")
-    for sub in (show, match, report):
+    html_report = actions.add_parser("report", help="write one self-contained HTML page for a site owner")
+    html_report.add_argument("--html", required=True, metavar="FILE")
+    for sub in (show, match, html_report):
         sub.add_argument("--host", required=True, metavar="HOST", help="the host (as our canonical host key)")
         sub.add_argument("--since", metavar="DATE", help="only from this UTC date (YYYY-MM-DD) on")
         sub.add_argument("--journal", metavar="DIR", help="the journal (default: the crawl's)")
-    for sub in (verify, show, report):
+    show.add_argument("--requests", action="store_true", help="also list every request, with its status")
+    for sub in (verify, show, html_report):
         sub.add_argument("--key", metavar="PEM", help="our public (or private) key, PEM")
         sub.add_argument("--directory", metavar="FILE|URL", help="our published key directory (JWKS)")
 
@@ -71,7 +72,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     view = reading.load_host(path, args.host.strip().lower(), since)
     if args.action == "show":
         keys = _keys(args, settings)
-        print(reading.show(view, reading.verification_words(verify_path(path, keys), keyed=keys is not None)))
+        checked = report.banner(verify_path(path, keys), _key_source(args, settings, keys))
+        print(reading.show(view, checked.words))
+        if args.requests:
+            print("\n" + report.request_lines(view))
         return 0
     if args.action == "match":
         with open(args.log, encoding="utf-8", errors="replace") as handle:
@@ -82,9 +86,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"({bad} lines not in the combined format skipped)")
         return 1 if result.not_in_journal or result.not_in_log else 0
     keys = _keys(args, settings)
-    words = reading.verification_words(verify_path(path, keys), keyed=keys is not None)
-    Path(args.html).write_text(reading.report_html(view, words, _ua(settings)), encoding="utf-8")
-    print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {words}")
+    checked = report.banner(verify_path(path, keys), _key_source(args, settings, keys))
+    Path(args.html).write_text(report.report_html(view, checked, _ua(settings)), encoding="utf-8")
+    print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {checked.words}")
     return 0
 
 
@@ -124,6 +128,17 @@ def _since(text: str | None) -> float | None:
         return None
     day = datetime.date.fromisoformat(text)
     return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC).timestamp()
+
+
+def _key_source(args: argparse.Namespace, settings: Settings, keys: dict[str, Any] | None) -> str | None:
+    """Where the public key of ``_keys`` came from, for the banner; None when there is none."""
+    if keys is None:
+        return None
+    if args.key:
+        return f"--key {args.key}"
+    if args.directory:
+        return f"--directory {args.directory}"
+    return "WALSH_SIGNING_KEY"
 
 
 def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None:

@@ -5,7 +5,6 @@ per-day counts and gaps, robots.txt versions, a match against a server's access 
 from __future__ import annotations
 
 import datetime
-import html
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -15,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .chain import JournalReport, entries, journal_files
+from .intervals import words as interval_words
 
 
 def when(t: float) -> str:
@@ -74,19 +74,6 @@ def load_host(path: Path, host: str, since: float | None = None) -> HostView:
     return view
 
 
-def interval_words(interval: Mapping[str, Any] | None) -> str:
-    if not interval:
-        return "?"
-    by = {
-        "floor": "the 1 s floor" if interval.get("seconds") == 1 else "our minimum interval",
-        "crawl_delay": "your Crawl-delay",
-        "request_rate": "your Request-rate",
-        "ratelimit": "your RateLimit header",
-        "adaptive": "your server's response time",
-    }.get(str(interval.get("by")), str(interval.get("by")))
-    return f"{interval.get('seconds')} s ({by})"
-
-
 def refusal_words(entry: Mapping[str, Any]) -> str:
     path = _target(entry.get("url") or "")
     return (
@@ -106,7 +93,7 @@ def show(view: HostView, verified: str) -> str:
         lines.append(f"  {day}  {count:5} requests  smallest gap {'-' if gap is None else f'{gap:.3f} s'}")
     if not view.sends:
         lines.append("  (none)")
-    intervals = sorted({interval_words(e.get("interval")) for e in view.sends})
+    intervals = sorted({interval_words(e) for e in view.sends})
     if intervals:
         lines.append(f"Interval applied between two requests: {', '.join(intervals)}")
     lines += ["", "robots.txt versions followed (digest of the body the verdicts were decided on):"]
@@ -204,7 +191,7 @@ def match_words(result: Match, host: str) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------- the HTML report
+# ---------------------------------------------------------------------- verification
 
 
 def verification_words(report: JournalReport, keyed: bool) -> str:
@@ -218,103 +205,3 @@ def verification_words(report: JournalReport, keyed: bool) -> str:
     if keyed:
         return f"chain intact in {files} file(s), but no signed head (no signing key configured)"
     return f"chain intact in {files} file(s); signatures not checked (no public key given)"
-
-
-NO_REQUESTS = '<text x="10" y="30">no requests</text>'
-
-
-def timeline_svg(view: HostView, width: int = 900, height: int = 320) -> str:
-    """Time across, the gap before each request up; the interval applied as a dashed line."""
-    left, right, top, bottom = 60, 20, 20, 40
-    points = [(e["t"], gap, (e.get("interval") or {}).get("seconds")) for e, gap in view.gaps()]
-    times = [p[0] for p in points] + [r["t"] for r in view.refusals]
-    if not times:
-        return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="60">{NO_REQUESTS}</svg>'
-    t0, t1 = min(times), max(times)
-    span = max(t1 - t0, 1.0)
-    top_value = max([g for _, g, _ in points if g is not None] + [i or 1.0 for *_, i in points] + [1.0]) * 1.2
-
-    def x(t: float) -> float:
-        return left + (t - t0) / span * (width - left - right)
-
-    def y(v: float) -> float:
-        return height - bottom - v / top_value * (height - top - bottom)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-        f'aria-label="timeline of our requests to {html.escape(view.host)}" style="background:#fff">',
-        f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#000"/>',
-        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0):.1f}" stroke="#000"/>',
-        f'<text x="{left}" y="{height - 8}" font-size="12">{when(t0)}</text>',
-        f'<text x="{width - right}" y="{height - 8}" font-size="12" text-anchor="end">{when(t1)}</text>',
-        f'<text x="12" y="{top + 10}" font-size="12">{top_value:.1f} s</text>',
-        f'<text x="12" y="{y(0):.1f}" font-size="12">0 s</text>',
-    ]
-    steps = [(x(t), y(i)) for t, _, i in points if i is not None]
-    if steps:
-        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in steps)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"/>')
-        parts.append(
-            f'<text x="{width - right}" y="{steps[-1][1] - 6:.1f}" font-size="12" fill="#c00" '
-            'text-anchor="end">interval applied (Crawl-delay or 1 s floor)</text>'
-        )
-    for t, gap, _ in points:
-        if gap is not None:
-            parts.append(
-                f'<circle cx="{x(t):.1f}" cy="{y(gap):.1f}" r="4" fill="#06c"><title>{when(t)}: '
-                f"{gap:.3f} s after the previous request</title></circle>"
-            )
-    for r in view.refusals:
-        parts.append(
-            f'<path d="M{x(r["t"]):.1f},{y(0) + 4:.1f} l-4,8 h8 z" fill="#e80"><title>refused: '
-            f"{html.escape(r.get('url', ''))}</title></path>"
-        )
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-def report_html(view: HostView, verification: str, agent: str) -> str:
-    e = html.escape
-    days = "".join(
-        f"<tr><td>{d}</td><td>{n}</td><td>{'-' if g is None else f'{g:.3f} s'}</td></tr>" for d, n, g in view.per_day()
-    )
-    versions = "".join(
-        f"<tr><td><code>{e(v['digest'])}</code></td><td>{when(v['first'])}</td><td>{when(v['last'])}</td>"
-        f"<td>{v['requests']}</td></tr>"
-        for v in view.robots_versions()
-    )
-    refusals = "".join(
-        f"<tr><td>{when(r['t'])}</td><td>{e(_target(r.get('url') or ''))}</td><td>{e(str(r.get('gate')))}/"
-        f"{e(str(r.get('verdict')))}</td><td>{e(str(r.get('reason')))}</td></tr>"
-        for r in view.refusals
-    )
-    requests = "".join(
-        f"<tr><td>{when(s['t'])}</td><td>{'-' if g is None else f'{g:.3f} s'}</td><td>{e(s.get('method', ''))} "
-        f"{e(_target(s.get('url', '')))}</td><td>{s.get('status', e(str(s.get('outcome'))))}</td>"
-        f"<td>{e(interval_words(s.get('interval')))}</td></tr>"
-        for s, g in view.gaps()
-    )
-    status_class = "bad" if verification.startswith("FAILED") else "ok"
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Requests to {e(view.host)}</title>
-<style>body{{font-family:sans-serif;margin:2em;color:#111}}table{{border-collapse:collapse;margin:.5em 0 1.5em}}
-td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left;font-size:14px}}.ok{{color:#070}}.bad{{color:#c00}}</style>
-</head><body>
-<h1>Requests to {e(view.host)}</h1>
-<p>From <code>{e(agent)}</code>: {len(view.sends)} requests sent, {len(view.refusals)} refused before sending.</p>
-<p>Journal verification: <strong class="{status_class}">{e(verification)}</strong></p>
-<h2>Timeline</h2>
-<p>Each dot is one request, placed at its send time, at the height of the gap since our previous request
-to this host. The dashed line is the interval we applied (your Crawl-delay, or our 1 s floor); a dot on
-or above it kept the interval. Triangles under the axis are requests we refused to send.</p>
-{timeline_svg(view)}
-<h2>Requests per day (UTC)</h2>
-<table><tr><th>day</th><th>requests</th><th>smallest gap</th></tr>{days}</table>
-<h2>robots.txt versions followed</h2>
-<table><tr><th>digest</th><th>first</th><th>last</th><th>requests</th></tr>{versions}</table>
-<h2>Refusals</h2>
-<table><tr><th>time</th><th>target</th><th>rule</th><th>reason</th></tr>{refusals}</table>
-<h2>Every request</h2>
-<table><tr><th>sent</th><th>gap</th><th>request</th><th>status</th><th>interval</th></tr>{requests}</table>
-</body></html>
-"""

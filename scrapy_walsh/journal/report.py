@@ -1,0 +1,292 @@
+"""The site owner's report on one host (pure: no Scrapy): every request with the interval that
+applied and why, the 429/503 answers and the pause after each, a timeline with values on both
+axes, and a verification banner that says what was checked and with which key.
+
+The HTML page is self-contained (inline SVG, no script), so it can be mailed or archived.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import intervals
+from .chain import JournalReport
+from .reading import HostView, _target, when
+
+
+@dataclass(frozen=True)
+class Row:
+    """One request as the report shows it."""
+
+    entry: Mapping[str, Any]
+    gap: float | None
+    interval: float | None
+    why: str | None
+    #: The 429 or 503 the request before it got (this request came after the pause), else None.
+    after: int | None
+
+    @property
+    def t(self) -> float:
+        return float(self.entry["t"])
+
+    @property
+    def status(self) -> int | None:
+        status = self.entry.get("status")
+        return status if isinstance(status, int) and not isinstance(status, bool) else None
+
+    def result(self) -> str:
+        if self.status is not None:
+            return str(self.status)
+        return str(self.entry.get("outcome") or "unknown (no answer recorded)")
+
+    def why_words(self) -> str:
+        """The interval and why; after a pausing answer with no ``why``, what the entry allows."""
+        if self.after is not None and self.why in (None, "floor") and self.gap is not None:
+            return f"{self.gap:.1f} s pause after the {self.after} (your Retry-After, or our backoff)"
+        return intervals.words(self.entry)
+
+
+def rows(view: HostView) -> list[Row]:
+    out: list[Row] = []
+    previous: Row | None = None
+    for entry, gap in view.gaps():
+        seconds, why = intervals.applied(entry)
+        after = previous.status if previous is not None and previous.status in intervals.PAUSING else None
+        previous = Row(entry, gap, seconds, why, after)
+        out.append(previous)
+    return out
+
+
+# ---------------------------------------------------------------------- verification
+
+
+@dataclass(frozen=True)
+class Banner:
+    """What the verification established: ``verified``, ``unverified`` (nothing failed, but not
+    everything was checked) or ``failed``; the words say what was checked and with which key."""
+
+    state: str
+    words: str
+
+
+def banner(report: JournalReport, key_source: str | None) -> Banner:
+    """``key_source`` says where the public key came from (``--key walsh.pub``), None: no key."""
+    problem = report.first_problem()
+    files = len(report.files)
+    if problem:
+        return Banner("failed", f"FAILED: {problem}")
+    if key_source is None:
+        return Banner(
+            "unverified",
+            f"NOT VERIFIED: hash chain intact in {files} file(s), but no public key was given, so no signature "
+            "was checked (give --key, --directory or --published)",
+        )
+    unsigned = [(f.name, f.unsigned_tail) for f in report.files if f.unsigned_tail]
+    signers = sorted({k for f in report.files for k in f.keyids})
+    if unsigned:
+        listed = ", ".join(f"{n} entries at the end of {name}" for name, n in unsigned)
+        return Banner(
+            "failed",
+            f"FAILED: not every entry is covered by a head signed with the key from {key_source}: {listed}",
+        )
+    return Banner(
+        "verified",
+        f"verified: {files} file(s), hash chain intact, every entry covered by a head signed by key "
+        f"{', '.join(signers)} (from {key_source})",
+    )
+
+
+# ---------------------------------------------------------------------- show --requests
+
+
+def request_lines(view: HostView) -> str:
+    """``show --requests``: one line per request: sent, gap, request, status, interval and why."""
+    lines = [f"Requests to {view.host} ({len(view.sends)}), oldest first:"]
+    for row in rows(view):
+        gap = "-" if row.gap is None else f"{row.gap:.3f} s"
+        request = f"{row.entry.get('method', '')} {_target(str(row.entry.get('url', '')))}"
+        mark = "  <- the host asked us to slow down" if row.status in intervals.PAUSING else ""
+        lines.append(f"  {when(row.t)}  gap {gap:>9}  {request}  {row.result()}  [{row.why_words()}]{mark}")
+    if not view.sends:
+        lines.append("  (none)")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the timeline
+
+
+def _ticks(top: float, count: int = 5) -> list[float]:
+    """Round values from 0 up to ``top`` (1, 2, 5 x 10^n steps)."""
+    raw = top / count
+    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    return [i * step for i in range(int(top / step) + 1)]
+
+
+def _clock(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%H:%M:%S")
+
+
+NO_REQUESTS = '<text x="10" y="30">no requests</text>'
+
+
+def timeline_svg(view: HostView, width: int = 900, height: int = 340) -> str:
+    """Time across, the gap before each request up (both axes with values); the interval applied
+    as a labelled dashed line; a 429/503 as a red mark, and the pause after it shaded."""
+    left, right, top, bottom = 64, 24, 24, 48
+    table = rows(view)
+    times = [r.t for r in table] + [float(r["t"]) for r in view.refusals]
+    if not times:
+        return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="60">{NO_REQUESTS}</svg>'
+    t0, t1 = min(times), max(times)
+    span = max(t1 - t0, 1.0)
+    values = [r.gap for r in table if r.gap is not None] + [r.interval for r in table if r.interval is not None]
+    top_value = max([*values, 1.0]) * 1.15
+
+    def x(t: float) -> float:
+        return left + (t - t0) / span * (width - left - right)
+
+    def y(v: float) -> float:
+        return height - bottom - v / top_value * (height - top - bottom)
+
+    e = html.escape
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="timeline of our requests to {e(view.host)}" style="background:#fff" font-size="12">'
+    ]
+    for value in _ticks(top_value):  # the vertical axis: seconds since our previous request
+        parts.append(
+            f'<line x1="{left}" y1="{y(value):.1f}" x2="{width - right}" y2="{y(value):.1f}" stroke="#e4e4e4"/>'
+            f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end" class="y-tick">{value:g} s</text>'
+        )
+    for i in range(5):  # the horizontal axis: UTC time
+        t = t0 + span * i / 4
+        parts.append(
+            f'<line x1="{x(t):.1f}" y1="{y(0):.1f}" x2="{x(t):.1f}" y2="{y(0) + 5:.1f}" stroke="#000"/>'
+            f'<text x="{x(t):.1f}" y="{y(0) + 18:.1f}" text-anchor="middle" class="x-tick">{_clock(t)}</text>'
+        )
+    parts += [
+        f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#000"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0):.1f}" stroke="#000"/>',
+        f'<text x="{(left + width - right) / 2:.0f}" y="{height - 6}" text-anchor="middle">'
+        f"time (UTC), {when(t0)[:10]}</text>",
+        f'<text x="14" y="{top + (height - top - bottom) / 2:.0f}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {top + (height - top - bottom) / 2:.0f})">seconds since our previous request</text>',
+    ]
+    for row, nxt in zip(table, table[1:], strict=False):  # the pause after each 429/503, shaded
+        if row.status in intervals.PAUSING:
+            parts.append(
+                f'<rect class="pause" x="{x(row.t):.1f}" y="{top}" width="{max(x(nxt.t) - x(row.t), 1):.1f}" '
+                f'height="{y(0) - top:.1f}" fill="#f6c9c9" opacity="0.55"><title>pause after the {row.status}: '
+                f"{nxt.t - row.t:.1f} s until our next request</title></rect>"
+                f'<text x="{(x(row.t) + x(nxt.t)) / 2:.1f}" y="{top + 14}" text-anchor="middle" fill="#a00">'
+                f"pause after {row.status}: {nxt.t - row.t:.1f} s</text>"
+            )
+    steps = [(x(r.t), y(r.interval), r.interval, r.why) for r in table if r.interval is not None]
+    if steps:
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in steps)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"/>')
+        _, last_y, last_value, last_why = steps[-1]
+        words = intervals.WHY_WORDS.get(last_why or "", last_why or "why unknown")
+        parts.append(
+            f'<text class="interval-label" x="{width - right}" y="{last_y - 6:.1f}" fill="#c00" text-anchor="end">'
+            f"interval applied: {last_value:g} s ({e(words)})</text>"
+        )
+    for row in table:
+        if row.gap is None:
+            continue
+        title = f"{when(row.t)}: {row.gap:.3f} s after the previous request; answer {row.result()}"
+        if row.status in intervals.PAUSING:
+            parts.append(
+                f'<rect class="pausing-answer" x="{x(row.t) - 5:.1f}" y="{y(row.gap) - 5:.1f}" width="10" height="10" '
+                f'fill="#c00"><title>{e(title)}: the host asked us to slow down</title></rect>'
+            )
+        else:
+            parts.append(
+                f'<circle cx="{x(row.t):.1f}" cy="{y(row.gap):.1f}" r="4" fill="#06c">'
+                f"<title>{e(title)}</title></circle>"
+            )
+    first = table[0] if table else None
+    if first is not None and first.status in intervals.PAUSING:  # the first request has no gap: mark it on the axis
+        parts.append(
+            f'<rect class="pausing-answer" x="{x(first.t) - 5:.1f}" y="{y(0) - 5:.1f}" width="10" height="10" '
+            f'fill="#c00"><title>{when(first.t)}: answer {first.status}</title></rect>'
+        )
+    for r in view.refusals:
+        parts.append(
+            f'<path d="M{x(r["t"]):.1f},{y(0) + 4:.1f} l-4,8 h8 z" fill="#e80"><title>refused: '
+            f"{e(str(r.get('url', '')))}</title></path>"
+        )
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------- the page
+
+STYLE = """body{font-family:sans-serif;margin:2em;color:#111}table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;font-size:14px}
+.banner{padding:.5em .8em;border-radius:4px;font-weight:bold}
+.verified{background:#e3f4e3;color:#064}.unverified{background:#fff4d6;color:#750}.failed{background:#fde2e2;color:#a00}
+tr.pausing td{background:#fde2e2}tr.after-pause td{background:#fff1f1}"""
+
+
+def report_html(view: HostView, verification: Banner, agent: str) -> str:
+    e = html.escape
+    days = "".join(
+        f"<tr><td>{d}</td><td>{n}</td><td>{'-' if g is None else f'{g:.3f} s'}</td></tr>" for d, n, g in view.per_day()
+    )
+    versions = "".join(
+        f"<tr><td><code>{e(v['digest'])}</code></td><td>{when(v['first'])}</td><td>{when(v['last'])}</td>"
+        f"<td>{v['requests']}</td></tr>"
+        for v in view.robots_versions()
+    )
+    refusals = "".join(
+        f"<tr><td>{when(r['t'])}</td><td>{e(_target(r.get('url') or ''))}</td><td>{e(str(r.get('gate')))}/"
+        f"{e(str(r.get('verdict')))}</td><td>{e(str(r.get('reason')))}</td></tr>"
+        for r in view.refusals
+    )
+    table = rows(view)
+    requests = "".join(
+        f'<tr class="{_row_class(row)}"><td>{when(row.t)}</td><td>{"-" if row.gap is None else f"{row.gap:.3f} s"}</td>'
+        f"<td>{e(str(row.entry.get('method', '')))} {e(_target(str(row.entry.get('url', ''))))}</td>"
+        f"<td>{e(row.result())}</td><td>{e(row.why_words())}</td></tr>"
+        for row in table
+    )
+    pauses = sum(row.status in intervals.PAUSING for row in table)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Requests to {e(view.host)}</title>
+<style>{STYLE}</style>
+</head><body>
+<h1>Requests to {e(view.host)}</h1>
+<p>From <code>{e(agent)}</code>: {len(view.sends)} requests sent, {len(view.refusals)} refused before sending,
+{pauses} answered 429 or 503 (each followed by a pause).</p>
+<p class="banner {verification.state}" data-verification="{verification.state}">Journal verification:
+{e(verification.words)}</p>
+<h2>Timeline</h2>
+<p>Each dot is one request, at its send time, at the height of the gap since our previous request to this
+host. The dashed line is the interval we applied, with its value and what set it. A red square is an answer
+429 or 503, and the shaded band after it the pause until our next request. Triangles under the axis are
+requests we refused to send.</p>
+{timeline_svg(view)}
+<h2>Requests per day (UTC)</h2>
+<table><tr><th>day</th><th>requests</th><th>smallest gap</th></tr>{days}</table>
+<h2>robots.txt versions followed</h2>
+<table><tr><th>digest</th><th>first</th><th>last</th><th>requests</th></tr>{versions}</table>
+<h2>Refusals</h2>
+<table><tr><th>time</th><th>target</th><th>rule</th><th>reason</th></tr>{refusals}</table>
+<h2>Every request</h2>
+<table><tr><th>sent</th><th>gap</th><th>request</th><th>status</th><th>interval applied, and why</th></tr>
+{requests}</table>
+</body></html>
+"""
+
+
+def _row_class(row: Row) -> str:
+    if row.status in intervals.PAUSING:
+        return "pausing"
+    return "after-pause" if row.after is not None else "request"
