@@ -10,7 +10,6 @@ import functools
 import html
 import json
 import shutil
-import subprocess
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -23,7 +22,8 @@ from scrapy_walsh.journal.chain import journal_files
 from scrapy_walsh.settings import ROBOTS_TOKEN, USER_AGENT
 
 from ..helpers import run_scrapy
-from .test_journal_e2e import crawled, png_pixels_not_blank  # noqa: F401 - the signed crawl, once per module
+from .browser import png_pixels_not_blank, render
+from .test_journal_e2e import crawled  # noqa: F401 - the signed crawl, once per module
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -130,19 +130,8 @@ def test_publish_refuses_a_setting_a_crawl_refuses_in_one_line(crawled, tmp_path
 
 
 def test_the_bot_page_renders_in_a_real_browser(crawled, folder, tmp_path):  # noqa: F811
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("chromium is not installed (make debian-packages)")
-    page = folder / "index.html"
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run([browser, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
-    assert f"User-agent: {ROBOTS_TOKEN}" in dom.stdout and "Disallow: /" in dom.stdout
-    assert "How to block it" in dom.stdout and "journal-heads.json" in dom.stdout
-    png = tmp_path / "page.png"
-    subprocess.run(
-        [browser, *flags, f"--screenshot={png}", "--window-size=1000,1400", page.as_uri()],
-        capture_output=True,
-        timeout=120,
-    )
-    assert png.exists() and png_pixels_not_blank(png.read_bytes())
-    shutil.copy(png, crawled["tmp"] / "bot-page.png")
+    dom, png = render(folder / "index.html", tmp_path, "1000,1400")
+    assert f"User-agent: {ROBOTS_TOKEN}" in dom and "Disallow: /" in dom
+    assert "How to block it" in dom and "journal-heads.json" in dom
+    assert png_pixels_not_blank(png)
+    (crawled["tmp"] / "bot-page.png").write_bytes(png)

@@ -6,13 +6,11 @@ never styled as verified. The page is rendered by a real headless Chromium."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 
 import pytest
 
 from ..helpers import CLOCK_TOLERANCE, crawl_targets, run_scrapy
-from .test_journal_e2e import png_pixels_not_blank
+from .browser import png_pixels_not_blank, render
 
 RETRY_AFTER = 3
 
@@ -67,23 +65,9 @@ def test_show_requests_lists_every_request_with_its_status(crawled):
 
 
 def test_the_report_renders_in_a_real_browser_with_the_pause(crawled, tmp_path):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("chromium is not installed (make debian-packages)")
     page = tmp_path / "report.html"
-    assert (
-        journal(
-            crawled, "report", "--host", crawled["host"], "--journal", crawled["journal"], "--html", page
-        ).returncode
-        == 0
-    )
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run([browser, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
-    assert "pause after 429:" in dom.stdout and 'class="pausing-answer"' in dom.stdout
-    png = tmp_path / "report.png"
-    subprocess.run(
-        [browser, *flags, f"--screenshot={png}", "--window-size=1000,1000", page.as_uri()],
-        capture_output=True,
-        timeout=120,
-    )
-    assert png.exists() and png_pixels_not_blank(png.read_bytes())
+    made = journal(crawled, "report", "--host", crawled["host"], "--journal", crawled["journal"], "--html", page)
+    assert made.returncode == 0, made.stderr
+    dom, png = render(page, tmp_path)
+    assert "pause after 429:" in dom and 'class="pausing-answer"' in dom
+    assert png_pixels_not_blank(png)
