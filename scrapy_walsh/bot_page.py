@@ -51,8 +51,12 @@ def robots_lines(token: str, path: str = "/") -> str:
 
 def render(facts: BotFacts) -> str:
     e = html.escape
-    who = e(facts.operator) if facts.operator else "the operator named in the contact below"
-    contact = f'<a href="{e(_contact_uri(facts.contact))}">{e(facts.contact)}</a>' if facts.contact else "not stated"
+    who = e(facts.operator) if facts.operator else "an operator who has not given a name here"
+    contact = (
+        f'<a href="{e(_contact_uri(facts.contact))}">{e(facts.contact)}</a>'
+        if facts.contact
+        else "none given on this page"
+    )
     policy = f'<p>More about the bot: <a href="{e(facts.policy)}">{e(facts.policy)}</a></p>' if facts.policy else ""
     purposes = "".join(f"<li><code>{e(p)}</code>: {e(PURPOSE_WORDS.get(p, p))}</li>" for p in facts.purposes)
     keys = "".join(f"<li><code>{e(k)}</code></li>" for k in facts.keyids)

@@ -72,6 +72,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     for name, text in files.items():
         _write(root / name, text)
     print(f"wrote {root}: {', '.join(files)}")
+    for name in ("WALSH_BLOCKLIST_OPERATOR", "WALSH_BLOCKLIST_CONTACT"):
+        if not readings.value(name):  # the crawler best practices ask for both
+            print(f"note: {name} is not set: the page names no {name.rsplit('_', 1)[1].lower()}", file=sys.stderr)
     print(f"{len(heads)} signed journal heads" + (f" from {journal}" if journal is not None else ""))
     print(f"serve it at the URL your User-Agent names; the key directory as {webbotauth.DIRECTORY_MEDIA_TYPE}")
     return 0

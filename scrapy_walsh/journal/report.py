@@ -164,11 +164,11 @@ def timeline_svg(view: HostView, width: int = 900, height: int = 340) -> str:
             f'<line x1="{left}" y1="{y(value):.1f}" x2="{width - right}" y2="{y(value):.1f}" stroke="#e4e4e4"/>'
             f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end" class="y-tick">{value:g} s</text>'
         )
-    for i in range(5):  # the horizontal axis: UTC time
+    for i, anchor in enumerate(("start", "middle", "middle", "middle", "end")):  # the horizontal axis: UTC time
         t = t0 + span * i / 4
         parts.append(
             f'<line x1="{x(t):.1f}" y1="{y(0):.1f}" x2="{x(t):.1f}" y2="{y(0) + 5:.1f}" stroke="#000"/>'
-            f'<text x="{x(t):.1f}" y="{y(0) + 18:.1f}" text-anchor="middle" class="x-tick">{_clock(t)}</text>'
+            f'<text x="{x(t):.1f}" y="{y(0) + 18:.1f}" text-anchor="{anchor}" class="x-tick">{_clock(t)}</text>'
         )
     parts += [
         f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#000"/>',

@@ -35,7 +35,8 @@ def walsh(crawled, *args):  # noqa: F811 - the fixture, imported above
 @pytest.fixture(scope="module")
 def folder(crawled):  # noqa: F811
     out = crawled["tmp"] / "public"
-    result = walsh(crawled, "publish", out, "-s", "WALSH_IP_RANGES=192.0.2.0/24,2001:db8::/32")
+    operator = ["-s", "WALSH_BLOCKLIST_OPERATOR=Walsh Research", "-s", "WALSH_BLOCKLIST_CONTACT=bots@example.org"]
+    result = walsh(crawled, "publish", out, "-s", "WALSH_IP_RANGES=192.0.2.0/24,2001:db8::/32", *operator)
     assert result.returncode == 0, result.stdout + result.stderr
     return out
 
@@ -52,6 +53,7 @@ def test_publish_writes_the_page_the_directory_the_card_the_heads_and_the_networ
     assert f"User-agent: {ROBOTS_TOKEN}\nDisallow: /\n" in page.replace("</pre>", "\n")
     assert html.escape(USER_AGENT) in page and webbotauth.keyid(key) in page
     assert "At most one request every 1 s to each host" in page and "<code>192.0.2.0/24</code>" in page
+    assert "operated by Walsh Research" in page and '<a href="mailto:bots@example.org">' in page
     directory = json.loads((folder / ".well-known/http-message-signatures-directory").read_text())
     assert schema_errors("http-message-signatures-directory.schema.json", directory) == []
     assert list(webbotauth.directory_keys(directory)) == [webbotauth.keyid(key)]
