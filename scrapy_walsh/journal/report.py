@@ -135,95 +135,128 @@ def _clock(t: float) -> str:
 NO_REQUESTS = '<text x="10" y="30">no requests</text>'
 
 
-def timeline_svg(view: HostView, width: int = 900, height: int = 340) -> str:
+@dataclass(frozen=True)
+class _Chart:
+    """The timeline's frame: pixels of the plot area, and the values it spans."""
+
+    t0: float
+    span: float
+    top_value: float
+    width: int = 900
+    height: int = 340
+    left: int = 64
+    right: int = 24
+    top: int = 24
+    bottom: int = 48
+
+    def x(self, t: float) -> float:
+        return self.left + (t - self.t0) / self.span * (self.width - self.left - self.right)
+
+    def y(self, v: float) -> float:
+        return self.height - self.bottom - v / self.top_value * (self.height - self.top - self.bottom)
+
+
+def timeline_svg(view: HostView) -> str:
     """Time across, the gap before each request up (both axes with values); the interval applied
     as a labelled dashed line; a 429/503 as a red mark, and the pause after it shaded."""
-    left, right, top, bottom = 64, 24, 24, 48
     table = rows(view)
     times = [r.t for r in table] + [float(r["t"]) for r in view.refusals]
     if not times:
-        return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="60">{NO_REQUESTS}</svg>'
-    t0, t1 = min(times), max(times)
-    span = max(t1 - t0, 1.0)
+        return f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="60">{NO_REQUESTS}</svg>'
     values = [r.gap for r in table if r.gap is not None] + [r.interval for r in table if r.interval is not None]
-    top_value = max([*values, 1.0]) * 1.15
-
-    def x(t: float) -> float:
-        return left + (t - t0) / span * (width - left - right)
-
-    def y(v: float) -> float:
-        return height - bottom - v / top_value * (height - top - bottom)
-
-    e = html.escape
+    c = _Chart(min(times), max(max(times) - min(times), 1.0), max([*values, 1.0]) * 1.15)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-        f'aria-label="timeline of our requests to {e(view.host)}" style="background:#fff" font-size="12">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{c.width}" height="{c.height}" role="img" '
+        f'aria-label="timeline of our requests to {html.escape(view.host)}" style="background:#fff" font-size="12">',
+        *_axes(c),
+        *_pauses(c, table),
+        *_interval_line(c, table),
+        *_marks(c, table, view.refusals),
+        "</svg>",
     ]
-    for value in _ticks(top_value):  # the vertical axis: seconds since our previous request
+    return "\n".join(parts)
+
+
+def _axes(c: _Chart) -> list[str]:
+    parts = []
+    for value in _ticks(c.top_value):  # the vertical axis: seconds since our previous request
         parts.append(
-            f'<line x1="{left}" y1="{y(value):.1f}" x2="{width - right}" y2="{y(value):.1f}" stroke="#e4e4e4"/>'
-            f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end" class="y-tick">{value:g} s</text>'
+            f'<line x1="{c.left}" y1="{c.y(value):.1f}" x2="{c.width - c.right}" y2="{c.y(value):.1f}" '
+            'stroke="#e4e4e4"/>'
+            f'<text x="{c.left - 6}" y="{c.y(value) + 4:.1f}" text-anchor="end" class="y-tick">{value:g} s</text>'
         )
     for i, anchor in enumerate(("start", "middle", "middle", "middle", "end")):  # the horizontal axis: UTC time
-        t = t0 + span * i / 4
+        t = c.t0 + c.span * i / 4
         parts.append(
-            f'<line x1="{x(t):.1f}" y1="{y(0):.1f}" x2="{x(t):.1f}" y2="{y(0) + 5:.1f}" stroke="#000"/>'
-            f'<text x="{x(t):.1f}" y="{y(0) + 18:.1f}" text-anchor="{anchor}" class="x-tick">{_clock(t)}</text>'
+            f'<line x1="{c.x(t):.1f}" y1="{c.y(0):.1f}" x2="{c.x(t):.1f}" y2="{c.y(0) + 5:.1f}" stroke="#000"/>'
+            f'<text x="{c.x(t):.1f}" y="{c.y(0) + 18:.1f}" text-anchor="{anchor}" class="x-tick">{_clock(t)}</text>'
         )
-    parts += [
-        f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="#000"/>',
-        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0):.1f}" stroke="#000"/>',
-        f'<text x="{(left + width - right) / 2:.0f}" y="{height - 6}" text-anchor="middle">'
-        f"time (UTC), {when(t0)[:10]}</text>",
-        f'<text x="14" y="{top + (height - top - bottom) / 2:.0f}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {top + (height - top - bottom) / 2:.0f})">seconds since our previous request</text>',
+    middle = c.top + (c.height - c.top - c.bottom) / 2
+    return parts + [
+        f'<line x1="{c.left}" y1="{c.y(0):.1f}" x2="{c.width - c.right}" y2="{c.y(0):.1f}" stroke="#000"/>',
+        f'<line x1="{c.left}" y1="{c.top}" x2="{c.left}" y2="{c.y(0):.1f}" stroke="#000"/>',
+        f'<text x="{(c.left + c.width - c.right) / 2:.0f}" y="{c.height - 6}" text-anchor="middle">'
+        f"time (UTC), {when(c.t0)[:10]}</text>",
+        f'<text x="14" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 14 {middle:.0f})">'
+        "seconds since our previous request</text>",
     ]
-    for row, nxt in zip(table, table[1:], strict=False):  # the pause after each 429/503, shaded
+
+
+def _pauses(c: _Chart, table: list[Row]) -> list[str]:
+    """The pause after each 429/503, shaded and labelled with its length."""
+    parts = []
+    for row, nxt in zip(table, table[1:], strict=False):
         if row.status in intervals.PAUSING:
             parts.append(
-                f'<rect class="pause" x="{x(row.t):.1f}" y="{top}" width="{max(x(nxt.t) - x(row.t), 1):.1f}" '
-                f'height="{y(0) - top:.1f}" fill="#f6c9c9" opacity="0.55"><title>pause after the {row.status}: '
+                f'<rect class="pause" x="{c.x(row.t):.1f}" y="{c.top}" width="{max(c.x(nxt.t) - c.x(row.t), 1):.1f}" '
+                f'height="{c.y(0) - c.top:.1f}" fill="#f6c9c9" opacity="0.55"><title>pause after the {row.status}: '
                 f"{nxt.t - row.t:.1f} s until our next request</title></rect>"
-                f'<text x="{(x(row.t) + x(nxt.t)) / 2:.1f}" y="{top + 14}" text-anchor="middle" fill="#a00">'
+                f'<text x="{(c.x(row.t) + c.x(nxt.t)) / 2:.1f}" y="{c.top + 14}" text-anchor="middle" fill="#a00">'
                 f"pause after {row.status}: {nxt.t - row.t:.1f} s</text>"
             )
-    steps = [(x(r.t), y(r.interval), r.interval, r.why) for r in table if r.interval is not None]
-    if steps:
-        path = " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in steps)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"/>')
-        _, last_y, last_value, last_why = steps[-1]
-        words = intervals.WHY_WORDS.get(last_why or "", last_why or "why unknown")
-        parts.append(
-            f'<text class="interval-label" x="{width - right}" y="{last_y - 6:.1f}" fill="#c00" text-anchor="end">'
-            f"interval applied: {last_value:g} s ({e(words)})</text>"
-        )
+    return parts
+
+
+def _interval_line(c: _Chart, table: list[Row]) -> list[str]:
+    """The interval applied, dashed, labelled with its last value and what set it."""
+    steps = [(c.x(r.t), c.y(r.interval), r.interval, r.why) for r in table if r.interval is not None]
+    if not steps:
+        return []
+    path = " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in steps)
+    _, last_y, last_value, last_why = steps[-1]
+    words = intervals.WHY_WORDS.get(last_why or "", last_why or "why unknown")
+    return [
+        f'<polyline points="{path}" fill="none" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"/>',
+        f'<text class="interval-label" x="{c.width - c.right}" y="{last_y - 6:.1f}" fill="#c00" text-anchor="end">'
+        f"interval applied: {last_value:g} s ({html.escape(words)})</text>",
+    ]
+
+
+def _marks(c: _Chart, table: list[Row], refusals: list[dict[str, Any]]) -> list[str]:
+    """A dot per request, a red square per 429/503, a triangle per refusal."""
+    e = html.escape
+    parts = []
     for row in table:
-        if row.gap is None:
-            continue
-        title = f"{when(row.t)}: {row.gap:.3f} s after the previous request; answer {row.result()}"
+        title = f"{when(row.t)}: answer {row.result()}"
+        height = row.gap if row.gap is not None else 0.0  # the first request has no gap: on the axis
+        if row.gap is not None:
+            title = f"{when(row.t)}: {row.gap:.3f} s after the previous request; answer {row.result()}"
         if row.status in intervals.PAUSING:
             parts.append(
-                f'<rect class="pausing-answer" x="{x(row.t) - 5:.1f}" y="{y(row.gap) - 5:.1f}" width="10" height="10" '
-                f'fill="#c00"><title>{e(title)}: the host asked us to slow down</title></rect>'
+                f'<rect class="pausing-answer" x="{c.x(row.t) - 5:.1f}" y="{c.y(height) - 5:.1f}" width="10" '
+                f'height="10" fill="#c00"><title>{e(title)}: the host asked us to slow down</title></rect>'
             )
-        else:
+        elif row.gap is not None:
             parts.append(
-                f'<circle cx="{x(row.t):.1f}" cy="{y(row.gap):.1f}" r="4" fill="#06c">'
+                f'<circle cx="{c.x(row.t):.1f}" cy="{c.y(height):.1f}" r="4" fill="#06c">'
                 f"<title>{e(title)}</title></circle>"
             )
-    first = table[0] if table else None
-    if first is not None and first.status in intervals.PAUSING:  # the first request has no gap: mark it on the axis
+    for r in refusals:
         parts.append(
-            f'<rect class="pausing-answer" x="{x(first.t) - 5:.1f}" y="{y(0) - 5:.1f}" width="10" height="10" '
-            f'fill="#c00"><title>{when(first.t)}: answer {first.status}</title></rect>'
-        )
-    for r in view.refusals:
-        parts.append(
-            f'<path d="M{x(r["t"]):.1f},{y(0) + 4:.1f} l-4,8 h8 z" fill="#e80"><title>refused: '
+            f'<path d="M{c.x(r["t"]):.1f},{c.y(0) + 4:.1f} l-4,8 h8 z" fill="#e80"><title>refused: '
             f"{e(str(r.get('url', '')))}</title></path>"
         )
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return parts
 
 
 # ---------------------------------------------------------------------- the page
