@@ -1,27 +1,31 @@
 """The Signature Agent Card: what a signing agent publishes about itself (pure).
 
-draft-meunier-webbotauth-registry-04 defines the card as a JSON object a registry (or the agent
-itself) publishes beside its key directory. This module writes and checks the structure below,
-our reading of the draft (written without network access to it; docs/verifiable-identity.md
-repeats it, and tests/data/signature-agent-card.example.json is the example we test against):
+draft-meunier-webbotauth-registry-04 takes the card's members from the OAuth Dynamic Client
+Registration metadata (RFC 7591, as the OAuth Client ID Metadata Document uses them) and adds
+one ``web_bot_auth`` object for what only a bot has. The card we write:
 
-=========================  =======================================================  ==========
-member                     value                                                    required
-=========================  =======================================================  ==========
-``client_name``            the agent's name (our robots.txt product token)          yes
-``client_uri``             the operator's page about the agent (policy URL)         no
-``contacts``               list of contact URIs (``mailto:``, ``https:``)           no
-``expected-user-agent``    the exact User-Agent the agent sends                     yes
-``rfc9309-product-token``  the token robots.txt groups are matched against          yes
-``rfc9309-compliance``     robots.txt fields honoured (``User-Agent``, ``Allow``,   no
-                           ``Disallow``, ``Crawl-delay`` ...)
-``trigger``                ``crawler`` (autonomous) or ``fetcher`` (user-driven)    no
-``purpose``                list of uses of what is collected (aipref labels)        no
-``rate-control``           how a site slows the agent down (text)                   no
-``rate-expectation``       the most the agent sends (text: "1 request per 1 s per   no
-                           host")
-``keys``                   the agent's keys, a JWKS (``{"keys": [JWK ...]}``)       yes
-=========================  =======================================================  ==========
+========================================  ===========================================================
+member                                    value
+========================================  ===========================================================
+``client_name``                           the bot's name (its robots.txt product token)
+``client_uri``                            the operator's page about the bot (``WALSH_BLOCKLIST_POLICY``)
+``contacts``                              contact URIs (``WALSH_BLOCKLIST_CONTACT``, ``mailto:`` added)
+``jwks``                                  the public keys, a JWK Set (``{"keys": [JWK ...]}``)
+``web_bot_auth.expected-user-agent``      the exact User-Agent every request carries
+``web_bot_auth.rfc9309-product-token``    the token robots.txt groups are matched against
+``web_bot_auth.rfc9309-compliance``       ``true``: robots.txt is followed
+``web_bot_auth.trigger``                  ``crawler`` (autonomous)
+``web_bot_auth.purpose``                  the uses of what is fetched (``WALSH_PURPOSES``), comma-separated
+``web_bot_auth.rate-control``             how a site slows the bot down
+``web_bot_auth.rate-expectation``         ``max=<r>rps;per=host;interval=<s>s``: at most one request per
+                                          ``WALSH_MIN_INTERVAL`` seconds to each host
+========================================  ===========================================================
+
+The keys are inline (``jwks``), not behind ``jwks_uri``: the draft forbids both, and an inline set
+lets a site check the card and the keys it names from one document.
+``rate-expectation`` takes the ``key=value;...`` form the draft suggests (``avg=10rps;max=100rps``);
+``per=host`` says the limit is per host, and ``interval`` gives it exactly, so a reader needs no
+floating-point inverse.
 """
 
 from __future__ import annotations
@@ -33,35 +37,44 @@ from typing import Any
 from . import webbotauth
 
 DRAFT = "draft-meunier-webbotauth-registry-04"
-REQUIRED = ("client_name", "expected-user-agent", "rfc9309-product-token", "keys")
-LISTS = ("contacts", "rfc9309-compliance", "purpose")
-TEXTS = (
-    "client_name",
-    "client_uri",
-    "expected-user-agent",
-    "rfc9309-product-token",
-    "trigger",
-    "rate-control",
-    "rate-expectation",
-)
+BOT = "web_bot_auth"
+CLIENT_TEXTS = ("client_id", "client_name", "client_uri", "logo_uri", "jwks_uri")
+BOT_TEXTS = ("rfc9309-product-token", "purpose", "targeted-content", "rate-control", "rate-expectation", "ips_uri")
+HTTPS_ONLY = ("jwks_uri", "ips_uri")
 TRIGGERS = ("crawler", "fetcher")
-COMPLIANCE = ("User-Agent", "Allow", "Disallow", "Crawl-delay", "Request-rate", "Content-Usage")
 RATE_CONTROL = (
-    "robots.txt Crawl-delay and Request-rate; RateLimit response fields; 429 and 503 with Retry-After pause the host"
+    "robots.txt Crawl-delay and Request-rate; RateLimit response fields; 429 and 503 with Retry-After pause the "
+    "host; timeouts rest it"
 )
-_RATE = re.compile(r"(?P<count>\d+(?:\.\d+)?)\s+requests?\s+per\s+(?P<seconds>\d+(?:\.\d+)?)\s*s", re.I)
+_NUMBER = r"\d+(?:\.\d+)?"
+_PARAM = re.compile(rf"^\s*(?P<name>[a-z-]+)\s*=\s*(?P<value>{_NUMBER}|[a-z]+)\s*(?P<unit>rps|s)?\s*$")
 
 
 def rate_expectation(interval: float) -> str:
-    return f"at most 1 request per {interval:g} s per host"
+    """The machine-readable promise of at most one request per ``interval`` seconds per host."""
+    return f"max={1 / interval:.6g}rps;per=host;interval={interval:g}s"
 
 
 def expected_interval(text: Any) -> float | None:
-    """The seconds between two requests to one host a ``rate-expectation`` promises, when it says."""
-    m = _RATE.search(text) if isinstance(text, str) else None
-    if m is None or float(m["count"]) <= 0:
+    """The seconds between two requests to one host a ``rate-expectation`` promises, or None when
+    it promises nothing per host (no ``per=host``, or a text we cannot read)."""
+    if not isinstance(text, str):
         return None
-    return float(m["seconds"]) / float(m["count"])
+    params: dict[str, tuple[str, str | None]] = {}
+    for part in text.split(";"):
+        m = _PARAM.match(part)
+        if m is None:
+            return None
+        params[m["name"]] = (m["value"], m["unit"])
+    if params.get("per", ("",))[0] != "host":
+        return None
+    value, unit = params.get("interval", (None, None))
+    if value is not None and unit == "s" and float(value) > 0:
+        return float(value)
+    value, unit = params.get("max", (None, None))
+    if value is not None and unit == "rps" and float(value) > 0:
+        return 1 / float(value)
+    return None
 
 
 def build(
@@ -74,44 +87,73 @@ def build(
     contact: str | None = None,
     policy: str | None = None,
 ) -> dict[str, Any]:
-    card: dict[str, Any] = {
-        "client_name": name,
+    bot: dict[str, Any] = {
         "expected-user-agent": user_agent,
         "rfc9309-product-token": name,
-        "rfc9309-compliance": list(COMPLIANCE),
+        "rfc9309-compliance": True,
         "trigger": "crawler",
-        "purpose": list(purposes),
         "rate-control": RATE_CONTROL,
         "rate-expectation": rate_expectation(interval),
-        "keys": webbotauth.directory(keys),
     }
+    purposes = list(purposes)
+    if purposes:
+        bot["purpose"] = ", ".join(purposes)
+    card: dict[str, Any] = {"client_name": name}
     if policy:
         card["client_uri"] = policy
     if contact:
         card["contacts"] = [contact if ":" in contact else f"mailto:{contact}"]
+    keys = list(keys)
+    if keys:  # an unsigned bot's card names no keys
+        card["jwks"] = webbotauth.directory(keys)
+    card[BOT] = bot
     return card
 
 
+def stated_purposes(card: Mapping[str, Any]) -> list[str] | None:
+    """The purposes a card states (None when it states none)."""
+    text = (card.get(BOT) or {}).get("purpose")
+    return [p.strip() for p in text.split(",") if p.strip()] if isinstance(text, str) else None
+
+
 def validate(card: Any) -> list[str]:
-    """What makes ``card`` not a Signature Agent Card of the structure above (empty: valid)."""
-    if not isinstance(card, Mapping):
-        return ["a card is a JSON object"]
-    problems = [f"{name} is missing" for name in REQUIRED if name not in card]
-    problems += [f"{n} must be a string" for n in TEXTS if n in card and not isinstance(card[n], str)]
-    problems += [
-        f"{n} must be a list of strings"
-        for n in LISTS
-        if n in card and not (isinstance(card[n], list) and all(isinstance(v, str) for v in card[n]))
-    ]
-    if "trigger" in card and card["trigger"] not in TRIGGERS:
-        problems.append(f"trigger must be one of {', '.join(TRIGGERS)}")
-    if "keys" in card:
+    """What makes ``card`` not a Signature Agent Card in registry-04's structure (empty: valid)."""
+    if not isinstance(card, Mapping) or not card:
+        return ["a card is a JSON object with at least one member"]
+    problems = [f"{n} must be a string" for n in CLIENT_TEXTS if n in card and not isinstance(card[n], str)]
+    if "contacts" in card and not (
+        isinstance(card["contacts"], list) and all(isinstance(c, str) for c in card["contacts"])
+    ):
+        problems.append("contacts must be a list of strings")
+    if "jwks" in card and "jwks_uri" in card:
+        problems.append("a card must not carry both jwks and jwks_uri")
+    if "jwks" in card:
         try:
-            if not webbotauth.directory_keys(card["keys"]):
-                problems.append("keys holds no Ed25519 key")
+            if not webbotauth.directory_keys(card["jwks"]):
+                problems.append("jwks holds no Ed25519 key")
         except ValueError as exc:
-            problems.append(f"keys: {exc}")
-    return problems
+            problems.append(f"jwks: {exc}")
+    for flat in ("keys", "expected-user-agent", "rfc9309-product-token", "rate-expectation"):
+        if flat in card:
+            problems.append(f"{flat} is not a top-level member (registry-04 puts the bot's members in {BOT})")
+    bot = card.get(BOT, {})
+    if not isinstance(bot, Mapping):
+        return [*problems, f"{BOT} must be a JSON object"]
+    problems += [f"{BOT}.{n} must be a string" for n in BOT_TEXTS if n in bot and not isinstance(bot[n], str)]
+    agent = bot.get("expected-user-agent")
+    if agent is not None and not (
+        isinstance(agent, str) or (isinstance(agent, list) and all(isinstance(a, str) for a in agent))
+    ):
+        problems.append(f"{BOT}.expected-user-agent must be a string or a list of strings")
+    if "rfc9309-compliance" in bot and not isinstance(bot["rfc9309-compliance"], bool):
+        problems.append(f"{BOT}.rfc9309-compliance must be true or false")
+    if "trigger" in bot and bot["trigger"] not in TRIGGERS:
+        problems.append(f"{BOT}.trigger must be one of {', '.join(TRIGGERS)}")
+    for where, member in [(card, n) for n in HTTPS_ONLY] + [(bot, "ips_uri")]:
+        value = where.get(member)
+        if isinstance(value, str) and not value.startswith("https://"):
+            problems.append(f"{member} must be an https URL")
+    return list(dict.fromkeys(problems))
 
 
 def findings(
@@ -121,20 +163,27 @@ def findings(
     found = validate(card)
     if found:
         return found
-    if card["expected-user-agent"] != user_agent:
-        found.append(f"the crawl sends User-Agent {user_agent!r}; the card states {card['expected-user-agent']!r}")
-    if str(card["rfc9309-product-token"]).lower() != token.lower():
-        found.append(f"the crawl's product token is {token!r}; the card states {card['rfc9309-product-token']!r}")
-    promised = expected_interval(card.get("rate-expectation"))
-    if promised is not None and interval < promised:
+    bot = card.get(BOT) or {}
+    agents = bot.get("expected-user-agent")
+    if agents is None:
+        found.append(f"the card states no {BOT}.expected-user-agent")
+    elif user_agent not in ([agents] if isinstance(agents, str) else agents):
+        found.append(f"the crawl sends User-Agent {user_agent!r}; the card states {agents!r}")
+    stated_token = bot.get("rfc9309-product-token")
+    if not isinstance(stated_token, str) or stated_token.lower() != token.lower():
+        found.append(f"the crawl's product token is {token!r}; the card states {stated_token!r}")
+    promised = expected_interval(bot.get("rate-expectation"))
+    if promised is None:
+        found.append(f"the card's rate-expectation {bot.get('rate-expectation')!r} states no per-host rate")
+    elif interval < promised:
         found.append(
             f"WALSH_MIN_INTERVAL is {interval:g} s, looser than the card's rate expectation "
-            f"({card['rate-expectation']!r}: {promised:g} s per host)"
+            f"({bot['rate-expectation']!r}: {promised:g} s per host)"
         )
-    stated = set(card.get("purpose") or ())
-    extra = [p for p in purposes if p not in stated]
-    if "purpose" in card and extra:
+    stated = stated_purposes(card)
+    extra = [p for p in purposes if stated is not None and p not in stated]
+    if extra:
         found.append(f"WALSH_PURPOSES includes {', '.join(extra)}, which the card does not state")
-    if keyid is not None and keyid not in webbotauth.directory_keys(card["keys"]):
+    if keyid is not None and "jwks" in card and keyid not in webbotauth.directory_keys(card["jwks"]):
         found.append(f"the crawl signs with key {keyid}, which the card does not list")
     return found

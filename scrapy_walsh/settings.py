@@ -357,6 +357,21 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "proof of conformance",
         "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
     ),
+    WalshSetting(
+        "WALSH_IP_RANGES",
+        None,
+        "R1",
+        "The networks the bot sends its requests from (CIDR, a list or a comma-separated string), "
+        "stated on the bot's page and in its `ips.json` (`scrapy walsh publish`). Not read by crawls.",
+    ),
+    WalshSetting(
+        "WALSH_PUBLISHED",
+        None,
+        "R1",
+        "Where the output of `scrapy walsh publish` is (a folder, or the https URL it is served at): "
+        "`scrapy walsh check` warns when the published page, card or key directory disagrees with "
+        "the settings (product token, User-Agent, rate, keys). Not read by crawls.",
+    ),
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}

@@ -22,6 +22,7 @@ from scrapy.settings import Settings
 
 from ..conformance import FAIL, PASS, WARN, Finding, audit_settings, checklist, overall
 from .output_changes import change_findings, output_changes
+from .publish import published_findings
 from .report import (
     UnknownSpider,
     addon_enabled,
@@ -150,6 +151,7 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     effective, findings = effective_settings(settings, classes[0] if spider else None)
     findings += audit_settings(effective)
     findings.append(probe_state_store(effective))
+    findings += published_findings(effective)
     if not spider and addon_enabled(effective):
         findings += removed_by_spiders(settings, classes)
     from ..config import parse

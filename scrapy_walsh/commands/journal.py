@@ -18,14 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import webbotauth
-from ..journal import reading
+from ..journal import reading, report
 from .signed_record import load_public_keys
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
 HELP = "the request journal: show a host's requests, verify the chain, match an access log, write a report"
-SYNTAX = "show --host H [--since DATE] | verify [FILE|DIR] | match --host H ACCESS_LOG | report --host H --html FILE"
+SYNTAX = (
+    "show --host H [--since DATE] [--requests] | verify [FILE|DIR] [--published DIR|URL] "
+    "| match --host H ACCESS_LOG | report --host H --html FILE"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,16 +36,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", help="what the journal holds about one host (the site owner's view)")
     verify = actions.add_parser("verify", help="check the hash chain and the signatures")
     verify.add_argument("path", metavar="FILE|DIR", nargs="?", help="a journal file or directory")
+    verify.add_argument(
+        "--published", metavar="DIR|URL", help="also check the journal holds the heads published there (publish)"
+    )
     match = actions.add_parser("match", help="pair a server's access log (combined format) with the journal")
     match.add_argument("log", metavar="ACCESS_LOG")
     match.add_argument("--tolerance", type=float, default=2.0, help="seconds of clock difference allowed")
-    report = actions.add_parser("report", help="write one self-contained HTML page for a site owner")
-    report.add_argument("--html", required=True, metavar="FILE")
-    for sub in (show, match, report):
+    html_report = actions.add_parser("report", help="write one self-contained HTML page for a site owner")
+    html_report.add_argument("--html", required=True, metavar="FILE")
+    for sub in (show, match, html_report):
         sub.add_argument("--host", required=True, metavar="HOST", help="the host (as our canonical host key)")
         sub.add_argument("--since", metavar="DATE", help="only from this UTC date (YYYY-MM-DD) on")
         sub.add_argument("--journal", metavar="DIR", help="the journal (default: the crawl's)")
-    for sub in (verify, show, match, report):
+    show.add_argument("--requests", action="store_true", help="also list every request, with its status")
+    for sub in (verify, show, match, html_report):
         sub.add_argument("--key", metavar="PEM", help="our public (or private) key, PEM")
         sub.add_argument("--directory", metavar="FILE|URL", help="our published key directory (JWKS)")
 
@@ -54,12 +61,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     keys = _keys(args, settings)
     if args.action == "verify":
-        return verify(path, keys)
+        status = verify(path, keys, _key_source(args, settings, keys))
+        if args.published:  # the journal against the heads the bot's page published (scrapy walsh publish)
+            from .publish import verify_published
+
+            return verify_published(path, args.published, keys, _ua(settings)) or status
+        return status
     # one reader for every action: they count the same entries and say the same verification
-    report, view = reading.read_journal(path, keys, args.host.strip().lower(), _since(args.since))
-    words = reading.verification_words(report, keyed=keys is not None)
+    found, view = reading.read_journal(path, keys, args.host.strip().lower(), _since(args.since))
+    checked = report.banner(found, _key_source(args, settings, keys))
     if args.action == "show":
-        print(reading.show(view, words))
+        print(reading.show(view, checked.words))
+        if args.requests:
+            print("\n" + report.request_lines(view))
         return 0
     if args.action == "match":
         with open(args.log, encoding="utf-8", errors="replace") as handle:
@@ -68,16 +82,16 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(reading.match_words(result, view.host))
         if bad:
             print(f"({bad} lines not in the combined format skipped)")
-        print(f"Journal: {words}")
+        print(f"Journal: {checked.words}")
         return 1 if result.not_in_journal or result.not_in_log else 0
-    Path(args.html).write_text(reading.report_html(view, words, _ua(settings)), encoding="utf-8")
-    print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {words}")
+    Path(args.html).write_text(report.report_html(view, checked, _ua(settings)), encoding="utf-8")
+    print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {checked.words}")
     return 0
 
 
-def verify(path: Path, keys: dict[str, Any] | None) -> int:
-    report, _ = reading.read_journal(path, keys)
-    for f in report.files:
+def verify(path: Path, keys: dict[str, Any] | None, key_source: str | None) -> int:
+    found, _ = reading.read_journal(path, keys)
+    for f in found.files:
         notes = []
         if f.torn_tail and f.ok:
             notes.append("a torn last line (the process was killed mid-write) not counted")
@@ -85,11 +99,11 @@ def verify(path: Path, keys: dict[str, Any] | None) -> int:
             notes.append(f"{f.unverified_signatures} signatures not checked (no key given)")
         state = "chain intact" if f.broken is None else f"FAILED at line {f.broken[0]}: {f.broken[2]}"
         print(f"{f.name}: {f.entries} entries, {state}" + (f"; {'; '.join(notes)}" if notes else ""))
-    for machine, roots in sorted(report.chains.items()):
+    for machine, roots in sorted(found.chains.items()):
         print(f"machine {machine}: {len(roots)} chain(s) of files, from {', '.join(roots)}")
-    words = reading.verification_words(report, keyed=keys is not None)
-    print(words)
-    return 0 if words.startswith("verified") or (keys is None and report.ok) else 1
+    checked = report.banner(found, key_source)
+    print(checked.words)
+    return 0 if checked.state == "verified" or (keys is None and found.ok) else 1
 
 
 def _default(settings: Settings) -> Path:
@@ -109,6 +123,17 @@ def _since(text: str | None) -> float | None:
         return None
     day = datetime.date.fromisoformat(text)
     return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC).timestamp()
+
+
+def _key_source(args: argparse.Namespace, settings: Settings, keys: dict[str, Any] | None) -> str | None:
+    """Where the public key of ``_keys`` came from, for the banner; None when there is none."""
+    if keys is None:
+        return None
+    if args.key:
+        return f"--key {args.key}"
+    if args.directory:
+        return f"--directory {args.directory}"
+    return "WALSH_SIGNING_KEY"
 
 
 def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None:

@@ -30,6 +30,8 @@ from .. import webbotauth
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
+    from ..config import Readings
+
 HELP = "Web Bot Auth keys: generate a key pair, print the key directory, verify a published directory"
 SYNTAX = (
     "generate PATH [--force] | directory [--key PATH] | card [--key PATH] | verify [URL] [--card FILE|URL] [--key PATH]"
@@ -63,13 +65,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps(webbotauth.directory([key]), indent=2))
             return 0
         if args.action == "card":
-            print(json.dumps(agent_card.build(keys=[key], **_card_settings(settings)), indent=2))
+            print(json.dumps(agent_card.build(keys=[key], **card_settings(settings)), indent=2))
             return 0
         if args.url is None and args.card is None:
             return _fail("give the directory URL, --card FILE|URL, or both")
         status = verify(args.url, key, _user_agent(settings)) if args.url else 0
         return verify_card(args.card, key, settings) or status if args.card else status
-    except webbotauth.SigningError as exc:
+    except (webbotauth.SigningError, SettingRefused) as exc:
         return _fail(str(exc))
 
 
@@ -167,34 +169,68 @@ def _user_agent(settings: Settings) -> str:
     return str(parse(settings, "WALSH_USER_AGENT"))
 
 
-def _card_settings(settings: Settings) -> dict[str, Any]:
-    """The card's members that come from the settings (WALSH_BLOCKLIST_OPERATOR/CONTACT/POLICY
-    name the operator, as in a blocklist file)."""
-    from ..config import parse
+class SettingRefused(ValueError):
+    """A setting the crawl would refuse: the card (or the bot page) would promise what no crawl keeps."""
 
+
+def accepted_settings(settings: Settings) -> Readings:
+    """Every ``WALSH_*`` setting read as a crawl's start-up audit reads it; one a crawl would refuse
+    raises :class:`SettingRefused` naming it and its requirement: what we publish about the bot
+    (the card, its page) must not describe a crawl that never runs."""
+    from ..config import Readings
+    from ..policy.vocabulary import requirement_name
+    from ..settings import SETTINGS_BY_NAME
+
+    readings = Readings(settings)
+    if readings.errors:
+        refused = "; ".join(
+            f"{name} = {readings.given(name)!r} breaks {requirement_name(SETTINGS_BY_NAME[name].requirement)}: "
+            f"{readings.refused(name)}"
+            for name in readings.errors
+        )
+        raise SettingRefused(f"refused setting: {refused}")
+    return readings
+
+
+def card_settings(settings: Settings) -> dict[str, Any]:
+    """The card's members that come from the settings; :class:`SettingRefused` for a setting a
+    crawl refuses."""
+    return card_fields(accepted_settings(settings))
+
+
+def card_fields(readings: Readings) -> dict[str, Any]:
+    """The card's members that come from accepted settings (WALSH_BLOCKLIST_CONTACT/POLICY name
+    the operator, as in a blocklist file)."""
     return {
-        "name": parse(settings, "WALSH_ROBOTS_TOKEN"),
-        "user_agent": _user_agent(settings),
-        "interval": parse(settings, "WALSH_MIN_INTERVAL"),
-        "purposes": parse(settings, "WALSH_PURPOSES"),
-        "contact": parse(settings, "WALSH_BLOCKLIST_CONTACT"),
-        "policy": parse(settings, "WALSH_BLOCKLIST_POLICY"),
+        "name": readings.value("WALSH_ROBOTS_TOKEN"),
+        "user_agent": readings.value("WALSH_USER_AGENT"),
+        "interval": readings.value("WALSH_MIN_INTERVAL"),
+        "purposes": readings.value("WALSH_PURPOSES"),
+        "contact": readings.value("WALSH_BLOCKLIST_CONTACT"),
+        "policy": readings.value("WALSH_BLOCKLIST_POLICY"),
     }
+
+
+def read_source(source: str, user_agent: str, limit: int = MAX_DIRECTORY_BYTES) -> bytes:
+    """A published document's bytes, from a file or an http(s) URL fetched once as ``user_agent``
+    without following redirects (as a site's verifier fetches); OSError or ValueError says why not."""
+    if not source.startswith(("http://", "https://")):
+        return Path(source).read_bytes()[: limit + 1]
+    request = urllib.request.Request(source, headers={"User-Agent": user_agent}, method="GET")
+    with urllib.request.build_opener(_NoRedirect).open(request, timeout=TIMEOUT) as response:
+        body: bytes = response.read(limit + 1)
+    if len(body) > limit:
+        raise ValueError(f"larger than {limit} bytes")
+    return body
 
 
 def verify_card(source: str, key: Ed25519PrivateKey, settings: Settings) -> int:
     """Check a published card (file or URL) against the running settings: 1 on any finding."""
     try:
-        if source.startswith(("http://", "https://")):
-            request = urllib.request.Request(source, headers={"User-Agent": _user_agent(settings)}, method="GET")
-            with urllib.request.build_opener(_NoRedirect).open(request, timeout=TIMEOUT) as response:
-                body = response.read(MAX_DIRECTORY_BYTES + 1)
-        else:
-            body = Path(source).read_bytes()
-        card = json.loads(body)
+        card = json.loads(read_source(source, _user_agent(settings)))
     except (OSError, ValueError) as exc:
         return _fail(f"{source}: cannot read the card: {exc}")
-    ours = _card_settings(settings)
+    ours = card_settings(settings)
     found = agent_card.findings(
         card,
         user_agent=ours["user_agent"],

@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "state": "scrapy_walsh.commands.state",
     "keys": "scrapy_walsh.commands.keys",
     "journal": "scrapy_walsh.commands.journal",
+    "publish": "scrapy_walsh.commands.publish",
 }
 
 
@@ -66,6 +67,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "scrapy walsh keys verify --card https://example.com/.well-known/signature-agent-card.json",
     ),
     "journal": ("scrapy walsh journal show --host example.com",),
+    "publish": ("scrapy walsh publish /srv/www/bot --key keys/walsh.key",),
     "journal show": ("scrapy walsh journal show --host example.com --since 2026-11-01",),
     "journal verify": ("scrapy walsh journal verify --key keys/walsh.key.pub",),
     "journal match": ("scrapy walsh journal match --host example.com /var/log/nginx/access.log",),

@@ -6,6 +6,7 @@ refuses (:data:`PARSERS`, and :data:`RELATIVE` for the limits read against ``WAL
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -331,6 +332,33 @@ def download_handler(value: Any) -> str:
 
 
 #: setting -> its parser. The two limits checked against ``WALSH_MIN_INTERVAL`` are in RELATIVE.
+def ip_ranges(value: Any) -> tuple[str, ...]:
+    """WALSH_IP_RANGES: the networks the bot sends from (CIDR), for the bot's page; empty: none stated.
+
+    A list, or one string with the networks separated by commas or spaces (as ``-s`` gives it)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return ()
+    items = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        raise ValueError(f"expected a list of networks (CIDR, e.g. 192.0.2.0/24), got {value!r}")
+    networks = []
+    for item in items:
+        try:
+            networks.append(str(ipaddress.ip_network(str(item).strip())))
+        except ValueError as exc:
+            raise ValueError(f"{item!r} is not a network (CIDR, e.g. 192.0.2.0/24): {exc}") from None
+    return tuple(networks)
+
+
+def published(value: Any) -> str | None:
+    """WALSH_PUBLISHED: the folder, or the http(s) URL, of what ``scrapy walsh publish`` wrote."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"expected a folder or an http(s) URL, got {value!r}")
+    return value.strip()
+
+
 PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_USER_AGENT": user_agent,
     "WALSH_ROBOTS_TOKEN": robots_token,
@@ -367,6 +395,8 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_JOURNAL_DIR": journal_dir,
     "WALSH_JOURNAL_RETENTION_DAYS": journal_retention_days,
     "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,
+    "WALSH_IP_RANGES": ip_ranges,
+    "WALSH_PUBLISHED": published,
 }
 
 

@@ -71,6 +71,9 @@ class WalshConfig:
     journal_dir: str | None = None
     journal_retention_days: int = 90
     journal_sign_every: int = 1000
+    #: The bot's public face: the networks it sends from, and where its page is published.
+    ip_ranges: tuple[str, ...] = ()
+    published: str | None = None
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

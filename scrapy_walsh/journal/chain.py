@@ -269,20 +269,6 @@ def verify_path(
     return JournalReport(reports, links, chains)
 
 
-def published_problems(path: Path, heads: Iterable[Mapping[str, Any]]) -> list[str]:
-    """What of ``heads`` (each ``file``, ``seq``, ``head``: chain heads published with the bot's
-    page) the journal directory at ``path`` no longer holds: a journal cut or rewritten after
-    publication. The hook of ``journal verify --published``."""
-    problems = []
-    for quoted in heads:
-        name = str(quoted.get("file", ""))
-        if not (path / name).is_file():
-            problems.append(f"the published head of {name} (entry {quoted.get('seq')}): the file is missing")
-        elif not _head_at(path / name, quoted):
-            problems.append(f"{name} does not hold its published head at entry {quoted.get('seq')} (cut or rewritten)")
-    return problems
-
-
 def _head_at(path: Path, after: Mapping[str, Any]) -> bool:
     """Whether the file's entry ``after["seq"]`` hashes to ``after["head"]``."""
     for line in path.read_bytes().split(b"\n"):

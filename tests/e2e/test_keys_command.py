@@ -197,3 +197,24 @@ def test_verify_fails_on_a_directory_a_site_would_not_accept(pair, server, path,
     assert reason in err
     assert "OK" not in out
     assert server.seen[-1] == (path, USER_AGENT)
+
+
+@pytest.mark.parametrize(
+    "setting, value",
+    [
+        ("WALSH_MIN_INTERVAL", "0.5"),
+        ("WALSH_MIN_INTERVAL", "0"),
+        ("WALSH_MIN_INTERVAL", "nan"),
+        ("WALSH_ROBOTS_TOKEN", "Walsh Bot/1.0"),
+        ("WALSH_MAX_CRAWL_DELAY", "0.5"),
+        ("WALSH_PURPOSES", "[1, 2]"),
+    ],
+)
+def test_card_with_a_setting_a_crawl_refuses_is_one_clean_message(pair, setting, value):
+    """The card would promise what no crawl keeps: one line naming the setting and the requirement."""
+    root, _, _ = pair
+    result = keys("card", "--key", str(root / "walsh.pem"), "-s", f"{setting}={value}", cwd=root)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: refused setting: ") and setting in line and " breaks " in line, line

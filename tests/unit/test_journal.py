@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_walsh import card, webbotauth
+from scrapy_walsh import webbotauth
 from scrapy_walsh.journal import reading
 from scrapy_walsh.journal.chain import Chain, journal_files, verify_path
+from scrapy_walsh.journal.report import banner
 from scrapy_walsh.journal.writer import JournalWriter
 
-DATA = Path(__file__).resolve().parent.parent / "data"
 DAY = datetime.datetime(2026, 11, 24, 10, 0, tzinfo=datetime.UTC).timestamp()
 
 
@@ -263,26 +263,6 @@ def test_kill_9_loses_at_most_the_tail_and_what_remains_verifies(tmp_path, key):
     assert f"({tail} entries) are not covered by a head the key signed" in signed.broken[2]
 
 
-def test_the_example_card_validates_and_ours_has_its_structure(key):
-    example = json.loads((DATA / "signature-agent-card.example.json").read_text())
-    assert card.validate(example) == []
-    ours = card.build(name="W", user_agent="UA", keys=[key], interval=1.0, purposes=["search"], contact="a@b.c")
-    assert card.validate(ours) == []
-    assert set(ours) - set(example) == set()  # no member the draft's example doesn't have
-    assert card.expected_interval(ours["rate-expectation"]) == 1.0
-    broken = {k: v for k, v in example.items() if k != "keys"}
-    assert card.validate(broken) == ["keys is missing"]
-
-
-def test_a_crawl_looser_than_its_card_is_a_finding(key):
-    published = card.build(name="W", user_agent="UA", keys=[key], interval=2.0, purposes=["search"])
-    same = dict(user_agent="UA", token="W", purposes=["search"], keyid=webbotauth.keyid(key))
-    assert card.findings(published, interval=2.0, **same) == []
-    (finding,) = card.findings(published, interval=1.0, **same)
-    assert "WALSH_MIN_INTERVAL is 1 s, looser than the card's rate expectation" in finding
-    assert card.findings(published, interval=2.0, **{**same, "purposes": ["search", "train-ai"]})
-
-
 def test_match_pairs_log_lines_and_flags_both_kinds_of_gap():
     sends = [
         {
@@ -365,8 +345,8 @@ def test_a_chain_rebuilt_without_its_signatures_fails_with_the_key(journal, key,
     assert f"entries 1 to {len(entries)} ({len(entries)} entries) are not covered by a head the key signed" in problem
     verified = _cli("verify", journal.parent.parent, "--key", _pub(key, tmp_path))
     assert verified.returncode == 1 and "not covered by a head the key signed" in verified.stdout
-    words = reading.verification_words(verify_path(journal, None), keyed=False)
-    assert not words.startswith("verified") and "signatures not checked" in words
+    unkeyed = banner(verify_path(journal, None), None)
+    assert unkeyed.state == "unverified" and "no signature was checked" in unkeyed.words
 
 
 def _three_crawls(directory: Path, key) -> list[Path]:
@@ -389,7 +369,7 @@ def test_files_of_one_identity_form_one_chain_across_processes(tmp_path, key):
     assert report.chains[machine] == [str(files[0].relative_to(tmp_path))]
     afters = [json.loads(p.read_bytes().split(b"\n")[0])["after"] for p in files]
     assert afters[0] is None and [a["file"] for a in afters[1:]] == [str(p.relative_to(tmp_path)) for p in files[:2]]
-    assert "1 chain(s)" in reading.verification_words(report, keyed=True)
+    assert "1 chain(s)" in banner(report, "--key walsh.pub").words
 
 
 @pytest.mark.parametrize("which", [0, 1, 2])

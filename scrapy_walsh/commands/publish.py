@@ -1,0 +1,212 @@
+"""``scrapy walsh publish DIR``: the bot's public face, as a static folder to serve at its URL.
+
+After draft-illyes-webbotauth-cbcp, a crawler says on a page who runs it, why, how to block it and
+how fast it goes; the folder holds that page and what a site owner checks us with:
+
+``index.html``                                    the bot's page (:mod:`scrapy_walsh.bot_page`)
+``.well-known/http-message-signatures-directory``  the key directory (with a signing key)
+``.well-known/signature-agent-card.json``          the Signature Agent Card (registry-04)
+``journal-heads.json``                             the journal's signed heads, one per day and chain
+``ips.json``                                       the networks we send from (``WALSH_IP_RANGES``)
+
+Everything comes from the settings (a setting a crawl refuses stops it, one line, exit 1) and the
+journal (``--journal DIR`` or the crawl's). Run it again after each crawl: the newer heads are added.
+
+:func:`published_findings` is ``check``'s side: where a published folder (``WALSH_PUBLISHED``)
+states other facts than the running settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import bot_page, webbotauth
+from .. import card as agent_card
+from ..journal import published
+from .keys import SettingRefused, accepted_settings, card_fields, read_source
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from scrapy.settings import Settings
+
+    from ..config import Readings
+    from ..conformance import Finding
+
+HELP = "write the bot's public page, key directory, Signature Agent Card and signed journal heads to a folder"
+SYNTAX = "DIR [--key PATH] [--journal DIR]"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", metavar="DIR", help="the folder to write (created; our files in it replaced)")
+    parser.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY; none: unsigned)")
+    parser.add_argument("--journal", metavar="DIR", help="the journal (default: the crawl's)")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        readings = accepted_settings(settings)
+        key = _key(args.key, readings)
+    except (SettingRefused, webbotauth.SigningError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    journal = Path(args.journal) if args.journal else _journal(settings)
+    public = {webbotauth.keyid(key): key.public_key()} if key is not None else None
+    heads = published.signed_heads(journal, public) if journal is not None and journal.exists() else []
+    facts = facts_of(readings, [key] if key is not None else [], len(heads))
+    root = Path(args.folder)
+    files: dict[str, str] = {"index.html": bot_page.render(facts)}
+    files[published.NAME] = _json(published.document(facts.token, heads, time.time()))
+    if key is not None:
+        files[bot_page.DIRECTORY] = _json(webbotauth.directory([key]))
+        files[bot_page.CARD] = _json(agent_card.build(keys=[key], **card_fields(readings)))
+    if facts.ip_ranges:
+        created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        files[bot_page.IPS] = _json(bot_page.ip_document(facts.ip_ranges, created))
+    for name, text in files.items():
+        _write(root / name, text)
+    print(f"wrote {root}: {', '.join(files)}")
+    for name in ("WALSH_BLOCKLIST_OPERATOR", "WALSH_BLOCKLIST_CONTACT"):
+        if not readings.value(name):  # the crawler best practices ask for both
+            print(f"note: {name} is not set: the page names no {name.rsplit('_', 1)[1].lower()}", file=sys.stderr)
+    print(f"{len(heads)} signed journal heads" + (f" from {journal}" if journal is not None else ""))
+    print(f"serve it at the URL your User-Agent names; the key directory as {webbotauth.DIRECTORY_MEDIA_TYPE}")
+    return 0
+
+
+def _key(given: str | None, readings: Readings) -> Ed25519PrivateKey | None:
+    """``--key PATH``, else ``WALSH_SIGNING_KEY``; None for a bot that does not sign."""
+    path = given or readings.value("WALSH_SIGNING_KEY")
+    return webbotauth.load_private_key(path) if path else None
+
+
+def _journal(settings: Settings) -> Path | None:
+    from ..config import journal_location
+
+    try:
+        return journal_location(settings)
+    except ValueError:
+        return None
+
+
+def facts_of(readings: Readings, keys: list[Any], heads: int = 0) -> bot_page.BotFacts:
+    """What the bot's page states, from settings a crawl accepts."""
+    fields = card_fields(readings)
+    return bot_page.BotFacts(
+        token=fields["name"],
+        user_agent=fields["user_agent"],
+        interval=fields["interval"],
+        purposes=tuple(fields["purposes"]),
+        operator=readings.value("WALSH_BLOCKLIST_OPERATOR"),
+        contact=fields["contact"],
+        policy=fields["policy"],
+        keyids=tuple(webbotauth.keyid(k) for k in keys),
+        ip_ranges=tuple(readings.value("WALSH_IP_RANGES")),
+        heads=heads,
+    )
+
+
+def _json(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` whole (written beside it, then renamed): a server never serves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+# ---------------------------------------------------------------------- what check reads
+
+
+def published_source(location: str, name: str) -> str:
+    """The URL or path of the published file ``name`` under ``location`` (a folder or a URL)."""
+    if location.startswith(("http://", "https://")):
+        return location.rstrip("/") + "/" + name
+    return str(Path(location) / name)
+
+
+def published_findings(settings: Settings) -> list[Finding]:
+    """``check``: a warning for each fact the folder ``WALSH_PUBLISHED`` states otherwise than the
+    settings (product token, User-Agent, interval, keys); nothing when it is not set."""
+    from ..conformance import PASS, WARN, Finding
+
+    try:
+        readings = accepted_settings(settings)
+        location = readings.value("WALSH_PUBLISHED")
+        if not location:
+            return []
+        key = _key(None, readings)
+    except (SettingRefused, webbotauth.SigningError):
+        return []  # the audit names the refused setting or key
+    facts = facts_of(readings, [key] if key is not None else [])
+    agent = facts.user_agent
+    problems: list[str] = []
+    try:
+        page = read_source(published_source(location, "index.html"), agent).decode("utf-8", "replace")
+        problems += bot_page.disagreements(page, facts)
+    except (OSError, ValueError) as exc:
+        problems.append(f"cannot read the published page: {exc}")
+    if key is not None:
+        try:
+            card = json.loads(read_source(published_source(location, bot_page.CARD), agent))
+            fields = card_fields(readings)
+            problems += agent_card.findings(
+                card,
+                user_agent=agent,
+                token=fields["name"],
+                interval=fields["interval"],
+                purposes=fields["purposes"],
+                keyid=webbotauth.keyid(key),
+            )
+            keys = webbotauth.directory_keys(
+                json.loads(read_source(published_source(location, bot_page.DIRECTORY), agent))
+            )
+            if webbotauth.keyid(key) not in keys:
+                problems.append(
+                    f"the published key directory lacks the key the crawl signs with, {webbotauth.keyid(key)}"
+                )
+        except (OSError, ValueError) as exc:
+            problems.append(f"cannot read the published card or key directory: {exc}")
+    if not problems:
+        return [Finding("1", "R1", PASS, "WALSH_PUBLISHED", f"{location}: the published page agrees with the settings")]
+    return [
+        Finding("1", "R1", WARN, "WALSH_PUBLISHED", f"{location}: {p} (run scrapy walsh publish again)")
+        for p in problems
+    ]
+
+
+def verify_published(journal: Path, location: str, keys: dict[str, Any] | None, user_agent: str) -> int:
+    """``journal verify --published DIR_OR_URL``: 0 when the journal holds every head published
+    there, byte for byte, each signed by ``keys`` (else by the published key directory's keys);
+    1 naming each head it lacks (deleted, cut or rewritten after publication)."""
+    try:
+        document = json.loads(read_source(published_source(location, published.NAME), user_agent, 64 << 20))
+        source = "from --key, --directory or WALSH_SIGNING_KEY"
+        if keys is None:
+            directory = read_source(published_source(location, bot_page.DIRECTORY), user_agent)
+            keys, source = webbotauth.directory_keys(json.loads(directory)), "from the published key directory"
+    except (OSError, ValueError) as exc:
+        print(f"FAILED: cannot read what {location} publishes: {exc}")
+        return 1
+    problems, signers = published.check(journal, document, keys)
+    count = len(document.get("heads") or []) if isinstance(document, dict) else 0
+    if not problems and not count:
+        problems = [f"{location} publishes no signed head: there is nothing to check the journal against"]
+    for problem in problems:
+        print(f"FAILED: {problem}")
+    if problems:
+        return 1
+    print(
+        f"published heads: the journal holds all {count} heads {location} publishes, "
+        f"signed by key {', '.join(sorted(signers))} ({source})"
+    )
+    return 0

@@ -1,0 +1,125 @@
+"""The journal's published heads: what ``scrapy walsh publish`` puts on the bot's page, and the
+check of a journal against them (pure: no Scrapy, no I/O but reading the journal).
+
+A signed ``head`` entry vouches for every entry before it in its chain, but only to someone who
+still has the journal: cut the tail (the last heads included) or rewrite the whole chain and
+re-sign it, and nothing inside the journal says so. Published heads are that outside record. For
+each UTC day and each chain we publish the last signed head the journal holds, whole (its
+``seq``, ``prev``, time and signature) with the SHA-256 of its line. Later, a journal that no
+longer holds a published head byte for byte (a file deleted, cut short, or rewritten) fails
+:func:`check`, whatever its own chain says.
+
+A chain is named by its file's ``open`` entry (``chain`` when the writer names one, else the file
+itself, which is its own chain), so one head per day and chain vouches for that chain's day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..webbotauth import SignatureInvalid, canonical_json, verify_record
+from .chain import entries, journal_files, line_hash, verify_lines
+from .writer import day_of
+
+FORMAT = "walsh-journal-heads/v1"
+#: The file name under the published folder.
+NAME = "journal-heads.json"
+
+
+def signed_heads(root: Path, keys: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The last signed head of each (day, chain) in the journal at ``root``, in name order.
+
+    Only heads on an intact chain, with a signature that verifies under ``keys`` when given,
+    are taken: we publish nothing the journal itself would not vouch for."""
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in journal_files(root):
+        data = path.read_bytes()
+        name = str(path.relative_to(root)) if root.is_dir() else path.name
+        report = verify_lines(name, data, keys)
+        chain = str((report.first or {}).get("chain") or name)
+        for entry in entries(data):
+            if entry.get("kind") != "head" or "sig" not in entry or entry.get("seq", 0) > report.seq:
+                continue
+            if keys is not None and entry["seq"] > report.signed_seq:
+                continue
+            day = day_of(entry.get("t", 0))
+            head = {
+                "day": day,
+                "chain": chain,
+                "file": name,
+                "seq": entry["seq"],
+                "hash": line_hash(canonical_json(entry)),
+                "entry": entry,
+            }
+            previous = latest.get((day, chain))
+            if previous is None or (previous["entry"].get("t", 0), previous["seq"]) <= (
+                entry.get("t", 0),
+                entry["seq"],
+            ):
+                latest[(day, chain)] = head
+    return [latest[k] for k in sorted(latest)]
+
+
+def _order(entry: Mapping[str, Any]) -> tuple[float, int]:
+    return entry.get("t", 0), entry.get("seq", 0)
+
+
+def document(identity: str, heads: Iterable[dict[str, Any]], published_at: float) -> dict[str, Any]:
+    return {"format": FORMAT, "identity": identity, "published": round(published_at, 3), "heads": list(heads)}
+
+
+def check(root: Path, published: Mapping[str, Any], keys: Mapping[str, Any] | None) -> tuple[list[str], set[str]]:
+    """Problems of the journal at ``root`` against a published heads document, and the keyids
+    that signed the published heads (checked under ``keys``; None: signatures not checked).
+
+    Each published head must be in the journal byte for byte: same file, same ``seq``, the same
+    line hash; its signature must verify. Anything else is a problem naming the head.
+    """
+    if published.get("format") != FORMAT or not isinstance(published.get("heads"), list):
+        return [f"not a published heads document ({FORMAT})"], set()
+    problems: list[str] = []
+    signers: set[str] = set()
+    lines_of: dict[str, dict[int, bytes]] = {}
+    for head in published["heads"]:
+        if not isinstance(head, Mapping):
+            problems.append("a published head is not a JSON object")
+            continue
+        where = f"the published head of {head.get('day')} (file {head.get('file')}, entry {head.get('seq')})"
+        entry = head.get("entry")
+        if not isinstance(entry, Mapping) or line_hash(canonical_json(entry)) != head.get("hash"):
+            problems.append(f"{where}: its entry does not hash to its published hash")
+            continue
+        if keys is not None:
+            try:
+                signers.add(verify_record({k: v for k, v in entry.items() if k != "sig"}, entry.get("sig", {}), keys))
+            except SignatureInvalid as exc:
+                problems.append(f"{where}: {exc}")
+                continue
+        name = str(head.get("file"))
+        if name not in lines_of:
+            lines_of[name] = _lines_by_seq(root, name)
+        held = lines_of[name]
+        if not held:
+            problems.append(f"{where}: the journal has no file {name} (deleted after publication)")
+        elif head.get("seq") not in held:
+            problems.append(
+                f"{where}: {name} ends at entry {max(held)}, before the published head (cut after publication)"
+            )
+        elif line_hash(held[head["seq"]]) != head["hash"]:
+            problems.append(f"{where}: {name} holds another entry {head['seq']} (rewritten after publication)")
+    return problems, signers
+
+
+def _lines_by_seq(root: Path, name: str) -> dict[int, bytes]:
+    """seq -> line bytes of the journal file ``name`` under ``root`` (empty when there is none)."""
+    path = root / name if root.is_dir() else root
+    if (root.is_dir() and not path.is_file()) or (not root.is_dir() and root.name != Path(name).name):
+        return {}
+    found: dict[int, bytes] = {}
+    for line in path.read_bytes().split(b"\n"):
+        for entry in entries(line):
+            if isinstance(entry.get("seq"), int):
+                found.setdefault(entry["seq"], line)
+    return found

@@ -1,0 +1,320 @@
+"""The site owner's report on one host (pure: no Scrapy): every request with the interval that
+applied and why, the 429/503 answers and the pause after each, a timeline with values on both
+axes, and a verification banner that says what was checked and with which key.
+
+The HTML page is self-contained (inline SVG, no script), so it can be mailed or archived.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import intervals
+from .chain import JournalReport
+from .reading import HostView, _target, when
+
+
+@dataclass(frozen=True)
+class Row:
+    """One request as the report shows it."""
+
+    entry: Mapping[str, Any]
+    gap: float | None
+    interval: float | None
+    why: str | None
+    #: The 429 or 503 the request before it got (this request came after the pause), else None.
+    after: int | None
+
+    @property
+    def t(self) -> float:
+        return float(self.entry["t"])
+
+    @property
+    def status(self) -> int | None:
+        status = self.entry.get("status")
+        return status if isinstance(status, int) and not isinstance(status, bool) else None
+
+    def result(self) -> str:
+        if self.status is not None:
+            return str(self.status)
+        return str(self.entry.get("outcome") or "unknown (no answer recorded)")
+
+    def why_words(self) -> str:
+        """The interval and why; after a pausing answer with no ``why``, what the entry allows."""
+        if self.after is not None and self.why in (None, "floor") and self.gap is not None:
+            return f"{self.gap:.1f} s pause after the {self.after} (your Retry-After, or our backoff)"
+        return intervals.words(self.entry)
+
+
+def rows(view: HostView) -> list[Row]:
+    out: list[Row] = []
+    previous: Row | None = None
+    for entry, gap in view.gaps():
+        seconds, why = intervals.applied(entry)
+        after = previous.status if previous is not None and previous.status in intervals.PAUSING else None
+        previous = Row(entry, gap, seconds, why, after)
+        out.append(previous)
+    return out
+
+
+# ---------------------------------------------------------------------- verification
+
+
+@dataclass(frozen=True)
+class Banner:
+    """What the verification established: ``verified``, ``unverified`` (nothing failed, but not
+    everything was checked) or ``failed``; the words say what was checked and with which key."""
+
+    state: str
+    words: str
+
+
+def banner(report: JournalReport, key_source: str | None) -> Banner:
+    """``key_source`` says where the public key came from (``--key walsh.pub``), None: no key."""
+    problem = report.first_problem()
+    chains = sum(len(roots) for roots in report.chains.values())
+    files = f"{len(report.files)} file(s)" + (f" in {chains} chain(s)" if chains else "")
+    if problem:
+        return Banner("failed", f"FAILED: {problem}")
+    if key_source is None:
+        return Banner(
+            "unverified",
+            f"NOT VERIFIED: hash chain intact in {files}, but no public key was given, so no signature "
+            "was checked (give --key, --directory or --published)",
+        )
+    # with a key, the reader already failed every entry no signed head covers (a crash's tail too)
+    signers = sorted({k for f in report.files for k in f.keyids})
+    return Banner(
+        "verified",
+        f"verified: {files}, hash chain intact, every entry covered by a head signed by key "
+        f"{', '.join(signers)} (from {key_source})",
+    )
+
+
+# ---------------------------------------------------------------------- show --requests
+
+
+def request_lines(view: HostView) -> str:
+    """``show --requests``: one line per request: sent, gap, request, status, interval and why."""
+    lines = [f"Requests to {view.host} ({len(view.sends)}), oldest first:"]
+    for row in rows(view):
+        gap = "-" if row.gap is None else f"{row.gap:.3f} s"
+        request = f"{row.entry.get('method', '')} {_target(str(row.entry.get('url', '')))}"
+        mark = "  <- the host asked us to slow down" if row.status in intervals.PAUSING else ""
+        lines.append(f"  {when(row.t)}  gap {gap:>9}  {request}  {row.result()}  [{row.why_words()}]{mark}")
+    if not view.sends:
+        lines.append("  (none)")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the timeline
+
+
+def _ticks(top: float, count: int = 5) -> list[float]:
+    """Round values from 0 up to ``top`` (1, 2, 5 x 10^n steps)."""
+    raw = top / count
+    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    return [i * step for i in range(int(top / step) + 1)]
+
+
+def _clock(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%H:%M:%S")
+
+
+NO_REQUESTS = '<text x="10" y="30">no requests</text>'
+
+
+@dataclass(frozen=True)
+class _Chart:
+    """The timeline's frame: pixels of the plot area, and the values it spans."""
+
+    t0: float
+    span: float
+    top_value: float
+    width: int = 900
+    height: int = 340
+    left: int = 64
+    right: int = 24
+    top: int = 24
+    bottom: int = 48
+
+    def x(self, t: float) -> float:
+        return self.left + (t - self.t0) / self.span * (self.width - self.left - self.right)
+
+    def y(self, v: float) -> float:
+        return self.height - self.bottom - v / self.top_value * (self.height - self.top - self.bottom)
+
+
+def timeline_svg(view: HostView) -> str:
+    """Time across, the gap before each request up (both axes with values); the interval applied
+    as a labelled dashed line; a 429/503 as a red mark, and the pause after it shaded."""
+    table = rows(view)
+    times = [r.t for r in table] + [float(r["t"]) for r in view.refusals]
+    if not times:
+        return f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="60">{NO_REQUESTS}</svg>'
+    values = [r.gap for r in table if r.gap is not None] + [r.interval for r in table if r.interval is not None]
+    c = _Chart(min(times), max(max(times) - min(times), 1.0), max([*values, 1.0]) * 1.15)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{c.width}" height="{c.height}" role="img" '
+        f'aria-label="timeline of our requests to {html.escape(view.host)}" style="background:#fff" font-size="12">',
+        *_axes(c),
+        *_pauses(c, table),
+        *_interval_line(c, table),
+        *_marks(c, table, view.refusals),
+        "</svg>",
+    ]
+    return "\n".join(parts)
+
+
+def _axes(c: _Chart) -> list[str]:
+    parts = []
+    for value in _ticks(c.top_value):  # the vertical axis: seconds since our previous request
+        parts.append(
+            f'<line x1="{c.left}" y1="{c.y(value):.1f}" x2="{c.width - c.right}" y2="{c.y(value):.1f}" '
+            'stroke="#e4e4e4"/>'
+            f'<text x="{c.left - 6}" y="{c.y(value) + 4:.1f}" text-anchor="end" class="y-tick">{value:g} s</text>'
+        )
+    for i, anchor in enumerate(("start", "middle", "middle", "middle", "end")):  # the horizontal axis: UTC time
+        t = c.t0 + c.span * i / 4
+        parts.append(
+            f'<line x1="{c.x(t):.1f}" y1="{c.y(0):.1f}" x2="{c.x(t):.1f}" y2="{c.y(0) + 5:.1f}" stroke="#000"/>'
+            f'<text x="{c.x(t):.1f}" y="{c.y(0) + 18:.1f}" text-anchor="{anchor}" class="x-tick">{_clock(t)}</text>'
+        )
+    middle = c.top + (c.height - c.top - c.bottom) / 2
+    return parts + [
+        f'<line x1="{c.left}" y1="{c.y(0):.1f}" x2="{c.width - c.right}" y2="{c.y(0):.1f}" stroke="#000"/>',
+        f'<line x1="{c.left}" y1="{c.top}" x2="{c.left}" y2="{c.y(0):.1f}" stroke="#000"/>',
+        f'<text x="{(c.left + c.width - c.right) / 2:.0f}" y="{c.height - 6}" text-anchor="middle">'
+        f"time (UTC), {when(c.t0)[:10]}</text>",
+        f'<text x="14" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 14 {middle:.0f})">'
+        "seconds since our previous request</text>",
+    ]
+
+
+def _pauses(c: _Chart, table: list[Row]) -> list[str]:
+    """The pause after each 429/503, shaded and labelled with its length."""
+    parts = []
+    for row, nxt in zip(table, table[1:], strict=False):
+        if row.status in intervals.PAUSING:
+            parts.append(
+                f'<rect class="pause" x="{c.x(row.t):.1f}" y="{c.top}" width="{max(c.x(nxt.t) - c.x(row.t), 1):.1f}" '
+                f'height="{c.y(0) - c.top:.1f}" fill="#f6c9c9" opacity="0.55"><title>pause after the {row.status}: '
+                f"{nxt.t - row.t:.1f} s until our next request</title></rect>"
+                f'<text x="{(c.x(row.t) + c.x(nxt.t)) / 2:.1f}" y="{c.top + 14}" text-anchor="middle" fill="#a00">'
+                f"pause after {row.status}: {nxt.t - row.t:.1f} s</text>"
+            )
+    return parts
+
+
+def _interval_line(c: _Chart, table: list[Row]) -> list[str]:
+    """The interval applied, dashed, labelled with its last value and what set it."""
+    steps = [(c.x(r.t), c.y(r.interval), r.interval, r.why) for r in table if r.interval is not None]
+    if not steps:
+        return []
+    path = " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in steps)
+    _, last_y, last_value, last_why = steps[-1]
+    words = intervals.WHY_WORDS.get(last_why or "", last_why or "why unknown")
+    return [
+        f'<polyline points="{path}" fill="none" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"/>',
+        f'<text class="interval-label" x="{c.width - c.right}" y="{last_y - 6:.1f}" fill="#c00" text-anchor="end">'
+        f"interval applied: {last_value:g} s ({html.escape(words)})</text>",
+    ]
+
+
+def _marks(c: _Chart, table: list[Row], refusals: list[dict[str, Any]]) -> list[str]:
+    """A dot per request, a red square per 429/503, a triangle per refusal."""
+    e = html.escape
+    parts = []
+    for row in table:
+        title = f"{when(row.t)}: answer {row.result()}"
+        height = row.gap if row.gap is not None else 0.0  # the first request has no gap: on the axis
+        if row.gap is not None:
+            title = f"{when(row.t)}: {row.gap:.3f} s after the previous request; answer {row.result()}"
+        if row.status in intervals.PAUSING:
+            parts.append(
+                f'<rect class="pausing-answer" x="{c.x(row.t) - 5:.1f}" y="{c.y(height) - 5:.1f}" width="10" '
+                f'height="10" fill="#c00"><title>{e(title)}: the host asked us to slow down</title></rect>'
+            )
+        elif row.gap is not None:
+            parts.append(
+                f'<circle cx="{c.x(row.t):.1f}" cy="{c.y(height):.1f}" r="4" fill="#06c">'
+                f"<title>{e(title)}</title></circle>"
+            )
+    for r in refusals:
+        parts.append(
+            f'<path d="M{c.x(r["t"]):.1f},{c.y(0) + 4:.1f} l-4,8 h8 z" fill="#e80"><title>refused: '
+            f"{e(str(r.get('url', '')))}</title></path>"
+        )
+    return parts
+
+
+# ---------------------------------------------------------------------- the page
+
+STYLE = """body{font-family:sans-serif;margin:2em;color:#111}table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;font-size:14px}
+.banner{padding:.5em .8em;border-radius:4px;font-weight:bold}
+.verified{background:#e3f4e3;color:#064}.unverified{background:#fff4d6;color:#750}.failed{background:#fde2e2;color:#a00}
+tr.pausing td{background:#fde2e2}tr.after-pause td{background:#fff1f1}"""
+
+
+def report_html(view: HostView, verification: Banner, agent: str) -> str:
+    e = html.escape
+    days = "".join(
+        f"<tr><td>{d}</td><td>{n}</td><td>{'-' if g is None else f'{g:.3f} s'}</td></tr>" for d, n, g in view.per_day()
+    )
+    versions = "".join(
+        f"<tr><td><code>{e(v['digest'])}</code></td><td>{when(v['first'])}</td><td>{when(v['last'])}</td>"
+        f"<td>{v['requests']}</td></tr>"
+        for v in view.robots_versions()
+    )
+    refusals = "".join(
+        f"<tr><td>{when(r['t'])}</td><td>{e(_target(r.get('url') or ''))}</td><td>{e(str(r.get('gate')))}/"
+        f"{e(str(r.get('verdict')))}</td><td>{e(str(r.get('reason')))}</td></tr>"
+        for r in view.refusals
+    )
+    table = rows(view)
+    requests = "".join(
+        f'<tr class="{_row_class(row)}"><td>{when(row.t)}</td><td>{"-" if row.gap is None else f"{row.gap:.3f} s"}</td>'
+        f"<td>{e(str(row.entry.get('method', '')))} {e(_target(str(row.entry.get('url', ''))))}</td>"
+        f"<td>{e(row.result())}</td><td>{e(row.why_words())}</td></tr>"
+        for row in table
+    )
+    pauses = sum(row.status in intervals.PAUSING for row in table)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Requests to {e(view.host)}</title>
+<style>{STYLE}</style>
+</head><body>
+<h1>Requests to {e(view.host)}</h1>
+<p>From <code>{e(agent)}</code>: {len(view.sends)} requests sent, {len(view.refusals)} refused before sending,
+{pauses} answered 429 or 503 (each followed by a pause).</p>
+<p class="banner {verification.state}" data-verification="{verification.state}">Journal verification:
+{e(verification.words)}</p>
+<h2>Timeline</h2>
+<p>Each dot is one request, at its send time, at the height of the gap since our previous request to this
+host. The dashed line is the interval we applied, with its value and what set it. A red square is an answer
+429 or 503, and the shaded band after it the pause until our next request. Triangles under the axis are
+requests we refused to send.</p>
+{timeline_svg(view)}
+<h2>Requests per day (UTC)</h2>
+<table><tr><th>day</th><th>requests</th><th>smallest gap</th></tr>{days}</table>
+<h2>robots.txt versions followed</h2>
+<table><tr><th>digest</th><th>first</th><th>last</th><th>requests</th></tr>{versions}</table>
+<h2>Refusals</h2>
+<table><tr><th>time</th><th>target</th><th>rule</th><th>reason</th></tr>{refusals}</table>
+<h2>Every request</h2>
+<table><tr><th>sent</th><th>gap</th><th>request</th><th>status</th><th>interval applied, and why</th></tr>
+{requests}</table>
+</body></html>
+"""
+
+
+def _row_class(row: Row) -> str:
+    if row.status in intervals.PAUSING:
+        return "pausing"
+    return "after-pause" if row.after is not None else "request"

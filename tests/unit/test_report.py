@@ -1,0 +1,87 @@
+"""The site owner's report, pure: the interval and why of each request (both journal forms), the
+pause after a 429/503, and a banner that never calls an unsigned or failed journal verified."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from scrapy_walsh import webbotauth
+from scrapy_walsh.journal import intervals, report
+from scrapy_walsh.journal.chain import journal_files, verify_path
+from scrapy_walsh.journal.reading import read_journal
+from scrapy_walsh.journal.writer import JournalWriter
+
+
+def _host(path):
+    """What the one reader holds about a.test (signatures not checked)."""
+    return read_journal(path, None, "a.test")[1]
+
+
+DAY = datetime.datetime(2026, 11, 24, 10, 0, tzinfo=datetime.UTC).timestamp()
+
+
+@pytest.mark.parametrize(
+    "entry, expected",
+    [
+        ({"interval": 3.0, "why": "retry-after"}, (3.0, "retry-after")),
+        ({"interval": {"seconds": 1, "by": "floor"}}, (1.0, "floor")),
+        ({"interval": {"seconds": 5, "by": "crawl_delay"}}, (5.0, "crawl-delay")),
+        ({}, (None, None)),
+        ({"interval": "1", "why": 7}, (None, "7")),
+        ({"interval": True}, (None, None)),
+    ],
+)
+def test_interval_and_why_read_from_both_forms(entry, expected):
+    assert intervals.applied(entry) == expected
+
+
+def test_an_entry_that_does_not_say_reads_unknown_never_the_floor():
+    assert intervals.words({}) == "unknown"
+    assert intervals.words({"interval": 2, "why": "timeout-rest"}) == "2 s (a rest after timeouts)"
+
+
+def write(tmp_path, statuses, key=None, close=True, **extra):
+    clock = iter(range(10_000))
+    writer = JournalWriter(tmp_path / "j", "W", key=key, sign_every=1000, clock=lambda: DAY + next(clock))
+    for i, status in enumerate(statuses):
+        writer.append("send", method="GET", url=f"http://a.test/p/{i}", host="a.test", status=status, **extra)
+    if close:
+        writer.close()
+    return tmp_path / "j"
+
+
+def test_the_request_after_a_429_is_marked_as_the_pause_after_it(tmp_path):
+    path = write(tmp_path, [200, 429, 200], interval={"seconds": 1, "by": "floor"})
+    rows = report.rows(_host(path))
+    assert [r.after for r in rows] == [None, None, 429]
+    assert rows[2].why_words().endswith("pause after the 429 (your Retry-After, or our backoff)")
+    lines = report.request_lines(_host(path)).splitlines()
+    assert "429" in lines[2] and "slow down" in lines[2] and "pause after the 429" in lines[3]
+    svg = report.timeline_svg(_host(path))
+    assert svg.count('class="pausing-answer"') == 1 and svg.count('class="pause"') == 1
+
+
+def test_a_why_recorded_by_the_writer_is_shown_as_it_is(tmp_path):
+    path = write(tmp_path, [429, 200], interval=4.0, why="retry-after")
+    (_, second) = report.rows(_host(path))
+    assert second.why_words() == "4 s (your Retry-After)"
+
+
+def test_the_banner_says_what_was_checked_and_never_styles_less_as_verified(tmp_path):
+    key = webbotauth.generate_key()
+    keys = {webbotauth.keyid(key): key.public_key()}
+    signed = write(tmp_path / "s", [200, 200], key=key)
+    ok = report.banner(verify_path(signed, keys), "--key walsh.pub")
+    assert ok.state == "verified" and webbotauth.keyid(key) in ok.words and "--key walsh.pub" in ok.words
+    no_key = report.banner(verify_path(signed, None), None)
+    assert no_key.state == "unverified" and no_key.words.startswith("NOT VERIFIED")
+    crashed = write(tmp_path / "c", [200, 200], key=key, close=False)  # no signed head at all
+    failed = report.banner(verify_path(crashed, keys), "--key walsh.pub")
+    assert failed.state == "failed" and "not covered by a head the key signed" in failed.words
+    (file,) = journal_files(signed)
+    file.write_bytes(file.read_bytes().replace(b"/p/0", b"/p/9"))
+    broken = report.banner(verify_path(signed, keys), "--key walsh.pub")
+    assert broken.state == "failed" and broken.words.startswith("FAILED")
+    assert 'data-verification="failed"' in report.report_html(_host(signed), broken, "UA")
