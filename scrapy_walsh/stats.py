@@ -141,7 +141,7 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/robots/verdict/<verdict>",
-        "Requests evaluated by the robots gate, per seed-000 verdict, in every mode.",
+        "Requests evaluated by the robots gate, per robots.txt verdict of the policy model, in every mode.",
     ),
     Stat(
         "walsh/robots/fetched",
@@ -198,6 +198,10 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/items/content_rejected",
         "Items dropped for carrying content (a string over `WALSH_MAX_FIELD_CHARS`, or bytes).",
+    ),
+    Stat(
+        "walsh/items/content_added",
+        "Items dropped after the project's pipelines, one of which added content to them (R6, checked last too).",
     ),
     Stat(
         "walsh/conditional/sent",
