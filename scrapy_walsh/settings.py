@@ -339,6 +339,14 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "proof of conformance",
         "With a signing key, a signed chain head is appended after this many entries (and always at crawl close).",
     ),
+    WalshSetting(
+        "WALSH_PROGRESS_INTERVAL",
+        60.0,
+        "R4",
+        "Seconds between two progress lines (logger `scrapy_walsh.progress`, in the style of Scrapy's "
+        "LogStats): targets done, refused and left, and the time left by the pacing bound; also the "
+        "`walsh/progress/*` stats. 0 switches it off.",
+    ),
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}

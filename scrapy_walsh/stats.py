@@ -200,6 +200,22 @@ STATS: tuple[Stat, ...] = (
         "Items dropped for carrying content (a string over `WALSH_MAX_FIELD_CHARS`, or bytes).",
     ),
     Stat(
+        "walsh/progress/done",
+        "Targets answered so far (`WALSH_PROGRESS_INTERVAL`; robots.txt and the blocklist are not targets).",
+    ),
+    Stat(
+        "walsh/progress/refused",
+        "Requests refused by a gate so far (the same count as `walsh/denied`).",
+    ),
+    Stat(
+        "walsh/progress/left",
+        "Targets waiting in the scheduler at the last progress line (0 at the end of a finished crawl).",
+    ),
+    Stat(
+        "walsh/progress/seconds_left",
+        "Seconds until the last waiting target may start, by the pacing bound (R4): the longest host's queue.",
+    ),
+    Stat(
         "walsh/items/content_added",
         "Items dropped after the project's pipelines, one of which added content to them (R6, checked last too).",
     ),

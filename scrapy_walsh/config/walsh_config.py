@@ -69,6 +69,8 @@ class WalshConfig:
     journal_dir: str | None = None
     journal_retention_days: int = 90
     journal_sign_every: int = 1000
+    #: Seconds between two progress lines (0: none).
+    progress_interval: float = 60.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:
