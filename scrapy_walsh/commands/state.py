@@ -328,6 +328,23 @@ def spider_hosts(settings: Settings, name: str) -> list[str]:
     return sorted(h for h in found if h)
 
 
+def _render_dropped(report: dict[str, Any]) -> list[str]:
+    """What ``forget`` dropped, one line per record, and a note per project sharing the spider's name."""
+    out: list[str] = []
+    if not report["dropped"]:
+        out.append("nothing to forget: no matching record")
+    for namespace, keys in report["dropped"].items():
+        out += [f"forgot       {namespace}: {key}" for key in keys]
+    for other in report.get("shared_spider_name", []):
+        out.append(
+            f"note         project {other} has a spider of this name too: its fetch records stay, and so do "
+            "the emitted items (R7) keyed by the URL of a page it fetched; items recorded under another key "
+            "(WALSH_DEDUP_KEY) are recorded per spider name and went too. Give the two spiders distinct names "
+            "to keep them apart"
+        )
+    return out
+
+
 def render(report: dict[str, Any]) -> str:
     out = [f"store        {report['store']}"]
     if "counts" in report:
@@ -354,17 +371,7 @@ def render(report: dict[str, Any]) -> str:
         if report["crawls"]:
             out.append(f"crawls       {report['crawls']} running on this store now")
     elif "dropped" in report:
-        if not report["dropped"]:
-            out.append("nothing to forget: no matching record")
-        for namespace, keys in report["dropped"].items():
-            out += [f"forgot       {namespace}: {key}" for key in keys]
-        for other in report.get("shared_spider_name", []):
-            out.append(
-                f"note         project {other} has a spider of this name too: its fetch records stay, and so do "
-                "the emitted items (R7) keyed by the URL of a page it fetched; items recorded under another key "
-                "(WALSH_DEDUP_KEY) are recorded per spider name and went too. Give the two spiders distinct names "
-                "to keep them apart"
-            )
+        out += _render_dropped(report)
     else:
         if not report["targets"]:
             out.append(f"targets      none stored for {report['target']}")
