@@ -21,6 +21,7 @@ from .components import PLACED
 from .conformance import ConformanceError, ConformanceGuard, enforce, user_set
 from .conformance.engine import path_of
 from .preset import preset
+from .progress import Progress
 from .settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, WALSH_SETTINGS
 from .summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
 
@@ -34,6 +35,7 @@ COMPONENTS = (
     *PLACED,
     ("EXTENSIONS", ConformanceGuard, 0),
     ("EXTENSIONS", ComplianceSummary, 0),
+    ("EXTENSIONS", Progress, 0),
     ("DOWNLOADER_MIDDLEWARES", NetworkOutcomeMiddleware, OUTCOME_PRIORITY),
 )
 

@@ -54,4 +54,5 @@ PLACED = (
     ("DOWNLOADER_MIDDLEWARES", PacingMiddleware, PACING_PRIORITY),
     ("ITEM_PIPELINES", metadata.MetadataOnlyPipeline, metadata.PRIORITY),
     ("ITEM_PIPELINES", dedup.DedupPipeline, dedup.PRIORITY),
+    ("ITEM_PIPELINES", metadata.AddedContentPipeline, metadata.LAST_PRIORITY),
 )

@@ -94,8 +94,10 @@ class RecentlyFetched(WalshIgnoreRequest):
     gate = Gate.FREQUENCY
 
     def __init__(self, verdict: str, reason: str, url: str = "", **details: Any):
-        by = details.get("fetched_by")
-        if by:
+        by, command = details.get("fetched_by"), details.get("fetched_with")
+        if command:
+            reason += f"; by `scrapy {command}` (a page looked at by hand), not by a spider"
+        elif by:
             when = "earlier in this crawl" if details.get("by_this_crawl") else "in an earlier run"
             reason += f"; by spider {by}" + (f" (this spider, {when})" if by == details.get("spider") else "")
         if url:
@@ -180,9 +182,7 @@ class ConformanceError(ValueError):
     def __init__(self, findings: Iterable[Finding]):
         self.findings = [f for f in findings if f.status == Status.FAIL]
         lines = "\n".join(
-            f"  - {f.setting or 'the configuration'} breaks {requirement_name(f.requirement)}"
-            + (f" (checklist #{f.row})" if f.row[:1].isdigit() else "")
-            + f": {f.message}"
+            f"  - {f.setting or 'the configuration'} breaks {requirement_name(f.requirement)}: {f.message}"
             for f in self.findings
         )
         super().__init__(

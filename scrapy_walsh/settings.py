@@ -372,6 +372,14 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "`scrapy walsh check` warns when the published page, card or key directory disagrees with "
         "the settings (product token, User-Agent, rate, keys). Not read by crawls.",
     ),
+    WalshSetting(
+        "WALSH_PROGRESS_INTERVAL",
+        60.0,
+        "R4",
+        "Seconds between two progress lines (logger `scrapy_walsh.progress`, in the style of Scrapy's "
+        "LogStats): targets done, refused and left, and the time left by the pacing bound; also the "
+        "`walsh/progress/*` stats. 0 switches it off.",
+    ),
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}

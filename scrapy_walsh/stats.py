@@ -141,7 +141,7 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/robots/verdict/<verdict>",
-        "Requests evaluated by the robots gate, per seed-000 verdict, in every mode.",
+        "Requests evaluated by the robots gate, per robots.txt verdict of the policy model, in every mode.",
     ),
     Stat(
         "walsh/robots/fetched",
@@ -198,6 +198,26 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/items/content_rejected",
         "Items dropped for carrying content (a string over `WALSH_MAX_FIELD_CHARS`, or bytes).",
+    ),
+    Stat(
+        "walsh/progress/done",
+        "Targets answered so far (`WALSH_PROGRESS_INTERVAL`; robots.txt and the blocklist are not targets).",
+    ),
+    Stat(
+        "walsh/progress/refused",
+        "Requests refused by a gate so far (the same count as `walsh/denied`).",
+    ),
+    Stat(
+        "walsh/progress/left",
+        "Targets waiting in the scheduler at the last progress line (0 at the end of a finished crawl).",
+    ),
+    Stat(
+        "walsh/progress/seconds_left",
+        "Seconds until the last waiting target may start, by the pacing bound (R4): the longest host's queue.",
+    ),
+    Stat(
+        "walsh/items/content_added",
+        "Items dropped after the project's pipelines, one of which added content to them (R6, checked last too).",
     ),
     Stat(
         "walsh/conditional/sent",

@@ -131,6 +131,12 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
         "unmarked, so the next run fetches them again",
     ),
     (
+        "walsh/items/content_added",
+        "content added",
+        "items a project pipeline grew past the R6 bounds: dropped after every pipeline, so the feed does not "
+        "get them although the project's pipelines saw them; make the pipeline add metadata only",
+    ),
+    (
         "walsh/dedup/dropped",
         "items dropped",
         "had the dedup key of an item this spider emitted in this crawl or an earlier one (R7 dedup); "

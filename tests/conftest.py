@@ -11,8 +11,9 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 
-from .helpers import add_addon_line, run_scrapy
+from .helpers import add_addon_line, new_project, run_scrapy, write_spider
 from .robots_builds import stale_extension
+from .shop_site import PAGINATED_SPIDER, Shop
 
 
 def pytest_configure(config):
@@ -78,3 +79,21 @@ def redis_server(tmp_path_factory):
 
     with RedisServer(tmp_path_factory.mktemp("redis")) as server:
         yield server
+
+
+@pytest.fixture
+def shop():
+    """The paginated shop of :mod:`tests.shop_site`, on a port of its own."""
+    site = Shop().start()
+    yield site
+    site.shutdown()
+    site.server_close()
+
+
+@pytest.fixture
+def shop_project(tmp_path, shop):
+    """A ``scrapy startproject`` project with the add-on line and the paginated shop spider."""
+    project = new_project(tmp_path)
+    write_spider(project, "shop", PAGINATED_SPIDER.format(base=shop.base))
+    add_addon_line(project)
+    return project

@@ -7,10 +7,13 @@ recorded with the server's own clock (``time.time()``), so tests measure what it
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .helpers import run_scrapy
 
 PAGES = 8
 PER_PAGE = 3
@@ -99,6 +102,31 @@ class ShopSpider(scrapy.Spider):
         if next_page:
             yield response.follow(next_page, self.parse)
 """
+
+
+def allow_loopback(project, extra=""):
+    settings = project / "plainproj" / "settings.py"
+    settings.write_text(settings.read_text() + f'\nWALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"]\n{extra}\n')
+
+
+def declare_pages(project, base, pages=PAGES):
+    """The compliant spider: every page declared, no follow."""
+    spider = project / "plainproj" / "spiders" / "shop.py"
+    text = spider.read_text()
+    text = text.replace(
+        f'start_urls = ["{base}/page-1.html"]',
+        f'start_urls = [f"{base}/page-{{n}}.html" for n in range(1, {pages + 1})]',
+    )
+    text = text.split("        next_page =")[0]
+    spider.write_text(text)
+
+
+def crawl(project, *args, env=None):
+    out = project / "items.jsonl"
+    out.unlink(missing_ok=True)
+    result = run_scrapy(["crawl", "shop", "-O", str(out), *args], cwd=project, env=env)
+    items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return result, items
 
 
 if __name__ == "__main__":

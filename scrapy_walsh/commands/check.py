@@ -1,4 +1,4 @@
-"""``scrapy walsh check [SPIDER] [--json] [--live] [--sign]``: the §8 checklist, row by row.
+"""``scrapy walsh check [SPIDER] [--json] [--live] [--sign]``: the specification's checklist, by requirement.
 
 Static (the default) audits the *effective* settings, as a crawl of SPIDER would see
 them: the project's settings, the spider's ``custom_settings``, then every add-on in
@@ -21,6 +21,7 @@ from typing import Any
 from scrapy.settings import Settings
 
 from ..conformance import FAIL, PASS, WARN, Finding, audit_settings, checklist, overall
+from ..policy.vocabulary import requirement_name
 from .output_changes import change_findings, output_changes
 from .publish import published_findings
 from .report import (
@@ -35,7 +36,7 @@ from .report import (
 from .self_audit import audit_spider, probe_state_store
 
 HELP = (
-    "audit the effective settings and spider against every row of the §8 checklist "
+    "audit the effective settings and spider against each requirement of walsh-research-compliance/v1 "
     "(--live: attest it from a real crawl of a local conformance site)"
 )
 SYNTAX = "[SPIDER] [--json] [--live] [--sign] | verify FILE [--key PATH]"
@@ -181,7 +182,8 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
 
 
 def render(report: dict[str, Any]) -> str:
-    """One line per finding: ``#4   R4   fail  CONCURRENT_REQUESTS: ...``; then the result."""
+    """One line per finding: ``R4            fail  CONCURRENT_REQUESTS: ...``; then the result,
+    whose counts are those of the lines printed above it."""
     target = f"spider {report['spider']}" if report.get("spider") else "project settings"
     lines = [
         f"scrapy walsh check{' --live' if report['mode'] == 'live' else ''}: "
@@ -190,26 +192,27 @@ def render(report: dict[str, Any]) -> str:
     ]
     for extra in report.get("notes", []):
         lines.append(f"  {extra}")
+    statuses: list[str] = []
     for row in report["rows"]:
-        tag = f"#{row['row']}"
         findings = row["findings"] or [
             {
                 "requirement": row["requirement"],
                 "status": row["status"],
                 "setting": None,
-                "message": "no rule audited this row",
+                "message": f"no rule audited the checklist item on {row['title']}",
             }
         ]
         for f in findings:
             where = f"{f['setting']}: " if f.get("setting") else ""
-            lines.append(f"{tag:<4} {f['requirement']:<8} {f['status']:<4}  {where}{f['message']}")
+            lines.append(f"{f['requirement']:<13} {f['status']:<4}  {where}{f['message']}")
+            statuses.append(f["status"])
     if report.get("changes"):
         lines.append("what the add-on will change in the spiders' output (before the first crawl):")
         for c in report["changes"]:
             lines.append(f"  {c['where']}  [{c['requirement']}] spider {c['spider']}: {c['change']}")
             lines.append(f"      do: {c['todo']}")
-    counts = {s: sum(r["status"] == s for r in report["rows"]) for s in (PASS, WARN, FAIL)}
-    failing = [f"#{r['row']}" for r in report["rows"] if r["status"] == FAIL]
-    summary = f"{len(report['rows'])} rows: {counts[PASS]} pass, {counts[WARN]} warn, {counts[FAIL]} fail"
+    counts = {s: statuses.count(s) for s in (PASS, WARN, FAIL)}
+    failing = list(dict.fromkeys(requirement_name(r["requirement"]) for r in report["rows"] if r["status"] == FAIL))
+    summary = f"{len(statuses)} findings: {counts[PASS]} pass, {counts[WARN]} warn, {counts[FAIL]} fail"
     lines.append(f"result: {report['result']} ({summary}" + (f"; failing: {', '.join(failing)})" if failing else ")"))
     return "\n".join(lines)

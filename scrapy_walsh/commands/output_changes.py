@@ -106,13 +106,44 @@ def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+#: The matches of these selections are attribute values (a link, an image's URL): each is one short
+#: string, checked alone against the field bound, however many the list holds.
+_ATTRIBUTE_SELECTIONS = ("::attr(", "/@")
+#: The longest expression quoted whole in a message; a longer one is pointed at by its line.
+QUOTED = 100
+
+
+def _attribute_matches(node: ast.AST) -> bool:
+    """``response.css("img::attr(src)").getall()``: a list of attribute values."""
+    return any(
+        isinstance(c, ast.Constant) and isinstance(c.value, str) and any(a in c.value for a in _ATTRIBUTE_SELECTIONS)
+        for c in ast.walk(node)
+    )
+
+
 def _long(node: ast.AST) -> bool:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Attribute) and sub.attr in _LONG_VALUES:
             if sub.attr in {"text", "body"} and not isinstance(sub.value, ast.Name):
                 continue  # response.text / response.body only
+            if sub.attr in {"getall", "extract"} and _attribute_matches(sub.value):
+                continue  # a list of short values: each string is checked alone
             return True
     return False
+
+
+def _quoted(node: ast.AST) -> str:
+    """The expression as written, whole, or "the expression" when too long to quote whole."""
+    text = ast.unparse(node)
+    return text if len(text) <= QUOTED and "\n" not in text else "the expression on that line"
+
+
+def _telling_apart(fields: dict[str, ast.AST], loop_target: ast.AST, dedup_key: str) -> list[str]:
+    """The item's fields read from the loop's variable (``product.css(".sku::text")``): they may tell
+    the items of one page apart, so they are the ones to suggest as WALSH_DEDUP_KEY."""
+    names = _names(loop_target)
+    found = [(_long(value), field) for field, value in fields.items() if field != dedup_key and _names(value) & names]
+    return [field for _, field in sorted(found)]  # one short value (a title, an id) before a long text
 
 
 def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
@@ -206,14 +237,20 @@ def _item_changes(code: SpiderCode, roles: dict[str, str], dedup_key: str) -> li
                 loop = parents.get(loop)
             key = fields.get(dedup_key) if keyed_by_field else None
             if loop is not None and key is not None and not (_names(key) & _names(loop.target)):
+                apart = _telling_apart(fields, loop.target, dedup_key)
+                todo = (
+                    f"set WALSH_DEDUP_KEY to a field of these items that tells them apart "
+                    f"(WALSH_DEDUP_KEY = {apart[0]!r}" + "".join(f", or {field!r}" for field in apart[1:]) + ")"
+                    if apart
+                    else "set WALSH_DEDUP_KEY to a callable that tells them apart"
+                )
                 changes.append(
                     Change(
                         where,
                         "R7 dedup",
-                        f"items yielded in a loop share the dedup key {dedup_key!r} ({ast.unparse(key)}): "
+                        f"items yielded in a loop share the dedup key {dedup_key!r} ({_quoted(key)}): "
                         "only the first of each page is emitted, the others are dropped as duplicates",
-                        f'set WALSH_DEDUP_KEY to a field that tells them apart (WALSH_DEDUP_KEY = "sku") '
-                        f"or to a callable, or give each item its own {dedup_key!r}",
+                        f"{todo}, or give each item its own {dedup_key!r}",
                     )
                 )
             for field_name, value in sorted(fields.items()):
@@ -222,7 +259,7 @@ def _item_changes(code: SpiderCode, roles: dict[str, str], dedup_key: str) -> li
                         Change(
                             f"{method.filename}:{getattr(value, 'lineno', sub.lineno)}",
                             "R6 item bound",
-                            f"field {field_name!r} = {ast.unparse(value)[:60]} may pass WALSH_MAX_FIELD_CHARS "
+                            f"field {field_name!r} = {_quoted(value)} may pass WALSH_MAX_FIELD_CHARS "
                             "(2000 by default): an item with a longer string is dropped whole",
                             "keep metadata (a title, a summary, links), not a page body; raising "
                             "WALSH_MAX_FIELD_CHARS loosens R6 and is warned about at start",

@@ -20,8 +20,11 @@ crawl reads it afresh. ``forget --kept NAME`` drops the items kept for spider NA
 (an output could not take them; e.g. an item a pipeline will always refuse): they are never
 delivered. ``forget --spider NAME`` is the developer loop's reset:
 the spider's emitted items (R7 dedup), the items kept for its next run, and the R8 fetch
-records and R7 validators of its hosts (its ``start_urls`` and ``allowed_domains``), so the
-next crawl fetches and emits again. The pacing ledger is never touched: R4 holds across edit-and-run.
+records and R7 validators of the targets this project's spider NAME fetched, read from the
+store's record of who fetched each (:mod:`scrapy_walsh.fetcher`; another project's records
+stay), so the next crawl fetches and emits again. Records an earlier version wrote name no
+fetcher: those of the spider's static hosts (``start_urls``, ``allowed_domains``) go. The
+pacing ledger is never touched: R4 holds across edit-and-run.
 
 ``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
 after the store refused to open (emptied, replaced or unreadable) or on
@@ -50,6 +53,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .. import fetcher
 from ..policy.canonical import canonical_url, record_keys
 from ..policy.hostkey import host_key, url_host, url_problem
 from ..policy.vocabulary import Namespace
@@ -80,7 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--spider",
         metavar="NAME",
         help="the developer loop: forget this spider's emitted items and the fetch records and validators "
-        "of its hosts (start_urls, allowed_domains); never the pacing ledger",
+        "of what this project's spider fetched; never the pacing ledger",
     )
     forget.add_argument(
         "--kept",
@@ -198,6 +202,9 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
             "skipped_now": refetch > 0 and again > now,
         }
     answers = _answers(store, urls, host)
+    for url, by in answers.items():
+        if by.get("spider") or by.get("command"):
+            targets.setdefault(url, {})["fetched_by"] = {"by": fetcher.described(by), "project": by.get("project")}
     for url, status in _server_errors(answers).items():
         targets.setdefault(url, {})["server_error"] = status
     for url, bound in _too_large(answers).items():
@@ -259,17 +266,52 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
     ]
     urls = {key for url in args.urls for key in record_keys(url)}  # an earlier version's key too
     hosts = [_host(args.host)] if args.host else []
+    others: list[str] = []
     if args.spider:
+        unowned = spider_hosts(settings, args.spider)  # raises for a spider this project lacks
+        fetched, theirs, others = fetched_by_spider(store, args.spider, unowned)
         for kind in (Namespace.SEEN, Namespace.UNDELIVERED, Namespace.DELIVERING):  # kept items: fetched again
             spider_namespace = f"{kind}:{args.spider}"
-            drop(spider_namespace, [key for key, _ in store.items(spider_namespace)])
-        hosts += spider_hosts(settings, args.spider)
+            # an item keyed by the URL of a page another project's spider of this name fetched is its
+            drop(spider_namespace, [key for key, _ in store.items(spider_namespace) if key not in theirs])
+        for record in (Namespace.FETCHED, Namespace.FETCHED_BY, Namespace.VALIDATORS):
+            drop(record, fetched)
     for namespace in namespaces:
         if urls:
             drop(namespace, urls)
         for host in sorted(set(hosts)):
             drop(namespace, [key for key, _ in _matching(store, namespace, None, host)])
-    return {"store": store.uri, "dropped": dropped}
+    report: dict[str, Any] = {"store": store.uri, "dropped": dropped}
+    if others:
+        report["shared_spider_name"] = others
+    return report
+
+
+def fetched_by_spider(store: StateStore, spider: str, unowned_hosts: list[str]) -> tuple[set[str], set[str], list[str]]:
+    """The targets ``spider`` of this project fetched, by the store's record of who fetched each
+    (so dynamic start requests count, and another project's records, on any host and port, never
+    do); the targets another project's spider of that name fetched, and those projects.
+
+    A record that names no project was written by an earlier version: it is taken by the earlier
+    rule, the hosts of the spider's static ``start_urls`` and ``allowed_domains``."""
+    here = fetcher.project()
+    found: set[str] = set()
+    theirs: set[str] = set()
+    others: set[str] = set()
+    named: dict[str, bool | None] = {}
+    for url, by in store.items(Namespace.FETCHED_BY):
+        named[url] = mine = fetcher.made_by(by, spider, here)
+        if mine:
+            found.add(url)
+        elif mine is False and by.get("spider") == spider:
+            theirs.add(url)
+            others.add(str(by.get("project")))
+    hosts = set(unowned_hosts)
+    for namespace in (Namespace.FETCHED, Namespace.VALIDATORS):
+        for url, value in store.items(namespace):
+            if named.get(url) is None and not leases.is_lease(value) and _url_host(url) in hosts:
+                found.add(url)
+    return found, theirs, sorted(others)
 
 
 def spider_hosts(settings: Settings, name: str) -> list[str]:
@@ -284,6 +326,23 @@ def spider_hosts(settings: Settings, name: str) -> list[str]:
     found = {_host(u) for u in getattr(cls, "start_urls", None) or () if isinstance(u, str) and "://" in u}
     found |= {_host(d) for d in getattr(cls, "allowed_domains", None) or () if isinstance(d, str) and d}
     return sorted(h for h in found if h)
+
+
+def _render_dropped(report: dict[str, Any]) -> list[str]:
+    """What ``forget`` dropped, one line per record, and a note per project sharing the spider's name."""
+    out: list[str] = []
+    if not report["dropped"]:
+        out.append("nothing to forget: no matching record")
+    for namespace, keys in report["dropped"].items():
+        out += [f"forgot       {namespace}: {key}" for key in keys]
+    for other in report.get("shared_spider_name", []):
+        out.append(
+            f"note         project {other} has a spider of this name too: its fetch records stay, and so do "
+            "the emitted items (R7) keyed by the URL of a page it fetched; items recorded under another key "
+            "(WALSH_DEDUP_KEY) are recorded per spider name and went too. Give the two spiders distinct names "
+            "to keep them apart"
+        )
+    return out
 
 
 def render(report: dict[str, Any]) -> str:
@@ -312,10 +371,7 @@ def render(report: dict[str, Any]) -> str:
         if report["crawls"]:
             out.append(f"crawls       {report['crawls']} running on this store now")
     elif "dropped" in report:
-        if not report["dropped"]:
-            out.append("nothing to forget: no matching record")
-        for namespace, keys in report["dropped"].items():
-            out += [f"forgot       {namespace}: {key}" for key in keys]
+        out += _render_dropped(report)
     else:
         if not report["targets"]:
             out.append(f"targets      none stored for {report['target']}")
@@ -343,6 +399,9 @@ def render(report: dict[str, Any]) -> str:
             if fetched:
                 why = " (skipped now: R8, WALSH_REFETCH_INTERVAL)" if fetched["skipped_now"] else ""
                 out.append(f"  fetched    {fetched['at']}; again after {fetched['fetch_again_after']}{why}")
+            if record.get("fetched_by"):
+                project = record["fetched_by"]["project"] or "not recorded (an earlier version)"
+                out.append(f"  by         {record['fetched_by']['by']}, project {project}")
             if record.get("validators"):
                 v = record["validators"]
                 out.append(f"  validators ETag {v.get('etag')}, Last-Modified {v.get('last_modified')} (R7)")

@@ -260,6 +260,13 @@ def refetch_interval(value: Any) -> float:
     return interval
 
 
+def progress_interval(value: Any) -> float:
+    seconds = number_or_none(value)
+    if seconds is None or seconds < 0:
+        raise ValueError(f"must be seconds >= 0 (0: no progress lines), got {value!r}" + _finite_note(value))
+    return seconds
+
+
 def allow_private_addresses(value: Any) -> PrivateAddressAllowance:
     return PrivateAddressAllowance.parse(value)
 
@@ -397,6 +404,7 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,
     "WALSH_IP_RANGES": ip_ranges,
     "WALSH_PUBLISHED": published,
+    "WALSH_PROGRESS_INTERVAL": progress_interval,
 }
 
 

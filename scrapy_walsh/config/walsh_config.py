@@ -74,6 +74,8 @@ class WalshConfig:
     #: The bot's public face: the networks it sends from, and where its page is published.
     ip_ranges: tuple[str, ...] = ()
     published: str | None = None
+    #: Seconds between two progress lines (0: none).
+    progress_interval: float = 60.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

@@ -64,6 +64,7 @@ from .. import admission, faults
 from ..context import CrawlContext
 from ..delivery import NOT_KEPT, Delivery, Outcome
 from ..exceptions import RecentlyFetched, answer_refused, refuse
+from ..fetcher import fetcher
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
@@ -390,7 +391,7 @@ class FrequencyMiddleware(StatefulGate):
         self.interval = CrawlContext.of(crawler).config.refetch_interval
         #: who fetched a target, named when a later request for it is refused (Namespace.FETCHED_BY)
         self.crawl = CrawlContext.of(crawler).crawl_id
-        self.fetcher = {"spider": getattr(crawler.spidercls, "name", None), "crawl": self.crawl}
+        self.fetcher = fetcher(getattr(crawler.spidercls, "name", None), self.crawl)
         crawler.signals.connect(self.answer_refused, signal=answer_refused)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
@@ -488,6 +489,7 @@ class FrequencyMiddleware(StatefulGate):
         by = self.store.get(Namespace.FETCHED_BY, target) or {}
         return {
             "fetched_by": by.get("spider"),
+            "fetched_with": by.get("command"),
             "by_this_crawl": by.get("crawl") == self.crawl,
             "spider": self.fetcher["spider"],
         }

@@ -58,8 +58,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The very last pipeline: only items that really leave the crawl are remembered.
-PRIORITY = 1000
+#: Early, right after the R6 bound and before the project's own pipelines, so that they see only
+#: the items the feed gets. Only items that really leave the crawl are remembered all the same:
+#: the row is written once the item reached the feeds (an item a later pipeline drops gives its
+#: lease back), under the key read here, whatever a later pipeline changes in the item.
+PRIORITY = -990
 
 
 class DuplicateItem(DropItem):
@@ -90,6 +93,9 @@ class DedupPipeline:
         #: keys claimed by this run: a second item with one of them shares its key with an
         #: item of this crawl (usually of the same page), not with an earlier run
         self.claimed_now: set[str] = set()
+        #: the key each passing item was leased under (by the item's id, until its outcome is
+        #: known): a later pipeline may change the field the key is read from
+        self.leased: dict[int, str] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DedupPipeline:
@@ -109,6 +115,7 @@ class DedupPipeline:
             logger.warning("WALSH_DEDUP_RESET: forgot %d emitted URLs of spider %r", len(keys), spider.name)
 
     async def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        self.leased.pop(id(item), None)  # an id freed by an item gone and reused by this one
         key = self.key_of(item)
         if key is None:
             self.stats.inc_value("walsh/dedup/no_url")
@@ -135,7 +142,7 @@ class DedupPipeline:
                     f"R7 dedup: another item of this crawl already has the key {key!r} "
                     f"(WALSH_DEDUP_KEY = {self.key_name!r}): several items of one page share it. "
                     "Give each item a key of its own: set WALSH_DEDUP_KEY to a field that tells them "
-                    'apart (WALSH_DEDUP_KEY = "sku") or to a callable, or give each item its own URL'
+                    f"apart{_fields_of(item, self.key_name)} or to a callable, or give each item its own URL"
                 )
             raise DuplicateItem(
                 f"R7 dedup: {key!r} was already emitted by this spider in an earlier run "
@@ -143,15 +150,18 @@ class DedupPipeline:
             )
         self.claimed_now.add(key)
         self.pending[key] = lease
+        self.leased[id(item)] = key
         self.stats.inc_value("walsh/dedup/first_seen")
         return item
 
     def item_done(self, item: Any, response: Any, outcome: Outcome) -> None:
         """The item reached the feeds: record it as emitted (an item kept for the next run, or
         dropped, is not: its lease goes back when the crawl closes)."""
+        key = self.leased.pop(id(item), None)
         if outcome is not DELIVERED:
             return
-        key = self.key_of(item)
+        if key is None:
+            key = self.key_of(item)  # a later pipeline returned another object: read it again
         if key is None or key not in self.pending:
             return
         if self.delivery.stored_at_close():
@@ -177,6 +187,7 @@ class DedupPipeline:
         an output failed). Items handed to a feed stored at its slot's close keep theirs until
         ``feed_exporter_closed``, which follows the uploads Scrapy runs on this same signal."""
         waiting = set(self.delivered)
+        self.leased.clear()
         self._release({key: lease for key, lease in self.pending.items() if key not in waiting})
         self.pending = {key: lease for key, lease in self.pending.items() if key in waiting}
         if not waiting:
@@ -212,6 +223,17 @@ class DedupPipeline:
             # which emits the item again if its page is fetched again)
             self.unwritten = entries
             self.why = "the store was away" if isinstance(exc, StoreUnavailable) else "the store failed"
+
+
+def _fields_of(item: Any, key_name: str) -> str:
+    """`` (this item's fields: 'name', 'sku')``: the fields a dedup key may be, as the item has them
+    (a plain value each, not the current key); empty when it has none."""
+    fields = sorted(
+        name
+        for name, value in ItemAdapter(item).items()
+        if name != key_name and isinstance(value, (str, int)) and not isinstance(value, bool) and value != ""
+    )
+    return f" (this item's fields: {', '.join(map(repr, fields))})" if fields else ""
 
 
 def _key_function(name: str) -> Callable[[Any], str | None]:

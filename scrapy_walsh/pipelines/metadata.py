@@ -7,6 +7,11 @@ when it carries bytes anywhere. A list of short links is fine; one long string i
 and neither is a body cut into many short strings: the characters of every string of
 the item (keys of nested dicts included) are summed, and an item over
 ``WALSH_MAX_ITEM_CHARS`` is dropped, naming the field that holds the most.
+
+It runs first, before the project's own pipelines, so that every one of them sees exactly the
+items the feed gets (a project pipeline that counts or writes items is not fooled by items
+dropped after it). A project pipeline may still add to an item, so the same bound is applied
+once more, last (:class:`AddedContentPipeline`): content a pipeline added never leaves the crawl.
 """
 
 from __future__ import annotations
@@ -26,8 +31,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Late, after the project's own pipelines, so what leaves the crawl is what is checked.
-PRIORITY = 990
+#: First, before the project's own pipelines (Scrapy's media pipelines sit at 1, a project's
+#: usually at 100-900): they see only items that pass.
+PRIORITY = -1000
+#: Last, after every pipeline: what leaves the crawl is what is checked.
+LAST_PRIORITY = 1000
 
 
 class ContentInItem(DropItem):
@@ -60,6 +68,10 @@ def _chars(value: Any) -> int:
 
 
 class MetadataOnlyPipeline:
+    #: the stat counted and the words that open the message of a dropped item
+    STAT = "walsh/items/content_rejected"
+    WHY = "R6: item rejected"
+
     def __init__(self, crawler: Crawler):
         assert crawler.stats is not None
         self.stats = crawler.stats
@@ -76,15 +88,24 @@ class MetadataOnlyPipeline:
         sizes: dict[str, int] = {}
         for field, value in fields:
             for offence in _offences(value, field, self.limit):
-                self.stats.inc_value("walsh/items/content_rejected")
-                raise ContentInItem(f"R6: item rejected, field {offence}")
+                self.stats.inc_value(self.STAT)
+                raise ContentInItem(f"{self.WHY}, field {offence}")
             sizes[field] = len(field) + _chars(value)
         total = sum(sizes.values())
         if total > self.total_limit:
             largest = max(sizes, key=sizes.__getitem__)
-            self.stats.inc_value("walsh/items/content_rejected")
+            self.stats.inc_value(self.STAT)
             raise ContentInItem(
-                f"R6: item rejected, its strings hold {total} characters in all, over "
+                f"{self.WHY}, its strings hold {total} characters in all, over "
                 f"WALSH_MAX_ITEM_CHARS={self.total_limit} (field {largest} holds {sizes[largest]})"
             )
         return item
+
+
+class AddedContentPipeline(MetadataOnlyPipeline):
+    """The R6 bound once more, after every pipeline: an item a project pipeline grew past it
+    (a body added, a field filled from a download) is dropped, and the message says a pipeline
+    added it (the project's pipelines saw that item; the feed does not get it)."""
+
+    STAT = "walsh/items/content_added"
+    WHY = "R6: item rejected after the project's pipelines (one of them added content)"

@@ -197,3 +197,13 @@ class Pacer:
     def soonest(self, hosts: Iterable[str]) -> tuple[float, str] | None:
         """The ``(ready_at, host)`` among ``hosts`` that is ready first."""
         return min(((self.ready_at(h), h) for h in hosts), default=None)
+
+
+def time_left(queued: Iterable[tuple[float, int, float]], now: float) -> float:
+    """Seconds until the last queued request may start, by the pacing bound (R4): hosts run side
+    by side, each one request per interval, so the crawl lasts as long as its longest host.
+    ``queued``: ``(ready time, requests waiting, interval)`` per host."""
+    return max(
+        (max(ready - now, 0.0) + (count - 1) * interval for ready, count, interval in queued if count > 0),
+        default=0.0,
+    )

@@ -250,7 +250,8 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.BLOCKLIST: "R3: the last adopted operator blocklist, and the published schema it was checked with.",
     Namespace.FETCHED: "R8: when each target was last answered (expires after WALSH_REFETCH_INTERVAL), or the "
     "short lease of a crawl sending it now (taken over once that crawl is gone).",
-    Namespace.FETCHED_BY: "R8: which spider fetched each target and the final status (a 5xx after the retries "
+    Namespace.FETCHED_BY: "R8: who fetched each target (the project, the spider, and the command for `scrapy "
+    "shell`/`fetch`/`parse`; `state forget --spider` reads it) and the final status (a 5xx after the retries "
     "is listed by `scrapy walsh state show`).",
     Namespace.VALIDATORS: "R7: each target's ETag and Last-Modified.",
     Namespace.SEEN: "R7: item URLs already emitted, per spider (`seen:<spider>`).",

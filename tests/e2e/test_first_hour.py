@@ -10,51 +10,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from ..helpers import CLOCK_TOLERANCE, add_addon_line, new_project, run_scrapy, write_spider
-from ..shop_site import PAGES, PAGINATED_SPIDER, PER_PAGE, Shop
-
-
-@pytest.fixture
-def shop():
-    site = Shop().start()
-    yield site
-    site.shutdown()
-    site.server_close()
-
-
-@pytest.fixture
-def shop_project(tmp_path, shop):
-    project = new_project(tmp_path)
-    write_spider(project, "shop", PAGINATED_SPIDER.format(base=shop.base))
-    add_addon_line(project)
-    return project
-
-
-def allow_loopback(project, extra=""):
-    settings = project / "plainproj" / "settings.py"
-    settings.write_text(settings.read_text() + f'\nWALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"]\n{extra}\n')
-
-
-def declare_pages(project, base, pages=PAGES):
-    """The compliant spider: every page declared, no follow."""
-    spider = project / "plainproj" / "spiders" / "shop.py"
-    text = spider.read_text()
-    text = text.replace(
-        f'start_urls = ["{base}/page-1.html"]',
-        f'start_urls = [f"{base}/page-{{n}}.html" for n in range(1, {pages + 1})]',
-    )
-    text = text.split("        next_page =")[0]
-    spider.write_text(text)
-
-
-def crawl(project, *args):
-    out = project / "items.jsonl"
-    out.unlink(missing_ok=True)
-    result = run_scrapy(["crawl", "shop", "-O", str(out), *args], cwd=project)
-    items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    return result, items
+from ..helpers import CLOCK_TOLERANCE, run_scrapy, write_spider
+from ..shop_site import PER_PAGE, allow_loopback, crawl, declare_pages
 
 
 def test_check_announces_each_change_with_file_and_line(shop_project, shop):

@@ -3,7 +3,7 @@ the pacing ledger's operations in Python, driven by an injected clock (no Scrapy
 
 import pytest
 
-from scrapy_walsh.policy.pacing import ADAPTIVE_MAX, HostPace, Pacer, ready_time
+from scrapy_walsh.policy.pacing import ADAPTIVE_MAX, HostPace, Pacer, ready_time, time_left
 from scrapy_walsh.store.ledger import ADVANCE, RESERVE
 
 T0 = 1_700_000_000.0  # a realistic wall-clock time: never 0
@@ -189,3 +189,12 @@ def test_host_intervals_reads_download_slots_by_host_key():
     settings = Settings({"DOWNLOAD_SLOTS": {"Shop.Example.": {"delay": 3}, "x.example": {"concurrency": 1}}})
     assert host_intervals(settings) == {"shop.example": 3.0}
     assert host_intervals(Settings()) == {}
+
+
+def test_time_left_is_the_longest_host_by_the_pacing_bound():
+    now = 1000.0
+    # a host ready in 0.5 s with 3 waiting at 1 s; another ready now with 2 waiting at 5 s; an empty one
+    hosts = [(now + 0.5, 3, 1.0), (now - 9.0, 2, 5.0), (now + 50.0, 0, 1.0)]
+    assert time_left(hosts, now) == 5.0, "the second host: its next request now, its last one 5 s later"
+    assert time_left([(now + 0.5, 3, 1.0)], now) == 2.5
+    assert time_left([], now) == 0.0

@@ -19,7 +19,7 @@ from .numbers import finite_numbers
 from .outputs import output_paths
 from .pacing import autothrottle, delay_floor, pacing_gate, serial
 from .robots import named_group, robots_gate, scrapy_robots
-from .scope import conditional_holds, dedup_reset, freshness, scope, scope_holds
+from .scope import conditional_holds, dedup_reset, freshness, pipelines_see_the_feed, scope, scope_holds
 from .usage import usage_preferences
 
 #: The order findings are listed in, within a row.
@@ -41,6 +41,7 @@ RULES: tuple[Rule, ...] = (
     pacing_gate,
     backoff,
     scope,
+    pipelines_see_the_feed,
     freshness,
     private_addresses,
     address_guard,

@@ -11,12 +11,14 @@ from scrapy.utils.misc import load_object
 from ...middlewares.conditional import ConditionalMiddleware
 from ...middlewares.frequency import FrequencyMiddleware
 from ...middlewares.scope import DeclaredTargetsMiddleware, SubresourceMiddleware
+from ...pipelines.dedup import PRIORITY as DEDUP_PRIORITY
 from ...pipelines.dedup import DedupPipeline
-from ...pipelines.metadata import MetadataOnlyPipeline
+from ...pipelines.metadata import AddedContentPipeline, MetadataOnlyPipeline
 from ...settings import SETTINGS_BY_NAME
 from ..engine import (
     FAIL,
     PASS,
+    WARN,
     Finding,
     Subject,
     component_enabled,
@@ -33,6 +35,7 @@ def scope(subject: Subject) -> Iterator[Finding]:
     yield from gate_removed(subject, "6", "R6", DeclaredTargetsMiddleware, "the declared targets")
     yield from gate_removed(subject, "6", "R6", SubresourceMiddleware, "sub-resources")
     yield from gate_removed(subject, "6", "R6", MetadataOnlyPipeline, "item contents")
+    yield from gate_removed(subject, "6", "R6", AddedContentPipeline, "what the project's pipelines add to items")
     if settings.getbool("HTTPCACHE_ENABLED"):
         yield Finding(
             "6",
@@ -130,4 +133,29 @@ def conditional_holds(subject: Subject) -> Iterator[Finding]:
             PASS,
             "DOWNLOADER_MIDDLEWARES",
             "stored validators sent (304 = no new data); items deduped by canonical URL",
+        )
+
+
+def pipelines_see_the_feed(subject: Subject) -> Iterator[Finding]:
+    """A project pipeline placed before the add-on's item drops (the R6 bounds, R7 dedup) sees
+    items the feed never gets: it would count or write them. Said before the crawl, by name."""
+    pipelines = enabled_components(subject.settings, "ITEM_PIPELINES")
+    ours = [i for i in (index(pipelines, MetadataOnlyPipeline), index(pipelines, DedupPipeline)) if i is not None]
+    if not ours:
+        return  # a gate removed: that failure is said already
+    for entry in pipelines[: max(ours)]:
+        try:
+            component = load_object(entry)
+        except (ImportError, NameError, ValueError):
+            component = entry
+        if component in (MetadataOnlyPipeline, DedupPipeline):
+            continue
+        name = getattr(component, "__qualname__", str(entry))
+        yield Finding(
+            "6",
+            "R6",
+            WARN,
+            "ITEM_PIPELINES",
+            f"{name} runs before the add-on drops items (R6 item bounds, R7 dedup): it sees items the feed "
+            f"never gets; give it a priority over {DEDUP_PRIORITY} so it sees exactly the exported items",
         )
