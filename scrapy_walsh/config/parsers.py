@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..policy.addresses import PrivateAddressAllowance, parse_ip
+from ..policy.discovery import manifest_kinds, route_table
 from ..settings import (
     MIN_INTERVAL_FLOOR,
     ROBOTS_CACHE_SECONDS,
@@ -366,6 +367,8 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_JOURNAL_DIR": journal_dir,
     "WALSH_JOURNAL_RETENTION_DAYS": journal_retention_days,
     "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,
+    "WALSH_DISCOVERY": manifest_kinds,
+    "WALSH_DISCOVERY_ROUTES": route_table,
 }
 
 

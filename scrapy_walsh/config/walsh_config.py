@@ -69,6 +69,9 @@ class WalshConfig:
     journal_dir: str | None = None
     journal_retention_days: int = 90
     journal_sign_every: int = 1000
+    #: R6: the manifest kinds read for declared targets, and the routes that name them.
+    discovery: tuple[str, ...] = ()
+    discovery_routes: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WalshConfig:

@@ -174,3 +174,21 @@ class Pacer:
     def soonest(self, hosts: Iterable[str]) -> tuple[float, str] | None:
         """The ``(ready_at, host)`` among ``hosts`` that is ready first."""
         return min(((self.ready_at(h), h) for h in hosts), default=None)
+
+
+def crawl_duration(hosts: Iterable[tuple[int, float]], latency: float = 0.0) -> float:
+    """Seconds a crawl takes by the pacing bound: ``hosts`` gives each host's request count and
+    interval. Requests are serial per process (R4), and a host's next request starts its
+    interval after the previous answer; the queue takes the host ready soonest, so this plays
+    that schedule out (O(n log H), no clock). ``latency`` is each request's time on the wire."""
+    import heapq
+
+    ready = [(0.0, index, count, interval) for index, (count, interval) in enumerate(hosts) if count > 0]
+    heapq.heapify(ready)
+    now = 0.0
+    while ready:
+        at, index, count, interval = heapq.heappop(ready)
+        now = max(now, at) + latency
+        if count > 1:
+            heapq.heappush(ready, (now + interval, index, count - 1, interval))
+    return now
