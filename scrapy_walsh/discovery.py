@@ -189,8 +189,12 @@ class Discovery:
     # ------------------------------------------------------------------ the start
 
     async def start(self, start: AsyncIterator[Any] | None) -> AsyncIterator[Any]:
-        """The spider's start, replaced: routed start requests, then each host's discovered targets."""
+        """The spider's start, replaced: routed start requests, then each host's discovered targets.
+
+        The targets are yielded once every manifest is read: a target in the downloader while a
+        manifest is fetched would be two requests in flight (serial per process, R4)."""
         origins: list[str] = []
+        targets: list[scrapy.Request] = []
         if start is not None:
             async for entry in start:
                 if not isinstance(entry, scrapy.Request):
@@ -201,7 +205,7 @@ class Discovery:
                     origins.append(origin)
                 target = self._decide(Surfaced(entry.url, entry.url))
                 if target is not None:
-                    yield entry.replace(callback=self.routing.callbacks[target.callback])
+                    targets.append(entry.replace(callback=self.routing.callbacks[target.callback]))
         spider = self.crawler.spider
         for domain in getattr(spider, "allowed_domains", None) or ():
             if isinstance(domain, str) and domain and not any(urlsplit(o).hostname == domain for o in origins):
@@ -210,7 +214,9 @@ class Discovery:
         for origin in dict.fromkeys(_origin(m) or m for m in manifests) if manifests is not None else origins:
             listed = [m for m in manifests if _origin(m) == origin] if manifests is not None else None
             async for request in self._host(origin, listed):
-                yield request
+                targets.append(request)
+        for request in targets:
+            yield request
 
     def _declared_manifests(self, origins: list[str]) -> list[str] | None:
         """A SitemapSpider's own manifests (robots.txt URLs among them are read for their Sitemap lines)."""
