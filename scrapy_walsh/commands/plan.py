@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
 
 from ..checkpoint import NotSent
 from ..context import CrawlContext
@@ -75,10 +78,18 @@ class PlanRecorder:
     def __init__(self, crawler: Crawler):
         self.crawler = crawler
         self.decisions: dict[str, dict[str, Any]] = {}
+        #: seconds each answer the dry run did get took (robots.txt, manifests): the crawl's likely latency
+        self.latencies: list[float] = []
+        crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PlanRecorder:
         return cls(crawler)
+
+    def response_downloaded(self, response: Any, request: Any, spider: Any = None) -> None:
+        latency = request.meta.get("download_latency")
+        if isinstance(latency, float):
+            self.latencies.append(latency)
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
         async for entry in start:
@@ -135,7 +146,10 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     per_host = Counter(url_host(e["url"]) for e in fetch) + manifests
     pacer = CrawlContext.of(crawler).get(SharedPacer).pacer
     hosts = {host: {"requests": n, "interval": round(pacer.interval(host), 3)} for host, n in sorted(per_host.items())}
-    seconds = crawl_duration((int(h["requests"]), float(h["interval"])) for h in hosts.values())
+    # each request costs its answer's time and the pacer's margin on top of its host's interval
+    latency = statistics.median(recorder.latencies) if recorder.latencies else 0.0
+    per_request = latency + pacer.margin
+    seconds = crawl_duration(((int(h["requests"]), float(h["interval"])) for h in hosts.values()), per_request)
     return {
         "spider": crawler.spidercls.name,
         "fetch": sorted(fetch, key=lambda e: e["url"]),
@@ -143,6 +157,7 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
         "skipped_by_reason": dict(Counter(e["reason"] for e in entries if e["decision"] == "skip")),
         "hosts": hosts,
         "seconds": round(seconds, 1),
+        "per_request_seconds": round(per_request, 3),
     }
 
 
@@ -154,7 +169,10 @@ def render(plan: dict[str, Any]) -> str:
     lines.append(
         f"{len(plan['fetch'])} to fetch, {len(plan['skip'])} skipped" + (f" ({by_reason})" if by_reason else "")
     )
-    lines.append(f"time by the pacing bound: {plan['seconds']:.1f} s")
+    lines.append(
+        f"time by the pacing bound: {plan['seconds']:.1f} s "
+        f"(each request {plan['per_request_seconds'] * 1000:.0f} ms on the wire, as the dry run's answers took)"
+    )
     lines += [
         f"  {host}: {h['requests']} request(s), one every {h['interval']:g} s or more"
         for host, h in plan["hosts"].items()

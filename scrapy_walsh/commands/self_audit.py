@@ -50,11 +50,12 @@ def audit_spider(spidercls: type, settings: BaseSettings | None = None) -> list[
     source is read with :mod:`ast` (the spider's module, and the modules of its own base
     classes), never searched as text: a request built (``scrapy.Request``, ``FormRequest``,
     ``JsonRequest``, ``response.follow``/``follow_all``) in a callback, in an errback or in a
-    helper they call fails the row, with its line; so do ``CrawlSpider`` rules, a
-    ``SitemapSpider`` (it follows what its sitemaps list), and an ``engine.download()`` from
+    helper they call fails the row, with its line; so do ``CrawlSpider`` rules without
+    ``WALSH_DISCOVERY``, and an ``engine.download()`` from
     spider code (around the scheduler and the spider middlewares). A link extractor and
     selectors warn: recording links as metadata is allowed, per-site HTML scraping (R9) is
-    not, and only a reader can tell the two apart.
+    not, and only a reader can tell the two apart. When discovery declares the spider's targets
+    (``WALSH_DISCOVERY``, a ``SitemapSpider``), its row 6 says so instead.
     """
     name = getattr(spidercls, "name", spidercls.__name__)
     findings = _class_findings(spidercls, name)
@@ -137,9 +138,9 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
 
 
 def _class_findings(spidercls: type, name: str) -> list[Finding]:
-    """What the class itself says: its own User-Agent (row 1), CrawlSpider rules and a
-    SitemapSpider (row 6)."""
-    from scrapy.spiders import CrawlSpider, SitemapSpider
+    """What the class itself says: its own User-Agent (row 1), CrawlSpider rules (row 6; with
+    discovery, :func:`_discovery_finding` replaces row 6)."""
+    from scrapy.spiders import CrawlSpider
 
     findings: list[Finding] = []
     user_agent = getattr(spidercls, "user_agent", None)
@@ -163,19 +164,8 @@ def _class_findings(spidercls: type, name: str) -> list[Finding]:
                 f"spider {name}.rules",
                 f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
                 "R6 forbids recursion (each request the rules yield is dropped, so "
-                "only the start URLs are fetched): use scrapy.Spider with declared targets",
-            )
-        )
-    if issubclass(spidercls, SitemapSpider):
-        findings.append(
-            Finding(
-                "6",
-                "R6",
-                FAIL,
-                f"spider {name}.sitemap_urls",
-                "a SitemapSpider requests every page its sitemaps list, from its own callback: each such "
-                "request is dropped (R6), so only the sitemaps are fetched; use a StructuredSourceSpider "
-                "(sitemap_targets: entries become items) and declare the pages to fetch as its targets",
+                "only the start URLs are fetched): set WALSH_DISCOVERY = [\"sitemap\"] and the rules with a "
+                "callback take their targets from the site's sitemap",
             )
         )
     return findings

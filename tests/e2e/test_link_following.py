@@ -133,10 +133,12 @@ def test_plan_lists_targets_and_skips_and_sends_no_target(tmp_path, blog):
     }
     # one host: its 3 manifests and 4 targets, one a second at the floor
     assert plan["hosts"] == {"127.0.0.1": {"requests": 7, "interval": 1.0}}
-    assert plan["seconds"] == 6.0
+    # 6 intervals after the first request, and each of the 7 requests' time on the wire (the dry run's answers)
+    assert plan["seconds"] == pytest.approx(6.0 + 7 * plan["per_request_seconds"], abs=0.06)
+    assert 0.01 <= plan["per_request_seconds"] < 1.0
     text = run_scrapy(["walsh", "plan", "blog"], cwd=project).stdout
     assert "4 to fetch, 5 skipped (robots.txt 1, scope 4)" in text
-    assert "time by the pacing bound: 6.0 s" in text
+    assert "time by the pacing bound: " in text
 
     # after a crawl, the same plan says R8
     result, items = crawl(project)
@@ -177,3 +179,13 @@ def test_a_crawl_that_fetched_nothing_because_of_a_rule_says_so_once(tmp_path, b
     warned = [line for line in second.stderr.splitlines() if "no declared target was fetched" in line]
     assert len(warned) == 1 and "WARNING" in warned[0], second.stderr[-4000:]
     assert "scrapy walsh plan blog" in warned[0] and "lastmod unchanged 4" in warned[0]
+
+
+def test_check_reports_navigation_rules_as_not_needed_and_points_to_plan(tmp_path, blog):
+    project = make_project(tmp_path, "blog_crawl", blog.base)
+    report = json.loads(run_scrapy(["walsh", "check", "blog", "--json"], cwd=project).stdout)
+    (row6,) = [r for r in report["rows"] if r["row"] == "6"]
+    found = [(f["status"], f["setting"], f["message"]) for f in row6["findings"] if f["setting"].startswith("spider")]
+    assert [f[:2] for f in found] == [("pass", "spider blog"), ("pass", "spider blog.rules")], found
+    assert "scrapy walsh plan blog" in found[0][2] and "-> parse_post" in found[0][2]
+    assert found[1][2].startswith("rule 1 (/page/\\d+\\.html): navigation without a callback, not needed under R6")
