@@ -164,7 +164,7 @@ def _class_findings(spidercls: type, name: str) -> list[Finding]:
                 f"spider {name}.rules",
                 f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
                 "R6 forbids recursion (each request the rules yield is dropped, so "
-                "only the start URLs are fetched): set WALSH_DISCOVERY = [\"sitemap\"] and the rules with a "
+                'only the start URLs are fetched): set WALSH_DISCOVERY = ["sitemap"] and the rules with a '
                 "callback take their targets from the site's sitemap",
             )
         )
