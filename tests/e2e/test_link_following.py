@@ -189,3 +189,17 @@ def test_check_reports_navigation_rules_as_not_needed_and_points_to_plan(tmp_pat
     assert [f[:2] for f in found] == [("pass", "spider blog"), ("pass", "spider blog.rules")], found
     assert "scrapy walsh plan blog" in found[0][2] and "-> parse_post" in found[0][2]
     assert found[1][2].startswith("rule 1 (/page/\\d+\\.html): navigation without a callback, not needed under R6")
+
+
+def test_the_edit_and_run_loop_with_forget(tmp_path, blog):
+    project = make_project(tmp_path, "blog_crawl", blog.base, "WALSH_REFETCH_INTERVAL = 1")
+    first, items = crawl(project)
+    assert len(items) == 4, first.stderr[-4000:]
+    # the spider is edited; forget what it fetched and emitted, and run it again
+    forgot = run_scrapy(["walsh", "state", "forget", "--spider", "blog"], cwd=project)
+    assert forgot.returncode == 0, forgot.stderr
+    blog.log.clear()
+    second, items = crawl(project)
+    assert second.returncode == 0, second.stderr[-4000:]
+    assert sorted(blog.fetched()) == POSTS, "the lastmod record is forgotten with the rest"
+    assert titles(items) == ["Post 1", "Post 2", "Post 3", "Post 4"]
