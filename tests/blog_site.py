@@ -95,6 +95,17 @@ class BlogHandler(BaseHTTPRequestHandler):
                     f'<a href="/page/1.html">all posts</a><a href="/post/{n % POSTS + 1}.html">next</a></body></html>'
                 )
                 kind, status = "text/html", 200
+        elif path == "/feed.xml":
+            items = "".join(
+                f"<item><title>Post {n}</title><link>{base}/post/{n}.html</link>"
+                f"<pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item>"
+                for n in range(1, POSTS + 1)
+            )
+            body = f'<?xml version="1.0"?><rss version="2.0"><channel><title>Blog</title>{items}</channel></rss>'
+            kind, status = "application/rss+xml", 200
+        elif path == "/llms.txt":
+            links = "".join(f"- [Post {n}]({base}/post/{n}.html)\n" for n in range(1, POSTS + 1))
+            body, kind, status = f"# Blog\n\n> A blog.\n\n## Posts\n\n{links}", "text/markdown", 200
         elif path == "/about.html":
             body, kind, status = "<html><body><h1>About</h1></body></html>", "text/html", 200
         elif path == "/images/cover.png":

@@ -31,7 +31,7 @@ MAX_MANIFESTS_PER_HOST = 50
 #: holds in memory and in its scheduler. The rest are counted, not kept.
 MAX_TARGETS = 50_000
 #: The manifests tried on a host when robots.txt names none, by kind.
-WELL_KNOWN = {SITEMAP: ("/sitemap.xml",), FEED: ("/feed.xml", "/rss.xml", "/atom.xml"), LLMS_TXT: ("/llms.txt",)}
+WELL_KNOWN = {SITEMAP: ("/sitemap.xml",), FEED: ("/feed.xml",), LLMS_TXT: ("/llms.txt",)}
 
 
 @dataclass(frozen=True)

@@ -203,3 +203,16 @@ def test_the_edit_and_run_loop_with_forget(tmp_path, blog):
     assert second.returncode == 0, second.stderr[-4000:]
     assert sorted(blog.fetched()) == POSTS, "the lastmod record is forgotten with the rest"
     assert titles(items) == ["Post 1", "Post 2", "Post 3", "Post 4"]
+
+
+@pytest.mark.parametrize(("kind", "manifest"), [("feed", "/feed.xml"), ("llms.txt", "/llms.txt")])
+def test_a_feed_or_an_llms_txt_declares_the_routed_targets(tmp_path, blog, kind, manifest):
+    project = new_project(tmp_path)
+    write_spider(project, "blog", (PROJECTS / "blog_follow.py").read_text().replace("{base}", blog.base))
+    routes = EDITS["blog_follow"][1]
+    add_addon_line(project, LOOPBACK + f"WALSH_DISCOVERY = [{kind!r}]\n{routes}\n")
+    result, items = crawl(project)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert sorted(p for p in blog.fetched() if p != manifest) == POSTS, blog.fetched()
+    assert blog.paths().count(manifest) == 1 and not [p for p in blog.paths() if p.startswith("/sitemap")]
+    assert titles(items) == ["Post 1", "Post 2", "Post 3", "Post 4"]
