@@ -44,6 +44,9 @@ FREQUENCY = "frequency"
 SPIDER_GATES = frozenset({ADMISSION, ADDRESS, BLOCKLIST, ROBOTS, FREQUENCY})
 OWN_FETCH_GATES = frozenset({ADMISSION, ADDRESS, BLOCKLIST})
 BLOCKLIST_KINDS = frozenset({"blocklist", "blocklist_schema"})
+#: Own fetches robots.txt rules as it rules a target's: a site's manifests (sitemaps, feeds,
+#: llms.txt) read for discovery are the site's pages like any other.
+ROBOTS_GATED_KINDS = frozenset({"manifest"})
 
 _OWN_FETCHES: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
 _STAMPS: weakref.WeakKeyDictionary[Request, dict[str, str]] = weakref.WeakKeyDictionary()
@@ -90,6 +93,8 @@ def missing_stamps(request: Request) -> list[str]:
     """The gates that did not pass this object at its current URL (empty: admitted)."""
     kind = own_fetch_kind(request)
     required = SPIDER_GATES if kind is None else OWN_FETCH_GATES - ({BLOCKLIST} if kind in BLOCKLIST_KINDS else set())
+    if kind in ROBOTS_GATED_KINDS:
+        required = required | {ROBOTS}
     stamps = _STAMPS.get(request, {})
     return sorted(g for g in required if stamps.get(g) != request.url)
 

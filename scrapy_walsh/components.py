@@ -12,7 +12,7 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, Redirec
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
-from . import delivery
+from . import delivery, discovery
 from .middlewares import addresses, admission, bounds, conditional, frequency, scope, usage_preferences
 from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
 from .middlewares.backoff import BackoffMiddleware
@@ -39,6 +39,7 @@ PLACED = (
     ("DOWNLOADER_MIDDLEWARES", admission.WalshRetryMiddleware, admission.RETRY_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", admission.AdmissionMiddleware, admission.PRIORITY),
     ("SPIDER_MIDDLEWARES", scope.DeclaredTargetsMiddleware, scope.SPIDER_PRIORITY),
+    ("SPIDER_MIDDLEWARES", discovery.DiscoveryMiddleware, discovery.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", scope.SubresourceMiddleware, scope.SUBRESOURCE_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", addresses.AddressGuardMiddleware, addresses.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", addresses.ConnectRefusalMiddleware, addresses.CONNECT_PRIORITY),

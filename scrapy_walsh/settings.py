@@ -380,6 +380,24 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "LogStats): targets done, refused and left, and the time left by the pacing bound; also the "
         "`walsh/progress/*` stats. 0 switches it off.",
     ),
+    WalshSetting(
+        "WALSH_DISCOVERY",
+        [],
+        "R6",
+        'Manifest kinds read for declared targets: `"sitemap"`, `"feed"`, `"llms.txt"`. They are '
+        "read, through every gate, for the hosts of the spider's `start_urls` and `allowed_domains`; a URL "
+        "they list becomes a target when the spider's routing names it (a `CrawlSpider`'s rules with a "
+        "callback, or `WALSH_DISCOVERY_ROUTES`). A `SitemapSpider` needs no setting. See "
+        '"Link-following projects".',
+    ),
+    WalshSetting(
+        "WALSH_DISCOVERY_ROUTES",
+        {},
+        "R6",
+        "`{regex: callback name}`: which discovered URLs are targets of a spider that is neither a "
+        "`CrawlSpider` nor a `SitemapSpider`, and the method that parses each. A URL no route names is "
+        "not fetched.",
+    ),
 )
 
 SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}

@@ -188,6 +188,28 @@ STATS: tuple[Stat, ...] = (
         "middlewares) and dropped: only declared targets are fetched (R6).",
     ),
     Stat(
+        "walsh/discovery/targets",
+        "URLs the site's manifests listed that the spider's routing names: declared targets (R6), "
+        "each still meets every gate.",
+    ),
+    Stat(
+        "walsh/discovery/not_routed",
+        "URLs the manifests listed (or start URLs) that no route of the spider names: not fetched (R6).",
+    ),
+    Stat(
+        "walsh/discovery/lastmod_unchanged",
+        "Targets whose manifest `lastmod` is not newer than our last fetch of them: not fetched (R7).",
+    ),
+    Stat(
+        "walsh/discovery/<skip>",
+        "URLs discovery did not declare, per reason: `not_routed`, `lastmod_unchanged`, `other_host` (listed "
+        "by another host's manifest), `over_bound` (past the targets one run takes from manifests).",
+    ),
+    Stat("walsh/discovery/manifests_requested", "Manifests (sitemaps, feeds, llms.txt) asked for, through the gates."),
+    Stat("walsh/discovery/manifests_read", "Manifests that answered 2xx and were read."),
+    Stat("walsh/discovery/manifests_unreadable", "Manifests refused by a gate, failed, not 2xx, or not readable."),
+    Stat("walsh/discovery/manifests_over_bound", "Manifests of a host past the number read per host."),
+    Stat(
         "walsh/scope/shell_declared",
         "Requests `scrapy shell` scheduled for a URL typed at the prompt (or on its command line): declared targets.",
     ),

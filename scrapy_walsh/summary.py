@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 
+from . import admission
 from .context import CrawlContext
 from .policy.vocabulary import Gate, GateVerdict
 from .request_meta import request_host
@@ -61,6 +62,8 @@ class ComplianceSummary:
         self.stats = crawler.stats
         self.in_flight = 0
         self.max_in_flight = 0
+        #: answers to the spider's own requests (not robots.txt, manifests or the blocklist)
+        self.targets_answered = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ComplianceSummary:
@@ -80,6 +83,8 @@ class ComplianceSummary:
 
     def response_downloaded(self, response: Any, request: Request, spider: Spider) -> None:
         count_sent(self.stats, request)
+        if admission.own_fetch_kind(request) is None:
+            self.targets_answered += 1
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("walsh/spec_version", SPEC_VERSION)
@@ -90,6 +95,8 @@ class ComplianceSummary:
         self.stats.set_value("walsh/usage/mode", f"{config.usage_mode} for {', '.join(config.purposes)}")
         stats = self.stats.get_stats()
         logger.log(logging.WARNING if refused(stats) else logging.INFO, "%s", render_summary(stats))
+        if not self.targets_answered and reason == "finished" and refused(stats):
+            logger.warning("%s", nothing_fetched(stats, getattr(spider, "name", "SPIDER")))
 
 
 #: (stat, label, what it means and what the user can do), for requests that were not fetched
@@ -99,7 +106,19 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
         "walsh/scope/followups_dropped",
         "follow-ups",
         "dropped (R6: declared targets only); to fetch such pages, declare them: start_urls, start(), "
-        "or a StructuredSourceSpider's targets",
+        "a StructuredSourceSpider's targets, or WALSH_DISCOVERY to read them from the site's sitemap",
+    ),
+    (
+        "walsh/discovery/lastmod_unchanged",
+        "lastmod unchanged",
+        "not fetched: the site's sitemap or feed dates them no later than our last fetch (R7); "
+        "`scrapy walsh plan SPIDER` lists them",
+    ),
+    (
+        "walsh/discovery/not_routed",
+        "not routed",
+        "URLs the site's manifests list that no route of the spider names: not fetched (R6); "
+        "`scrapy walsh plan SPIDER` lists them",
     ),
     (
         "walsh/conditional/not_modified",
@@ -156,6 +175,21 @@ def refused(stats: Mapping[str, Any]) -> bool:
     dropped): the summary is then logged at WARNING, else at INFO."""
     return bool(
         stats.get(DENIED) or stats.get("walsh/items/content_rejected") or any(stats.get(key) for key, _, _ in OUTCOMES)
+    )
+
+
+def nothing_fetched(stats: Mapping[str, Any], spider: str) -> str:
+    """The one line for a crawl that fetched no target because rules refused or skipped them all."""
+    why = [
+        f"{key[len(DENIED) + 1 :]} {n}"
+        for key, n in sorted(stats.items())
+        if key.startswith(DENIED + "/") and key.count("/") == 3 and n
+    ]
+    why += [f"{label} {stats[key]}" for key, label, _ in OUTCOMES if stats.get(key) and not key.startswith(DENIED)]
+    return (
+        f"no declared target was fetched: every one was refused or skipped by a rule ({', '.join(why)}). "
+        f"`scrapy walsh plan {spider}` lists each target with its reason; after a recent run, "
+        f"`scrapy walsh state forget --spider {spider}` fetches them again"
     )
 
 

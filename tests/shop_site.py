@@ -37,8 +37,8 @@ def sitemap(host: str) -> str:
 class Shop(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, port: int = 0):
-        super().__init__(("127.0.0.1", port), Handler)
+    def __init__(self, port: int = 0, handler: type[BaseHTTPRequestHandler] | None = None):
+        super().__init__(("127.0.0.1", port), handler or Handler)
         self.log: list[tuple[float, str, dict[str, str]]] = []
 
     @property

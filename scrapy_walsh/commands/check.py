@@ -164,7 +164,7 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
         dedup_key, allowance = "url", None  # the audit names the bad value
     changes: list[dict[str, str]] = []
     for cls in classes:
-        findings += audit_spider(cls)
+        findings += audit_spider(cls, effective)
         found = output_changes(cls, dedup_key, allowance)
         findings += change_findings(cls, found)
         name = getattr(cls, "name", cls.__name__)

@@ -42,7 +42,7 @@ def _site_finding(name: str, site: Site, roles: dict[str, str]) -> Finding:
     return Finding("6", "R6", FAIL, f"spider {name}.{site.method}", f"{at}: {why}")
 
 
-def audit_spider(spidercls: type) -> list[Finding]:
+def audit_spider(spidercls: type, settings: BaseSettings | None = None) -> list[Finding]:
     """What a spider's class and source show against rows 1, 6 and 9.
 
     Runtime gates already drop followed links (R6); a spider *written* to recurse
@@ -50,11 +50,12 @@ def audit_spider(spidercls: type) -> list[Finding]:
     source is read with :mod:`ast` (the spider's module, and the modules of its own base
     classes), never searched as text: a request built (``scrapy.Request``, ``FormRequest``,
     ``JsonRequest``, ``response.follow``/``follow_all``) in a callback, in an errback or in a
-    helper they call fails the row, with its line; so do ``CrawlSpider`` rules, a
-    ``SitemapSpider`` (it follows what its sitemaps list), and an ``engine.download()`` from
+    helper they call fails the row, with its line; so do ``CrawlSpider`` rules without
+    ``WALSH_DISCOVERY``, and an ``engine.download()`` from
     spider code (around the scheduler and the spider middlewares). A link extractor and
     selectors warn: recording links as metadata is allowed, per-site HTML scraping (R9) is
-    not, and only a reader can tell the two apart.
+    not, and only a reader can tell the two apart. When discovery declares the spider's targets
+    (``WALSH_DISCOVERY``, a ``SitemapSpider``), its row 6 says so instead.
     """
     name = getattr(spidercls, "name", spidercls.__name__)
     findings = _class_findings(spidercls, name)
@@ -63,7 +64,7 @@ def audit_spider(spidercls: type) -> list[Finding]:
         findings.append(
             Finding("6", "R6", WARN, f"spider {name}", "source not available: requests and selectors not audited")
         )
-        return findings
+        return _with_discovery(findings, spidercls, name, settings)
     findings += _code_findings(spidercls, name, code)
     if not any(f.row == "6" for f in findings):
         findings.append(
@@ -76,13 +77,70 @@ def audit_spider(spidercls: type) -> list[Finding]:
             )
         )
     findings.append(_selector_finding(name, code))
+    return _with_discovery(findings, spidercls, name, settings)
+
+
+def _with_discovery(
+    findings: list[Finding], spidercls: type, name: str, settings: BaseSettings | None
+) -> list[Finding]:
+    discovered = _discovery_finding(spidercls, name, settings)
+    if discovered is None:
+        return findings
+    return [f for f in findings if f.row != "6"] + discovered
+
+
+def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None) -> list[Finding] | None:
+    """Row 6 for a spider whose targets discovery declares (``WALSH_DISCOVERY``, a SitemapSpider):
+    its link following is replaced, so its rules and follows are not findings; a rule without a
+    callback is reported as not needed. None when discovery does not apply."""
+    from ..discovery import spider_routes
+
+    try:
+        routing = spider_routes(spidercls, settings if settings is not None else BaseSettings())
+    except ValueError:
+        return None  # the audit names the bad setting
+    if routing is None:
+        return None
+    if not routing.routes:
+        return [
+            Finding(
+                "6",
+                "R6",
+                FAIL,
+                f"spider {name}",
+                "discovery is on but no route names a target: "
+                "give a rule a callback, or set WALSH_DISCOVERY_ROUTES = {regex: callback name}",
+            )
+        ]
+    routes = ", ".join(f"{'|'.join(p.pattern for p in r.allow) or 'every URL'} -> {r.callback}" for r in routing.routes)
+    findings = [
+        Finding(
+            "6",
+            "R6",
+            PASS,
+            f"spider {name}",
+            f"targets come from the site's manifests ({', '.join(routing.kinds)}), routed by {routes}; "
+            f"followed links are not fetched. `scrapy walsh plan {name}` lists every target and skip",
+        )
+    ]
+    if routing.navigation:
+        findings.append(
+            Finding(
+                "6",
+                "R6",
+                PASS,
+                f"spider {name}.rules",
+                f"{', '.join(routing.navigation)}: navigation without a callback, not needed under R6 "
+                "(discovery reads the targets from the site's manifests); it can be removed",
+            )
+        )
     return findings
 
 
 def _class_findings(spidercls: type, name: str) -> list[Finding]:
-    """What the class itself says: its own User-Agent (row 1), CrawlSpider rules and a
-    SitemapSpider (row 6)."""
-    from scrapy.spiders import CrawlSpider, SitemapSpider
+    """What the class itself says: its own User-Agent (row 1), CrawlSpider rules (row 6; with
+    discovery, :func:`_discovery_finding` replaces row 6)."""
+    from scrapy.spiders import CrawlSpider
 
     findings: list[Finding] = []
     user_agent = getattr(spidercls, "user_agent", None)
@@ -106,19 +164,8 @@ def _class_findings(spidercls: type, name: str) -> list[Finding]:
                 f"spider {name}.rules",
                 f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
                 "R6 forbids recursion (each request the rules yield is dropped, so "
-                "only the start URLs are fetched): use scrapy.Spider with declared targets",
-            )
-        )
-    if issubclass(spidercls, SitemapSpider):
-        findings.append(
-            Finding(
-                "6",
-                "R6",
-                FAIL,
-                f"spider {name}.sitemap_urls",
-                "a SitemapSpider requests every page its sitemaps list, from its own callback: each such "
-                "request is dropped (R6), so only the sitemaps are fetched; use a StructuredSourceSpider "
-                "(sitemap_targets: entries become items) and declare the pages to fetch as its targets",
+                'only the start URLs are fetched): set WALSH_DISCOVERY = ["sitemap"] and the rules with a '
+                "callback take their targets from the site's sitemap",
             )
         )
     return findings

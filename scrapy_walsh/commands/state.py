@@ -262,6 +262,7 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
         Namespace.FETCHED,
         Namespace.FETCHED_BY,
         Namespace.VALIDATORS,
+        Namespace.DISCOVERED,  # else a page its sitemap dates as unchanged would stay unfetched
         *(_seen_namespaces(settings) if args.items else []),
     ]
     urls = {key for url in args.urls for key in record_keys(url)}  # an earlier version's key too

@@ -24,6 +24,7 @@ from .. import exit_status
 SUBCOMMANDS: dict[str, str] = {
     "check": "scrapy_walsh.commands.check",
     "explain": "scrapy_walsh.commands.explain",
+    "plan": "scrapy_walsh.commands.plan",
     "blocklist": "scrapy_walsh.commands.blocklist",
     "genspider": "scrapy_walsh.commands.genspider",
     "state": "scrapy_walsh.commands.state",
@@ -45,6 +46,7 @@ def load(name: str) -> ModuleType:
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "check": ("scrapy walsh check", "scrapy walsh check myspider --json", "scrapy walsh check --live"),
     "explain": ("scrapy walsh explain https://example.com/page", "scrapy walsh explain URL --offline --json"),
+    "plan": ("scrapy walsh plan myspider", "scrapy walsh plan myspider --json"),
     "blocklist": ("scrapy walsh blocklist add spam.example --reason 'asked to be left out'",),
     "blocklist add": ("scrapy walsh blocklist add spam.example --reason 'asked to be left out' --file blocklist.json",),
     "blocklist remove": ("scrapy walsh blocklist remove spam.example --file blocklist.json",),

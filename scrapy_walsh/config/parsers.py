@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..policy.addresses import PrivateAddressAllowance, parse_ip
+from ..policy.discovery import manifest_kinds, route_table
 from ..settings import (
     MIN_INTERVAL_FLOOR,
     ROBOTS_CACHE_SECONDS,
@@ -405,6 +406,8 @@ PARSERS: dict[str, Callable[[Any], Any]] = {
     "WALSH_IP_RANGES": ip_ranges,
     "WALSH_PUBLISHED": published,
     "WALSH_PROGRESS_INTERVAL": progress_interval,
+    "WALSH_DISCOVERY": manifest_kinds,
+    "WALSH_DISCOVERY_ROUTES": route_table,
 }
 
 

@@ -113,14 +113,19 @@ class RobotsMiddleware(StatefulGate):
         # robots.txt was just fetched from this host, so the request must now wait its interval
         # while another host may be ready: back to the scheduler from here, not after the later
         # gates (which it passes anyway when it comes back), by the pacer's one rule
-        if waited and (copy := self.politeness.requeue(self.stats, request, request_host(request), early=True)):
+        if (
+            waited
+            and admission.own_fetch_kind(request) is None
+            and (copy := self.politeness.requeue(self.stats, request, request_host(request), early=True))
+        ):
             self.stats.inc_value(REQUEUED_AFTER_FETCH)
             return copy
         return None
 
     async def _gate(self, request: Request) -> bool:
         """Raise when robots.txt refuses ``request``; True when it waited for a robots.txt fetch."""
-        if admission.own_fetch_kind(request) is not None:
+        kind = admission.own_fetch_kind(request)
+        if kind is not None and kind not in admission.ROBOTS_GATED_KINDS:
             return False  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
         if urlparse_cached(request).scheme not in ("http", "https"):
             return False  # refused by the admission gate and the checkpoint

@@ -125,8 +125,10 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
             logger.warning(
                 "R6: dropped %s, %s. scrapy_walsh fetches the declared targets only (no link "
                 "following, no recursion). To fetch such pages, declare them: list them in "
-                "start_urls, yield them from start(), or give them as a StructuredSourceSpider's "
-                "targets. Further drops are counted in walsh/scope/followups_dropped, not logged.",
+                "start_urls, yield them from start(), give them as a StructuredSourceSpider's "
+                'targets, or set WALSH_DISCOVERY = ["sitemap"] to take them from the site\'s sitemap '
+                "(a CrawlSpider's rules with a callback, or WALSH_DISCOVERY_ROUTES, name which). "
+                "Further drops are counted in walsh/scope/followups_dropped, not logged.",
                 request.url,
                 how,
                 extra={"spider": self.crawler.spider},

@@ -15,6 +15,7 @@ means the same thing to the next one, and later to every process of a fleet.
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -207,3 +208,19 @@ def time_left(queued: Iterable[tuple[float, int, float]], now: float) -> float:
         (max(ready - now, 0.0) + (count - 1) * interval for ready, count, interval in queued if count > 0),
         default=0.0,
     )
+
+
+def crawl_duration(hosts: Iterable[tuple[int, float]], latency: float = 0.0) -> float:
+    """Seconds a crawl takes by the pacing bound: ``hosts`` gives each host's request count and
+    interval. Requests are serial per process (R4), and a host's next request starts its
+    interval after the previous answer; the queue takes the host ready soonest, so this plays
+    that schedule out (O(n log H), no clock). ``latency`` is each request's time on the wire."""
+    ready = [(0.0, index, count, interval) for index, (count, interval) in enumerate(hosts) if count > 0]
+    heapq.heapify(ready)
+    now = 0.0
+    while ready:
+        at, index, count, interval = heapq.heappop(ready)
+        now = max(now, at) + latency
+        if count > 1:
+            heapq.heappush(ready, (now + interval, index, count - 1, interval))
+    return now

@@ -186,6 +186,7 @@ class Meta(StrEnum):
     FETCH_CLAIM = "walsh_fetch_claim"
     CONDITIONAL = "walsh_conditional"
     STRUCTURED = "walsh_structured"
+    DISCOVERED = "walsh_discovered"
 
 
 #: What each meta key means, for the reference docs.
@@ -202,6 +203,7 @@ META_KEYS: dict[Meta, str] = {
     "the answer's time); sealed, and valid only while the store holds that very lease.",
     Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
     Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
+    Meta.DISCOVERED: "R6: the manifest that listed a discovered target, and its `lastmod` (for callbacks to read).",
 }
 
 
@@ -241,6 +243,7 @@ class Namespace(StrEnum):
     UNDELIVERED = "undelivered"
     DELIVERING = "delivering"
     META = "meta"
+    DISCOVERED = "discovered"
 
 
 #: What each namespace holds and for how long, for the reference docs.
@@ -267,4 +270,6 @@ NAMESPACES: dict[Namespace, str] = {
     Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` (never expires).",
     Namespace.META: "Redis: the store's id (`meta:id`, never expires), checked by every operation: a store that lost "
     "it (FLUSHALL, a restart without persistence) is refused at start and stops a running crawl.",
+    Namespace.DISCOVERED: "R7: when each target a manifest listed was last answered, kept 400 days: a target whose "
+    "`lastmod` is not newer is not fetched again.",
 }

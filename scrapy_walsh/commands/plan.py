@@ -1,0 +1,206 @@
+"""``scrapy walsh plan SPIDER``: every target a crawl would fetch, every skip with its reason, and
+the time the pacing bound gives for the whole crawl.
+
+The plan is the crawl in explain's dry run (:mod:`scrapy_walsh.commands.explain`): the project's
+spider starts with the project's settings, its start requests (and, with discovery, the site's
+manifests) go through the add-on's own components, and each target meets every gate and then the
+checkpoint, which sends it nothing. What the gates need on the way goes out as in a crawl
+(the blocklist, each origin's robots.txt, the manifests: own fetches, paced and journaled), so
+the plan and the crawl cannot disagree. A recorder in front of the R6 gate turns each target's
+callback and errback into the plan's own, so no callback of the project runs and nothing reaches
+its feeds or pipelines.
+
+Exit status: 0 when the plan was made, 1 when the spider is unknown or the dry run reached no
+decision, 2 when the settings are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+
+from ..checkpoint import NotSent
+from ..context import CrawlContext
+from ..discovery import DiscoveryMiddleware
+from ..policy.hostkey import url_host
+from ..policy.pacing import crawl_duration
+from ..shared_pacer import SharedPacer
+from .explain import crawl_settings
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
+
+HELP = "list the targets a crawl of SPIDER would fetch and skip (with reasons) and its time; sends no target"
+SYNTAX = "SPIDER [-a NAME=VALUE ...] [--json]"
+#: Between the discovery middleware (995) and the R6 gate (990): it sees every target, declared after.
+PRIORITY = 993
+#: The reason a skip is listed under, by the gate that refused it.
+REASONS = {
+    "robots": "robots.txt",
+    "blocklist": "blocklist",
+    "frequency": "R8",
+    "scope": "scope",
+    "address": "address rule",
+    "admission": "scope",
+    "usage": "usage preferences",
+    "backoff": "backoff",
+    "pacing": "pacing",
+}
+#: Discovery's own skips, by what it recorded.
+DISCOVERY_REASONS = {
+    "not_routed": ("scope", "no route of the spider names it (R6)"),
+    "other_host": ("scope", "listed by another host's manifest"),
+    "lastmod_unchanged": ("lastmod", "the manifest's lastmod is not newer than our last fetch (R7)"),
+    "over_bound": ("scope", "past the number of targets one run takes from manifests"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spider", metavar="SPIDER", help="a spider of this project")
+    parser.add_argument(
+        "-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE", help="a spider argument, as for crawl"
+    )
+    parser.add_argument("--json", action="store_true", help="print the plan as one JSON object")
+
+
+class PlanRecorder:
+    """Takes each target's callback and errback for the plan: the dry run's decision lands here."""
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        self.decisions: dict[str, dict[str, Any]] = {}
+        #: seconds each answer the dry run did get took (robots.txt, manifests): the crawl's likely latency
+        self.latencies: list[float] = []
+        crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> PlanRecorder:
+        return cls(crawler)
+
+    def response_downloaded(self, response: Any, request: Any, spider: Any = None) -> None:
+        latency = request.meta.get("download_latency")
+        if isinstance(latency, float):
+            self.latencies.append(latency)
+
+    async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async for entry in start:
+            if hasattr(entry, "errback") and hasattr(entry, "url"):
+                callback = getattr(entry.callback, "__name__", None) or "parse"
+                entry = entry.replace(callback=self.sent, errback=self.decided, cb_kwargs={}, dont_filter=True)
+                entry.meta["walsh_plan_callback"] = callback
+            yield entry
+
+    def sent(self, response: Any) -> None:  # never called: the checkpoint sends no target in a dry run
+        raise AssertionError(f"plan's dry run sent {response.url}")
+
+    def decided(self, failure: Any) -> None:
+        request, exc = failure.request, failure.value
+        url = request.url
+        if isinstance(exc, NotSent):
+            self.decisions[url] = {"url": url, "decision": "fetch", "callback": request.meta.get("walsh_plan_callback")}
+            return
+        gate = getattr(exc, "gate", None)
+        self.decisions[url] = {
+            "url": url,
+            "decision": "skip",
+            "reason": REASONS.get(str(gate), str(gate)) if gate else type(exc).__name__,
+            "verdict": getattr(exc, "verdict", None),
+            "detail": str(getattr(exc, "reason", exc))[:300],
+        }
+
+
+def plan_settings(project: Settings) -> Settings:
+    settings = crawl_settings(project, offline=False)
+    middlewares = dict(settings.getdict("SPIDER_MIDDLEWARES"))
+    middlewares[f"{PlanRecorder.__module__}.{PlanRecorder.__qualname__}"] = PRIORITY
+    settings.set("SPIDER_MIDDLEWARES", middlewares, priority="cmdline")
+    settings.set("FEEDS", {}, priority="cmdline")  # nothing is emitted; no file is opened either
+    return settings
+
+
+def make_plan(crawler: Crawler) -> dict[str, Any]:
+    """The recorder's decisions and discovery's skips, with the pacing bound's time."""
+    recorder = crawler.get_spider_middleware(PlanRecorder)
+    assert recorder is not None
+    entries = list(recorder.decisions.values())
+    discovery = crawler.get_spider_middleware(DiscoveryMiddleware)
+    manifests: Counter[str] = Counter()
+    if discovery is not None and discovery.discovery is not None:
+        for found in discovery.discovery.outcomes:
+            if found.skipped in DISCOVERY_REASONS:
+                reason, detail = DISCOVERY_REASONS[found.skipped]
+                entries.append(
+                    {"url": found.url, "decision": "skip", "reason": reason, "verdict": found.skipped, "detail": detail}
+                )
+        manifests.update(discovery.discovery.manifests_read)
+    fetch = [e for e in entries if e["decision"] == "fetch"]
+    per_host = Counter(url_host(e["url"]) for e in fetch) + manifests
+    pacer = CrawlContext.of(crawler).get(SharedPacer).pacer
+    hosts = {host: {"requests": n, "interval": round(pacer.interval(host), 3)} for host, n in sorted(per_host.items())}
+    # each request costs its answer's time and the pacer's margin on top of its host's interval
+    latency = statistics.median(recorder.latencies) if recorder.latencies else 0.0
+    per_request = latency + pacer.margin
+    seconds = crawl_duration(((int(h["requests"]), float(h["interval"])) for h in hosts.values()), per_request)
+    return {
+        "spider": crawler.spidercls.name,
+        "fetch": sorted(fetch, key=lambda e: e["url"]),
+        "skip": sorted((e for e in entries if e["decision"] == "skip"), key=lambda e: (e["reason"], e["url"])),
+        "skipped_by_reason": dict(Counter(e["reason"] for e in entries if e["decision"] == "skip")),
+        "hosts": hosts,
+        "seconds": round(seconds, 1),
+        "per_request_seconds": round(per_request, 3),
+    }
+
+
+def render(plan: dict[str, Any]) -> str:
+    lines = [f"plan for spider {plan['spider']} (a dry run: no target was sent)"]
+    lines += [f"  fetch  {e['url']}" + (f"  -> {e['callback']}" if e.get("callback") else "") for e in plan["fetch"]]
+    lines += [f"  skip   {e['url']}  {e['reason']}: {e['verdict'] or ''} ({e['detail']})" for e in plan["skip"]]
+    by_reason = ", ".join(f"{reason} {n}" for reason, n in sorted(plan["skipped_by_reason"].items()))
+    lines.append(
+        f"{len(plan['fetch'])} to fetch, {len(plan['skip'])} skipped" + (f" ({by_reason})" if by_reason else "")
+    )
+    lines.append(
+        f"time by the pacing bound: {plan['seconds']:.1f} s "
+        f"(each request {plan['per_request_seconds'] * 1000:.0f} ms on the wire, as the dry run's answers took)"
+    )
+    lines += [
+        f"  {host}: {h['requests']} request(s), one every {h['interval']:g} s or more"
+        for host, h in plan["hosts"].items()
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from scrapy.crawler import CrawlerProcess
+
+    from ..addon import Addon
+
+    project = plan_settings(settings)
+    try:
+        Addon().update_settings(project.copy())  # the crawl's own audit, before anything starts
+    except ValueError as exc:
+        print(f"error: these settings would not start a crawl, so there is nothing to plan:\n{exc}", file=sys.stderr)
+        return 2
+    process = CrawlerProcess(project)
+    try:
+        crawler = process.create_crawler(args.spider)
+    except KeyError:
+        print(f"error: no spider named {args.spider!r} in this project", file=sys.stderr)
+        return 1
+    spargs = dict(arg.split("=", 1) for arg in args.spargs if "=" in arg)
+    CrawlContext.of(crawler).explain(offline=False)
+    process.crawl(crawler, **spargs)
+    process.start()
+    plan = make_plan(crawler)
+    print(json.dumps(plan, indent=2) if args.json else render(plan))
+    return 0

@@ -1,0 +1,436 @@
+"""R6 discovery: the site's own manifests declare a link-following spider's targets.
+
+A ``CrawlSpider``, a spider that calls ``response.follow`` and a ``SitemapSpider`` find their
+pages by following links, which R6 forbids. With ``WALSH_DISCOVERY`` (and always for a
+``SitemapSpider``) the crawl asks the site instead: :class:`DiscoveryMiddleware` (a spider
+middleware, in front of the R6 gate) replaces the spider's start with
+
+1. the spider's own start requests, read for their hosts (a start URL the spider's routing
+   names is a target too; one it doesn't, a listing page, is navigation and is not fetched);
+2. for each host of those and of ``allowed_domains``, the manifests: robots.txt's
+   ``Sitemap:`` lines (or ``/sitemap.xml`` when it names none), feeds, ``/llms.txt``; for a
+   ``SitemapSpider``, its ``sitemap_urls`` and ``sitemap_follow``. Each is an own fetch
+   (:mod:`scrapy_walsh.own_fetch`, kind ``manifest``): robots.txt, the blocklist, the address
+   rule, pacing and the byte bounds rule it and the journal records it, like any request to
+   its host; R8 does not (a manifest is read again on the next run: that is how new pages are
+   found). Indexes are followed on the same host only, within
+   :data:`~scrapy_walsh.policy.discovery.MAX_MANIFESTS_PER_HOST`;
+3. each URL a manifest lists, on the manifest's host, that a route names
+   (:func:`scrapy_walsh.policy.discovery.route_for`) and whose ``lastmod`` is newer than our last
+   fetch of it becomes a start request with the route's callback: a declared target, which
+   then meets every gate as any other.
+
+Nothing a manifest says reaches the project's items: the manifests have no callback. The
+decision for one URL is the pure core's, so ``scrapy walsh plan`` lists what a crawl fetches.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.exceptions import IgnoreRequest
+
+from . import own_fetch
+from .config import parse
+from .context import CrawlContext
+from .policy import feeds, llmstxt
+from .policy.canonical import canonical_url
+from .policy.discovery import (
+    FEED,
+    LLMS_TXT,
+    MAX_MANIFESTS_PER_HOST,
+    MAX_TARGETS,
+    SITEMAP,
+    WELL_KNOWN,
+    Route,
+    route_for,
+    same_host,
+    unchanged_since,
+)
+from .policy.hostkey import url_host
+from .policy.sitemaps import SITEMAPINDEX, read_sitemap
+from .policy.vocabulary import Meta, Namespace
+from .start_guard import guarded
+from .store import open_crawl_store
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from .store import StateStore
+
+logger = logging.getLogger(__name__)
+
+#: Closer to the spider than the R6 gate (990), so the targets it yields are declared there.
+SPIDER_PRIORITY = 995
+MANIFEST = "manifest"
+#: When a discovered target was last answered, kept past ``WALSH_REFETCH_INTERVAL`` for the lastmod rule.
+NAMESPACE = Namespace.DISCOVERED
+KEEP_SECONDS = 400 * 86400.0
+#: Manifests are read up to this many bytes (sitemaps.org's limit is 50 MB uncompressed; the
+#: checkpoint's ``WALSH_MAX_BODY_BYTES`` bound applies first when it is lower).
+MANIFEST_MAX_BYTES = 52_428_800
+STATS = "walsh/discovery/"
+
+
+@dataclass
+class SpiderRoutes:
+    """A spider's routing, read from its class and settings: what discovery may declare for it."""
+
+    routes: list[Route]
+    #: route callback name -> what to call (a bound method, or a callable a Rule was given)
+    callbacks: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: manifests the spider declares itself (a SitemapSpider's sitemap_urls), or None
+    manifests: list[str] | None = None
+    #: which children of a sitemap index are read (a SitemapSpider's sitemap_follow)
+    follow: list[re.Pattern[str]] = field(default_factory=lambda: [re.compile("")])
+    kinds: tuple[str, ...] = (SITEMAP,)
+    #: rules without a callback: navigation, not needed under R6 (``check`` says so)
+    navigation: list[str] = field(default_factory=list)
+
+
+def _name(callback: Any) -> str:
+    return callback if isinstance(callback, str) else getattr(callback, "__name__", repr(callback))
+
+
+def _bind(spider: Any, callback: Any) -> Callable[..., Any] | None:
+    if spider is None:
+        return None
+    if isinstance(callback, str):
+        found = getattr(spider, callback, None)
+        return found if callable(found) else None
+    bound = getattr(spider, getattr(callback, "__name__", ""), None)
+    return bound if getattr(bound, "__func__", None) is callback else callback
+
+
+def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderRoutes | None:
+    """The routing of ``spidercls`` when discovery applies to it, else None.
+
+    ``spider`` (the instance) resolves the callbacks; without it (``check``), only names are read.
+    """
+    from scrapy.spiders import CrawlSpider, SitemapSpider
+
+    kinds: tuple[str, ...] = parse(settings, "WALSH_DISCOVERY")
+    routes: tuple[tuple[str, str], ...] = parse(settings, "WALSH_DISCOVERY_ROUTES")
+    source = spider if spider is not None else spidercls
+    if issubclass(spidercls, SitemapSpider):
+        rules = getattr(source, "sitemap_rules", None) or [("", "parse")]
+        found = SpiderRoutes([], manifests=[str(u) for u in getattr(source, "sitemap_urls", ()) or ()])
+        for pattern, callback in rules:
+            found.routes.append(
+                Route(_name(callback), allow=(re.compile(pattern) if isinstance(pattern, str) else pattern,))
+            )
+            found.callbacks.setdefault(_name(callback), _bind(spider, callback))  # type: ignore[arg-type]
+        found.follow = [re.compile(p) if isinstance(p, str) else p for p in getattr(source, "sitemap_follow", [""])]
+        return found
+    if not kinds:
+        return None
+    found = SpiderRoutes([], kinds=kinds)
+    if issubclass(spidercls, CrawlSpider):
+        for index, rule in enumerate(getattr(source, "rules", ()) or ()):
+            extractor = getattr(rule, "link_extractor", None)
+            if rule.callback is None:
+                allow = getattr(extractor, "allow_res", [])
+                found.navigation.append(f"rule {index + 1} ({', '.join(p.pattern for p in allow) or 'every link'})")
+                continue
+            found.routes.append(
+                Route(
+                    _name(rule.callback),
+                    allow=tuple(getattr(extractor, "allow_res", ())),
+                    deny=tuple(getattr(extractor, "deny_res", ())),
+                    allow_domains=frozenset(getattr(extractor, "allow_domains", ())),
+                    deny_domains=frozenset(getattr(extractor, "deny_domains", ())),
+                    deny_extensions=frozenset(str(e).lower() for e in getattr(extractor, "deny_extensions", ()) or ()),
+                )
+            )
+            found.callbacks.setdefault(_name(rule.callback), _bind(spider, rule.callback))  # type: ignore[arg-type]
+    for pattern, callback in routes:
+        found.routes.append(Route(callback, allow=(re.compile(pattern),)))
+        found.callbacks.setdefault(callback, _bind(spider, callback))  # type: ignore[arg-type]
+    return found
+
+
+@dataclass
+class Surfaced:
+    """One URL a manifest listed, and what discovery decided for it."""
+
+    url: str
+    manifest: str
+    lastmod: str | None = None
+    route: Route | None = None
+    #: why it is not a target: ``not_routed``, ``lastmod_unchanged``, ``other_host``, ``over_bound``
+    skipped: str | None = None
+
+
+class Discovery:
+    """Reads one spider's manifests through the crawler and decides what they declare."""
+
+    def __init__(self, crawler: Crawler, routing: SpiderRoutes):
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.routing = routing
+        self.store: StateStore = CrawlContext.of(crawler).get(open_crawl_store)
+        self._seen: set[str] = set()
+        self._targets = 0
+        #: manifests fetched per host (``plan`` counts them in the crawl's time)
+        self.manifests_read: Counter[str] = Counter()
+        #: every surfaced URL's outcome, for ``plan`` and the closing warning
+        self.outcomes: list[Surfaced] = []
+
+    # ------------------------------------------------------------------ the start
+
+    async def start(self, start: AsyncIterator[Any] | None) -> AsyncIterator[Any]:
+        """The spider's start, replaced: routed start requests, then each host's discovered targets.
+
+        The targets are yielded once every manifest is read: a target in the downloader while a
+        manifest is fetched would be two requests in flight (serial per process, R4)."""
+        origins: list[str] = []
+        targets: list[scrapy.Request] = []
+        if start is not None:
+            async for entry in start:
+                if not isinstance(entry, scrapy.Request):
+                    yield entry  # an item from start(): not ours to judge
+                    continue
+                origin = _origin(entry.url)
+                if origin and origin not in origins:
+                    origins.append(origin)
+                target = self._decide(Surfaced(entry.url, entry.url))
+                if target is not None:
+                    targets.append(entry.replace(callback=self.routing.callbacks[target.callback]))
+        spider = self.crawler.spider
+        for domain in getattr(spider, "allowed_domains", None) or ():
+            if isinstance(domain, str) and domain and not any(urlsplit(o).hostname == domain for o in origins):
+                origins.append(f"https://{domain.lower()}")
+        manifests = self._declared_manifests(origins)
+        for origin in dict.fromkeys(_origin(m) or m for m in manifests) if manifests is not None else origins:
+            listed = [m for m in manifests if _origin(m) == origin] if manifests is not None else None
+            async for request in self._host(origin, listed):
+                targets.append(request)
+        for request in targets:
+            yield request
+
+    def _declared_manifests(self, origins: list[str]) -> list[str] | None:
+        """A SitemapSpider's own manifests (robots.txt URLs among them are read for their Sitemap lines)."""
+        if self.routing.manifests is None:
+            return None
+        return [m for m in self.routing.manifests if _origin(m)]
+
+    async def _host(self, origin: str, listed: list[str] | None) -> AsyncIterator[scrapy.Request]:
+        queue: deque[tuple[str, str]] = deque()
+        sitemaps = await self._robots_sitemaps(origin)
+        if listed is not None:  # a SitemapSpider: its own list
+            for url in listed:
+                if urlsplit(url).path == "/robots.txt":
+                    queue.extend((SITEMAP, s) for s in sitemaps)
+                else:
+                    queue.append((SITEMAP, url))
+        else:
+            for kind in self.routing.kinds:
+                named = [s for s in sitemaps if (kind == FEED) == feeds.looks_like_feed(s)] if kind != LLMS_TXT else []
+                queue.extend((kind, url) for url in (named or [origin + path for path in WELL_KNOWN[kind]]))
+        read: set[str] = set()
+        while queue and len(read) < MAX_MANIFESTS_PER_HOST:
+            kind, url = queue.popleft()
+            if url in read or not same_host(url, origin):
+                continue
+            read.add(url)
+            response = await self._fetch(url)
+            if response is None:
+                continue
+            for child in self._children(kind, url, response, queue):
+                target = self._decide(child)
+                if target is not None:
+                    yield self._request(child, target)
+        if queue:
+            self.stats.inc_value(STATS + "manifests_over_bound", len(queue))
+            logger.warning(
+                "discovery: %s lists more than %d manifests; %d were not read",
+                origin,
+                MAX_MANIFESTS_PER_HOST,
+                len(queue),
+                extra={"spider": self.crawler.spider},
+            )
+
+    async def _robots_sitemaps(self, origin: str) -> list[str]:
+        """The origin's robots.txt ``Sitemap:`` lines, as the robots gate reads them (fetched once)."""
+        from .middlewares.robots_gate import RobotsMiddleware
+
+        gate = self.crawler.get_downloader_middleware(RobotsMiddleware)
+        if gate is None:
+            return []
+        robots = await gate.robots_for(scrapy.Request(origin + "/robots.txt"))
+        return [u for u in robots.sitemaps if isinstance(u, str) and len(u) <= 2000]
+
+    async def _fetch(self, url: str) -> Response | None:
+        self.stats.inc_value(STATS + "manifests_requested")
+        self.manifests_read[url_host(url)] += 1
+        try:
+            response = await own_fetch.fetch(self.crawler, url, MANIFEST, download_maxsize=MANIFEST_MAX_BYTES)
+        except IgnoreRequest as exc:  # a gate refused it: robots.txt, the blocklist, the address rule
+            self._unreadable(url, f"refused: {exc}")
+            return None
+        except Exception as exc:  # noqa: BLE001 - the network's failure is this manifest's, not the crawl's
+            self._unreadable(url, f"{type(exc).__name__}: {exc}")
+            return None
+        if not 200 <= response.status < 300:
+            self._unreadable(url, f"answered {response.status}", quiet=response.status == 404)
+            return None
+        return response
+
+    def _unreadable(self, url: str, why: str, quiet: bool = False) -> None:
+        self.stats.inc_value(STATS + "manifests_unreadable")
+        (logger.debug if quiet else logger.info)("discovery: manifest %s not read (%s)", url, why)
+
+    def _children(self, kind: str, url: str, response: Response, queue: deque[tuple[str, str]]) -> Iterator[Surfaced]:
+        """What one manifest lists: targets-to-be as :class:`Surfaced`; an index's children go on ``queue``."""
+        self.stats.inc_value(STATS + "manifests_read")
+        if kind == SITEMAP:
+            reading = read_sitemap(response.body)
+            if reading.verdict is not None:
+                self._unreadable(url, f"{reading.verdict}: {reading.reason}")
+                return
+            entries = self._filtered(reading.entries)
+            if reading.kind == SITEMAPINDEX:
+                for entry in entries:
+                    loc = str(entry["loc"])
+                    if same_host(loc, url) and any(p.search(loc) for p in self.routing.follow):
+                        queue.append((SITEMAP, loc))
+                return
+            for entry in entries:
+                yield Surfaced(str(entry["loc"]), url, entry.get("lastmod"))
+        elif kind == FEED:
+            from .spiders import read_feed
+
+            found = read_feed(response)
+            for entry in (found.entries if found is not None else [])[: feeds.MAX_ENTRIES]:
+                link = entry.get("link") if hasattr(entry, "get") else None
+                if isinstance(link, str):
+                    stamp = entry.get("updated_parsed") or entry.get("published_parsed")
+                    lastmod = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", stamp) if stamp else entry.get("date_modified")
+                    yield Surfaced(link, url, lastmod if isinstance(lastmod, str) else None)
+        else:
+            try:
+                index = llmstxt.parse(response.body.decode("utf-8", "replace"), response.url)
+            except llmstxt.NotLlmsTxt as exc:
+                self._unreadable(url, f"not an llms.txt: {exc}")
+                return
+            for listed in index.entries():
+                yield Surfaced(listed.url, url)
+
+    def _filtered(self, entries: list[dict[str, str | None]]) -> list[dict[str, Any]]:
+        """A SitemapSpider's ``sitemap_filter`` has its say, as in Scrapy (its code, its errors logged)."""
+        spider = self.crawler.spider
+        sieve = getattr(spider, "sitemap_filter", None)
+        if self.routing.manifests is None or not callable(sieve):
+            return list(entries)
+        try:
+            return [e for e in sieve(entries) if isinstance(e, dict) and isinstance(e.get("loc"), str)]
+        except Exception:  # noqa: BLE001 - the project's filter failing is reported, the crawl goes on
+            logger.exception("discovery: %s.sitemap_filter raised; the sitemap's entries are used unfiltered", spider)
+            return list(entries)
+
+    # ------------------------------------------------------------------ one URL
+
+    def _decide(self, found: Surfaced) -> Route | None:
+        """The route that makes ``found`` a target, or None with the reason recorded and counted."""
+        key = canonical_url(found.url) if found.url.startswith(("http://", "https://")) else found.url
+        if key in self._seen:
+            return None
+        self._seen.add(key)
+        self.outcomes.append(found)
+        if found.manifest != found.url and not same_host(found.url, found.manifest):
+            return self._skip(found, "other_host")
+        found.route = route_for(found.url, self.routing.routes)
+        if found.route is None or self.routing.callbacks.get(found.route.callback) is None:
+            found.route = None
+            return self._skip(found, "not_routed")
+        if unchanged_since(found.lastmod, self.store.get(NAMESPACE, key)):
+            return self._skip(found, "lastmod_unchanged")
+        if self._targets >= MAX_TARGETS:
+            if self._targets == MAX_TARGETS:
+                logger.warning("discovery: more than %d targets listed; the rest are not fetched", MAX_TARGETS)
+            return self._skip(found, "over_bound")
+        self._targets += 1
+        self.stats.inc_value(STATS + "targets")
+        return found.route
+
+    def _skip(self, found: Surfaced, why: str) -> Route | None:
+        """Record why ``found`` is not a target; None, for :meth:`_decide` to return."""
+        found.skipped = why
+        self.stats.inc_value(STATS + why)
+        if len(self.outcomes) > MAX_TARGETS:  # keep memory bounded on a hostile manifest
+            self.outcomes.pop(0)
+        return None
+
+    def _request(self, found: Surfaced, route: Route) -> scrapy.Request:
+        return scrapy.Request(
+            found.url,
+            callback=self.routing.callbacks[route.callback],
+            meta={
+                Meta.DISCOVERED: {"manifest": found.manifest, "lastmod": found.lastmod, "key": canonical_url(found.url)}
+            },
+        )
+
+
+def _origin(url: str) -> str | None:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return f"{parts.scheme}://{parts.netloc.lower().rsplit('@', 1)[-1]}"
+
+
+class DiscoveryMiddleware:
+    """Replaces the start of a spider discovery applies to (see the module's docstring)."""
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        self.discovery: Discovery | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> DiscoveryMiddleware:
+        return cls(crawler)
+
+    async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        spider = self.crawler.spider
+        start = guarded(self.crawler, start)
+        routing = spider_routes(type(spider), self.crawler.settings, spider)
+        if routing is None:
+            async for entry in start:
+                yield entry
+            return
+        if not routing.routes:
+            logger.warning(
+                "discovery: WALSH_DISCOVERY is set but %s names no route, so nothing it finds is fetched: "
+                "give the CrawlSpider's rules a callback, or set WALSH_DISCOVERY_ROUTES = {regex: callback name}",
+                type(spider).__name__,
+                extra={"spider": spider},
+            )
+        self.discovery = Discovery(self.crawler, routing)
+        from scrapy.spiders import SitemapSpider
+
+        async for entry in self.discovery.start(None if isinstance(spider, SitemapSpider) else start):
+            yield entry
+
+    def process_spider_input(self, response: Response, spider: Any = None) -> None:
+        """A discovered target answered: its time is kept for the lastmod rule once R8 records the answer."""
+        discovered = response.meta.get(Meta.DISCOVERED)
+        if not isinstance(discovered, dict) or not isinstance(discovered.get("key"), str) or response.status >= 500:
+            return
+        from .middlewares.frequency import Answers
+
+        entry = (NAMESPACE, discovered["key"], time.time(), KEEP_SECONDS)
+        if not CrawlContext.of(self.crawler).get(Answers).then(response.request, entry):  # type: ignore[arg-type]
+            store: StateStore = CrawlContext.of(self.crawler).get(open_crawl_store)
+            store.set(*entry[:3], ttl=entry[3])

@@ -1,0 +1,139 @@
+"""Discovery as declared targets (R6): which URLs a site's own manifests surface become targets. Pure.
+
+A sitemap, a feed or an llms.txt grants no permission (sitemaps are discovery only: every
+URL still meets robots.txt and every other gate); it only says which URLs exist and how
+fresh they are. A URL one of them lists becomes a declared target of a spider when the
+spider's own routing names it: a ``CrawlSpider`` rule's link extractor (allow, deny,
+domains, extensions) with a callback, a ``SitemapSpider``'s ``sitemap_rules``, or
+``WALSH_DISCOVERY_ROUTES``. A URL no route names is never fetched, and a rule without a
+callback (navigation) names nothing: under R6 there is no page to navigate through.
+
+The routes are plain data here (:class:`Route`), built from the spider by
+:mod:`scrapy_walsh.discovery`, so the crawl and ``scrapy walsh plan`` decide with this one
+function (:func:`route_for`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+#: The manifest kinds ``WALSH_DISCOVERY`` may name.
+SITEMAP, FEED, LLMS_TXT = "sitemap", "feed", "llms.txt"
+KINDS = (SITEMAP, FEED, LLMS_TXT)
+#: Manifests read per host in one run (robots.txt's Sitemap lines, /sitemap.xml, the children of
+#: an index): a site that nests indexes without end, or lists thousands, is read this far.
+MAX_MANIFESTS_PER_HOST = 50
+#: Targets one run takes from manifests, over every host: what a crawl of a huge or hostile site
+#: holds in memory and in its scheduler. The rest are counted, not kept.
+MAX_TARGETS = 50_000
+#: The manifests tried on a host when robots.txt names none, by kind.
+WELL_KNOWN = {SITEMAP: ("/sitemap.xml",), FEED: ("/feed.xml",), LLMS_TXT: ("/llms.txt",)}
+
+
+@dataclass(frozen=True)
+class Route:
+    """One route a spider declares: the URLs it names and the callback (by name) they go to.
+
+    An empty ``allow`` names every URL (as a link extractor without ``allow`` does).
+    """
+
+    callback: str
+    allow: tuple[re.Pattern[str], ...] = ()
+    deny: tuple[re.Pattern[str], ...] = ()
+    allow_domains: frozenset[str] = frozenset()
+    deny_domains: frozenset[str] = frozenset()
+    #: Extensions with their dot, lower case (``.png``); a URL whose path ends so is not named.
+    deny_extensions: frozenset[str] = frozenset()
+
+    def names(self, url: str) -> bool:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        if self.allow and not any(p.search(url) for p in self.allow):
+            return False
+        if any(p.search(url) for p in self.deny):
+            return False
+        host = parts.hostname.lower()
+        if self.allow_domains and not in_domains(host, self.allow_domains):
+            return False
+        if self.deny_domains and in_domains(host, self.deny_domains):
+            return False
+        path = parts.path.lower()
+        return not any(path.endswith(ext) for ext in self.deny_extensions)
+
+
+def in_domains(host: str, domains: Iterable[str]) -> bool:
+    """``host`` is one of ``domains`` or a subdomain of one (Scrapy's ``url_is_from_any_domain``)."""
+    return any(host == d or host.endswith("." + d) for d in (str(d).lower().lstrip(".") for d in domains) if d)
+
+
+def route_for(url: str, routes: Sequence[Route]) -> Route | None:
+    """The first route naming ``url`` (a spider's rules are tried in order, as Scrapy does); None:
+    no route names it, so it is not a target."""
+    for route in routes:
+        if route.names(url):
+            return route
+    return None
+
+
+def same_host(url: str, manifest: str) -> bool:
+    """A manifest speaks for its own host only (sitemaps.org: a sitemap lists URLs of its host;
+    an index's children on another host are another site's)."""
+    a, b = urlsplit(url), urlsplit(manifest)
+    return bool(a.hostname) and (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+
+
+def lastmod_time(value: str | None) -> float | None:
+    """A sitemap ``lastmod`` (W3C datetime: a date, or a date and time with a zone) or a feed's
+    date as seconds since the epoch; None when absent or unreadable (then it says nothing)."""
+    if not value or not isinstance(value, str) or len(value) > 64:
+        return None
+    text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)  # a bare date (or time without zone): read as UTC
+    return when.timestamp()
+
+
+def unchanged_since(lastmod: str | None, fetched_at: float | None) -> bool:
+    """R7 with R8: the manifest says the page is not newer than our last fetch of it, so it is not
+    fetched again, whatever ``WALSH_REFETCH_INTERVAL`` allows. No lastmod or no fetch: changed."""
+    when = lastmod_time(lastmod)
+    return when is not None and fetched_at is not None and when <= fetched_at
+
+
+def manifest_kinds(value: object) -> tuple[str, ...]:
+    """``WALSH_DISCOVERY``: a list of manifest kinds among :data:`KINDS` (``ValueError`` otherwise)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of manifest kinds among {list(KINDS)}, got {value!r}")
+    unknown = [v for v in value if v not in KINDS]
+    if unknown:
+        raise ValueError(f"{unknown[0]!r} is not a manifest kind; the kinds are {list(KINDS)}")
+    return tuple(dict.fromkeys(value))
+
+
+def route_table(value: object) -> tuple[tuple[str, str], ...]:
+    """``WALSH_DISCOVERY_ROUTES``: ``{regex: callback name}``; each regex must compile."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError(f"must be a dict of {{regex: callback name}} strings, got {value!r}")
+    for pattern, callback in value.items():
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from None
+        if not callback.isidentifier():
+            raise ValueError(f"{callback!r} (for {pattern!r}) is not the name of a spider method")
+    return tuple(value.items())
