@@ -265,6 +265,7 @@ GLOSSARY_TERMS: dict[str, str] = {
     "policy-model": r"(?i:\bseed 00[01]\b)",
     "state-store": r"(?i:\bstate store\b)",
     "fleet-mode": r"(?i:\bfleet mode\b)",
+    "discovery": r"(?i:\bdiscovery\b)",
     "preset": r"(?i:\bpreset\b)",
     "operator-blocklist": r"(?i:\boperator blocklist\b)",
     "journal": r"(?i:\bjournal\b)",
