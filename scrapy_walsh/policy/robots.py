@@ -5,8 +5,10 @@ it merged (§2.2.1). Path matching is :mod:`scrapy_walsh.policy.path_match` (§2
 ``*`` and a final ``$``, the longest match, Allow on a tie, percent-encoding
 normalisation); docs/robots-matching.md lists every known difference from Google's parser.
 
-Parsing only splits lines into groups; the matchers of a group are built the first time a
-token asks for it, so parsing costs a fraction of what compiling every group would.
+Parsing only splits lines into groups. The selected groups' rules are spelled for matching
+the first time a token asks (:class:`_RuleSet`), in the order written and without sorting:
+most rules are plain prefixes, their own spelling, so the first verdict costs little more
+than the parse.
 
 This module is compiled by mypyc when the package is installed (setup.py: the parse
 must stay within 3x Google's C++ parser), and runs as plain Python where it can't be;
@@ -42,11 +44,14 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from scrapy_walsh.policy.path_match import (
-    CompiledRules,
-    compile_rules,
+    KEPT,
     has_lone_percent,
+    index_page_rule,
+    rule_matcher,
+    spell_rule,
     url_path,
     url_path_as_written,
 )
@@ -291,6 +296,85 @@ def _largest(values: list[float | None]) -> float | None:
     return max(known) if known else None
 
 
+#: A rule as matched: the prefix a path must start with (a plain prefix) or the spelled pattern;
+#: its specificity (RFC 9309 §2.2.2: the octets of the spelled pattern); whether it is an Allow;
+#: its match function, None for a plain prefix; whether it is matched against the path as written
+#: (it holds a lone ``%``); and the record that wrote it, ``(is_allow, pattern, line)``.
+_Rule = tuple[str, int, bool, Callable[[str], Any] | None, bool, tuple[bool, str, int]]
+#: The octets a pattern that is its own spelling is made of (path_match.KEPT).
+_KEPT_OCTETS = KEPT.encode("ascii")
+#: A set of more rules than this also keeps its plain prefixes in one tuple: a path that starts
+#: with none of them (one C call) is tried against the other rules alone.
+_SPLIT_AT = 64
+
+
+class _RuleSet:
+    """The rules of a token's selected groups, as matched (RFC 9309 §2.2.2).
+
+    Kept in the order written, neither sorted nor deduplicated: a verdict scans them keeping the
+    longest match, an Allow on a tie and the first written of equals, which is the first match
+    of the rules sorted by specificity. Building the set is then one pass, and a pattern that is
+    its own spelling (most are: ``/``, letters, digits and reserved characters only) is taken as
+    it is, checked for the whole group at once."""
+
+    def __init__(self, records: list[tuple[bool, str, int]], all_as_written: bool) -> None:
+        self.rules: list[_Rule] = []
+        #: Some rules are matched against the path as written, the others against the normalised one.
+        self.mixed = False
+        joined = "".join([record[1] for record in records])
+        plain = joined.isascii() and not joined.encode("ascii").translate(None, _KEPT_OCTETS)
+        for record in records:
+            allow, pattern, _ = record
+            if plain or (pattern.isascii() and not pattern.encode("ascii").translate(None, _KEPT_OCTETS)):
+                if pattern[:1] == "/":  # else not a path pattern (path_match)
+                    self.rules.append((pattern, len(pattern), allow, None, all_as_written, record))
+                    if allow and pattern.endswith("index.html"):  # also allows its directory
+                        self._add(index_page_rule(pattern, all_as_written), allow, record)
+                continue
+            spelled = spell_rule(pattern, all_as_written)
+            self._add(spelled, allow, record)
+            if allow and spelled is not None:
+                self._add(index_page_rule(spelled[0], all_as_written), allow, record)
+        self.prefixes: tuple[str, ...] = ()
+        self.special: list[_Rule] | None = None
+        if len(self.rules) > _SPLIT_AT and (all_as_written or not self.mixed):  # one path for all
+            self.prefixes = tuple([rule[0] for rule in self.rules if rule[3] is None])
+            self.special = [rule for rule in self.rules if rule[3] is not None]
+
+    def _add(self, spelled: tuple[str, bool] | None, allow: bool, record: tuple[bool, str, int]) -> None:
+        if spelled is None:
+            return
+        text, as_written = spelled
+        prefix, match = rule_matcher(text)
+        self.rules.append((prefix, len(text), allow, match, as_written, record))
+        self.mixed = self.mixed or as_written
+
+    def decide(self, path: str, written: str) -> _Rule | None:
+        """The rule that decides: ``path`` is the URL's normalised path, ``written`` the same as
+        written (the rules holding a lone ``%`` are matched against it)."""
+        rules = self.rules
+        if self.special is not None and not path.startswith(self.prefixes):
+            rules = self.special
+        best: _Rule | None = None
+        size = -1
+        allow = False
+        for rule in rules:
+            length = rule[1]
+            if length < size or (length == size and (allow or not rule[2])):
+                continue  # it could not win
+            match = rule[3]
+            target = written if rule[4] else path
+            if target.startswith(rule[0]) if match is None else match(target):
+                best, size, allow = rule, length, rule[2]
+        return best
+
+
+def _verdict(rule: _Rule | None) -> Verdict:
+    if rule is None:
+        return Verdict.ALLOWED_IMPLICIT
+    return Verdict.ALLOWED_EXPLICIT if rule[2] else Verdict.DISALLOWED_EXPLICIT
+
+
 class RobotsTxt:
     """A parsed robots.txt, queried per URL and product token."""
 
@@ -307,9 +391,9 @@ class RobotsTxt:
         #: Why a body is not a robots.txt at all, or None. Its rules still evaluate.
         self.parse_error = parse_error
         self._selected: dict[str, list[_Group]] = {}
-        self._matchers: dict[str, CompiledRules] = {}
+        self._rule_sets: dict[str, _RuleSet] = {}
         #: The same rules all spelled as written, for a URL holding a lone "%" (path_match).
-        self._written_matchers: dict[str, CompiledRules] = {}
+        self._written_rule_sets: dict[str, _RuleSet] = {}
         self._group_tokens: list[set[str]] | None = None
         #: RSL ``License:`` records, wherever they appear (like Sitemap, they belong to no group).
         self.licences: list[tuple[str, str, int]] = [] if licences is None else licences
@@ -395,51 +479,43 @@ class RobotsTxt:
         ]
         return chosen
 
-    def _matcher(self, token: str, as_written: bool = False) -> CompiledRules:
-        """The selected groups' rules, compiled once per token (and once more all spelled as
+    def _rule_set(self, token: str, as_written: bool = False) -> _RuleSet:
+        """The selected groups' rules, spelled once per token (and once more all spelled as
         written, for the URLs holding a lone ``%``)."""
+        found = (self._written_rule_sets if as_written else self._rule_sets).get(token)
+        if found is not None:
+            return found
         groups = self._selected.get(token)
         if groups is None:
             groups = self._select(token)
-        matcher = compile_rules(
-            ((allow, pattern, RuleLine(line, allow, pattern)) for g in groups for allow, pattern, line in g.rules),
-            as_written,
-        )
-        if as_written:
-            self._written_matchers[token] = matcher
-        else:
-            self._matchers[token] = matcher
-        return matcher
+        rule_set = _RuleSet([rule for g in groups for rule in g.rules], as_written)
+        (self._written_rule_sets if as_written else self._rule_sets)[token] = rule_set
+        return rule_set
 
-    def _spelled(
-        self, matcher: CompiledRules, url: str, path: str, token: str
-    ) -> tuple[CompiledRules, str, str | None]:
-        """The rules and the path(s) to decide ``url`` with: its normalised ``path``, and the path
-        as written when a rule holds a lone ``%``; a URL holding one is decided as written
-        against rules all spelled as written (path_match's docstring)."""
-        if "%" not in url:
-            return matcher, path, None  # the path as written is the normalised one
+    def _deciding(self, url: str, token: str) -> _Rule | None:
+        """The rule that decides ``url`` for ``token``, or None (no rule matches, or /robots.txt).
+
+        The path is the URL's normalised one; a rule holding a lone ``%`` is matched against the
+        path as written, and a URL holding one is matched as written against rules all spelled
+        as written (path_match's docstring)."""
+        rule_set = self._rule_sets.get(token)
+        if rule_set is None:
+            rule_set = self._rule_set(token)
+        if not rule_set.rules:
+            return None
+        path = url_path(url)
+        if path == "/robots.txt":
+            return None  # RFC 9309 §2.2.2
+        if "%" not in url:  # the path as written is the normalised one
+            return rule_set.decide(path, path)
         written = url_path_as_written(url)
         if has_lone_percent(written):
-            found = self._written_matchers.get(token)
-            return (self._matcher(token, True) if found is None else found), written, None
-        return matcher, path, written if matcher.as_written is not None else None
+            return self._rule_set(token, True).decide(written, written)
+        return rule_set.decide(path, written)
 
     def verdict(self, url: str, token: str) -> Verdict:
         """Which rule of ``token``'s group decides ``url``: an Allow, a Disallow, or none."""
-        matcher = self._matchers.get(token)
-        if matcher is None:
-            matcher = self._matcher(token)
-        if not matcher.rules:
-            return Verdict.ALLOWED_IMPLICIT
-        path = url_path(url)
-        if path == "/robots.txt":
-            return Verdict.ALLOWED_IMPLICIT  # RFC 9309 §2.2.2
-        rules, path, written = self._spelled(matcher, url, path, token)
-        allow = rules.decide(path, written)
-        if allow is None:
-            return Verdict.ALLOWED_IMPLICIT
-        return Verdict.ALLOWED_EXPLICIT if allow else Verdict.DISALLOWED_EXPLICIT
+        return _verdict(self._deciding(url, token))
 
     def allowed(self, url: str, token: str) -> bool:
         return self.verdict(url, token) is not Verdict.DISALLOWED_EXPLICIT
@@ -473,9 +549,8 @@ class RobotsTxt:
         """:meth:`verdict` with its reasons: the selected groups and their lines, the rule
         that decided (line and pattern as written), and the pace the groups ask for.
 
-        The deciding rule is found in the very rule list :meth:`verdict` uses (longest
-        pattern first, Allow on a tie), which keeps the first line that wrote each rule; a
-        test checks that both always agree.
+        The deciding rule is the one :meth:`verdict` follows (the longest pattern, an Allow
+        on a tie, the first line written of equals); a test checks that both always agree.
         """
         groups = self._selected.get(token)
         if groups is None:
@@ -489,19 +564,12 @@ class RobotsTxt:
         overridden = [
             g for g, tokens in zip(self._groups, self._group_tokens) if named and "*" in tokens and id(g) not in chosen
         ]
-        verdict = self.verdict(url, token)
-        rule = None
-        path = url_path(url)
-        if path != "/robots.txt":
-            matcher = self._matchers.get(token)
-            if matcher is None:
-                matcher = self._matcher(token)
-            rules, path, written = self._spelled(matcher, url, path, token)
-            rule = rules.deciding(path, written)
+        deciding = self._deciding(url, token)
+        rule = None if deciding is None else RuleLine(deciding[5][2], deciding[5][0], deciding[5][1])
         delay, delay_line = _slowest([d for g in groups for d in g.delays], _crawl_delay)
         rate, rate_line = _slowest([r for g in groups for r in g.rates], _seconds_per_request)
         return RobotsExplanation(
-            verdict=verdict,
+            verdict=_verdict(deciding),
             token=token,
             named=named,
             groups=tuple(_span(g) for g in groups),
