@@ -36,24 +36,24 @@ In a pattern, ``*`` matches any run of octets and a final ``$`` ends the pattern
 ``/`` nor ``*`` is not a path pattern (§2.2 ABNF: ``path-pattern = "/" ...``) and
 matches nothing: ``Disallow: http://example.com/private`` is never read as a path.
 
-This module spells and matches one pattern; a group's rules, and which of them decides
-(the longest, an Allow on a tie), are :mod:`scrapy_walsh.policy.robots`'s, compiled with it.
+This module spells a pattern and a URL's path. Matching a spelled pattern, and which of a
+group's rules decides (the longest, an Allow on a tie), are in :mod:`scrapy_walsh.policy.robots`,
+the module compiled by mypyc: a verdict runs them for every rule.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = [
     "KEPT",
+    "KEPT_ESCAPES",
     "index_page_rule",
     "normalise",
     "normalise_pattern",
     "has_lone_percent",
-    "rule_matcher",
     "spell_as_written",
     "spell_rule",
     "url_path",
@@ -66,6 +66,9 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 #: special characters).
 KEPT = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?[]@!&'()+,;="
 _KEPT = re.escape(KEPT)
+#: The hex digits of the escapes :func:`normalise` keeps as written: uppercase, and not of an
+#: unreserved character (those are decoded).
+KEPT_ESCAPES = frozenset(f"{octet:02X}" for octet in range(256) if chr(octet) not in _UNRESERVED)
 #: What must change: an escape (to decode or uppercase), or a character not kept.
 _TO_NORMALISE = re.compile(rf"%[0-9A-Fa-f]{{2}}|%|[^{_KEPT}%]+")
 _NORMAL = re.compile(rf"[{_KEPT}]*").fullmatch
@@ -192,65 +195,3 @@ def index_page_rule(text: str, all_as_written: bool = False) -> tuple[str, bool]
     if not text.endswith(_INDEX_PAGE):
         return None
     return spell_rule(text[: -len(_INDEX_PAGE) + 1] + "$", all_as_written)
-
-
-def rule_matcher(text: str) -> tuple[str, Callable[[str], Any] | None]:
-    """A spelled pattern (:func:`spell_rule`) as the literal prefix it is when it matches exactly
-    the paths starting with it, with no function (None); else as a match function."""
-    anchored = text[-1:] == "$"
-    parts = (text[:-1] if anchored else text).split("*")
-    # Trailing stars match anything, and so does a final "*$": neither narrows the match.
-    while len(parts) > 1 and not parts[-1]:
-        parts.pop()
-        anchored = False
-    head = parts[0]
-    if len(parts) == 1:
-        if anchored:
-            return text, head.__eq__
-        return head, None
-    return text, _wildcard(head, tuple(parts[1:-1]), parts[-1], anchored)
-
-
-def _wildcard(head: str, middle: tuple[str, ...], last: str, anchored: bool) -> Callable[[str], bool]:
-    """``head*middle[0]*...*last[$]`` as a function. Each part is looked for once, from where
-    the previous one ended (its first occurrence is always the best), so a match takes
-    linear time whatever the pattern; a function costs far less to build than a regex. What
-    it needs is bound as default arguments, not closed over: a tuple of strings and numbers
-    is one object the garbage collector soon stops tracking, where each closure cell is one
-    more it scans for as long as the rules live (170,000 rules: a million objects)."""
-    start = len(head)
-    if not middle:
-        if anchored:
-
-            def head_end(path: str, head: str = head, last: str = last, shortest: int = start + len(last)) -> bool:
-                return path.startswith(head) and path.endswith(last) and len(path) >= shortest
-
-            return head_end
-
-        def head_then(path: str, head: str = head, last: str = last, start: int = start) -> bool:
-            return path.startswith(head) and path.find(last, start) >= 0
-
-        return head_then
-
-    def general(
-        path: str,
-        head: str = head,
-        start: int = start,
-        parts: tuple[tuple[str, int], ...] = tuple((part, len(part)) for part in middle),
-        last: str = last,
-        tail: int = len(last),
-        anchored: bool = anchored,
-    ) -> bool:
-        if not path.startswith(head):
-            return False
-        pos = start
-        for part, size in parts:
-            found = path.find(part, pos)
-            if found < 0:
-                return False
-            pos = found + size
-        if anchored:
-            return path.endswith(last) and len(path) - tail >= pos
-        return path.find(last, pos) >= 0
-
-    return general
