@@ -243,6 +243,14 @@ def _cut(body: bytes) -> bytes:
     return head[: end + 1]
 
 
+def _first_blank(line: str) -> int:
+    """Where the first space or tab of ``line`` is; 0 when it has none (no first word to read)."""
+    space, tab = line.find(" "), line.find("\t")
+    if space < 0 or tab < 0:
+        return max(space, tab, 0)
+    return min(space, tab)
+
+
 def _record_kind(name: str) -> int | None:
     """The kind of record a name as written (trailing WS kept) is, or None; remembered."""
     kind = _KEYS.get(name.strip(_WS).lower())
@@ -520,11 +528,13 @@ class RobotsTxt:
                 value = value.strip(ws)
             else:
                 # Google's "disallow /": a missing colon between exactly two words (split by WS).
+                # The first word is looked up before the line is split: most lines without a
+                # colon are not records (an HTML page), and a regex split costs per character.
                 line = line.strip(ws)
-                if not line:
+                if (kind := _KEYS.get(line[: _first_blank(line)].lower())) is None:
                     continue
                 words = _SPLIT_WS(line)
-                if len(words) != 2 or (kind := _KEYS.get(words[0].lower())) is None:
+                if len(words) != 2:
                     continue
                 value = words[1]
             recognised = True
