@@ -27,39 +27,48 @@ reading it as ``%25`` guesses wrong: the writer of ``Disallow: /%`` or ``/g/*/%*
 are then compared *as written* (:func:`spell_as_written`: every escape kept, its hex digits
 uppercased, a lone ``%`` kept, the rest spelled as above), the way Google's parser compares
 every rule: a rule holding a lone ``%`` is matched against the URL as written, and a URL
-holding one is matched against every rule as written (:func:`compile_rules` with
-``as_written``). ``Disallow: /%`` matches ``/%20a`` and ``/%41b``; ``Disallow: /*40%$`` does not
+holding one is matched against every rule as written (:func:`spell_rule` with
+``all_as_written``). ``Disallow: /%`` matches ``/%20a`` and ``/%41b``; ``Disallow: /*40%$`` does not
 match ``/40%25``; ``Allow: /a%25`` does not match ``/a%``.
 
 In a pattern, ``*`` matches any run of octets and a final ``$`` ends the pattern
 (§2.2.3); a ``$`` elsewhere is a literal ``%24``. A pattern that starts with neither
 ``/`` nor ``*`` is not a path pattern (§2.2 ABNF: ``path-pattern = "/" ...``) and
 matches nothing: ``Disallow: http://example.com/private`` is never read as a path.
+
+This module spells a pattern and a URL's path. Matching a spelled pattern, and which of a
+group's rules decides (the longest, an Allow on a tie), are in :mod:`scrapy_walsh.policy.robots`,
+the module compiled by mypyc: a verdict runs them for every rule.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 __all__ = [
-    "CompiledRules",
-    "compile_rules",
+    "KEPT",
+    "KEPT_ESCAPES",
+    "index_page_rule",
     "normalise",
     "normalise_pattern",
     "has_lone_percent",
     "spell_as_written",
+    "spell_rule",
     "url_path",
     "url_path_as_written",
 ]
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-#: Characters kept as written: unreserved, and reserved but for ``#`` (never in a path or
-#: pattern here), ``*`` and ``$`` (RFC 9309 §2.2.3's special characters).
-_KEPT = r"A-Za-z0-9\-._~:/?\[\]@!&'()+,;="
+#: Characters kept as written, so a pattern of these alone is its own spelling: unreserved, and
+#: reserved but for ``#`` (never in a path or pattern here), ``*`` and ``$`` (RFC 9309 §2.2.3's
+#: special characters).
+KEPT = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?[]@!&'()+,;="
+_KEPT = re.escape(KEPT)
+#: The hex digits of the escapes :func:`normalise` keeps as written: uppercase, and not of an
+#: unreserved character (those are decoded).
+KEPT_ESCAPES = frozenset(f"{octet:02X}" for octet in range(256) if chr(octet) not in _UNRESERVED)
 #: What must change: an escape (to decode or uppercase), or a character not kept.
 _TO_NORMALISE = re.compile(rf"%[0-9A-Fa-f]{{2}}|%|[^{_KEPT}%]+")
 _NORMAL = re.compile(rf"[{_KEPT}]*").fullmatch
@@ -166,9 +175,10 @@ def _raw_path(url: str) -> str:
     return rest
 
 
-def _spell(pattern: str, all_as_written: bool = False) -> tuple[str, bool] | None:
+def spell_rule(pattern: str, all_as_written: bool = False) -> tuple[str, bool] | None:
     """A rule's value spelled the way it is compared, and whether it is matched against the
-    path as written (it holds a lone ``%``); None when it is not a path pattern."""
+    path as written (it holds a lone ``%``); None when it is not a path pattern. Its length is
+    the rule's specificity (RFC 9309 §2.2.2: the octets of the normalised pattern)."""
     first = pattern[:1]
     if first != "/" and first != "*":
         return None
@@ -179,174 +189,9 @@ def _spell(pattern: str, all_as_written: bool = False) -> tuple[str, bool] | Non
     return normalise_pattern(pattern, spell), as_written
 
 
-def _matcher(text: str) -> tuple[str, Callable[[str], Any] | None]:
-    """A spelled pattern (:func:`_spell`) as the literal prefix it is when it matches exactly
-    the paths starting with it, with no function (None); else as a match function."""
-    anchored = text[-1:] == "$"
-    parts = (text[:-1] if anchored else text).split("*")
-    # Trailing stars match anything, and so does a final "*$": neither narrows the match.
-    while len(parts) > 1 and not parts[-1]:
-        parts.pop()
-        anchored = False
-    head = parts[0]
-    if len(parts) == 1:
-        if anchored:
-            return text, head.__eq__
-        return head, None
-    return text, _wildcard(head, tuple(parts[1:-1]), parts[-1], anchored)
-
-
-def _wildcard(head: str, middle: tuple[str, ...], last: str, anchored: bool) -> Callable[[str], bool]:
-    """``head*middle[0]*...*last[$]`` as a function. Each part is looked for once, from where
-    the previous one ended (its first occurrence is always the best), so a match takes
-    linear time whatever the pattern; a function costs far less to build than a regex. What
-    it needs is bound as default arguments, not closed over: a tuple of strings and numbers
-    is one object the garbage collector soon stops tracking, where each closure cell is one
-    more it scans for as long as the rules live (170,000 rules: a million objects)."""
-    start = len(head)
-    if not middle:
-        if anchored:
-
-            def head_end(path: str, head: str = head, last: str = last, shortest: int = start + len(last)) -> bool:
-                return path.startswith(head) and path.endswith(last) and len(path) >= shortest
-
-            return head_end
-
-        def head_then(path: str, head: str = head, last: str = last, start: int = start) -> bool:
-            return path.startswith(head) and path.find(last, start) >= 0
-
-        return head_then
-
-    def general(
-        path: str,
-        head: str = head,
-        start: int = start,
-        parts: tuple[tuple[str, int], ...] = tuple((part, len(part)) for part in middle),
-        last: str = last,
-        tail: int = len(last),
-        anchored: bool = anchored,
-    ) -> bool:
-        if not path.startswith(head):
-            return False
-        pos = start
-        for part, size in parts:
-            found = path.find(part, pos)
-            if found < 0:
-                return False
-            pos = found + size
-        if anchored:
-            return path.endswith(last) and len(path) - tail >= pos
-        return path.find(last, pos) >= 0
-
-    return general
-
-
-#: (prefix, is_allow, None) for a plain prefix, (text, is_allow, match) for the others; most
-#: specific first. A prefix rule holds no function: strings and flags only, which the garbage
-#: collector stops tracking, so a file's rules cost nothing to each later collection.
-_Rules = list[tuple[str, bool, Callable[[str], Any] | None]]
-
-
-def _hit(rule: tuple[str, bool, Callable[[str], Any] | None], path: str) -> bool:
-    prefix, _, match = rule
-    return path.startswith(prefix) if match is None else bool(match(path))
-
-
-@dataclass(frozen=True, slots=True)
-class CompiledRules:
-    """A selected group's rules, most specific first, an Allow before a Disallow on a tie
-    (RFC 9309 §2.2.2): the first that matches decides."""
-
-    #: The plain prefixes: a path starting with none of them needs only ``special``.
-    prefixes: tuple[str, ...]
-    rules: _Rules
-    #: The rules a prefix miss cannot rule out (with ``*`` or a final ``$``).
-    special: _Rules
-    #: ``rules[i]`` was written by ``sources[i]``, an item given to :func:`compile_rules`.
-    sources: list[Any]
-    #: Which rules are matched against the path as written (they hold a lone ``%``); None when none is.
-    as_written: tuple[bool, ...] | None = None
-
-    def decide(self, path: str, written: str | None = None) -> bool | None:
-        """Whether an Allow (True) or a Disallow (False) decides the normalised ``path``;
-        None when no rule matches. ``written`` is the same URL's path as written
-        (:func:`url_path_as_written`), which the rules holding a lone ``%`` are matched
-        against; the caller passes it when :attr:`as_written` is set (else ``path`` is used)."""
-        if self.as_written is not None:
-            return self._decide_each(path, path if written is None else written)
-        if path.startswith(self.prefixes):
-            for prefix, allow, match in self.rules:
-                if path.startswith(prefix) if match is None else match(path):
-                    return allow
-            return None
-        for _, allow, match in self.special:
-            if match(path):  # type: ignore[misc]  # every special rule has its function
-                return allow
+def index_page_rule(text: str, all_as_written: bool = False) -> tuple[str, bool] | None:
+    """As in Google's parser, ``Allow: /dir/index.html`` also allows ``/dir/`` (``/dir/$``):
+    the extra rule a spelled Allow ``text`` brings, or None."""
+    if not text.endswith(_INDEX_PAGE):
         return None
-
-    def _decide_each(self, path: str, written: str) -> bool | None:
-        assert self.as_written is not None
-        for rule, as_written in zip(self.rules, self.as_written):
-            if _hit(rule, written if as_written else path):
-                return rule[1]
-        return None
-
-    def deciding(self, path: str, written: str | None = None) -> Any:
-        """The source of the rule that :meth:`decide` follows, or None."""
-        flags = self.as_written or (False,) * len(self.rules)
-        written = path if written is None else written
-        for rule, as_written, source in zip(self.rules, flags, self.sources):
-            if _hit(rule, written if as_written else path):
-                return source
-        return None
-
-
-def compile_rules(rules: Iterable[tuple[bool, str, Any]], as_written: bool = False) -> CompiledRules:
-    """``(is_allow, pattern as written, source)`` items as :class:`CompiledRules`.
-
-    A rule written twice (the same pattern once normalised) keeps its first source. As in
-    Google's parser, ``Allow: /dir/index.html`` also allows ``/dir/`` (``/dir/$``). With
-    ``as_written``, every rule is spelled as written, for the URLs holding a lone ``%``
-    (:func:`url_path_as_written`).
-    """
-    # Spelled, deduplicated and ordered first, as strings and flags the garbage collector soon
-    # stops tracking; the match functions are built once, last: a file of 170,000 rules makes
-    # few objects it must scan again and again while they are built.
-    spelled: dict[str, tuple[str, bool] | None] = {}
-    first: dict[tuple[str, bool], tuple[bool, Any]] = {}  # (text, is_allow) -> (matched as written, source)
-    for allow, written, source in rules:
-        if written not in spelled:
-            spelled[written] = _spell(written, as_written)
-        pattern = spelled[written]
-        if pattern is None:
-            continue
-        text, raw = pattern
-        first.setdefault((text, allow), (raw, source))
-        if allow and text.endswith(_INDEX_PAGE):
-            index = _spell(text[: -len(_INDEX_PAGE) + 1] + "$", as_written)
-            assert index is not None
-            first.setdefault((index[0], True), (index[1], source))
-    del spelled
-    rules_: _Rules = []
-    special: _Rules = []
-    prefixes: list[str] = []
-    sources: list[Any] = []
-    flags: list[bool] = []
-    matchers: dict[str, tuple[str, Callable[[str], Any] | None]] = {}
-    for key in sorted(first, key=lambda key: (len(key[0]), key[1]), reverse=True):
-        text, allow = key
-        raw, source = first[key]
-        found = matchers.get(text)
-        if found is None:
-            found = matchers[text] = _matcher(text)
-        rule = (found[0], allow, found[1])
-        rules_.append(rule)
-        sources.append(source)
-        flags.append(raw)
-        if found[1] is None:
-            prefixes.append(found[0])
-        else:
-            special.append(rule)
-    # all spelled alike (none, or every one as written): each is matched against the one path given
-    mixed = any(flags) and not as_written
-    return CompiledRules(tuple(prefixes), rules_, special, sources, tuple(flags) if mixed else None)
+    return spell_rule(text[: -len(_INDEX_PAGE) + 1] + "$", all_as_written)

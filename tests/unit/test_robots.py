@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_walsh.policy import robots
 from scrapy_walsh.policy.robots import MAX_BYTES, RobotsTxt, Verdict
 
 TOKEN = "Walsh-Research"
@@ -372,3 +373,24 @@ def test_no_parse_error_on_empty_or_comments_only(body):
 
 def test_no_parse_error_with_junk_around_records():
     assert parse("<br />\nUser-agent: *\n<br />\nDisallow: /x\n").parse_error is None
+
+
+def test_a_first_verdict_spells_only_the_rules_that_are_not_their_own_spelling(monkeypatch):
+    """Cost by count: a rule of letters, reserved characters and escapes that stay as written
+    (most of a real file) is matched as the parse left it; only the others are spelled."""
+    spelled = []
+    real = robots.spell_rule
+
+    def counting(pattern, all_as_written=False):
+        spelled.append(pattern)
+        return real(pattern, all_as_written)
+
+    monkeypatch.setattr(robots, "spell_rule", counting)
+    rules = "".join(f"Disallow: /p{i}/%E0%B8%81?q=1\n" for i in range(500))
+    body = f"User-agent: *\n{rules}Disallow: /a b\nAllow: /*.css$\nAllow: /p7/%e0\n"
+    parsed = RobotsTxt.parse(body)
+    assert parsed.verdict("https://example.com/p7/%E0%B8%81?q=1", TOKEN) is Verdict.DISALLOWED_EXPLICIT
+    assert parsed.verdict("https://example.com/p7/%E0x", TOKEN) is Verdict.ALLOWED_EXPLICIT
+    assert parsed.verdict("https://example.com/p7/x.css", TOKEN) is Verdict.ALLOWED_EXPLICIT
+    assert parsed.verdict("https://example.com/a%20b", TOKEN) is Verdict.DISALLOWED_EXPLICIT
+    assert spelled == ["/a b", "/p7/%e0"]  # a space to encode, a lowercase escape; "*.css$" is its own
