@@ -41,6 +41,7 @@ from scrapy.exceptions import IgnoreRequest
 from . import own_fetch
 from .config import parse
 from .context import CrawlContext
+from .fetcher import fetcher
 from .policy import feeds, llmstxt
 from .policy.canonical import canonical_url
 from .policy.discovery import (
@@ -51,6 +52,7 @@ from .policy.discovery import (
     SITEMAP,
     WELL_KNOWN,
     Route,
+    discovered_at,
     route_for,
     same_host,
     unchanged_since,
@@ -353,7 +355,7 @@ class Discovery:
         if found.route is None or self.routing.callbacks.get(found.route.callback) is None:
             found.route = None
             return self._skip(found, "not_routed")
-        if unchanged_since(found.lastmod, self.store.get(NAMESPACE, key)):
+        if unchanged_since(found.lastmod, discovered_at(self.store.get(NAMESPACE, key))):
             return self._skip(found, "lastmod_unchanged")
         if self._targets >= MAX_TARGETS:
             if self._targets == MAX_TARGETS:
@@ -430,7 +432,9 @@ class DiscoveryMiddleware:
             return
         from .middlewares.frequency import Answers
 
-        entry = (NAMESPACE, discovered["key"], time.time(), KEEP_SECONDS)
-        if not CrawlContext.of(self.crawler).get(Answers).then(response.request, entry):  # type: ignore[arg-type]
-            store: StateStore = CrawlContext.of(self.crawler).get(open_crawl_store)
+        context = CrawlContext.of(self.crawler)
+        by = fetcher(getattr(self.crawler.spidercls, "name", None), context.crawl_id)
+        entry = (NAMESPACE, discovered["key"], {"at": time.time(), "by": by}, KEEP_SECONDS)
+        if not context.get(Answers).then(response.request, entry):  # type: ignore[arg-type]
+            store: StateStore = context.get(open_crawl_store)
             store.set(*entry[:3], ttl=entry[3])

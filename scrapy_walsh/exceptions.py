@@ -59,7 +59,7 @@ class OutOfScope(WalshIgnoreRequest):
 
 
 class PrivateAddressRefused(WalshIgnoreRequest):
-    """Seed 000: the request's host is, or resolves to, an address that is not public."""
+    """The policy model: the request's host is, or resolves to, an address that is not public."""
 
     gate = Gate.ADDRESS
 
@@ -72,7 +72,7 @@ class BlockedByOperator(WalshIgnoreRequest):
 
 class RobotsDenied(WalshIgnoreRequest):
     """R2: robots.txt refused this URL (``disallowed_explicit``) or could not be read
-    (``unknown_unreachable``); ``details["recommendation"]`` says what seed 000 recommends."""
+    (``unknown_unreachable``); ``details["recommendation"]`` says what the policy model recommends."""
 
     gate = Gate.ROBOTS
 

@@ -15,13 +15,13 @@ if TYPE_CHECKING:
 
 SPEC_VERSION = "walsh-research-compliance/v1"
 
-#: R1: the exact header every request carries (seed 001 §4.1).
+#: R1: the exact header every request carries (the contract (§4.1)).
 USER_AGENT = "Mozilla/5.0 (compatible; Walsh-Research/1.0; +https://wal.sh/bot/)"
 #: R1/R2: the product token robots.txt groups are matched against, case-insensitively.
 ROBOTS_TOKEN = "Walsh-Research"
-#: R3: where the operator publishes opt-outs (seed 001 §4.2).
+#: R3: where the operator publishes opt-outs (the contract (§4.2)).
 BLOCKLIST_URL = "https://wal.sh/.well-known/walsh-research/blocklist.json"
-#: R3: the published JSON Schema of ``walsh-research-blocklist/v1`` (seed 001 §4.2).
+#: R3: the published JSON Schema of ``walsh-research-blocklist/v1`` (the contract (§4.2)).
 BLOCKLIST_SCHEMA_URL = "https://wal.sh/.well-known/walsh-research/blocklist.schema.json"
 #: R2: RFC 9309 §2.4, robots.txt is cached at most 24 hours.
 ROBOTS_CACHE_SECONDS = 86400

@@ -1,6 +1,6 @@
 """R9: ``StructuredSourceSpider``, the structured-source flow for feed-less targets.
 
-R9 forbids scraping HTML; seed 000 makes llms.txt a hint and a sitemap discovery only.
+R9 forbids scraping HTML; the policy model makes llms.txt a hint and a sitemap discovery only.
 For each declared target the spider tries, in order:
 
 (a) the target itself with ``Accept: text/markdown``; the body is used only when the

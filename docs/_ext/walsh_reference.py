@@ -262,7 +262,7 @@ GLOSSARY_TERMS: dict[str, str] = {
     "loosening": r"(?i:\bloosen(?:s|ing)?\b)",
     "must": r"\bMUST(?: NOT)?\b",
     "checklist": r"§ ?8\b|(?i:\bchecklist\b)",
-    "policy-model": r"(?i:\bseed 00[01]\b)",
+    "policy-model": r"(?i:\bpolicy model\b)",
     "state-store": r"(?i:\bstate store\b)",
     "fleet-mode": r"(?i:\bfleet mode\b)",
     "discovery": r"(?i:\bdiscovery\b)",

@@ -275,7 +275,7 @@ def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> d
             spider_namespace = f"{kind}:{args.spider}"
             # an item keyed by the URL of a page another project's spider of this name fetched is its
             drop(spider_namespace, [key for key, _ in store.items(spider_namespace) if key not in theirs])
-        for record in (Namespace.FETCHED, Namespace.FETCHED_BY, Namespace.VALIDATORS):
+        for record in (Namespace.FETCHED, Namespace.FETCHED_BY, Namespace.VALIDATORS, Namespace.DISCOVERED):
             drop(record, fetched)
     for namespace in namespaces:
         if urls:
@@ -307,6 +307,9 @@ def fetched_by_spider(store: StateStore, spider: str, unowned_hosts: list[str]) 
         elif mine is False and by.get("spider") == spider:
             theirs.add(url)
             others.add(str(by.get("project")))
+    for url, record in store.items(Namespace.DISCOVERED):  # kept past R8's record, for the lastmod rule
+        if isinstance(record, dict) and fetcher.made_by(record.get("by"), spider, here):
+            found.add(url)
     hosts = set(unowned_hosts)
     for namespace in (Namespace.FETCHED, Namespace.VALIDATORS):
         for url, value in store.items(namespace):

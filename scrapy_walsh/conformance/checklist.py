@@ -1,4 +1,4 @@
-"""Seed 001 §8, row by row: each row's findings and its status, for ``scrapy walsh check``."""
+"""The contract (§8), row by row: each row's findings and its status, for ``scrapy walsh check``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ MUST, SHOULD = "MUST", "SHOULD"
 
 @dataclass(frozen=True)
 class ChecklistRow:
-    """One row of seed 001 §8."""
+    """One row of the contract (§8.)"""
 
     row: str
     requirement: str
@@ -19,7 +19,7 @@ class ChecklistRow:
     title: str
 
 
-#: Seed 001 §8, in its order. Row 9 mixes SHOULD (markdown, llms.txt) and MUST NOT
+#: The contract (§8), in its order. Row 9 mixes SHOULD (markdown, llms.txt) and MUST NOT
 #: (scrape HTML); a fail there is always the MUST NOT.
 CHECKLIST: tuple[ChecklistRow, ...] = (
     ChecklistRow("1", "R1", MUST, "Exact User-Agent string"),

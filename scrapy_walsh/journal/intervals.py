@@ -47,4 +47,4 @@ def words(entry: Mapping[str, Any]) -> str:
     seconds, why = applied(entry)
     if seconds is None:
         return "unknown"
-    return f"{seconds:g} s ({WHY_WORDS.get(why or '', why or 'why unknown')})"
+    return f"{round(seconds, 3):g} s ({WHY_WORDS.get(why or '', why or 'why unknown')})"

@@ -1,4 +1,4 @@
-"""Seed 000: no request reaches a loopback, private, link-local or otherwise non-public address.
+"""The policy model: no request reaches a loopback, private, link-local or otherwise non-public address.
 
 Two checks, because either alone has a hole:
 

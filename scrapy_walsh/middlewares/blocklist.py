@@ -362,7 +362,7 @@ class BlocklistMiddleware(StatefulGate):
 
     async def _load_schema(self) -> dict[str, Any]:
         """The published schema when it can be fetched and is a valid schema, else a
-        stored copy of it, else the bundled one (seed 001 §5.2)."""
+        stored copy of it, else the bundled one (the contract (§5.2))."""
         if self.schema_url is None:
             return bundled_schema()
         key = f"schema:{self.schema_url}"

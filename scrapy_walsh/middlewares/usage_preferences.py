@@ -1,4 +1,4 @@
-"""Seed 000 usage warnings and the site's usage preferences: they travel with the page.
+"""The policy model usage warnings and the site's usage preferences: they travel with the page.
 
 ``UsagePreferencesMiddleware`` (downloader) parses ``X-Robots-Tag`` on every final response of
 a spider request (redirects are followed before it sees them; robots.txt and the blocklist

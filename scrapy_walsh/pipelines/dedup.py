@@ -1,7 +1,7 @@
 """R7: repeated runs accumulate only first-seen items.
 
 An item whose key this spider already emitted, in this run or any earlier one, is
-dropped. The key is the item's canonical URL (its ``url`` field, as seed 001 says) unless
+dropped. The key is the item's canonical URL (its ``url`` field, as the contract says) unless
 ``WALSH_DEDUP_KEY`` names another field or a callable ``f(item) -> str | None``.
 When an item's key was already taken *in this run* (typically: several items of one page
 carry the page's URL), the drop message says so and names ``WALSH_DEDUP_KEY``; ``scrapy

@@ -1,6 +1,6 @@
 """Which network addresses the crawler may reach (pure: no Scrapy, no I/O).
 
-Seed 000 forbids fetches to private or local addresses, and hints such as llms.txt
+The policy model forbids fetches to private or local addresses, and hints such as llms.txt
 must never point the crawler there. ``WALSH_ALLOW_PRIVATE_ADDRESSES`` is the only way
 around that rule, for local demos and tests, so its value is parsed strictly: a typo
 must stop the crawl, not silently widen or narrow the allowance.
@@ -70,7 +70,7 @@ def _network(item: object) -> IPNetwork:
 
 # --- which addresses are refused ---------------------------------------------------
 #
-# Seed 000: no fetch to a private or local address. We refuse everything that is not
+# The policy model: no fetch to a private or local address. We refuse everything that is not
 # globally routable unicast, and read the IPv4 address inside the IPv6 forms that carry
 # one (IPv4-mapped, IPv4-compatible, 6to4, NAT64), so ``::ffff:127.0.0.1`` is loopback.
 

@@ -1,7 +1,7 @@
 """R7/R8: the one key of a target, for validators, dedup and the frequency guard. Pure.
 
 The key is the seed's canonical URL and nothing more, so two URLs a server may answer
-differently never share a key: seed 001 R7 strips the
+differently never share a key: the contract R7 strips the
 ``#fragment`` and the trailing slash, and RFC 3986 §6.2.2 normalisation that does not change
 the resource is applied: scheme and host in lower case (an IDN host as its A-labels, no
 trailing dot), the scheme's default port dropped, percent-encodings in upper case, and the

@@ -102,6 +102,14 @@ def lastmod_time(value: str | None) -> float | None:
     return when.timestamp()
 
 
+def discovered_at(record: object) -> float | None:
+    """When a discovered target was last answered, from its record: ``{"at": t, "by": who}``
+    (who lets ``state forget --spider`` find it after R8's own record expired), or a bare time."""
+    if isinstance(record, dict):
+        record = record.get("at")
+    return float(record) if isinstance(record, int | float) and not isinstance(record, bool) else None
+
+
 def unchanged_since(lastmod: str | None, fetched_at: float | None) -> bool:
     """R7 with R8: the manifest says the page is not newer than our last fetch of it, so it is not
     fetched again, whatever ``WALSH_REFETCH_INTERVAL`` allows. No lastmod or no fetch: changed."""

@@ -184,7 +184,7 @@ def restore(origin: str, saved: dict[str, Any], source: str) -> OriginRobots:
 
 @dataclass(frozen=True)
 class AddressDecision:
-    """The address rule on one host's resolved addresses (seed 000)."""
+    """The address rule on one host's resolved addresses (the policy model)."""
 
     verdict: str
     address: str | None = None

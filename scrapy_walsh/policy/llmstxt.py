@@ -1,7 +1,7 @@
 """R9: llms.txt (https://llmstxt.org) as data, and the choice of a page's markdown twin.
 Pure: no Scrapy, no I/O.
 
-Seed 000: llms.txt is a *hint* of "which alternative URL is better for an LLM", and
+The policy model: llms.txt is a *hint* of "which alternative URL is better for an LLM", and
 untrusted content. This module reads it as data only (name, summary, link sections) and
 uses it for one decision: which URL, if any, is a target's markdown twin. Nothing in it
 changes a setting or any other behaviour; whatever the twin is, it is still fetched

@@ -15,7 +15,7 @@ any URL can answer with an image: ``image/*``, ``font/*``, ``audio/*``, ``video/
 ``text/css``, the JavaScript types of RFC 9239 and the HTML standard, WebAssembly, and the
 legacy font and streaming-playlist types. ``image/svg+xml`` is an image. Documents and
 data (``text/html``, ``text/markdown``, ``text/plain``, ``application/json``, ``*/xml``,
-``application/pdf``) are not: R9 reads some of them, and seed 001 §6.1 names images,
+``application/pdf``) are not: R9 reads some of them, and the contract (§6.1) names images,
 scripts and stylesheets as the sub-resources.
 """
 

@@ -1,4 +1,4 @@
-"""Sitemaps as discovery (seed 000: "which URLs exist and how fresh they are").
+"""Sitemaps as discovery (the policy model: "which URLs exist and how fresh they are").
 
 A sitemap grants no permission to fetch what it lists: reading one yields its ``loc`` and
 ``lastmod`` entries as data and nothing else, and a sitemap index yields its child

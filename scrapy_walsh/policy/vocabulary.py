@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-#: What messages call each requirement: its number and subject (seed 001's headings), never
+#: What messages call each requirement: its number and subject (the contract's headings), never
 #: a seed file or a checklist number alone. The address rule and usage preferences have no
-#: number of their own (seed 000's policy model).
+#: number of their own (the policy model's policy model).
 REQUIREMENT_NAMES: dict[str, str] = {
     "R1": "R1 User-Agent",
     "R2": "R2 robots.txt",
@@ -66,7 +66,7 @@ class Gate(StrEnum):
 
 
 class Verdict(StrEnum):
-    """What robots.txt says about one URL for our token (seed 000's table)."""
+    """What robots.txt says about one URL for our token (the policy model's table)."""
 
     #: An Allow rule was the longest match.
     ALLOWED_EXPLICIT = "allowed_explicit"
@@ -89,7 +89,7 @@ class Recommendation(StrEnum):
     ALLOWED_BUT_WARN = "allowed_but_warn"
 
 
-#: Seed 000, "Fetch recommendation".
+#: The policy model, "Fetch recommendation".
 RECOMMENDATION: dict[Verdict, Recommendation] = {
     Verdict.ALLOWED_EXPLICIT: Recommendation.RECOMMENDED,
     Verdict.ALLOWED_IMPLICIT: Recommendation.RECOMMENDED,
@@ -108,13 +108,13 @@ def recommendation(verdict: Verdict | str) -> Recommendation:
 
 
 class GateVerdict(StrEnum):
-    """The verdicts of every gate but robots.txt (not in seed 000's table)."""
+    """The verdicts of every gate but robots.txt (not in the policy model's table)."""
 
     #: R3: the host is the apex or a subdomain of an operator-blocklist entry.
     BLOCKED_BY_OPERATOR = "blocked_by_operator"
     #: R3: no blocklist entry matches.
     NOT_BLOCKED = "not_blocked"
-    #: Seed 000: the host is, or resolves to, a loopback, private or otherwise local address
+    #: The policy model: the host is, or resolves to, a loopback, private or otherwise local address
     #: (also a twin candidate whose URL visibly points at one).
     PRIVATE_ADDRESS = "private_address"
     #: R6: not a declared target (a follow-up the spider found).

@@ -1,6 +1,6 @@
 """What a page's ``X-Robots-Tag`` asks of whoever uses it (pure: no Scrapy, no I/O).
 
-Seed 000 lists meta robots / ``X-Robots-Tag`` as *usage warnings*: the content is
+The policy model lists meta robots / ``X-Robots-Tag`` as *usage warnings*: the content is
 already retrieved, so they never block a fetch; they travel with the page's metadata
 (``noindex``, ``noai`` ...) so whoever uses the data can honour them.
 

@@ -22,7 +22,7 @@ class TinySpider(scrapy.Spider):
     start_urls = ["http://127.0.0.1:9/"]
 """
 
-REASON = "CONCURRENT_REQUESTS breaks R4 rate limit and Crawl-delay (checklist #4)"
+REASON = "CONCURRENT_REQUESTS breaks R4 rate limit and Crawl-delay"
 
 
 def _assert_clean(result: subprocess.CompletedProcess) -> None:

@@ -70,7 +70,7 @@ asyncio.run(main())  # the ConformanceError is not caught: it reaches the top le
 """,
 }
 
-REASON = "CONCURRENT_REQUESTS breaks R4 rate limit and Crawl-delay (checklist #4)"
+REASON = "CONCURRENT_REQUESTS breaks R4 rate limit and Crawl-delay"
 
 
 @pytest.mark.parametrize("entry", sorted(SCRIPTS))

@@ -42,7 +42,8 @@ def test_the_report_shows_the_429_and_the_retry_after_pause(crawled, tmp_path):
     assert pause >= RETRY_AFTER - CLOCK_TOLERANCE
     # the table: the 429 row, and the retry's row says it came after a pause, not "the 1 s floor"
     row = re.search(r'<tr class="after-pause">(.*?)</tr>', text)[1]
-    assert "Retry-After" in row and "pause after the 429" in row and "the 1 s floor" not in text
+    # the writer recorded why the retry waited: the server's Retry-After
+    assert "(your Retry-After)" in row and "the 1 s floor" not in text
     assert re.search(r'<tr class="pausing">.*?<td>429</td>', text)
     # both axes carry values; the dashed line says what it is, with its value
     assert len(re.findall(r'class="y-tick">[\d.]+ s<', text)) >= 3
@@ -60,7 +61,7 @@ def test_show_requests_lists_every_request_with_its_status(crawled):
     pages = [line for line in listed if "/robots.txt" not in line]
     assert [re.search(r"\s(\d{3})\s+\[", line)[1] for line in pages] == [str(r["status"]) for r in crawled["seen"]]
     assert "/status/429" in pages[0] and "the host asked us to slow down" in pages[0]
-    assert "/status/429" in pages[1] and "pause after the 429" in pages[1]  # the retry, after Retry-After
+    assert "/status/429" in pages[1] and "(your Retry-After)" in pages[1]  # the retry, after Retry-After
     assert "NOT VERIFIED" in result.stdout and "verified:" not in result.stdout
 
 

@@ -10,7 +10,7 @@ from ..helpers import add_addon_line, crawl_targets
 @pytest.mark.parametrize(
     ("setting", "value", "reason"),
     [
-        ("WALSH_SIGNING_KEY", "{tmp}/garbage.pem", "WALSH_SIGNING_KEY breaks R1 User-Agent (checklist #1)"),
+        ("WALSH_SIGNING_KEY", "{tmp}/garbage.pem", "WALSH_SIGNING_KEY breaks R1 User-Agent"),
         ("WALSH_SIGNATURE_AGENT", "http://wal.sh/.well-known/http-message-signatures-directory", "is not https"),
     ],
 )

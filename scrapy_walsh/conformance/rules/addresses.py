@@ -1,4 +1,4 @@
-"""Seed 000: no private or local targets, checked when a request is made and at connect time."""
+"""The policy model: no private or local targets, checked when a request is made and at connect time."""
 
 from __future__ import annotations
 

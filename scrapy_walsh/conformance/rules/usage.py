@@ -1,6 +1,6 @@
 """The declared purposes (``WALSH_PURPOSES``) and the usage mode.
 
-The warning sits in row 9 with seed 000's other usage rules (usage warnings travel with
+The warning sits in row 9 with the policy model's other usage rules (usage warnings travel with
 what R9 emits); a value that can't be read is a configuration failure, like any other.
 
 Not declaring purposes is allowed but warned about: the crawl then judges every item

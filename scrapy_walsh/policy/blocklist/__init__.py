@@ -1,4 +1,4 @@
-"""The operator blocklist, walsh-research-blocklist/v1 (seed 001 §5.2, R3). Pure.
+"""The operator blocklist, walsh-research-blocklist/v1 (the contract (§5.2), R3). Pure.
 
 No Scrapy, no network, no I/O except reading the bundled schema from the package: the
 middleware fetches, persists and times; this package decides whether a document may be

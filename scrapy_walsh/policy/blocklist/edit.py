@@ -46,7 +46,7 @@ __all__ = [
     "utc_now_text",
 ]
 
-#: The contract's key order (seed 001 §5.2), kept for people reading the file.
+#: The contract's key order (the contract (§5.2)), kept for people reading the file.
 TOP_KEYS = ("contract", "updated", "operator", "contact", "policy", "refresh", "blocked")
 ENTRY_KEYS = ("domain", "added", "reason")
 #: The fields a new document takes from options or settings.
