@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import webbotauth
 from ..journal import reading, report
+from .publish import verify_published
 from .signed_record import load_public_keys
 
 if TYPE_CHECKING:
@@ -63,8 +64,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "verify":
         status = verify(path, keys, _key_source(args, settings, keys))
         if args.published:  # the journal against the heads the bot's page published (scrapy walsh publish)
-            from .publish import verify_published
-
             return verify_published(path, args.published, keys, _ua(settings)) or status
         return status
     # one reader for every action: they count the same entries and say the same verification
