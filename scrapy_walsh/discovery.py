@@ -37,11 +37,14 @@ from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.exceptions import IgnoreRequest
+from scrapy.spiders import CrawlSpider, SitemapSpider
 
 from . import own_fetch
 from .config import parse
 from .context import CrawlContext
 from .fetcher import fetcher
+from .middlewares.frequency import Answers
+from .middlewares.robots_gate import RobotsMiddleware
 from .policy import feeds, llmstxt
 from .policy.canonical import canonical_url
 from .policy.discovery import (
@@ -60,6 +63,7 @@ from .policy.discovery import (
 from .policy.hostkey import url_host
 from .policy.sitemaps import SITEMAPINDEX, read_sitemap
 from .policy.vocabulary import Meta, Namespace
+from .spiders import read_feed
 from .start_guard import guarded
 from .store import open_crawl_store
 
@@ -118,8 +122,6 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
 
     ``spider`` (the instance) resolves the callbacks; without it (``check``), only names are read.
     """
-    from scrapy.spiders import CrawlSpider, SitemapSpider
-
     kinds: tuple[str, ...] = parse(settings, "WALSH_DISCOVERY")
     routes: tuple[tuple[str, str], ...] = parse(settings, "WALSH_DISCOVERY_ROUTES")
     source = spider if spider is not None else spidercls
@@ -264,8 +266,6 @@ class Discovery:
 
     async def _robots_sitemaps(self, origin: str) -> list[str]:
         """The origin's robots.txt ``Sitemap:`` lines, as the robots gate reads them (fetched once)."""
-        from .middlewares.robots_gate import RobotsMiddleware
-
         gate = self.crawler.get_downloader_middleware(RobotsMiddleware)
         if gate is None:
             return []
@@ -310,8 +310,6 @@ class Discovery:
             for entry in entries:
                 yield Surfaced(str(entry["loc"]), url, entry.get("lastmod"))
         elif kind == FEED:
-            from .spiders import read_feed
-
             found = read_feed(response)
             for entry in (found.entries if found is not None else [])[: feeds.MAX_ENTRIES]:
                 link = entry.get("link") if hasattr(entry, "get") else None
@@ -420,8 +418,6 @@ class DiscoveryMiddleware:
                 extra={"spider": spider},
             )
         self.discovery = Discovery(self.crawler, routing)
-        from scrapy.spiders import SitemapSpider
-
         async for entry in self.discovery.start(None if isinstance(spider, SitemapSpider) else start):
             yield entry
 
@@ -430,8 +426,6 @@ class DiscoveryMiddleware:
         discovered = response.meta.get(Meta.DISCOVERED)
         if not isinstance(discovered, dict) or not isinstance(discovered.get("key"), str) or response.status >= 500:
             return
-        from .middlewares.frequency import Answers
-
         context = CrawlContext.of(self.crawler)
         by = fetcher(getattr(self.crawler.spidercls, "name", None), context.crawl_id)
         entry = (NAMESPACE, discovered["key"], {"at": time.time(), "by": by}, KEEP_SECONDS)
