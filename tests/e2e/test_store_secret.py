@@ -7,6 +7,7 @@ and each names the store with the password masked (``redis://:***@...``)."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 from scrapy_walsh.demo import DemoSite
@@ -16,6 +17,19 @@ from ..redis_server import RedisServer
 from .test_fleet import start_worker
 
 SECRET = "s3cret-Walsh-pw"
+
+
+def _lines_of(process) -> tuple[list[str], threading.Thread]:
+    """``process``'s stderr lines as they come (a thread reads them), so a test can wait for one."""
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in process.stderr:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return lines, reader
 
 
 def test_the_store_password_is_masked_everywhere(tmp_path):
@@ -47,9 +61,16 @@ def test_the_store_password_is_masked_everywhere(tmp_path):
                 assert time.monotonic() < deadline, "the crawl did not start"
                 time.sleep(0.02)
             server.kill()
-            time.sleep(2.5)
+            # down until the crawl has met the outage: a fixed pause could end, on a loaded
+            # machine, before the crawl's next store call, and then there is nothing to log
+            said, reader = _lines_of(worker)
+            while not any("unreachable" in line for line in said):
+                assert time.monotonic() < deadline + 60, "the crawl never met the outage"
+                time.sleep(0.05)
             server.start()
-            outputs["outage"] = worker.communicate(timeout=180)[1]
+            worker.wait(timeout=180)
+            reader.join(timeout=10)
+            outputs["outage"] = "".join(said)
             # a wrong password
             settings.write_text(settings.read_text().replace(SECRET, SECRET + "-wrong"))
             wrong, _ = crawl_targets(project, [site.url("open", "/page/20")])
