@@ -198,8 +198,8 @@ SLOW_CLOCK = """
 import time as _time
 
 _real, _real_ns = _time.time, _time.time_ns
-_time.time = lambda: _real() - 30.0
-_time.time_ns = lambda: _real_ns() - 30_000_000_000
+_time.time = lambda: _real() - 300.0
+_time.time_ns = lambda: _real_ns() - 300_000_000_000
 """
 
 
@@ -207,7 +207,8 @@ def test_a_worker_whose_clock_is_slow_does_not_wait_for_it(tmp_path):
     """The ledger's times are Redis's clock. A worker whose clock was 30 s slow read the stored
     times before its first reservation told it the store's clock, and waited 30.9 s for a host
     free long ago. It learns the store's clock at start now: its first request goes as soon as
-    the host is free, and still never under 1 s after another worker's."""
+    the host is free, and still never under 1 s after another worker's. The clock here is
+    300 s slow, so the old wait stands far above a loaded machine's slow start-up."""
     (tmp_path / "clock").mkdir()
     (tmp_path / "clock" / "sitecustomize.py").write_text(SLOW_CLOCK)
     with DemoSite(hosts=["open", "ops"]) as site, RedisServer(tmp_path / "redis") as redis_server:
@@ -233,7 +234,7 @@ def test_a_worker_whose_clock_is_slow_does_not_wait_for_it(tmp_path):
     first = min(r["mono"] for r in seen if r["mono"] > started)
     page = next(r for r in seen if r["path"] == "/page/9")
     print(f"slow clock: first request {first - started:.1f} s after the start")
-    assert first - started < 12, "the slow worker waited for its own clock"
+    assert first - started < 60, "the slow worker waited for its own clock"
     gaps = gaps_by_host([r for r in seen if r["host_key"] == "open"])
     assert min(g for host_gaps in gaps.values() for g in host_gaps) >= 1.0 - CLOCK_TOLERANCE
     assert page["status"] == 200
