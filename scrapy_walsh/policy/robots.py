@@ -400,13 +400,19 @@ class _RuleSet:
         joined = "/".join([record[1] for record in records])  # "/": no escape runs across two
         if not _is_plain(joined):
             self.plain = []
+            # Most sets are set apart by their wildcards alone: then a pattern without one is plain.
+            wildcards = _is_plain(joined.replace("*", "/").replace("$", "/"))
             for record in records:
                 pattern = record[1]
-                if _is_plain(pattern):
+                if wildcards:
+                    if "*" not in pattern and "$" not in pattern:
+                        self.plain.append(record)
+                        continue
+                elif _is_plain(pattern):
                     self.plain.append(record)
                     continue
                 body = pattern[:-1] if pattern[-1] == "$" else pattern
-                if pattern[0] in "/*" and _is_plain(body.replace("*", "/")):
+                if pattern[0] in "/*" and ("$" not in body if wildcards else _is_plain(body.replace("*", "/"))):
                     spelled: tuple[str, bool] | None = (pattern, all_as_written)  # wildcards, its own spelling
                 else:
                     spelled = spell_rule(pattern, all_as_written)
