@@ -81,6 +81,12 @@ _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
 #: so a line pays one dict lookup instead of strip and lower.
 _KINDS: dict[str, int] = dict(_KEYS)
 _MAX_KINDS = 4096  # a hostile file's made-up names can't grow it without bound
+_USAGE = 6  # a usage-preference record (:func:`_usage_record`)
+#: Names as written before a colon that are no record (``display`` and ``color`` of the CSS in
+#: an HTML page served as robots.txt), learned by :func:`_record_kind`: a set of its own, so
+#: they can't crowd the record names out of :data:`_KINDS`; short names only.
+_NOT_RECORDS: set[str] = set()
+_MAX_NAME = 32
 #: A run of the surrogates ``surrogateescape`` leaves for octets that are not UTF-8 (the
 #: pattern is built at run time: a compiled module can't hold a lone surrogate literal).
 _NOT_UTF8 = re.compile("[" + chr(0xDC80) + "-" + chr(0xDCFF) + "]+").sub
@@ -105,6 +111,8 @@ _BLANKS = " \t\v\f"
 #: ASCII only: no other character lowers to one of them.
 _RECORD_STARTS = "aAcCdDlLrRsSuU"
 _SPLIT_WS = re.compile("[ \t]+").split
+#: The shortest and the longest one-word record name: "disallow /" without a colon names one.
+_WORD_SIZES = (min(len(name) for name in _KEYS if " " not in name), max(len(name) for name in _KEYS if " " not in name))
 #: The first character of each line with content (not whitespace, no comment), after a LF.
 _CONTENT = re.compile(r"\n[^\S\n]*+([^\s#])").findall
 
@@ -260,10 +268,15 @@ def _first_blank(line: str) -> int:
 
 
 def _record_kind(name: str) -> int | None:
-    """The kind of record a name as written (trailing WS kept) is, or None; remembered."""
-    kind = _KEYS.get(name.strip(_WS).lower())
-    if kind is not None and len(_KINDS) < _MAX_KINDS:
-        _KINDS[name] = kind
+    """The kind of record a name as written (trailing WS kept) is (:data:`_USAGE` for a
+    usage-preference record), or None; remembered either way."""
+    lowered = name.strip(_WS).lower()
+    kind = _KEYS.get(lowered, _USAGE if lowered in _USAGE_RECORDS else None)
+    if kind is not None:
+        if len(_KINDS) < _MAX_KINDS:
+            _KINDS[name] = kind
+    elif len(name) <= _MAX_NAME and len(_NOT_RECORDS) < _MAX_KINDS:
+        _NOT_RECORDS.add(name)
     return kind
 
 
@@ -532,7 +545,7 @@ class RobotsTxt:
         if "\x00" in text:  # a line ends at a NUL, as in Google's parser (a C string)
             lines = [line.partition("\x00")[0] for line in lines]
         kinds, ws, allow, disallow, agent, sitemap, delay = _KINDS, _WS, _ALLOW, _DISALLOW, _UA, _SITEMAP, _DELAY
-        starts, blanks = _RECORD_STARTS, _BLANKS
+        starts, blanks, not_records, usage = _RECORD_STARTS, _BLANKS, _NOT_RECORDS, _USAGE
         comments = "#" in text  # else no line is searched for one
         groups: list[_Group] = []
         sitemaps: list[str] = []
@@ -561,15 +574,21 @@ class RobotsTxt:
                 name = line[:colon]
                 kind = kinds.get(name)
                 if kind is None:
+                    if name in not_records:
+                        continue
                     kind = _record_kind(name)
                     if kind is None:
-                        _usage_record(name, line[colon + 1 :], number, group, licences)
                         continue
+                if kind == usage:
+                    _usage_record(name, line[colon + 1 :], number, group, licences)
+                    continue
                 value = line[colon + 1 :].strip(ws)
             else:
                 # Google's "disallow /": a missing colon between exactly two words (split by WS).
                 # The first word is looked up before the line is split: most lines without a
                 # colon are not records (an HTML page), and a regex split costs per character.
+                if not _WORD_SIZES[0] <= _first_blank(line) <= _WORD_SIZES[1]:
+                    continue  # no record name's length (the line starts with no WS here)
                 line = line.strip(ws)
                 if (kind := _KEYS.get(line[: _first_blank(line)].lower())) is None:
                     continue
