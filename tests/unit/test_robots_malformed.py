@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from scrapy_walsh.policy import robots
 from scrapy_walsh.policy.robots import RobotsTxt
 from scrapy_walsh.policy.vocabulary import Verdict
 
@@ -110,3 +111,9 @@ def test_the_lines_of_content_of_a_file_without_a_record_are_counted_across_ever
     assert RobotsTxt.parse(body).parse_error == "no robots.txt record in 4 lines of content (HTML?)"
     assert RobotsTxt.parse(b"\xff\x00\rtext").parse_error == "no robots.txt record in 2 lines of content (binary?)"
     assert RobotsTxt.parse(b" \r\n# x\n\t").parse_error is None
+
+
+def test_every_record_name_starts_with_a_character_the_parse_looks_at():
+    """The parse skips a line by its first character: a record name added later must not be skipped."""
+    names = [*robots._KEYS, *robots._USAGE_RECORDS]
+    assert {name[0] for name in names} | {name[0].upper() for name in names} == set(robots._RECORD_STARTS)
