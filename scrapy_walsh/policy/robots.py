@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scrapy_walsh.policy.path_match import (
@@ -81,6 +81,12 @@ _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
 #: so a line pays one dict lookup instead of strip and lower.
 _KINDS: dict[str, int] = dict(_KEYS)
 _MAX_KINDS = 4096  # a hostile file's made-up names can't grow it without bound
+_USAGE = 6  # a usage-preference record (:func:`_usage_record`)
+#: Names as written before a colon that are no record (``display`` and ``color`` of the CSS in
+#: an HTML page served as robots.txt), learned by :func:`_record_kind`: a set of its own, so
+#: they can't crowd the record names out of :data:`_KINDS`; short names only.
+_NOT_RECORDS: set[str] = set()
+_MAX_NAME = 32
 #: A run of the surrogates ``surrogateescape`` leaves for octets that are not UTF-8 (the
 #: pattern is built at run time: a compiled module can't hold a lone surrogate literal).
 _NOT_UTF8 = re.compile("[" + chr(0xDC80) + "-" + chr(0xDCFF) + "]+").sub
@@ -98,7 +104,17 @@ _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 #: character a path pattern cannot hold, so it goes too, as in Google's parser; non-ASCII
 #: whitespace (U+00A0, U+2002, ...) is a character of the path, kept and percent-encoded.
 _WS = " \t\n\v\f\r"
+#: The WS a line can start with (it is split at CR and LF).
+_BLANKS = " \t\v\f"
+#: The first letters of every record name (and of the usage-preference records, :func:`_usage_record`),
+#: in either case: a line that starts with none of them, once its WS is stripped, is no record.
+#: ASCII only: no other character lowers to one of them.
+_RECORD_STARTS = "aAcCdDlLrRsSuU"
 _SPLIT_WS = re.compile("[ \t]+").split
+#: The shortest and the longest one-word record name: "disallow /" without a colon names one.
+_WORD_SIZES = (min(len(name) for name in _KEYS if " " not in name), max(len(name) for name in _KEYS if " " not in name))
+#: The first character of each line with content (not whitespace, no comment), after a LF.
+_CONTENT = re.compile(r"\n[^\S\n]*+([^\s#])").findall
 
 
 class _Group:
@@ -252,10 +268,15 @@ def _first_blank(line: str) -> int:
 
 
 def _record_kind(name: str) -> int | None:
-    """The kind of record a name as written (trailing WS kept) is, or None; remembered."""
-    kind = _KEYS.get(name.strip(_WS).lower())
-    if kind is not None and len(_KINDS) < _MAX_KINDS:
-        _KINDS[name] = kind
+    """The kind of record a name as written (trailing WS kept) is (:data:`_USAGE` for a
+    usage-preference record), or None; remembered either way."""
+    lowered = name.strip(_WS).lower()
+    kind = _KEYS.get(lowered, _USAGE if lowered in _USAGE_RECORDS else None)
+    if kind is not None:
+        if len(_KINDS) < _MAX_KINDS:
+            _KINDS[name] = kind
+    elif len(name) <= _MAX_NAME and len(_NOT_RECORDS) < _MAX_KINDS:
+        _NOT_RECORDS.add(name)
     return kind
 
 
@@ -277,6 +298,22 @@ def _names(agent: str, wanted: str) -> bool:
         return False
     after = agent[size : size + 1]  # the product token ends here
     return not after or not after.isascii() or not (after.isalpha() or after == "_" or after == "-")
+
+
+#: A crawler's token -> the product token groups are compared with, remembered by :func:`_wanted`
+#: (a crawl asks with one or two tokens; every parse selects for them).
+_WANTED: dict[str, str] = {}
+
+
+def _wanted(token: str) -> str:
+    """``token`` as the product token :func:`_names` compares: stripped and lowercased, or ""
+    when it is no product token (no group's token can be it)."""
+    wanted = token.strip().lower()
+    if _PRODUCT_TOKEN(wanted).end() != len(wanted):  # type: ignore[union-attr]  # it always matches
+        wanted = ""
+    if len(_WANTED) < _MAX_KINDS:
+        _WANTED[token] = wanted
+    return wanted
 
 
 def _is_any(agent: str) -> bool:
@@ -376,13 +413,19 @@ class _RuleSet:
         joined = "/".join([record[1] for record in records])  # "/": no escape runs across two
         if not _is_plain(joined):
             self.plain = []
+            # Most sets are set apart by their wildcards alone: then a pattern without one is plain.
+            wildcards = _is_plain(joined.replace("*", "/").replace("$", "/"))
             for record in records:
                 pattern = record[1]
-                if _is_plain(pattern):
+                if wildcards:
+                    if "*" not in pattern and "$" not in pattern:
+                        self.plain.append(record)
+                        continue
+                elif _is_plain(pattern):
                     self.plain.append(record)
                     continue
                 body = pattern[:-1] if pattern[-1] == "$" else pattern
-                if pattern[0] in "/*" and _is_plain(body.replace("*", "/")):
+                if pattern[0] in "/*" and ("$" not in body if wildcards else _is_plain(body.replace("*", "/"))):
                     spelled: tuple[str, bool] | None = (pattern, all_as_written)  # wildcards, its own spelling
                 else:
                     spelled = spell_rule(pattern, all_as_written)
@@ -499,7 +542,11 @@ class RobotsTxt:
         """Split ``body`` (bytes as received, or text) into groups; rules are compiled later, per token."""
         text = _to_text(body)
         lines = _lines(text)
+        if "\x00" in text:  # a line ends at a NUL, as in Google's parser (a C string)
+            lines = [line.partition("\x00")[0] for line in lines]
         kinds, ws, allow, disallow, agent, sitemap, delay = _KINDS, _WS, _ALLOW, _DISALLOW, _UA, _SITEMAP, _DELAY
+        starts, blanks, not_records, usage = _RECORD_STARTS, _BLANKS, _NOT_RECORDS, _USAGE
+        comments = "#" in text  # else no line is searched for one
         groups: list[_Group] = []
         sitemaps: list[str] = []
         licences: list[tuple[str, str, int]] = []
@@ -507,29 +554,41 @@ class RobotsTxt:
         rules: list[tuple[bool, str, int]] | None = None  # the current group's
         in_agents = False  # the current group still takes User-agent lines
         recognised = False
-        records: Iterable[str] = lines
-        if "\x00" in text:  # a line ends at a NUL, as in Google's parser (a C string)
-            records = (line.partition("\x00")[0] for line in lines)
-        for number, line in enumerate(records, 1):
+        number = 0
+        for line in lines:
+            number += 1
             if not line:
                 continue
-            if "#" in line:
-                line = line[: line.index("#")]
+            first = line[0]
+            if first in blanks:  # the WS before a name changes nothing (it is stripped)
+                line = line.lstrip(ws)
                 if not line:
                     continue
-            name, colon, value = line.partition(":")
-            if colon:
+                first = line[0]
+            if first not in starts:  # no record (a comment, most of an HTML page) in one test
+                continue
+            if comments and (cut := line.find("#")) >= 0:
+                line = line[:cut]
+            colon = line.find(":")
+            if colon >= 0:
+                name = line[:colon]
                 kind = kinds.get(name)
                 if kind is None:
+                    if name in not_records:
+                        continue
                     kind = _record_kind(name)
                     if kind is None:
-                        _usage_record(name, value, number, group, licences)
                         continue
-                value = value.strip(ws)
+                if kind == usage:
+                    _usage_record(name, line[colon + 1 :], number, group, licences)
+                    continue
+                value = line[colon + 1 :].strip(ws)
             else:
                 # Google's "disallow /": a missing colon between exactly two words (split by WS).
                 # The first word is looked up before the line is split: most lines without a
                 # colon are not records (an HTML page), and a regex split costs per character.
+                if not _WORD_SIZES[0] <= _first_blank(line) <= _WORD_SIZES[1]:
+                    continue  # no record name's length (the line starts with no WS here)
                 line = line.strip(ws)
                 if (kind := _KEYS.get(line[: _first_blank(line)].lower())) is None:
                     continue
@@ -556,21 +615,15 @@ class RobotsTxt:
                     sitemaps.append(value)
             elif group is not None:
                 (group.delays if kind == delay else group.rates).append((value, number))
-        error = None
-        if not recognised:
-            content = [s for s in (ln.partition("#")[0].strip() for ln in lines) if s]
-            if content:
-                html = " (HTML?)" if content[0].startswith("<") else " (binary?)" if "\x00" in text else ""
-                count = f"{len(content)} line" + ("s" if len(content) > 1 else "")
-                error = f"no robots.txt record in {count} of content{html}"
+        error = None if recognised else _no_record(text)
         return cls(groups, sitemaps, error, licences)
 
     def _select(self, token: str) -> list[_Group]:
         """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
         token), else every ``*`` group, else none."""
-        wanted = token.strip().lower()
-        if _PRODUCT_TOKEN(wanted).end() != len(wanted):  # type: ignore[union-attr]  # it always matches
-            wanted = ""  # no group's product token can be it
+        wanted = _WANTED.get(token)
+        if wanted is None:
+            wanted = _wanted(token)
         named = [g for g in self._groups if wanted and any(_names(agent, wanted) for agent in g.agents)]
         chosen = self._selected[token] = named or [g for g in self._groups if any(_is_any(a) for a in g.agents)]
         return chosen
@@ -678,6 +731,20 @@ class RobotsTxt:
             request_rate_line=rate_line,
             parse_error=self.parse_error,
         )
+
+
+def _no_record(text: str) -> str | None:
+    """``parse_error`` for a text without one record: how many lines have content (before a
+    ``#``, not only whitespace), and whether it looks like HTML or a binary file; None when empty.
+    Counted in one C scan: most such texts are large HTML pages."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    firsts = _CONTENT("\n" + text)  # a LF before every line, the first too
+    if not firsts:
+        return None
+    html = " (HTML?)" if firsts[0] == "<" else " (binary?)" if "\x00" in text else ""
+    count = f"{len(firsts)} line" + ("s" if len(firsts) > 1 else "")
+    return f"no robots.txt record in {count} of content{html}"
 
 
 def _slowest(values: list[tuple[str, int]], parse: Callable[[str], float | None]) -> tuple[float | None, int | None]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from scrapy_walsh.policy import robots
 from scrapy_walsh.policy.robots import RobotsTxt
 from scrapy_walsh.policy.vocabulary import Verdict
 
@@ -92,3 +93,27 @@ def test_crlf_and_lone_cr_lines_are_numbered_alike():
         (True, "/y", 5),
         (False, "/z", 6),
     ]
+
+
+@pytest.mark.parametrize("lead", ["", " ", "\t", "\v", "\f", " \t\v\f "])
+def test_whitespace_before_a_record_name_changes_nothing(lead):
+    """The parse skips a line by its first character once its WS is stripped: a record after any
+    WS is still read, in any case, with or without a colon, usage-preference records too."""
+    body = f"{lead}USER-agent: *\n{lead}disallow /a\n{lead}aLLow:/a/b # c\n{lead}Content-Usage: train-ai=n\n"
+    robots = RobotsTxt.parse(f"{body}{lead}sitemap: https://example.com/s.xml\n{lead}<p>Disallow: /\n")
+    assert [(g.agents, g.rules) for g in robots._groups] == [(["*"], [(False, "/a", 2), (True, "/a/b", 3)])]
+    assert robots.usage_lines(TOKEN) == [("Content-Usage", "train-ai=n", 4)]
+    assert robots.sitemaps == ["https://example.com/s.xml"]
+
+
+def test_the_lines_of_content_of_a_file_without_a_record_are_counted_across_every_eol():
+    body = b"<html>\r\n  <p>a</p>\r# a comment\n\n \x00 \r\n\t\rplain text: no record # here\n"
+    assert RobotsTxt.parse(body).parse_error == "no robots.txt record in 4 lines of content (HTML?)"
+    assert RobotsTxt.parse(b"\xff\x00\rtext").parse_error == "no robots.txt record in 2 lines of content (binary?)"
+    assert RobotsTxt.parse(b" \r\n# x\n\t").parse_error is None
+
+
+def test_every_record_name_starts_with_a_character_the_parse_looks_at():
+    """The parse skips a line by its first character: a record name added later must not be skipped."""
+    names = [*robots._KEYS, *robots._USAGE_RECORDS]
+    assert {name[0] for name in names} | {name[0].upper() for name in names} == set(robots._RECORD_STARTS)
