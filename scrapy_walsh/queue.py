@@ -70,17 +70,16 @@ def host_directory(host: str) -> str:
     return f"{safe}-{hashlib.md5(host.encode('utf8')).hexdigest()}"  # noqa: S324 - a name, not security
 
 
-class _Desc(str):
-    """A host name that sorts in reverse, so the min-heap breaks ties by the larger name
-    (the order a plain ``max()`` over the hosts gives)."""
+#: Every character of a name mirrored below this, and a terminator above them all
+_MIRROR, _END = 0x10FFFE, chr(0x10FFFF)
 
-    __slots__ = ()
 
-    def __lt__(self, other: str) -> bool:  # type: ignore[override]
-        return str.__gt__(self, other)
-
-    def __gt__(self, other: str) -> bool:  # type: ignore[override]
-        return str.__lt__(self, other)
+def descending(host: str) -> str:
+    """A string that sorts host names in reverse (``descending(a) < descending(b)`` when
+    ``a > b``), so the min-heap breaks ties by the larger name (the order a plain ``max()`` over
+    the hosts gives) with the heap's comparisons done by ``str`` itself, not by a Python method
+    at every step. The terminator puts a name after the longer names it begins."""
+    return "".join(chr(_MIRROR - ord(c)) for c in host) + _END
 
 
 class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
@@ -106,6 +105,8 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         #: host -> the key of its live ready-heap entry
         self._work: dict[str, float] = {}
         self._count = 0
+        #: host -> its tie-break key (:meth:`_tie`)
+        self._ties: dict[str, int | str] = {}
         #: operation counts (for the cost tests): heap pushes and pops, hosts examined
         self.ops = {"heap": 0, "examined": 0, "reads": 0, "keys_read": 0, "pops": 0}
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
@@ -118,12 +119,15 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
     # -- the index -----------------------------------------------------------------------
 
     def _tie(self, host: str) -> int | str:
-        return zlib.crc32(self._salt + host.encode()) if self._salt else host
+        """The host's place among equally loaded hosts, smallest first (kept while it has requests
+        queued: a pop asks it of several hosts)."""
+        tie = self._ties.get(host)
+        if tie is None:
+            tie = self._ties[host] = -zlib.crc32(self._salt + host.encode()) if self._salt else descending(host)
+        return tie
 
     def _key(self, host: str) -> tuple[float, Any, str]:
-        tie = self._tie(host)
-        tie = -tie if isinstance(tie, int) else _Desc(tie)
-        return (-len(self.pqueues[host]) * self.politeness.interval(host), tie, host)
+        return (-len(self.pqueues[host]) * self.politeness.interval(host), self._tie(host), host)
 
     def _file(self, host: str, now: float | None = None) -> None:
         """Put ``host`` in the calendar or, when ready now, in the ready heap."""
@@ -279,6 +283,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
             del self.pqueues[host]
             self._work.pop(host, None)
             self._due.pop(host, None)
+            self._ties.pop(host, None)
             queue.close()
             if self.key:  # reclaim the JOBDIR sub-directory, as Scrapy's queue does
                 with suppress(OSError):
@@ -294,6 +299,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         self._ready.clear()
         self._due.clear()
         self._work.clear()
+        self._ties.clear()
         self._count = 0
         return super().close()
 
