@@ -372,7 +372,12 @@ def canonical_json(record: Any) -> bytes:
     in [1e-4, 1e16) (Python and ECMAScript write those the same shortest way); integral floats
     are written as integers, as JCS does. Signer and verifier both use this function.
     """
-    return json.dumps(_jcs_numbers(record), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL.encode(_jcs_numbers(record)).encode("utf-8")
+
+
+#: ``json.dumps`` builds an encoder per call for any but its default arguments: one, kept (the
+#: request journal writes two lines per request)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 #: Values JCS writes as ``json`` does: returned as they are, without the checks below (a journal

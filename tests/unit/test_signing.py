@@ -287,3 +287,15 @@ def test_canonical_json_reaches_every_number_inside_a_journal_entry():
     )
     with pytest.raises(webbotauth.SigningError):
         webbotauth.canonical_json({"robots": {"source": [float("inf")]}})
+
+
+def test_canonical_json_builds_no_encoder_per_record(monkeypatch):
+    """The journal writes two lines per request: the encoder is built once, not per line."""
+    import json
+
+    built = []
+    real = json.JSONEncoder.__init__
+    monkeypatch.setattr(json.JSONEncoder, "__init__", lambda self, **k: built.append(k) or real(self, **k))
+    for n in range(10):
+        assert webbotauth.canonical_json({"seq": n, "b": [1.0], "a": "é"}) == f'{{"a":"é","b":[1],"seq":{n}}}'.encode()
+    assert built == []
