@@ -70,16 +70,18 @@ def host_directory(host: str) -> str:
     return f"{safe}-{hashlib.md5(host.encode('utf8')).hexdigest()}"  # noqa: S324 - a name, not security
 
 
-#: Every character of a name mirrored below this, and a terminator above them all
-_MIRROR, _END = 0x10FFFE, chr(0x10FFFF)
+#: Each byte of a name's UTF-8 mirrored (``b`` -> ``254 - b``); 0xFF, which UTF-8 never holds,
+#: ends the key, above every mirrored byte
+_MIRROR = bytes(254 - b if b < 255 else 0 for b in range(256))
 
 
-def descending(host: str) -> str:
-    """A string that sorts host names in reverse (``descending(a) < descending(b)`` when
-    ``a > b``), so the min-heap breaks ties by the larger name (the order a plain ``max()`` over
-    the hosts gives) with the heap's comparisons done by ``str`` itself, not by a Python method
-    at every step. The terminator puts a name after the longer names it begins."""
-    return "".join(chr(_MIRROR - ord(c)) for c in host) + _END
+def descending(host: str) -> bytes:
+    """A key that sorts host names in reverse (``descending(a) < descending(b)`` when ``a > b``;
+    UTF-8 bytes sort as the code points do), so the min-heap breaks ties by the larger name (the
+    order a plain ``max()`` over the hosts gives) with the heap's comparisons done by ``bytes``
+    itself, not by a Python method at every step. The end byte puts a name after the longer names
+    it begins."""
+    return host.encode("utf-8", "surrogatepass").translate(_MIRROR) + b"\xff"
 
 
 class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
@@ -105,8 +107,6 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         #: host -> the key of its live ready-heap entry
         self._work: dict[str, float] = {}
         self._count = 0
-        #: host -> its tie-break key (:meth:`_tie`)
-        self._ties: dict[str, int | str] = {}
         #: operation counts (for the cost tests): heap pushes and pops, hosts examined
         self.ops = {"heap": 0, "examined": 0, "reads": 0, "keys_read": 0, "pops": 0}
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
@@ -118,13 +118,9 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
 
     # -- the index -----------------------------------------------------------------------
 
-    def _tie(self, host: str) -> int | str:
-        """The host's place among equally loaded hosts, smallest first (kept while it has requests
-        queued: a pop asks it of several hosts)."""
-        tie = self._ties.get(host)
-        if tie is None:
-            tie = self._ties[host] = -zlib.crc32(self._salt + host.encode()) if self._salt else descending(host)
-        return tie
+    def _tie(self, host: str) -> int | bytes:
+        """The host's place among equally loaded hosts, smallest first."""
+        return -zlib.crc32(self._salt + host.encode()) if self._salt else descending(host)
 
     def _key(self, host: str) -> tuple[float, Any, str]:
         return (-len(self.pqueues[host]) * self.politeness.interval(host), self._tie(host), host)
@@ -283,7 +279,6 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
             del self.pqueues[host]
             self._work.pop(host, None)
             self._due.pop(host, None)
-            self._ties.pop(host, None)
             queue.close()
             if self.key:  # reclaim the JOBDIR sub-directory, as Scrapy's queue does
                 with suppress(OSError):
@@ -299,7 +294,6 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         self._ready.clear()
         self._due.clear()
         self._work.clear()
-        self._ties.clear()
         self._count = 0
         return super().close()
 

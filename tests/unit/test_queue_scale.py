@@ -92,11 +92,11 @@ def test_the_tie_break_key_sorts_names_in_reverse(names):
 
 def test_heap_steps_compare_builtin_values_only(tmp_path):
     """Equally loaded hosts are the usual case (every host 1 or 2 pages at the floor), so the heap
-    compares their tie-break keys at each step: those are plain strings, compared by ``str``,
+    compares their tie-break keys at each step: those are plain bytes, compared by ``bytes``,
     never a Python ``__lt__`` call per comparison. Counted by what the heap holds."""
     queue, politeness = _queue(tmp_path, 50)
     assert len(queue._ready) >= 50
-    assert {type(entry[1]) for entry in queue._ready} == {str}
+    assert {type(entry[1]) for entry in queue._ready} == {bytes}
     first = queue.pop()
     assert first.url.startswith("http://h00049.example/"), "equal work: the larger name first"
     politeness.reserve("h00049.example")
