@@ -84,6 +84,83 @@ SPIDER_MODULES = ["benchproj.spiders"]
 LOG_LEVEL = "INFO"
 TELNETCONSOLE_ENABLED = False
 """
+#: --steady: cProfile of CPU time from the first answer to the spider's close, so start-up (settings, audit,
+#: config, imports) does not drown the per-request cost of a short crawl
+PROFILER = """
+import cProfile
+import time
+
+from scrapy import signals
+
+
+class SteadyProfile:
+    def __init__(self, path):
+        self.path, self.profile = path, None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        ext = cls(crawler.settings["BENCH_PROFILE"])
+        crawler.signals.connect(ext.start, signals.response_received)
+        crawler.signals.connect(ext.stop, signals.spider_closed)
+        return ext
+
+    def start(self, **kwargs):
+        if self.profile is None:
+            self.profile = cProfile.Profile(time.process_time)  # CPU, not the wait on the network
+            self.profile.enable()
+
+    def stop(self, **kwargs):
+        if self.profile is not None:
+            self.profile.disable()
+            self.profile.dump_stats(self.path)
+
+
+class SteadySample(SteadyProfile):
+    # a sampling profile instead (one stack per millisecond of the process's CPU): a tracing
+    # profiler inflates Python calls over C work, so it misranks a cost spread over small calls
+
+    def start(self, **kwargs):
+        if self.profile is None:
+            import collections
+            import signal
+
+            self.profile = {
+                "self": collections.Counter(),
+                "inclusive": collections.Counter(),
+                "stacks": collections.Counter(),
+                "samples": 0,
+            }
+            signal.signal(signal.SIGPROF, self._sample)
+            signal.setitimer(signal.ITIMER_PROF, 0.001, 0.001)
+
+    def _sample(self, signum, frame):
+        self.profile["samples"] += 1
+        seen = set()
+        top = True
+        stack = []
+        while frame is not None:
+            code = frame.f_code
+            name = f"{code.co_filename.split('site-packages/')[-1]}:{code.co_firstlineno}({code.co_name})"
+            if top:
+                self.profile["self"][name] += 1
+                top = False
+            if name not in seen:
+                seen.add(name)
+                self.profile["inclusive"][name] += 1
+            stack.append(name)
+            frame = frame.f_back
+        self.profile["stacks"][" <- ".join(stack[:16])] += 1
+
+    def stop(self, **kwargs):
+        if self.profile is not None:
+            import json
+            import signal
+
+            signal.setitimer(signal.ITIMER_PROF, 0, 0)
+            with open(self.path, "w") as out:
+                json.dump(self.profile, out)
+            self.profile = None
+"""
 RESOLVE = 'TWISTED_DNS_RESOLVER = DNS_RESOLVER = "benchproj.resolver.BenchResolver"\n'
 VARIANTS = {
     "a": "the add-on",
@@ -112,6 +189,7 @@ def make_project(root: Path, settings: str) -> Path:
     (root / "scrapy.cfg").write_text("[settings]\ndefault = benchproj.settings\n")
     (package / "__init__.py").write_text("")
     (package / "resolver.py").write_text(resolver_source(DOMAIN, BENCH_IP))
+    (package / "profiler.py").write_text(PROFILER)
     (package / "spiders" / "__init__.py").write_text("")
     (package / "spiders" / "scale.py").write_text(SPIDER)
     (package / "settings.py").write_text(settings)
@@ -256,16 +334,61 @@ def run_fleet(hosts: int, processes: int, seconds: float, root: Path) -> dict:
     }
 
 
-def profile(hosts: int, seconds: float, root: Path) -> None:
-    """(a) at ``hosts`` under cProfile: where the add-on's time per request goes."""
+def profile(hosts: int, seconds: float, root: Path, steady: bool = False) -> None:
+    """(a) at ``hosts`` under cProfile: where the add-on's time per request goes (``steady``: from
+    the first answer to the spider's close, start-up left out)."""
     import pstats
 
     out = str(root / f"a_{hosts}.prof")
-    run = run_one("a", hosts, seconds, root, profile=out)
+    if steady:
+        extra = f'EXTENSIONS = {{"benchproj.profiler.SteadyProfile": 0}}\nBENCH_PROFILE = {out!r}\n'
+        run = run_one("a", hosts, seconds, root, extra=extra)
+    else:
+        run = run_one("a", hosts, seconds, root, profile=out)
     print(f"(a) at {hosts} hosts: {run['rate']:.1f} req/s, {run['requests']} requests; profile {out}")
     stats = pstats.Stats(out)
     stats.sort_stats("tottime").print_stats(25)
     stats.sort_stats("cumulative").print_stats("scrapy_walsh", 30)
+
+
+def sample(hosts: int, seconds: float, root: Path) -> None:
+    """(a) and (b) at ``hosts`` under a sampling profile, from the first answer to the close: each
+    one's CPU ms per request by package, then the add-on's top functions, self and inclusive. The
+    kernel's profiling timer ticks coarser than asked (about 4 ms), so the samples give shares,
+    scaled here to the process's CPU per request read from /proc."""
+    import json
+
+    shares = {}
+    for variant in ("a", "b"):
+        out = root / f"{variant}_{hosts}.samples.json"
+        extra = f'EXTENSIONS = {{"benchproj.profiler.SteadySample": 0}}\nBENCH_PROFILE = {str(out)!r}\n'
+        run = run_one(variant, hosts, seconds, root, extra=extra, label="_sampled")
+        found = json.loads(out.read_text())
+        per = run["cpu_ms"] / max(1, found["samples"])  # CPU ms per request that one sample stands for
+        packages: dict[str, float] = {}
+        for name, count in found["self"].items():
+            where = name.split(":")[0]
+            if "scrapy_walsh/" in where:
+                package = "scrapy_walsh"
+            elif where.startswith("/"):
+                package = "python (stdlib)"
+            else:
+                package = where.split("/")[0]
+            packages[package] = packages.get(package, 0.0) + count * per
+        shares[variant] = packages
+        print(
+            f"({variant}) {VARIANTS[variant]}: {run['requests']} requests, {found['samples']} samples, "
+            f"{run['cpu_ms']:.2f} CPU ms per request (/proc)"
+        )
+        if variant == "a":
+            for kind in ("self", "inclusive"):
+                print(f"  top {kind}, CPU ms per request:")
+                ours = sorted(found[kind].items(), key=lambda kv: -kv[1])
+                for name, count in [kv for kv in ours if kind == "self" or "scrapy_walsh" in kv[0]][:30]:
+                    print(f"    {count * per:6.3f}  {name.split('/work/')[-1]}")
+    print("CPU ms per request by package (self time): (a) / (b)")
+    for package in sorted(set(shares["a"]) | set(shares["b"]), key=lambda k: -shares["a"].get(k, 0.0))[:12]:
+        print(f"  {shares['a'].get(package, 0.0):6.3f} / {shares['b'].get(package, 0.0):6.3f}  {package}")
 
 
 def main() -> None:
@@ -276,6 +399,8 @@ def main() -> None:
     parser.add_argument("--no-fleet", action="store_true")
     parser.add_argument("--workdir", help="keep projects and crawl logs here (default: a temp dir)")
     parser.add_argument("--profile", metavar="N", type=int, help="only (a) at N hosts under cProfile: top functions")
+    parser.add_argument("--steady", action="store_true", help="with --profile: from the first answer to the close")
+    parser.add_argument("--sample", metavar="N", type=int, help="(a) and (b) at N hosts, sampled: CPU by package")
     parser.add_argument("--fsyncs", metavar="N", type=int, help="only (a) at N hosts under strace: fsyncs per request")
     parser.add_argument(
         "--journal-cost", action="store_true", help="only (a): journal off, on and signed, interleaved: its CPU"
@@ -288,8 +413,12 @@ def main() -> None:
     if args.fsyncs:
         fsyncs(args.fsyncs, args.seconds, Path(args.workdir or tempfile.mkdtemp(prefix="scale_fsyncs_")))
         return
+    if args.sample:
+        sample(args.sample, args.seconds, Path(args.workdir or tempfile.mkdtemp(prefix="scale_sample_")))
+        return
     if args.profile:
-        profile(args.profile, args.seconds, Path(args.workdir or tempfile.mkdtemp(prefix="scale_profile_")))
+        root = Path(args.workdir or tempfile.mkdtemp(prefix="scale_profile_"))
+        profile(args.profile, args.seconds, root, args.steady)
         return
     sizes = [int(n) for n in args.hosts.split(",")]
     print(

@@ -70,17 +70,18 @@ def host_directory(host: str) -> str:
     return f"{safe}-{hashlib.md5(host.encode('utf8')).hexdigest()}"  # noqa: S324 - a name, not security
 
 
-class _Desc(str):
-    """A host name that sorts in reverse, so the min-heap breaks ties by the larger name
-    (the order a plain ``max()`` over the hosts gives)."""
+#: Each byte of a name's UTF-8 mirrored (``b`` -> ``254 - b``); 0xFF, which UTF-8 never holds,
+#: ends the key, above every mirrored byte
+_MIRROR = bytes(254 - b if b < 255 else 0 for b in range(256))
 
-    __slots__ = ()
 
-    def __lt__(self, other: str) -> bool:  # type: ignore[override]
-        return str.__gt__(self, other)
-
-    def __gt__(self, other: str) -> bool:  # type: ignore[override]
-        return str.__lt__(self, other)
+def descending(host: str) -> bytes:
+    """A key that sorts host names in reverse (``descending(a) < descending(b)`` when ``a > b``;
+    UTF-8 bytes sort as the code points do), so the min-heap breaks ties by the larger name (the
+    order a plain ``max()`` over the hosts gives) with the heap's comparisons done by ``bytes``
+    itself, not by a Python method at every step. The end byte puts a name after the longer names
+    it begins."""
+    return host.encode("utf-8", "surrogatepass").translate(_MIRROR) + b"\xff"
 
 
 class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
@@ -117,13 +118,12 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
 
     # -- the index -----------------------------------------------------------------------
 
-    def _tie(self, host: str) -> int | str:
-        return zlib.crc32(self._salt + host.encode()) if self._salt else host
+    def _tie(self, host: str) -> int | bytes:
+        """The host's place among equally loaded hosts, smallest first."""
+        return -zlib.crc32(self._salt + host.encode()) if self._salt else descending(host)
 
     def _key(self, host: str) -> tuple[float, Any, str]:
-        tie = self._tie(host)
-        tie = -tie if isinstance(tie, int) else _Desc(tie)
-        return (-len(self.pqueues[host]) * self.politeness.interval(host), tie, host)
+        return (-len(self.pqueues[host]) * self.politeness.interval(host), self._tie(host), host)
 
     def _file(self, host: str, now: float | None = None) -> None:
         """Put ``host`` in the calendar or, when ready now, in the ready heap."""

@@ -372,18 +372,30 @@ def canonical_json(record: Any) -> bytes:
     in [1e-4, 1e16) (Python and ECMAScript write those the same shortest way); integral floats
     are written as integers, as JCS does. Signer and verifier both use this function.
     """
-    return json.dumps(_jcs_numbers(record), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL.encode(_jcs_numbers(record)).encode("utf-8")
+
+
+#: ``json.dumps`` builds an encoder per call for any but its default arguments: one, kept (the
+#: request journal writes two lines per request)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+#: Values JCS writes as ``json`` does: returned as they are, without the checks below (a journal
+#: line is mostly these, and every request writes two)
+_AS_IS = frozenset((str, int, bool, type(None)))
 
 
 def _jcs_numbers(value: Any) -> Any:
+    if type(value) in _AS_IS:
+        return value
     if isinstance(value, float):
         if not math.isfinite(value):
             raise SigningError(f"a signed record can't hold {value!r}")
         return int(value) if value.is_integer() and abs(value) < 2**53 else value
     if isinstance(value, dict):
-        return {str(k): _jcs_numbers(v) for k, v in value.items()}
+        return {str(k): v if type(v) in _AS_IS else _jcs_numbers(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jcs_numbers(v) for v in value]
+        return [v if type(v) in _AS_IS else _jcs_numbers(v) for v in value]
     return value
 
 

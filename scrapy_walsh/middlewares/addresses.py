@@ -202,6 +202,7 @@ class AddressGuardMiddleware:
         self.allowance = CrawlContext.of(crawler).config.allow_private_addresses
         self._injected = guard  # tests pass a guard over a stub resolver
         self._guard: GuardedNameResolver | None = None
+        self._reactor: Any = None
         #: Scrapy >= 2.19 can run without a Twisted reactor (aiohttp/httpx handlers): no
         #: resolver to wrap then, and names are looked up through asyncio for the check.
         self.reactorless = not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True)
@@ -216,10 +217,12 @@ class AddressGuardMiddleware:
         ``DNS_RESOLVER`` on the reactor; a resolver installed over it later is wrapped again."""
         if self._injected is not None:
             return self._injected
-        from twisted.internet import reactor  # the installed one
+        if self._reactor is None:  # asked of every request: the import statement once
+            from twisted.internet import reactor  # the installed one
 
-        if self._guard is None or reactor.nameResolver is not self._guard:
-            self._guard = install_guard(reactor, self.allowance)
+            self._reactor = reactor
+        if self._guard is None or self._reactor.nameResolver is not self._guard:
+            self._guard = install_guard(self._reactor, self.allowance)
         return self._guard
 
     def _active_guard(self) -> GuardedNameResolver | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scrapy import Request
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.utils.httpobj import urlparse_cached
@@ -21,7 +22,7 @@ from ..policy.vocabulary import NOT_DECLARED, SCHEME_NOT_ALLOWED
 from ..settings import CHECKPOINT_SCHEMES
 
 if TYPE_CHECKING:
-    from scrapy import Request, Spider
+    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -76,8 +77,6 @@ class _Carry:
     crawler: Crawler
 
     def _carried(self, old: Request, result: Any) -> Any:
-        from scrapy import Request
-
         if isinstance(result, Request) and result is not old:
             admission.carry(old, result)
             if admission.own_fetch_kind(old) is None and admission.declared(self.crawler, old):

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+#: Addresses whose :func:`refusal` an allowance keeps (the cache starts again when full).
+REFUSALS_KEPT = 4096
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off", "none", ""}
@@ -25,6 +28,8 @@ class PrivateAddressAllowance:
 
     allow_all: bool = False
     networks: tuple[IPNetwork, ...] = ()
+    #: address -> :func:`refusal` under this allowance (not part of its value)
+    _refusals: dict[str | IPAddress, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def parse(cls, value: object) -> PrivateAddressAllowance:
@@ -237,11 +242,19 @@ def classify(address: str | IPAddress) -> str | None:
 def refusal(address: str | IPAddress, allowance: PrivateAddressAllowance) -> str | None:
     """The class that makes ``address`` refused under ``allowance``, or None when it may be
     reached (a public address, or one the allowance covers exactly as written: an IPv4
-    network does not cover ``::ffff:`` forms of its addresses)."""
+    network does not cover ``::ffff:`` forms of its addresses). Raises ``ValueError`` for
+    something that is not an address.
+
+    Kept with the allowance (a pure answer): every request asks it of its host's addresses."""
+    known = allowance._refusals
+    if address in known:
+        return known[address]
     reason = classify(address)
-    if reason is None:
-        return None
-    ip = parse_ip(address) if isinstance(address, str) else address
-    if allowance.permits(str(ip)):
-        return None
+    if reason is not None:
+        ip = parse_ip(address) if isinstance(address, str) else address
+        if allowance.permits(str(ip)):
+            reason = None
+    if len(known) >= REFUSALS_KEPT:
+        known.clear()
+    known[address] = reason
     return reason

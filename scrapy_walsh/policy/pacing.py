@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scrapy_walsh.policy.vocabulary import IntervalWhy
@@ -69,7 +69,9 @@ class HostPace:
         return ready_time(self.last_start, self.not_before, self.interval(floor), margin)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # every field is a number or None: no deep copy (``dataclasses.asdict``) needed, and the
+        # ledger writes one per reservation
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> HostPace:
@@ -161,6 +163,8 @@ class Pacer:
 
     def floor_for(self, host: str) -> float:
         """The least interval of ``host``: the R4 floor, or the project's slower one for it."""
+        if not self.host_floors:  # the usual case, asked several times per request
+            return self.floor
         return max(self.floor, self.host_floors.get(host, 0.0))
 
     def interval(self, host: str) -> float:

@@ -140,6 +140,26 @@ def test_the_allowance_opens_exactly_its_networks(address, refused):
     assert refusal(address, PrivateAddressAllowance(allow_all=True)) is None
 
 
+def test_an_address_is_classified_once_per_allowance(monkeypatch):
+    """Every request asks the guard about its host's addresses: the answer is worked out once
+    per address and allowance, not once per request (a cost counted, not timed)."""
+    from scrapy_walsh.policy import addresses
+
+    calls = []
+    real = addresses.classify
+    monkeypatch.setattr(addresses, "classify", lambda address: calls.append(address) or real(address))
+    allowance = PrivateAddressAllowance.parse(["127.0.0.0/24"])
+    for _ in range(100):
+        assert refusal("127.0.0.2", allowance) is None
+        assert refusal("10.0.0.1", allowance) == "private"
+    assert sorted(calls) == ["10.0.0.1", "127.0.0.2"]
+    # the kept answers are not part of the allowance's value
+    assert allowance == PrivateAddressAllowance.parse(["127.0.0.0/24"])
+    assert hash(allowance) == hash(PrivateAddressAllowance.parse(["127.0.0.0/24"]))
+    with pytest.raises(ValueError):
+        refusal("not an address", allowance)
+
+
 # --- the resolver wrapper, over stub resolvers (no socket) ---------------------------
 
 

@@ -157,6 +157,26 @@ def test_host_pace_json_round_trip_ignores_unknown_keys():
     assert HostPace.from_json({"crawl_delay": 3.0}) == HostPace(crawl_delay=3.0)
 
 
+def test_host_pace_to_json_copies_nothing_deep(monkeypatch):
+    """The ledger writes one per reservation: every field as it is, no ``copy.deepcopy`` call."""
+    import copy
+
+    calls = []
+    real = copy.deepcopy
+    monkeypatch.setattr(copy, "deepcopy", lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs))
+    pace = HostPace(last_start=12.5, crawl_delay=3.0, adaptive=0.25, not_before=20.0, timeouts=2)
+    assert pace.to_json() == {
+        "last_start": 12.5,
+        "crawl_delay": 3.0,
+        "request_rate": None,
+        "adaptive": 0.25,
+        "not_before": 20.0,
+        "ratelimit": None,
+        "timeouts": 2,
+    }
+    assert calls == []
+
+
 def test_the_ledger_never_forgets_a_host_idle_past_scrapys_60_s(clock):
     """Scrapy drops idle download slots after 60 s; a Crawl-delay: 120 host must still wait."""
     p = pacer(clock, floor=1.0)

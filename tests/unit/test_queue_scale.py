@@ -6,12 +6,14 @@ ledger; each pop is followed by the reservation the pacing middleware would make
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.queue import PolitenessAwarePriorityQueue
+from scrapy_walsh.queue import PolitenessAwarePriorityQueue, descending
 from scrapy_walsh.shared_pacer import SharedPacer
 
 POPS = 300
@@ -81,3 +83,21 @@ def test_most_waiting_work_first_then_soonest(tmp_path):
     nxt = queue.pop()
     assert nxt.url.split("/")[2] == "h00001.example"
     assert politeness.sooner_elsewhere("h00001.example") == pytest.approx(politeness.ready_at("h00002.example"))
+
+
+@given(st.lists(st.text(min_size=0, max_size=12), min_size=2, max_size=30))
+def test_the_tie_break_key_sorts_names_in_reverse(names):
+    assert sorted(names, key=descending) == sorted(names, reverse=True)
+
+
+def test_heap_steps_compare_builtin_values_only(tmp_path):
+    """Equally loaded hosts are the usual case (every host 1 or 2 pages at the floor), so the heap
+    compares their tie-break keys at each step: those are plain bytes, compared by ``bytes``,
+    never a Python ``__lt__`` call per comparison. Counted by what the heap holds."""
+    queue, politeness = _queue(tmp_path, 50)
+    assert len(queue._ready) >= 50
+    assert {type(entry[1]) for entry in queue._ready} == {bytes}
+    first = queue.pop()
+    assert first.url.startswith("http://h00049.example/"), "equal work: the larger name first"
+    politeness.reserve("h00049.example")
+    assert queue.pop().url.startswith("http://h00048.example/")

@@ -262,3 +262,40 @@ def test_record_signature_canonical_json_and_tampering(rfc_key):
         webbotauth.verify_record(record, webbotauth.sign_record(webbotauth.generate_key(), record), keys)
     with pytest.raises(webbotauth.SigningError):
         webbotauth.canonical_json({"x": float("nan")})
+
+
+def test_canonical_json_reaches_every_number_inside_a_journal_entry():
+    """The values written as they are (strings, integers, booleans, null) and the floats,
+    at every depth, in the shapes a journal entry holds."""
+    from scrapy_walsh.policy.vocabulary import IntervalWhy
+
+    entry = {
+        "t": 1764230000.0,
+        "interval": 1.5,
+        "why": IntervalWhy.FLOOR,
+        "robots": {"verdict": "allowed", "origin": None, "source": ["fetched", 2.0, (3.0, True)]},
+        "status": 200,
+        "sent": False,
+        7: "a key that is not a string",
+    }
+    assert (
+        webbotauth.canonical_json(entry)
+        == (
+            '{"7":"a key that is not a string","interval":1.5,"robots":{"origin":null,"source":["fetched",2,[3,true]],'
+            f'"verdict":"allowed"}},"sent":false,"status":200,"t":1764230000,"why":"{IntervalWhy.FLOOR}"}}'
+        ).encode()
+    )
+    with pytest.raises(webbotauth.SigningError):
+        webbotauth.canonical_json({"robots": {"source": [float("inf")]}})
+
+
+def test_canonical_json_builds_no_encoder_per_record(monkeypatch):
+    """The journal writes two lines per request: the encoder is built once, not per line."""
+    import json
+
+    built = []
+    real = json.JSONEncoder.__init__
+    monkeypatch.setattr(json.JSONEncoder, "__init__", lambda self, **k: built.append(k) or real(self, **k))
+    for n in range(10):
+        assert webbotauth.canonical_json({"seq": n, "b": [1.0], "a": "é"}) == f'{{"a":"é","b":[1],"seq":{n}}}'.encode()
+    assert built == []
