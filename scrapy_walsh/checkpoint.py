@@ -66,7 +66,7 @@ from .exceptions import (
     RecentlyFetched,
     refuse,
 )
-from .generations import PACE, Generations
+from .generations import Generations
 from .header_bound import bound_headers, over_bound
 from .journal.adapter import CrawlJournal
 from .middlewares.bounds import headers_refused
@@ -199,10 +199,6 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             finally:
                 send.stop()
                 send_gate.CURRENT.remove(send)
-                # the answer (a 429 or 503, a RateLimit, a timeout) may pause the host, but its
-                # middlewares read it only after the lock has passed to the next request: a
-                # request prepared for the same pacing key decides again
-                self.generations.bump(PACE, self.politeness.key(host))
                 if send.refusal is None:
                     # answer, timeout or reset: the interval counts from now (the reservation
                     # already stamped the start, so a store that fails here loses no answer); an

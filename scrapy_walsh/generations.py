@@ -8,8 +8,10 @@ on, so waiting for the new value would be too late):
 
 * ``robots``, per origin: a robots.txt fetch starts, or its outcome is adopted;
 * ``blocklist``: a refresh of the operator's list starts or ends, or a list is adopted;
-* ``pace``, per pacing key: a pause (a 429 or 503, Retry-After, RateLimit, a run of timeouts) or
-  an answer of that key's host, whose pause its middlewares have not read yet.
+* ``pace``, per pacing key: a pause (a 429 or 503, Retry-After, RateLimit, a run of timeouts).
+  An answer whose pause its middlewares have not read yet needs no counter: the checkpoint
+  settles the host under the lock before passing it on, so a request for the same key finds its
+  slot taken at the reservation.
 
 A gate notes the counters it read on the request it lets through (this object, as
 :mod:`scrapy_walsh.admission` stamps it: nothing a spider sets in ``meta`` counts). Under its lock,

@@ -357,7 +357,7 @@ STATS: tuple[Stat, ...] = (
         "walsh/checkpoint/redone/<kind>",
         "Requests prepared while another was on the network whose gates decided again at the checkpoint: "
         "`robots` (their origin's robots.txt was fetched), `blocklist` (the operator's list was refreshed) "
-        "or `pace` (their host was paused, or answered); nothing was sent on the old verdict.",
+        "or `pace` (their host was paused); nothing was sent on the old verdict.",
     ),
     Stat(
         "walsh/checkpoint/timeout_raised",
