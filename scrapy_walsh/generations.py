@@ -7,7 +7,7 @@ changes *or starts to* (a fetch whose answer is in hand is read only after the l
 on, so waiting for the new value would be too late):
 
 * ``robots``, per origin: a robots.txt fetch starts, or its outcome is adopted;
-* ``blocklist``: a refresh of the operator's list starts or ends, or a list is adopted;
+* ``blocklist``: a refresh of the operator's list starts, or a list is adopted or refused (R3 fails closed);
 * ``pace``, per pacing key: a pause (a 429 or 503, Retry-After, RateLimit, a run of timeouts).
   An answer whose pause its middlewares have not read yet needs no counter: the checkpoint
   settles the host under the lock before passing it on, so a request for the same key finds its

@@ -33,15 +33,16 @@ class TimedSpider(scrapy.Spider):
     name = "timed"
 
     async def start(self):
-        self.answered = {{}}
+        self.answers, self.answered = 0, {{}}
         for after, seconds, url in self.plan:
-            if after:  # that target's answer first: the timeline starts from the server's pace
+            if after > self.answers:  # that many answers first: the timeline follows the server's pace
                 await self.answered.setdefault(after, asyncio.Event()).wait()
             await asyncio.sleep(seconds)
             yield scrapy.Request(url, dont_filter=True)
 
     def parse(self, response):
-        self.answered.setdefault(response.url, asyncio.Event()).set()
+        self.answers += 1
+        self.answered.setdefault(self.answers, asyncio.Event()).set()
         yield {{"url": response.url, "status": response.status}}
 
 
@@ -50,8 +51,8 @@ TimedSpider.plan = {plan!r}
 
 
 def _crawl(project, plan):
-    """Start the timed spider on ``plan``: (after the answer to this URL or None, then seconds after
-    the previous yield, URL), ..."""
+    """Start the timed spider on ``plan``: (after this many answers, then seconds after the
+    previous yield, URL), ..."""
     write_spider(project, "timed", SPIDER.format(plan=plan))
     return subprocess.Popen(
         [sys.executable, "-m", "scrapy", "crawl", "timed"],
@@ -71,11 +72,10 @@ def test_a_page_allowed_by_the_robots_txt_a_refetch_replaces_is_never_sent(proje
     site = demo_site
     _setting(project, "\nWALSH_ROBOTS_CACHE_SECONDS = 8\n")
     site.override("open", "/robots.txt", 200, "User-agent: *\nCrawl-delay: 6\nAllow: /\n")
-    first = site.url("open", "/page/1")
     plan = [
-        (None, 0.0, first),  # fetches robots.txt at t0; sent at t0 + 6
-        (first, 0.5, site.url("open", "/page/2")),  # allowed by the first robots.txt; waits for t0 + 12
-        (None, 2.5, site.url("open", "/page/3")),  # the first robots.txt expired at t0 + 8: fetched again
+        (0, 0.0, site.url("open", "/page/1")),  # fetches robots.txt at t0; sent at t0 + 6
+        (1, 0.5, site.url("open", "/page/2")),  # allowed by the first robots.txt; waits for t0 + 12
+        (0, 2.5, site.url("open", "/page/3")),  # the first robots.txt expired at t0 + 8: fetched again
     ]
     crawl = _crawl(project, plan)
     try:
@@ -100,8 +100,8 @@ def test_a_page_queued_behind_a_429_is_never_sent_before_the_pause_is_read(proje
     site = demo_site
     busy = "/status/429?times=1&retry-after=7200&latency=4"
     plan = [
-        (None, 0.0, site.url("busy", busy)),  # robots.txt at t0; sent at t0 + 1, answered at t0 + 5
-        (None, 3.0, site.url("busy", "/page/2")),  # its slot is free from t0 + 2: it waits behind the 429
+        (0, 0.0, site.url("busy", busy)),  # robots.txt at t0; sent at t0 + 1, answered at t0 + 5
+        (0, 3.0, site.url("busy", "/page/2")),  # its slot is free from t0 + 2: it waits behind the 429
     ]
     crawl = _crawl(project, plan)
     try:
