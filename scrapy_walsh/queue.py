@@ -111,7 +111,8 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         self._count = 0
         #: host -> the request last handed out for it, while the host has more queued (``_taken``)
         self._out: dict[str, Request] = {}
-        self._downloader: Any = None
+        #: the downloader's requests (``Downloader.active``: from its middlewares to their answer's)
+        self._active: set[Request] | None = None
         self._crawler = crawler
         #: operation counts (for the cost tests): heap pushes and pops, hosts examined
         self.ops = {"heap": 0, "examined": 0, "reads": 0, "keys_read": 0, "pops": 0}
@@ -241,11 +242,13 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         request = self._out.get(host)
         if request is None:
             return False
-        if self._downloader is None:
-            if self._crawler.engine is None:
-                return False  # no engine, no downloader (the queue used on its own)
-            self._downloader = self._crawler.engine.downloader  # made after the scheduler
-        if request in self._downloader.active:
+        if self._active is None:
+            # the engine's downloader is made after the scheduler; without one (the queue used on
+            # its own) nothing is in it
+            self._active = getattr(getattr(self._crawler.engine, "downloader", None), "active", None)
+            if self._active is None:
+                return False
+        if request in self._active:
             return True
         del self._out[host]
         return False
