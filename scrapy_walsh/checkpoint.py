@@ -19,6 +19,11 @@ scheme to ``None``. For each request the checkpoint
   lets a compression bomb take the memory; the header block is bounded while it arrives
   (:mod:`scrapy_walsh.header_bound`);
 * signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
+* the downloader holds the next request while one is on the network (``CONCURRENT_REQUESTS = 2``):
+  its gates decided ahead, it waits for the lock here. Under the lock it is sent only if nothing
+  those decisions read changed meanwhile (:mod:`scrapy_walsh.generations`: its origin's
+  robots.txt, the operator's list, its host's pause); else it walks the gates again
+  (:class:`~scrapy_walsh.exceptions.DecisionStale`);
 * takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
   shared by every crawler of a ``CrawlerProcess``, ``CrawlerRunner`` or ``AsyncCrawlerRunner``)
   held for the reservation and the download only (never while waiting), so at most one request
@@ -52,7 +57,16 @@ from twisted.internet.defer import DeferredLock
 
 from . import admission, handler_resend, send_gate
 from .context import CrawlContext
-from .exceptions import CheckpointRefused, NotSent, NotYourTurn, OfflineNotSent, RecentlyFetched, refuse
+from .exceptions import (
+    CheckpointRefused,
+    DecisionStale,
+    NotSent,
+    NotYourTurn,
+    OfflineNotSent,
+    RecentlyFetched,
+    refuse,
+)
+from .generations import Generations
 from .header_bound import bound_headers, over_bound
 from .journal.adapter import CrawlJournal
 from .middlewares.bounds import headers_refused
@@ -85,6 +99,9 @@ SLOT_TAKEN = "walsh/checkpoint/slot_taken"
 #: Requests not written after all: the host lease lapsed and another process took the host, or the
 #: store could not confirm the slot (``scrapy_walsh.send_gate``); each waits and goes again.
 NOT_WRITTEN = "walsh/checkpoint/not_written"
+#: Requests whose gates decided again: an input of their decisions (robots.txt, the list, a pause)
+#: changed while they waited for the in-flight lock (``scrapy_walsh.generations``); one stat per kind.
+REDONE = "walsh/checkpoint/redone"
 
 
 #: R4 "serial per process": the one lock every checkpoint of this process takes around a
@@ -114,6 +131,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         send_gate.install(self.inner)  # the host lease is checked right before the bytes leave
         self.signer = context.get(load_signer)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = context.get(CrawlJournal)  # every send and refusal, hash-chained
+        self.generations = context.get(Generations)  # what the gates' decisions rested on
         self.lock = IN_FLIGHT
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
@@ -148,6 +166,12 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         stamp_bound(request, self.max_body_bytes)
         await maybe_deferred_to_future(self.lock.acquire())
         try:
+            if (kind := self.generations.moved(request)) is not None:
+                # prepared while another request was on the network, and since then its origin's
+                # robots.txt, the operator's list or its host's pause changed: never sent on the old
+                # verdict, it walks the gates again
+                self.stats.inc_value(f"{REDONE}/{kind}")
+                raise DecisionStale(host, kind)
             began = time.monotonic()
             # the authoritative reservation, with the host lease held until the request is written
             lease = self.politeness.reserve_to_send(host, uuid.uuid4().hex)

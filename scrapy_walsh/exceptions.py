@@ -328,3 +328,14 @@ class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask agai
     def __init__(self, host: str, wait: float):
         self.host, self.wait = host, wait
         super().__init__(f"{host}: its next slot is {wait:.3f} s away")
+
+
+class DecisionStale(NotYourTurn):
+    """Not a refusal: an input of the request's gate decisions (its origin's robots.txt, the
+    operator's list, its host's pause) changed while it waited at the checkpoint
+    (:mod:`scrapy_walsh.generations`); nothing was sent, and it walks the gates again."""
+
+    def __init__(self, host: str, kind: str):
+        self.kind = kind
+        super().__init__(host, 0.0)
+        self.args = (f"{host}: its {kind} decision is stale; the gates decide again",)

@@ -47,7 +47,14 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             "R1",
             "Scrapy's own `UserAgentMiddleware` sends our identity by default.",
         ),
-        PresetEntry("CONCURRENT_REQUESTS", 1, "R4", "Requests are serial per process."),
+        PresetEntry(
+            "CONCURRENT_REQUESTS",
+            2,
+            "R4",
+            "Requests are serial per process: the checkpoint's lock lets one on the network at a "
+            "time. The downloader holds a second one, its gates passed, ready to go the moment the "
+            "first is answered (1 also conforms, without that overlap).",
+        ),
         PresetEntry("CONCURRENT_REQUESTS_PER_DOMAIN", 1, "R4", "One request in flight per host."),
         PresetEntry(
             "DOWNLOAD_DELAY",

@@ -5,8 +5,11 @@ Requests wait in one sub-queue per host (the URL's hostname), each a Scrapy
 ``JOBDIR`` disk queues work as with Scrapy's ``DownloaderAwarePriorityQueue``, which
 this class extends. ``pop()`` picks, among hosts ready now, the one with the most
 waiting work (queued requests × interval: the host that bounds the crawl's length);
-when none is ready, the one ready soonest. It never returns nothing while it holds
-requests.
+when none is ready, the one ready soonest. A host with a request in the downloader already
+is passed over (the downloader holds two requests, one on the network and the next prepared
+behind the checkpoint's lock: the next is another host's, so a host's requests still leave in
+their priority order, and no second one waits out the first's interval in the downloader); it
+returns nothing only when every candidate has one.
 
 **Cost: O(log H) per operation in the number H of queued hosts**, so the cost per request stays flat at scale. Two heaps
 index the hosts, both with lazy invalidation (an entry is checked when it reaches the
@@ -107,6 +110,11 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         #: host -> the key of its live ready-heap entry
         self._work: dict[str, float] = {}
         self._count = 0
+        #: host -> the request last handed out for it, while the host has more queued (``_taken``)
+        self._out: dict[str, Request] = {}
+        #: the downloader's requests (``Downloader.active``: from its middlewares to their answer's)
+        self._active: set[Request] | None = None
+        self._crawler = crawler
         #: operation counts (for the cost tests): heap pushes and pops, hosts examined
         self.ops = {"heap": 0, "examined": 0, "reads": 0, "keys_read": 0, "pops": 0}
         super().__init__(crawler, downstream_queue_cls, key, slot_startprios, **kwargs)
@@ -215,17 +223,35 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
             chosen = None
             for entry in batch:
                 host = entry[2]
-                if chosen is None and self.politeness.ready_at(host) <= now:
+                if chosen is None and self.politeness.ready_at(host) <= now and not self._taken(host):
                     chosen = host
                 self._file(host, now)  # ready ones go back with a fresh key, taken ones to the calendar
             if chosen is not None:
                 return chosen
         host = self._top_ready(now)
-        if host is not None:
+        if host is not None and not self._taken(host):
             return host
         found = self._soonest()
-        assert found is not None
+        if found is None or self._taken(found[1]):
+            return None  # the engine asks again when a download ends
         return found[1]
+
+    def _taken(self, host: str) -> bool:
+        """A request handed out for ``host`` is still in the downloader (its gates, its wait for
+        the checkpoint's lock, the network, its answer's middlewares)."""
+        request = self._out.get(host)
+        if request is None:
+            return False
+        if self._active is None:
+            # the engine's downloader is made after the scheduler; without one (the queue used on
+            # its own) nothing is in it
+            self._active = getattr(getattr(self._crawler.engine, "downloader", None), "active", None)
+            if self._active is None:
+                return False
+        if request in self._active:
+            return True
+        del self._out[host]
+        return False
 
     def soonest_other(self, host: str) -> float | None:
         """The ready time of the host ready first here, other than ``host``: O(log H)."""
@@ -275,7 +301,10 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         queue = self.pqueues[host]
         request = queue.pop()
         self._count -= 1
+        if request is not None:
+            self._out[host] = request
         if len(queue) == 0:
+            self._out.pop(host, None)
             del self.pqueues[host]
             self._work.pop(host, None)
             self._due.pop(host, None)
@@ -291,6 +320,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
 
     def close(self) -> dict[str, list[int]]:
         self._calendar.clear()
+        self._out.clear()
         self._ready.clear()
         self._due.clear()
         self._work.clear()

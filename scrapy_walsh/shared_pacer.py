@@ -34,6 +34,7 @@ from scrapy import signals
 from . import admission, request_meta
 from .config import host_intervals
 from .context import CrawlContext
+from .generations import PACE, Generations
 from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, interval_applied, wait_reason
 from .policy.vocabulary import IntervalWhy, Namespace
@@ -157,6 +158,8 @@ class SharedPacer:
         crawler.signals.connect(self.flush, signal=signals.spider_closed)
         #: host -> what asked for its last pause from this process (the journal says why a request waited)
         self._paused_by: dict[str, IntervalWhy] = {}
+        #: a pause makes the decisions prepared for the host stale (``scrapy_walsh.generations``)
+        self.generations = CrawlContext.of(crawler).get(Generations)
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
@@ -295,6 +298,7 @@ class SharedPacer:
         """R5: nothing goes to ``host`` before ``until`` (our clock, ``self.now()``), fleet-wide;
         ``why``: what asked for it."""
         self._paused_by[host] = why
+        self.generations.bump(PACE, self.key(host))
         offset = until - self.now()
         ttl = max(offset, 0.0) + self.pacer.interval(host) + KEEP
         self._adopt(

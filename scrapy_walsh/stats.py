@@ -354,6 +354,12 @@ STATS: tuple[Stat, ...] = (
         "process took the host, or the store could not confirm the slot; they waited and went again.",
     ),
     Stat(
+        "walsh/checkpoint/redone/<kind>",
+        "Requests prepared while another was on the network whose gates decided again at the checkpoint: "
+        "`robots` (their origin's robots.txt was fetched), `blocklist` (the operator's list was refreshed) "
+        "or `pace` (their host was paused); nothing was sent on the old verdict.",
+    ),
+    Stat(
         "walsh/checkpoint/timeout_raised",
         "Requests whose `download_timeout` was under the floor (5 s) and was raised to it at the checkpoint.",
     ),

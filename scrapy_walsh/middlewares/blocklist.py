@@ -35,6 +35,7 @@ from twisted.internet.defer import Deferred
 from .. import admission, own_fetch, request_meta
 from ..context import CrawlContext
 from ..exceptions import BlockedByOperator, refuse
+from ..generations import BLOCKLIST, Generations
 from ..policy.blocklist import (
     MAX_DOCUMENT_BYTES,
     Blocklist,
@@ -83,6 +84,8 @@ class BlocklistMiddleware(StatefulGate):
         self.source = "none"
         self.next_refresh = 0.0  # fetch before the first request
         self.politeness = CrawlContext.of(crawler).get(SharedPacer)
+        #: a refresh, an adoption or a refusal of all make the decisions read before stale
+        self.generations = CrawlContext.of(crawler).get(Generations)
         self._host = url_host(self.url)
         self._refreshing: Deferred[None] | None = None
         self._schema: dict[str, Any] | None = None
@@ -105,6 +108,7 @@ class BlocklistMiddleware(StatefulGate):
         if entry is None:
             request_meta.record_verdict(request, "blocklist", NOT_BLOCKED)
             admission.stamp(request, admission.BLOCKLIST)
+            self.generations.note(request, BLOCKLIST)
             return
         self.stats.inc_value("walsh/blocklist/blocked")
         if request.meta.get("redirect_urls"):
@@ -156,6 +160,8 @@ class BlocklistMiddleware(StatefulGate):
         if self._schema is None:
             self._schema = await self._load_schema()
         failure = None
+        # a request waiting at the checkpoint meanwhile decides again, after this refresh
+        self.generations.bump(BLOCKLIST)
         try:
             response = await own_fetch.fetch(
                 self.crawler, self.url, own_fetch.BLOCKLIST, download_maxsize=MAX_DOCUMENT_BYTES
@@ -246,6 +252,7 @@ class BlocklistMiddleware(StatefulGate):
 
     def _adopt(self, blocklist: Blocklist, source: str) -> None:
         self.blocklist = blocklist.with_extra(self.extra)
+        self.generations.bump(BLOCKLIST)
         self.source = source
         self._stored_refused = None
         self.next_refresh = time.time() + blocklist.refresh_seconds
@@ -295,6 +302,7 @@ class BlocklistMiddleware(StatefulGate):
         """R3: no fresh list, and the stored one passes no schema: refuse every request,
         never crawl with an empty list. Said once; the fetch is retried as usual."""
         first = self.source != "refused"
+        self.generations.bump(BLOCKLIST)
         self.blocklist = Blocklist.refusing_all(
             f"no usable operator blocklist: {self.url} {failure}, and the stored list is unusable (R3 fails closed)"
         )

@@ -6,7 +6,7 @@ hostname, also after a redirect); a host never seen goes at once. The interval c
 from the later of the previous request's send and its answer's arrival: the server saw
 the request by then at the latest, whatever stalled our process in between. When the request
 handed to us must wait but another queued host is ready sooner, the request goes back
-to the scheduler instead of holding the one download slot (CONCURRENT_REQUESTS=1):
+to the scheduler instead of holding a download slot (CONCURRENT_REQUESTS=2, behind the checkpoint's lock):
 the politeness queue then hands out the host that is ready. Only when nothing else is
 ready sooner does it wait here, so the crawl is never idle while some host is ready.
 
@@ -37,7 +37,8 @@ from twisted.internet.task import deferLater
 
 from .. import admission
 from ..context import CrawlContext
-from ..exceptions import CrawlClosing, CrawlDelayExceedsCap, HostPaused, NotYourTurn, refuse
+from ..exceptions import CrawlClosing, CrawlDelayExceedsCap, DecisionStale, HostPaused, NotYourTurn, refuse
+from ..generations import PACE, Generations
 from ..policy.pacing import asked_ratelimit
 from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY, IntervalWhy
 from ..request_meta import request_host
@@ -77,6 +78,7 @@ class PacingMiddleware:
         self.stats = crawler.stats
         self.politeness = politeness
         self.pacer = politeness.pacer
+        self.generations = CrawlContext.of(crawler).get(Generations)
         self._capped: set[str] = set()
 
     @classmethod
@@ -100,6 +102,8 @@ class PacingMiddleware:
             self.politeness.announce_wait(host, wait)
             await _sleep(wait)
         self.stats.set_value(f"walsh/pacing/interval/{host}", round(self.pacer.interval(host), 3))
+        # a pause of the host from now until the send is read again at the checkpoint
+        self.generations.note(request, PACE, self.politeness.key(host))
         return None
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
@@ -164,7 +168,10 @@ class PacingMiddleware:
         ``engine.download`` got there first): nothing was sent. Wait, or give the download
         slot to a host that is ready sooner, then the request walks the gates again. A wait
         beyond ``WALSH_BACKOFF_MAX_DELAY`` is refused as at the gate (a pause the local copy did
-        not know: on an address a process pacing by address paused)."""
+        not know: on an address a process pacing by address paused). A stale decision
+        (:class:`DecisionStale`) walks the gates again at once."""
+        if isinstance(exc, DecisionStale):
+            return request if admission.own_fetch_kind(request) is not None else back_to_scheduler(request)
         self._refuse_beyond_max_pause(request, exc.host, exc.wait)
         if (copy := self.politeness.requeue(self.stats, request, exc.host)) is not None:
             return copy

@@ -40,6 +40,7 @@ from w3lib.url import safe_url_string
 from .. import admission, own_fetch, request_meta
 from ..context import CrawlContext
 from ..exceptions import RobotsDenied, refuse
+from ..generations import ROBOTS, Generations
 from ..policy.gates import (
     ROBOTS_NAMESPACE,
     STALE_LIMIT,
@@ -103,6 +104,8 @@ class RobotsMiddleware(StatefulGate):
         self._fetches: OncePerKey[OriginRobots] = OncePerKey()
         self.politeness = CrawlContext.of(crawler).get(SharedPacer)
         self.pacer = self.politeness.pacer
+        #: a fetch of an origin's robots.txt, and its outcome, make the verdicts read before stale
+        self.generations = CrawlContext.of(crawler).get(Generations)
         self._warned_parse: set[str] = set()
 
     # ------------------------------------------------------------------ the gate
@@ -132,10 +135,12 @@ class RobotsMiddleware(StatefulGate):
         if self.mode == "ignore":
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
             return False
-        robots = self._usable(origin_of(request), request_host(request))
+        origin = origin_of(request)
+        robots = self._usable(origin, request_host(request))
         waited = robots is None
         if robots is None:
             robots = await self.robots_for(request)
+        self.generations.note(request, ROBOTS, origin)
         crawl_delay, request_rate = robots.crawl_delay(self.token), robots.request_rate(self.token)
         # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
         self.pacer.set_robots(request_host(request), crawl_delay, request_rate)
@@ -196,6 +201,7 @@ class RobotsMiddleware(StatefulGate):
         """Take ``robots`` as its origin's outcome, as if fetched now (``scrapy walsh explain
         --robots-file``: the crawl's gate reads the given file as the origin's robots.txt)."""
         self.origins[robots.origin] = robots
+        self.generations.bump(ROBOTS, robots.origin)
 
     async def robots_for(self, request: Request) -> OriginRobots:
         """This origin's outcome; the first caller fetches it, later callers await it."""
@@ -206,6 +212,7 @@ class RobotsMiddleware(StatefulGate):
         return await self._fetches.run(origin, lambda: self._outcome(origin, request))
 
     async def _outcome(self, origin: str, request: Request) -> OriginRobots:
+        self.generations.bump(ROBOTS, origin)  # a request waiting at the checkpoint hears the answer
         try:
             result = self._from_store(origin)
             if result is None and not fetching.claim(self.store, f"robots {origin}"):
@@ -218,6 +225,7 @@ class RobotsMiddleware(StatefulGate):
         except Exception as exc:  # never leave waiters hanging
             result = robots_outcome(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"), time.time())
         self.origins[origin] = result
+        self.generations.bump(ROBOTS, origin)
         return result
 
     async def _copy_from_another_process(self, origin: str) -> OriginRobots | None:

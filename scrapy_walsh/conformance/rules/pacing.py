@@ -11,11 +11,20 @@ from ...middlewares.pacing import PacingMiddleware
 from ...queue import PolitenessAwarePriorityQueue
 from ..engine import FAIL, PASS, WARN, Finding, Subject, gate_removed, number
 
+#: The values of ``CONCURRENT_REQUESTS`` that keep requests serial, and what each means. The
+#: checkpoint's process-wide lock is what lets one request on the network at a time; with 2 the
+#: downloader holds the next one, its gates passed, behind that lock. More would only hold
+#: decisions longer before their send (and 0 is Scrapy's "no limit").
+SERIAL = {
+    1: "1: requests are serial",
+    2: "2: requests are serial (one on the network, the checkpoint's lock; the next one prepared behind it)",
+}
+
 
 def serial(subject: Subject) -> Iterator[Finding]:
     value = subject.settings.get("CONCURRENT_REQUESTS")
     try:
-        ok = int(value) == 1
+        ok = int(value) in SERIAL
     except (TypeError, ValueError):
         ok = False
     if not ok:
@@ -28,7 +37,7 @@ def serial(subject: Subject) -> Iterator[Finding]:
             "requests to be serial per process (set 1, or leave it to the add-on)",
         )
     else:
-        yield Finding("4", "R4", PASS, "CONCURRENT_REQUESTS", "1: requests are serial")
+        yield Finding("4", "R4", PASS, "CONCURRENT_REQUESTS", SERIAL[int(value)])
 
 
 def delay_floor(subject: Subject) -> Iterator[Finding]:
@@ -144,6 +153,6 @@ def autothrottle(subject: Subject) -> Iterator[Finding]:
             WARN,
             "AUTOTHROTTLE_TARGET_CONCURRENCY",
             f"AUTOTHROTTLE_TARGET_CONCURRENCY={settings.get('AUTOTHROTTLE_TARGET_CONCURRENCY')} "
-            "aims at concurrent requests; R4 allows one at a time (CONCURRENT_REQUESTS=1 "
+            "aims at concurrent requests; R4 allows one at a time (the checkpoint's lock "
             "still holds, so it only shortens AutoThrottle's delays toward the floor)",
         )
