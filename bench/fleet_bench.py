@@ -42,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _loopback import BenchServer, resolver_source, violations  # noqa: E402
+from _loopback import TRIPS, BenchServer, print_trip_sites, resolver_source, trip_sites, violations  # noqa: E402
 
 from scrapy_walsh.demo import DemoSite  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
@@ -54,7 +54,7 @@ LATENCY = 0.100
 AIM = 0.35
 
 
-def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
+def make_project(root: Path, site: DemoSite, redis_url: str, breakdown: bool = False) -> Path:
     project = root / "project"
     package = project / "benchproj"
     (package / "spiders").mkdir(parents=True, exist_ok=True)
@@ -63,8 +63,10 @@ def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
     (package / "resolver.py").write_text(resolver_source(DOMAIN, BENCH_IP))
     (package / "spiders" / "__init__.py").write_text("")
     (package / "spiders" / "gates.py").write_text(GATES_SPIDER)
+    (package / "trips.py").write_text(TRIPS)
     (package / "settings.py").write_text(
-        'BOT_NAME = "benchproj"\nSPIDER_MODULES = ["benchproj.spiders"]\nLOG_LEVEL = "INFO"\n'
+        ("import benchproj.trips  # noqa: F401\n" if breakdown else "")
+        + 'BOT_NAME = "benchproj"\nSPIDER_MODULES = ["benchproj.spiders"]\nLOG_LEVEL = "INFO"\n'
         'ADDONS = {"scrapy_walsh.Addon": 500}\n'
         + demo_settings(site)
         + 'TWISTED_DNS_RESOLVER = DNS_RESOLVER = "benchproj.resolver.BenchResolver"\n'
@@ -74,13 +76,13 @@ def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
     return project
 
 
-def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
+def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bool = False) -> dict:
     work = root / f"run_{n}"
     work.mkdir(parents=True, exist_ok=True)
     server = BenchServer(BENCH_IP, LATENCY)
     try:
         with RedisServer(work / "redis") as redis, DemoSite(hosts=["ops"]) as site:
-            project = make_project(work, site, redis.url)
+            project = make_project(work, site, redis.url, breakdown)
             names = [f"h{i:03d}.{DOMAIN}" for i in range(hosts)]
             env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
             procs = []
@@ -132,6 +134,7 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
         "violations": violations(log),
         "trips": trips,
         "exit": [p.returncode for p in procs],
+        "sites": trip_sites(project),
     }
 
 
@@ -142,6 +145,7 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=100)
     parser.add_argument("--pages", type=int, default=3)
     parser.add_argument("--processes", default="1,2,4")
+    parser.add_argument("--breakdown", action="store_true", help="print the Redis round trips per request by call site")
     args = parser.parse_args()
     counts = [int(c) for c in args.processes.split(",")]
     print(
@@ -152,7 +156,7 @@ def main() -> None:
         root = Path(args.workdir or tmp)
         results = []
         for n in counts:
-            r = run(n, root, args.hosts, args.pages, args.overlap)
+            r = run(n, root, args.hosts, args.pages, args.overlap, args.breakdown)
             results.append(r)
             print(
                 f"  {n} process(es): exit {r['exit']}, wall {r['wall']:.1f} s, {r['requests']} requests "
@@ -160,6 +164,8 @@ def main() -> None:
                 f"server span {r['span']:.1f} s, {len(r['violations'])} violations {r['violations'][:5]}",
                 flush=True,
             )
+            if args.breakdown:
+                print_trip_sites(r["sites"], r["requests"])
         base = results[0]
         print(
             "\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  Redis round trips/request"
