@@ -227,6 +227,32 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         assert found is not None
         return found[1]
 
+    def upcoming(self, count: int, other_than: str) -> list[str]:
+        """The hosts the next pop is likely to read, ``other_than`` left out: the best live
+        entries of the ready heap, then those the calendar makes due first (they may be due by
+        then), each found from its heap's root without changing it (O(count log count)). The
+        pacer reads them ahead, in the round trip of a reservation."""
+        return self._best(self._ready, self._work, count, other_than) + self._best(
+            self._calendar, self._due, count, other_than
+        )
+
+    @staticmethod
+    def _best(heap: list, live: dict[str, float], count: int, other_than: str) -> list[str]:
+        """The first ``count`` live hosts of ``heap`` in heap order (superseded entries skipped,
+        at most ``4 * count`` entries looked at)."""
+        found: list[str] = []
+        frontier = [(heap[0], 0)] if heap else []
+        looked = 0
+        while frontier and len(found) < count and looked < 4 * count:
+            entry, i = heapq.heappop(frontier)
+            looked += 1
+            if live.get(entry[-1]) == entry[0] and entry[-1] != other_than:
+                found.append(entry[-1])
+            for child in (2 * i + 1, 2 * i + 2):
+                if child < len(heap):
+                    heapq.heappush(frontier, (heap[child], child))
+        return found
+
     def soonest_other(self, host: str) -> float | None:
         """The ready time of the host ready first here, other than ``host``: O(log H)."""
         now = self.politeness.now()

@@ -142,10 +142,13 @@ return {string.format('%.6f', result), first, string.format('%.6f', now)}
 
 #: Writes whole values (``set``, ``set_many``): KEYS[2] ... get ARGV[3], ARGV[5] ..., each with its
 #: expiry in the next ARGV (ms, '' for none); ARGV[2] 'NX': only a key that holds nothing (``claim``; one key).
+#: The keys after those with a value are deleted (``set_many``'s ``delete``), in the same atomic step.
 _SET = (
     _GUARD
     + """
-for i = 2, #KEYS do
+local n = (#ARGV - 2) / 2
+for i = n + 2, #KEYS do redis.call('DEL', KEYS[i]) end
+for i = 2, n + 1 do
   local args = {KEYS[i], ARGV[2 * i - 1]}
   if ARGV[2 * i] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[2 * i]) end
   if ARGV[2] == 'NX' then
@@ -170,6 +173,26 @@ local out = {0}
 if redis.call('SET', unpack(args)) then out[1] = 1 end
 for i = 3, #KEYS do out[i - 1] = redis.call('GET', KEYS[i]) end
 return out
+"""
+)
+
+#: ``claim_unless_fresh``: the value of KEYS[3], and KEYS[2] set to ARGV[2] if it holds nothing (expiry
+#: ARGV[3], ms, '' for none) unless that value's ``fetched_at`` is after ARGV[4]: ``{1 or 0, value or nil}``.
+_CLAIM_UNLESS_FRESH = (
+    _GUARD
+    + """
+local raw = redis.call('GET', KEYS[3])
+if raw then
+  local ok, decoded = pcall(cjson.decode, raw)
+  if ok and type(decoded) == 'table' and type(decoded['fetched_at']) == 'number'
+      and decoded['fetched_at'] > tonumber(ARGV[4]) then
+    return {0, raw}
+  end
+end
+local args = {KEYS[2], ARGV[2], 'NX'}
+if ARGV[3] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[3]) end
+if redis.call('SET', unpack(args)) then return {1, raw} end
+return {0, raw}
 """
 )
 
@@ -204,6 +227,7 @@ _FIX = (
 
 class RedisStore(StateStore):
     fleet = True
+    writes_check = True
 
     def __init__(self, url: str, identity: str):
         try:
@@ -246,8 +270,7 @@ class RedisStore(StateStore):
         self._marker = self._key(Namespace.META, "id")
         #: where this machine remembers the store's id: the address, never the password
         self.address = redis_address(url)
-        self._call("PING", self._redis.ping)
-        self.store_id = self._identify()
+        self.store_id = self._identify()  # its first read is the connection's first test
 
     def _identify(self) -> str:
         """The store's id, created with it and remembered by every machine that uses it
@@ -362,14 +385,16 @@ class RedisStore(StateStore):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         self.set_many([(namespace, key, value)], ttl)
 
-    def set_many(self, entries: Sequence[Entry], ttl: float | None = None) -> None:
-        """Every entry in one script: one round trip, all written at once."""
-        if entries:
-            keys = [self._key(entry[0], entry[1]) for entry in entries]
+    def set_many(
+        self, entries: Sequence[Entry], ttl: float | None = None, delete: Sequence[tuple[str, str]] = ()
+    ) -> None:
+        """Every entry, and every deletion, in one script: one round trip, all at once."""
+        if entries or delete:
+            keys = [self._key(entry[0], entry[1]) for entry in entries] + [self._key(n, k) for n, k in delete]
             args: list[Any] = [""]
             for entry in entries:
                 args += [_encode(entry[2]), _ms(entry_ttl(entry, ttl)) or ""]
-            self._run("SET", _SET, keys, args)
+            self._run("SET+DEL" if delete else "SET", _SET, keys, args)
 
     def delete(self, namespace: str, key: str) -> None:
         self._run("DEL", _DELETE, [self._key(namespace, key)], [])
@@ -378,6 +403,8 @@ class RedisStore(StateStore):
         start = len(self._key(namespace, ""))
         pattern = _glob_escape(self._key(namespace, "")) + "*"
         keys = sorted(self._call("SCAN", lambda: list(self._redis.scan_iter(match=pattern, count=1000))))
+        if not keys:
+            return  # nothing to read (the store's id is checked by the next call)
         for key, value in self._get_raw(keys).items():
             yield key[start:], value
 
@@ -495,6 +522,14 @@ class RedisStore(StateStore):
         keys = [self._key(namespace, key), *(self._key(n, k) for n, k in reads)]
         answer = self._run("SET NX+GET", _CLAIM_READ, keys, [_encode(value), _ms(ttl) or ""])
         return bool(answer[0]), [None if raw is None else json.loads(raw) for raw in answer[1:]]
+
+    def claim_unless_fresh(
+        self, namespace: str, key: str, value: Any, ttl: float | None, read: tuple[str, str], since: float
+    ) -> tuple[bool, Any]:
+        """One script: the read, and the claim unless the read found a fresh copy."""
+        keys = [self._key(namespace, key), self._key(*read)]
+        answer = self._run("GET+SET NX", _CLAIM_UNLESS_FRESH, keys, [_encode(value), _ms(ttl) or "", repr(since)])
+        return bool(answer[0]), None if answer[1] is None else json.loads(answer[1])
 
     def now(self) -> float:
         seconds, micros = self._call("TIME", self._redis.time)
