@@ -67,6 +67,8 @@ if TYPE_CHECKING:
 
 #: Requests sent back to the scheduler because another host was ready sooner.
 REQUEUED = "walsh/pacing/requeued"
+#: Requests whose start was stamped again as they were written (:meth:`SharedPacer.confirm`).
+CONFIRMED_LATE = "walsh/pacing/confirmed_late"
 
 
 def back_to_scheduler(request: Request) -> Request:
@@ -159,6 +161,7 @@ class SharedPacer:
         #: the call that writes the kept settles before a host lease ends (:meth:`settle`)
         self._flush_call: DelayedCall | None = None
         crawler.signals.connect(self.flush, signal=signals.spider_closed)
+        self.stats = crawler.stats
         #: host -> what asked for its last pause from this process (the journal says why a request waited)
         self._paused_by: dict[str, IntervalWhy] = {}
         #: hosts whose shared times the last reservation read for the next pop (:meth:`_ahead`)
@@ -223,6 +226,8 @@ class SharedPacer:
         """``lease``'s request is written now: its start is stamped now (0), or the wait when another
         process started or is connecting since the lease lapsed, or a pause holds (nothing stamped:
         the request is not written). Raises ``StoreUnavailable``: not written either."""
+        if self.stats is not None:
+            self.stats.inc_value(CONFIRMED_LATE)
         interval = self.pacer.interval(host)
         done = self.ledger.confirm(
             lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, ttl=interval + KEEP
