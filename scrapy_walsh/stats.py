@@ -339,14 +339,14 @@ STATS: tuple[Stat, ...] = (
         "are counted once).",
     ),
     Stat(
-        "walsh/pacing/confirmed_late",
-        "Requests written more than 9 ms after their reservation (a new connection on a busy machine, a "
-        "slow connect), whose start the store stamped again as they left: one store step more each.",
-    ),
-    Stat(
         "walsh/robots/requeued_after_fetch",
         "Of those, the ones the robots.txt gate sent back right after fetching their host's robots.txt "
         "(the host must now wait its interval), before the later gates.",
+    ),
+    Stat(
+        "walsh/pacing/confirmed_late",
+        "Requests written more than 9 ms after their reservation (a new connection on a busy machine, a "
+        "slow connect), whose start the store stamped again as they left: one store step more each.",
     ),
     Stat(
         "walsh/checkpoint/slot_taken",
