@@ -1,6 +1,7 @@
 """Fleet mode: throughput of 1, 2 and 4 crawler processes sharing one Redis.
 
     .venv/bin/python bench/fleet_bench.py [--workdir DIR] [--overlap] [--hosts 100] [--pages 3]
+                                          [--processes 1,2,4] [--breakdown]
 
 100 hosts x 3 pages, every answer delayed 100 ms, so that a single process is bound by
 latency (one request at a time per process) and not by per-host spacing: this is where
@@ -23,7 +24,8 @@ page fetched once). Printed per run: both times, aggregate throughput (requests 
 server saw per second of crawl time), the scaling ratio against 1 process,
 Redis round trips per request (``walsh/store/round_trips`` summed over processes,
 divided by the requests the server saw), and spacing violations (same-host
-start-to-start gaps under 1 s - 20 ms, server clock). Aim: 4 processes in under 0.35x
+start-to-start gaps under 1 s - 20 ms, server clock); ``--breakdown`` adds the round trips per
+request by call site (bench/_loopback.py's ``TRIPS``). Aim: 4 processes in under 0.35x
 the time of 1, zero violations. Figures, not a test (bench/README.md).
 """
 

@@ -231,6 +231,13 @@ class StateStore(ABC):
         round trip, not one per step."""
         return [self.update_all(s.namespace, s.keys, s.operation, s.args, s.ttl, fsync) for s in steps]
 
+    def update_batch_reading(
+        self, steps: Sequence[Step], reads: Sequence[tuple[str, str]], fsync: bool = True
+    ) -> tuple[list[Updated], list[Any]]:
+        """:meth:`update_batch`, then the values of ``reads`` (``(namespace, key)``; None when
+        missing), in the same round trip (Redis: one ``MGET`` at the end of the pipeline)."""
+        return self.update_batch(steps, fsync), [self.get(n, k) for n, k in reads]
+
     def now(self) -> float:
         """The store's clock now (what its operations stamp): Redis's ``TIME`` for a fleet."""
         return self.clock()

@@ -353,14 +353,6 @@ end
 )
 
 
-def _read(value: dict[str, Any], now: float) -> tuple[float, dict[str, Any] | None]:
-    return 0.0, None
-
-
-#: Reads an entry, changes nothing: what a reservation reads in its round trip (:meth:`Ledger.reserve`).
-READ = Operation("read", _read, "\nlocal function change(v, now, A) return 0, nil end\n")
-
-
 @dataclass(frozen=True)
 class Reservation:
     """The answer of :meth:`Ledger.reserve` / :meth:`Ledger.advance`."""
@@ -426,8 +418,8 @@ class Ledger:
             token, hold = lease or ("", 0.0)
             args = (interval, margin, assign or {}, modes, token, hold)
             step = Step(self.namespace, tuple(keys), RESERVE_KEYS, args, ttl)
-        done = self._batch([step, *(Step(self.namespace, (k,), READ) for k in reads)], fsync=False)
-        read = {k: answer.value for k, answer in zip(reads, done[1:])}
+        done, found = self._batch([step], fsync=False, reads=reads)
+        read = {k: v if isinstance(v, dict) else {} for k, v in zip(reads, found)}
         return Reservation(done[0].result, done[0].value, done[0].now, read)
 
     def confirm(
@@ -493,12 +485,15 @@ class Ledger:
         fsync: bool = True,
     ) -> Reservation:
         keys = (key,) if isinstance(key, str) else tuple(key)
-        done = self._batch([Step(self.namespace, keys, operation, args, ttl)], fsync)[0]
+        done = self._batch([Step(self.namespace, keys, operation, args, ttl)], fsync)[0][0]
         return Reservation(done.result, done.value, done.now)
 
-    def _batch(self, steps: list[Step], fsync: bool = False) -> list[Updated]:
+    def _batch(
+        self, steps: list[Step], fsync: bool = False, reads: Sequence[str] = ()
+    ) -> tuple[list[Updated], list[Any]]:
         """The kept advances, oldest first, then ``steps``, in one round trip (one transaction
-        with sqlite); the answers of ``steps``. A kept pause makes it fsynced."""
+        with sqlite); the answers of ``steps``, and the entries of ``reads`` read after them in the
+        same round trip. A kept pause makes it fsynced."""
         kept = list(self._pending)
         now = self.now()
         before = []
@@ -506,11 +501,13 @@ class Ledger:
             times, assign, ttl = self._pending[key]
             fsync = fsync or "not_before" in times
             before.append(Step(self.namespace, (key,), ADVANCE, ({f: t - now for f, t in times.items()}, assign), ttl))
-        done = self.store.update_batch([*before, *steps], fsync=fsync)
+        done, found = self.store.update_batch_reading(
+            [*before, *steps], [(self.namespace, key) for key in reads], fsync=fsync
+        )
         for key in kept:
             del self._pending[key]
         self.skew = done[-1].now - time.time()
-        return done[len(before) :]
+        return done[len(before) :], found
 
     def _keep(self, key: str, offsets: dict[str, float], assign: dict[str, Any], ttl: float | None) -> Reservation:
         now = self.now()

@@ -432,10 +432,13 @@ class RedisStore(StateStore):
                 raise self._lost() from None
             raise
 
-    def _run_many(self, what: str, calls: list[tuple[str, list[str], list[Any]]]) -> list[Any]:
+    def _run_many(
+        self, what: str, calls: list[tuple[str, list[str], list[Any]]], reads: Sequence[str] = ()
+    ) -> tuple[list[Any], list[Any]]:
         """Several guarded scripts (:meth:`_run`'s) in one pipeline, by their SHA (redis-py's own
-        pipelined scripts ask ``SCRIPT EXISTS`` first: a second round trip). A Redis that
-        restarted has forgotten them: a step it refuses so is loaded and run again, in order."""
+        pipelined scripts ask ``SCRIPT EXISTS`` first: a second round trip), then the raw values
+        of ``reads`` (full keys) read with the store's id in one ``MGET``. A Redis that
+        restarted has forgotten the scripts: a step it refuses so is loaded and run again, in order."""
         scripts = [self._script(source) for source, _, _ in calls]
         for source in {source for source, _, _ in calls}:
             if self._script(source).sha not in self._loaded:  # once per script and process: a pipeline can't
@@ -445,9 +448,19 @@ class RedisStore(StateStore):
             pipe = self._redis.pipeline(transaction=False)
             for script, (_, keys, args) in zip(scripts, calls):
                 pipe.evalsha(script.sha, len(keys) + 1, self._marker, *keys, self.store_id, *args)
+            if reads:
+                pipe.mget([*reads, self._marker])
             return pipe.execute(raise_on_error=False)
 
-        answers = self._call(what, send)
+        answers = self._call(what + ("+MGET" if reads else ""), send)
+        read: list[Any] = []
+        if reads:
+            values = answers.pop()
+            if isinstance(values, Exception):
+                raise StateStoreError(f"state store {self.uri}: {what}: MGET failed: {values}")
+            if values[-1] != self.store_id:
+                raise self._lost()
+            read = list(values[:-1])
         done = []
         for (source, keys, args), answer in zip(calls, answers):
             if isinstance(answer, self._no_script):  # a Redis that restarted: Script() loads it again
@@ -457,7 +470,7 @@ class RedisStore(StateStore):
                     raise self._lost()
                 raise StateStoreError(f"state store {self.uri}: {what} failed: {answer}")
             done.append(answer)
-        return done
+        return done, read
 
     def _script(self, source: str) -> Any:
         script = self._scripts.get(source)
@@ -502,7 +515,18 @@ class RedisStore(StateStore):
             step = steps[0]
             return [self.update_all(step.namespace, step.keys, step.operation, step.args, step.ttl, fsync)]
         calls = [self._script_call(step) for step in steps]
-        return [_updated(answer) for answer in self._run_many("+".join(s.operation.name for s in steps), calls)]
+        return [_updated(answer) for answer in self._run_many("+".join(s.operation.name for s in steps), calls)[0]]
+
+    def update_batch_reading(
+        self, steps: Sequence[Step], reads: Sequence[tuple[str, str]], fsync: bool = True
+    ) -> tuple[list[Updated], list[Any]]:
+        """The steps' scripts and one ``MGET`` of ``reads`` in one pipeline: one round trip."""
+        if not reads:
+            return self.update_batch(steps, fsync), []
+        calls = [self._script_call(step) for step in steps]
+        what = "+".join(s.operation.name for s in steps)
+        done, raw = self._run_many(what, calls, [self._key(n, k) for n, k in reads])
+        return [_updated(answer) for answer in done], [None if v is None else json.loads(v) for v in raw]
 
     def _script_call(self, step: Step) -> tuple[str, list[str], list[Any]]:
         """The script that runs ``step``, its keys and its args (one key: :func:`script_for`)."""
