@@ -87,6 +87,9 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
             project = make_project(work, site, redis.url, breakdown)
             names = [f"h{i:03d}.{DOMAIN}" for i in range(hosts)]
             env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+            # the run's own state directory: a machine remembers a store's id by its address, and a
+            # fresh Redis on a port an earlier run (or test) used is refused as a store that lost it
+            env["XDG_STATE_HOME"] = str(work / "state")
             procs = []
             started = time.monotonic()
             for k in range(n):
