@@ -79,7 +79,8 @@ def back_to_scheduler(request: Request) -> Request:
 
 
 #: Hosts a reservation reads ahead for the queue's next pop: as many as one pop reads
-#: (``queue.CANDIDATES``), the reserved host left out.
+#: (``queue.CANDIDATES``), the reserved host left out; the queue reads twice as many of its ready
+#: hosts and as many of those due next (:meth:`~scrapy_walsh.queue.PolitenessAwarePriorityQueue.upcoming`).
 READ_AHEAD = 4
 
 #: At most this many addresses of one host are reserved with it (one transaction whatever the
