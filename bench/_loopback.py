@@ -9,12 +9,14 @@ the figures are read from that log, never from the crawler's own account.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 #: Server-side clock tolerance for spacing, as in the test suite.
 TOLERANCE = 0.02
@@ -37,6 +39,56 @@ class BenchResolver(DemoResolver):
 def resolver_source(domain: str, ip: str) -> str:
     """The bench project's ``resolver.py``: ``benchproj.resolver.BenchResolver``."""
     return RESOLVER.replace("{domain}", domain).replace("{ip}", ip)
+
+
+#: ``benchproj/trips.py`` (``--breakdown``): counts each Redis round trip of the crawl by what it
+#: was (the store's name for the call) and the first caller outside the store, and writes the
+#: counts to ``trips_<pid>.json`` in the project at exit. The bench's own wrapper: the add-on
+#: only counts them (``walsh/store/round_trips``).
+TRIPS = """
+import atexit, collections, json, os, sys
+from pathlib import Path
+from scrapy_walsh.store.redis import RedisStore
+
+_COUNTS = collections.Counter()
+_call = RedisStore._call
+_INSIDE = ("/scrapy_walsh/store/", "/redis/", "/contextlib.py")
+
+
+def _site():
+    frame = sys._getframe(2)
+    while frame is not None and any(part in frame.f_code.co_filename for part in _INSIDE):
+        frame = frame.f_back
+    if frame is None:
+        return "?"
+    name = frame.f_code.co_filename.rsplit("/scrapy_walsh/", 1)[-1]
+    return f"{name}:{frame.f_code.co_name}"
+
+
+def _counted(self, what, fn):
+    _COUNTS[f"{what} <- {_site()}"] += 1
+    return _call(self, what, fn)
+
+
+RedisStore._call = _counted
+atexit.register(lambda: (Path(__file__).parent.parent / f"trips_{os.getpid()}.json").write_text(json.dumps(_COUNTS)))
+"""
+
+
+def trip_sites(project: Path) -> dict[str, int]:
+    """The round trips by call site summed over the crawls of ``project`` (:data:`TRIPS`)."""
+    total: dict[str, int] = defaultdict(int)
+    for found in project.glob("trips_*.json"):
+        for site, count in json.loads(found.read_text()).items():
+            total[site] += count
+    return dict(total)
+
+
+def print_trip_sites(sites: dict[str, int], requests: int) -> None:
+    """What each call site costs per request, the dearest first."""
+    print(f"    Redis round trips by call site, per request ({requests} requests):")
+    for site, count in sorted(sites.items(), key=lambda kv: -kv[1]):
+        print(f"    {count / max(1, requests):7.3f}  {count:7d}  {site}")
 
 
 class BenchServer(ThreadingHTTPServer):

@@ -1,6 +1,7 @@
 """Fleet mode: throughput of 1, 2 and 4 crawler processes sharing one Redis.
 
     .venv/bin/python bench/fleet_bench.py [--workdir DIR] [--overlap] [--hosts 100] [--pages 3]
+                                          [--processes 1,2,4] [--breakdown]
 
 100 hosts x 3 pages, every answer delayed 100 ms, so that a single process is bound by
 latency (one request at a time per process) and not by per-host spacing: this is where
@@ -23,7 +24,8 @@ page fetched once). Printed per run: both times, aggregate throughput (requests 
 server saw per second of crawl time), the scaling ratio against 1 process,
 Redis round trips per request (``walsh/store/round_trips`` summed over processes,
 divided by the requests the server saw), and spacing violations (same-host
-start-to-start gaps under 1 s - 20 ms, server clock). Aim: 4 processes in under 0.35x
+start-to-start gaps under 1 s - 20 ms, server clock); ``--breakdown`` adds the round trips per
+request by call site (bench/_loopback.py's ``TRIPS``). Aim: 4 processes in under 0.35x
 the time of 1, zero violations. Figures, not a test (bench/README.md).
 """
 
@@ -42,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _loopback import BenchServer, resolver_source, violations  # noqa: E402
+from _loopback import TRIPS, BenchServer, print_trip_sites, resolver_source, trip_sites, violations  # noqa: E402
 
 from scrapy_walsh.demo import DemoSite  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
@@ -54,7 +56,7 @@ LATENCY = 0.100
 AIM = 0.35
 
 
-def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
+def make_project(root: Path, site: DemoSite, redis_url: str, breakdown: bool = False) -> Path:
     project = root / "project"
     package = project / "benchproj"
     (package / "spiders").mkdir(parents=True, exist_ok=True)
@@ -63,8 +65,10 @@ def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
     (package / "resolver.py").write_text(resolver_source(DOMAIN, BENCH_IP))
     (package / "spiders" / "__init__.py").write_text("")
     (package / "spiders" / "gates.py").write_text(GATES_SPIDER)
+    (package / "trips.py").write_text(TRIPS)
     (package / "settings.py").write_text(
-        'BOT_NAME = "benchproj"\nSPIDER_MODULES = ["benchproj.spiders"]\nLOG_LEVEL = "INFO"\n'
+        ("import benchproj.trips  # noqa: F401\n" if breakdown else "")
+        + 'BOT_NAME = "benchproj"\nSPIDER_MODULES = ["benchproj.spiders"]\nLOG_LEVEL = "INFO"\n'
         'ADDONS = {"scrapy_walsh.Addon": 500}\n'
         + demo_settings(site)
         + 'TWISTED_DNS_RESOLVER = DNS_RESOLVER = "benchproj.resolver.BenchResolver"\n'
@@ -74,15 +78,18 @@ def make_project(root: Path, site: DemoSite, redis_url: str) -> Path:
     return project
 
 
-def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
+def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bool = False) -> dict:
     work = root / f"run_{n}"
     work.mkdir(parents=True, exist_ok=True)
     server = BenchServer(BENCH_IP, LATENCY)
     try:
         with RedisServer(work / "redis") as redis, DemoSite(hosts=["ops"]) as site:
-            project = make_project(work, site, redis.url)
+            project = make_project(work, site, redis.url, breakdown)
             names = [f"h{i:03d}.{DOMAIN}" for i in range(hosts)]
             env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+            # the run's own state directory: a machine remembers a store's id by its address, and a
+            # fresh Redis on a port an earlier run (or test) used is refused as a store that lost it
+            env["XDG_STATE_HOME"] = str(work / "state")
             procs = []
             started = time.monotonic()
             for k in range(n):
@@ -132,6 +139,7 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool) -> dict:
         "violations": violations(log),
         "trips": trips,
         "exit": [p.returncode for p in procs],
+        "sites": trip_sites(project),
     }
 
 
@@ -142,6 +150,7 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=100)
     parser.add_argument("--pages", type=int, default=3)
     parser.add_argument("--processes", default="1,2,4")
+    parser.add_argument("--breakdown", action="store_true", help="print the Redis round trips per request by call site")
     args = parser.parse_args()
     counts = [int(c) for c in args.processes.split(",")]
     print(
@@ -152,7 +161,7 @@ def main() -> None:
         root = Path(args.workdir or tmp)
         results = []
         for n in counts:
-            r = run(n, root, args.hosts, args.pages, args.overlap)
+            r = run(n, root, args.hosts, args.pages, args.overlap, args.breakdown)
             results.append(r)
             print(
                 f"  {n} process(es): exit {r['exit']}, wall {r['wall']:.1f} s, {r['requests']} requests "
@@ -160,6 +169,8 @@ def main() -> None:
                 f"server span {r['span']:.1f} s, {len(r['violations'])} violations {r['violations'][:5]}",
                 flush=True,
             )
+            if args.breakdown:
+                print_trip_sites(r["sites"], r["requests"])
         base = results[0]
         print(
             "\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  Redis round trips/request"

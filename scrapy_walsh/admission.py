@@ -107,8 +107,11 @@ def sealing_key(crawler: Crawler) -> bytes:
     from .store import open_crawl_store
 
     store: StateStore = CrawlContext.of(crawler).get(open_crawl_store)
-    store.claim(Namespace.ADMISSION, _SECRET_KEY, secrets.token_hex(32))
-    return str(store.get(Namespace.ADMISSION, _SECRET_KEY)).encode()
+    # created if absent and read back (ours, or the one another process made first) in one call
+    _, (found,) = store.claim_reading(
+        Namespace.ADMISSION, _SECRET_KEY, secrets.token_hex(32), None, [(Namespace.ADMISSION, _SECRET_KEY)]
+    )
+    return str(found).encode()
 
 
 def _seal(crawler: Crawler, *parts: str) -> str:

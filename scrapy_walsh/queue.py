@@ -51,7 +51,7 @@ from .request_meta import request_host
 from .shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from scrapy import Request
     from scrapy.crawler import Crawler
@@ -226,6 +226,37 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         found = self._soonest()
         assert found is not None
         return found[1]
+
+    def upcoming(self, count: int, other_than: str) -> list[str]:
+        """The hosts the next pop is likely to read, ``other_than`` left out: the first ``2 *
+        count`` live entries of the ready heap (the pop re-files those taken since they were filed
+        and reads further down, and one not ready now may be by then), then the ``count`` the
+        calendar makes due first, each found from its heap's root without changing it
+        (O(count log count)). The pacer reads them ahead, in the round trip of a reservation."""
+
+        def other(host: str) -> bool:
+            return host != other_than
+
+        return self._best(self._ready, self._work, 2 * count, other) + self._best(
+            self._calendar, self._due, count, other
+        )
+
+    @staticmethod
+    def _best(heap: list, live: dict[str, float], count: int, wanted: Callable[[str], bool]) -> list[str]:
+        """The first ``count`` live and ``wanted`` hosts of ``heap`` in heap order (superseded
+        entries skipped, at most ``4 * count`` entries looked at)."""
+        found: list[str] = []
+        frontier = [(heap[0], 0)] if heap else []
+        looked = 0
+        while frontier and len(found) < count and looked < 4 * count:
+            entry, i = heapq.heappop(frontier)
+            looked += 1
+            if live.get(entry[-1]) == entry[0] and wanted(entry[-1]):
+                found.append(entry[-1])
+            for child in (2 * i + 1, 2 * i + 2):
+                if child < len(heap):
+                    heapq.heappush(frontier, (heap[child], child))
+        return found
 
     def soonest_other(self, host: str) -> float | None:
         """The ready time of the host ready first here, other than ``host``: O(log H)."""

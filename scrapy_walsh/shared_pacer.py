@@ -67,6 +67,8 @@ if TYPE_CHECKING:
 
 #: Requests sent back to the scheduler because another host was ready sooner.
 REQUEUED = "walsh/pacing/requeued"
+#: Requests whose start was stamped again as they were written (:meth:`SharedPacer.confirm`).
+CONFIRMED_LATE = "walsh/pacing/confirmed_late"
 
 
 def back_to_scheduler(request: Request) -> Request:
@@ -75,6 +77,11 @@ def back_to_scheduler(request: Request) -> Request:
     request.meta[request_meta.REQUEUED] = request.meta.get(request_meta.REQUEUED, 0) + 1
     return admission.carry(request, request.replace(dont_filter=True))
 
+
+#: Hosts a reservation reads ahead for the queue's next pop: as many as one pop reads
+#: (``queue.CANDIDATES``), the reserved host left out; the queue reads twice as many of its ready
+#: hosts and as many of those due next (:meth:`~scrapy_walsh.queue.PolitenessAwarePriorityQueue.upcoming`).
+READ_AHEAD = 4
 
 #: At most this many addresses of one host are reserved with it (one transaction whatever the
 #: number: the cost per request stays bounded for a name with many A/AAAA records).
@@ -155,8 +162,11 @@ class SharedPacer:
         #: the call that writes the kept settles before a host lease ends (:meth:`settle`)
         self._flush_call: DelayedCall | None = None
         crawler.signals.connect(self.flush, signal=signals.spider_closed)
+        self.stats = crawler.stats
         #: host -> what asked for its last pause from this process (the journal says why a request waited)
         self._paused_by: dict[str, IntervalWhy] = {}
+        #: hosts whose shared times the last reservation read for the next pop (:meth:`_ahead`)
+        self._read_ahead: set[str] = set()
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
@@ -196,6 +206,7 @@ class SharedPacer:
         applied, why = interval_applied(pace, self.pacer.floor_for(host), self._paused_by.get(host))
         keys, modes = self.keys(host)
         hold = interval + self.pacer.margin
+        ahead = self._ahead(host)
         reservation = self.ledger.reserve(
             keys,
             interval,
@@ -204,14 +215,20 @@ class SharedPacer:
             ttl=interval + KEEP,
             modes=modes,
             lease=(token, hold) if token else None,
+            reads=list(ahead),
         )
         self._adopt(host, reservation)
+        for key, other in ahead.items():
+            self._merge(self.pacer.pace(other), reservation.read.get(key) or {})
+        self._read_ahead = set(ahead.values())
         return Lease(token, keys, modes, reservation.now + hold, reservation.wait, applied, why)
 
     def confirm(self, host: str, lease: Lease) -> float:
         """``lease``'s request is written now: its start is stamped now (0), or the wait when another
         process started or is connecting since the lease lapsed, or a pause holds (nothing stamped:
         the request is not written). Raises ``StoreUnavailable``: not written either."""
+        if self.stats is not None:
+            self.stats.inc_value(CONFIRMED_LATE)
         interval = self.pacer.interval(host)
         done = self.ledger.confirm(
             lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, ttl=interval + KEEP
@@ -353,11 +370,24 @@ class SharedPacer:
     def interval(self, host: str) -> float:
         return self.pacer.interval(host)
 
+    def _ahead(self, host: str) -> dict[str, str]:
+        """The pacing keys (-> host) of the hosts the queue's next pop will read first, other than
+        ``host``: read with ``host``'s reservation, in its round trip, so the pop that follows needs
+        no read of its own. In a fleet only: there a read is a round trip; sqlite's is local."""
+        if not self.store.fleet:
+            return {}
+        return {self.key(h): h for queue in self.queues for h in queue.upcoming(READ_AHEAD, host)}
+
     def refresh(self, hosts: Iterable[str]) -> None:
         """Bring the shared times of ``hosts`` up to date, in one store read (advice only:
         an unavailable store leaves the local copy as it is, and so does a failed one, which has
-        stopped the crawl already: the scheduler's pop is no place for its traceback)."""
-        keys = {self.key(h): h for h in hosts}
+        stopped the crawl already: the scheduler's pop is no place for its traceback). Hosts read
+        ahead with the last reservation are not read again: that read is as fresh as the pop's
+        own would have been a request ago, and the reservation still decides."""
+        ahead, self._read_ahead = self._read_ahead, set()
+        keys = {self.key(h): h for h in hosts if h not in ahead}
+        if not keys:
+            return
         try:
             found = self.ledger.get_many(keys)
         except StateStoreError:

@@ -344,6 +344,11 @@ STATS: tuple[Stat, ...] = (
         "(the host must now wait its interval), before the later gates.",
     ),
     Stat(
+        "walsh/pacing/confirmed_late",
+        "Requests written more than 9 ms after their reservation (a new connection on a busy machine, a "
+        "slow connect), whose start the store stamped again as they left: one store step more each.",
+    ),
+    Stat(
         "walsh/checkpoint/slot_taken",
         "Requests the checkpoint found without a free pacing slot (another process, an internal fetch or an "
         "`engine.download` took it first): nothing sent; they waited or were requeued.",

@@ -206,15 +206,23 @@ class RobotsMiddleware(StatefulGate):
         return await self._fetches.run(origin, lambda: self._outcome(origin, request))
 
     async def _outcome(self, origin: str, request: Request) -> OriginRobots:
+        resource = f"robots {origin}"
         try:
-            result = self._from_store(origin)
-            if result is None and not fetching.claim(self.store, f"robots {origin}"):
+            # the stored copy is read with the fetch's claim, taken unless the copy is fresh: one round trip
+            now = time.time()
+            since = now - self.cache_seconds
+            claimed, saved = fetching.claim_unless_fresh(self.store, resource, (NAMESPACE, origin), since)
+            result = self._cached(origin, saved, now)
+            if result is None and not claimed:
                 result = await self._copy_from_another_process(origin)  # one fetch per identity, not one per process
             if result is None:
+                saved = None
                 try:
-                    result = await self._fetch(origin, request)
+                    result, saved = await self._fetch(origin, request)
                 finally:
-                    fetching.release(self.store, f"robots {origin}")
+                    # the copy is stored as the claim is given back, in one write
+                    stored = [] if saved is None else [(NAMESPACE, origin, saved, STALE_LIMIT)]
+                    fetching.release(self.store, resource, stored)
         except Exception as exc:  # never leave waiters hanging
             result = robots_outcome(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"), time.time())
         self.origins[origin] = result
@@ -246,13 +254,17 @@ class RobotsMiddleware(StatefulGate):
         return self.pacer.pace(host).not_before > self.politeness.now()
 
     def _from_store(self, origin: str) -> OriginRobots | None:
-        saved = self.store.get(NAMESPACE, origin)
-        if usable_copy(saved, time.time(), self.cache_seconds):
+        return self._cached(origin, self.store.get(NAMESPACE, origin), time.time())
+
+    def _cached(self, origin: str, saved: Any, now: float) -> OriginRobots | None:
+        """The stored copy ``saved`` as this origin's outcome when it is fresh enough to use."""
+        if usable_copy(saved, now, self.cache_seconds):
             self.stats.inc_value("walsh/robots/cache_hit")
             return restore(origin, saved, "cache")
         return None
 
-    async def _fetch(self, origin: str, request: Request) -> OriginRobots:
+    async def _fetch(self, origin: str, request: Request) -> tuple[OriginRobots, dict[str, Any] | None]:
+        """The fetched outcome, and the record to store for it (None: nothing to store)."""
         parts = urlparse_cached(request)
         url = f"{parts.scheme}://{parts.netloc}/robots.txt"
         self.stats.inc_value("walsh/robots/fetched")
@@ -262,9 +274,9 @@ class RobotsMiddleware(StatefulGate):
             try:
                 response = await own_fetch.fetch(self.crawler, url, own_fetch.ROBOTS, **self._budget(url))
             except IgnoreRequest as exc:
-                return self._unreachable(origin, RobotsFetch(error=f"{url} refused by a gate: {exc}"))
+                return self._unreachable(origin, RobotsFetch(error=f"{url} refused by a gate: {exc}")), None
             except Exception as exc:
-                return self._unreachable(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}"))
+                return self._unreachable(origin, RobotsFetch(error=f"{type(exc).__name__}: {exc}")), None
             status, has_location = response.status, b"Location" in response.headers
             if follow_redirect(status, has_location, hops):
                 location = (response.headers[b"Location"] or b"").decode("latin-1")
@@ -273,7 +285,8 @@ class RobotsMiddleware(StatefulGate):
                 if urlsplit(url).scheme not in ("http", "https"):
                     # file://, ftp://, data: ...: nothing is read, robots.txt is unreachable
                     self.stats.inc_value("walsh/robots/redirect_scheme_refused")
-                    return self._unreachable(origin, RobotsFetch(error=f"redirected to a non-http(s) URL {url!r}"))
+                    refused = RobotsFetch(error=f"redirected to a non-http(s) URL {url!r}")
+                    return self._unreachable(origin, refused), None
                 hops += 1
                 continue
             break
@@ -282,11 +295,8 @@ class RobotsMiddleware(StatefulGate):
         if not is_redirect(status, has_location):  # not counted: more than MAX_REDIRECTS redirects
             self.stats.inc_value(f"walsh/robots/status/{status}")
         if result.outcome == UNREACHABLE:
-            return self._unreachable(origin, fetch)
-        saved = record(result, response.body)
-        if saved is not None:
-            self.store.set(NAMESPACE, origin, saved, ttl=STALE_LIMIT)
-        return result
+            return self._unreachable(origin, fetch), None
+        return result, record(result, response.body)
 
     def _budget(self, url: str) -> dict[str, float]:
         """The time budget of a robots.txt re-asked after its host timed out: the floor

@@ -99,7 +99,8 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
     when another store of its identity is in use here) and in the store while its engine runs,
     with a heartbeat, so its leases hold and ``state reset`` refuses; unregister when the engine
     stops (before the store closes). Each beat also asks the store whether it is still the one it
-    opened (:meth:`StateStore.check`): a store that lost its data stops the crawl.
+    opened (:meth:`StateStore.check`; with Redis, the beat's write asks): a store that lost its data
+    stops the crawl.
 
     Once the store has failed (:attr:`StateStore.failure`) the crawl is stopping for it: the
     heartbeat and the unregistering are not written any more. Each would hold the reactor for
@@ -122,7 +123,8 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
             return
         presence.touch()
         try:
-            store.check()
+            if not store.writes_check:
+                store.check()
             leases.register(store, crawl, spider=spider)
             leases.beaten(crawl)
         except StoreCannotOpen:

@@ -105,6 +105,9 @@ class StateStore(ABC):
     fleet: bool = False
     #: The random id the store was created with and carries: one store, whatever names it.
     store_id: str = ""
+    #: True when every write also checks that the store still carries its id (Redis's guarded
+    #: scripts): the heartbeat's write is then its :meth:`check`, with no round trip of its own.
+    writes_check: bool = False
 
     def __init__(self, uri: str, identity: str, clock: Callable[[], float] = time.time):
         self.uri = uri
@@ -136,12 +139,17 @@ class StateStore(ABC):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         """Store ``value`` (JSON-serialisable) atomically; it expires after ``ttl`` s."""
 
-    def set_many(self, entries: Sequence[Entry], ttl: float | None = None) -> None:
+    def set_many(
+        self, entries: Sequence[Entry], ttl: float | None = None, delete: Sequence[tuple[str, str]] = ()
+    ) -> None:
         """Store each ``(namespace, key, value)`` with ``ttl``, or its own
-        ``(namespace, key, value, ttl)``; backends do it in one transaction (sqlite) or one
+        ``(namespace, key, value, ttl)``, then delete each ``(namespace, key)`` of ``delete`` (a
+        claim given back with what it fetched); backends do it in one transaction (sqlite) or one
         round trip (Redis), all or nothing."""
         for entry in entries:
             self.set(entry[0], entry[1], entry[2], entry_ttl(entry, ttl))
+        for namespace, key in delete:
+            self.delete(namespace, key)
 
     @abstractmethod
     def delete(self, namespace: str, key: str) -> None: ...
@@ -169,6 +177,18 @@ class StateStore(ABC):
         """:meth:`claim`, and the values of ``reads`` (``(namespace, key)``; None when missing)
         read in the same round trip: what a request's gates read is asked with its claim."""
         return self.claim(namespace, key, value, ttl), [self.get(n, k) for n, k in reads]
+
+    def claim_unless_fresh(
+        self, namespace: str, key: str, value: Any, ttl: float | None, read: tuple[str, str], since: float
+    ) -> tuple[bool, Any]:
+        """The value of ``read`` (None when missing), and :meth:`claim` of ``key`` unless that value
+        is an object whose ``fetched_at`` is after ``since`` (a copy fresh enough to use: no fetch to
+        claim), in one round trip: ``(claimed, value)``."""
+        found = self.get(*read)
+        fetched_at = found.get("fetched_at") if isinstance(found, dict) else None
+        if isinstance(fetched_at, (int, float)) and fetched_at > since:
+            return False, found
+        return self.claim(namespace, key, value, ttl), found
 
     @abstractmethod
     def update(
@@ -210,6 +230,13 @@ class StateStore(ABC):
         request writes at one moment (its reservation and the settles kept for it) costs one
         round trip, not one per step."""
         return [self.update_all(s.namespace, s.keys, s.operation, s.args, s.ttl, fsync) for s in steps]
+
+    def update_batch_reading(
+        self, steps: Sequence[Step], reads: Sequence[tuple[str, str]], fsync: bool = True
+    ) -> tuple[list[Updated], list[Any]]:
+        """:meth:`update_batch`, then the values of ``reads`` (``(namespace, key)``; None when
+        missing), in the same round trip (Redis: one ``MGET`` at the end of the pipeline)."""
+        return self.update_batch(steps, fsync), [self.get(n, k) for n, k in reads]
 
     def now(self) -> float:
         """The store's clock now (what its operations stamp): Redis's ``TIME`` for a fleet."""

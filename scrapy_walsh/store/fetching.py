@@ -3,16 +3,20 @@
 Every process of an identity shares one store by default (R4 binds the identity), so two crawls, or a
 crawl and ``scrapy walsh explain``, that meet an origin together would each fetch its
 robots.txt. The first claims the fetch (an atomic add-if-absent with a short TTL, so a
-process killed mid-fetch blocks the others for at most ``CLAIM_TTL`` s); the others wait
-for the copy it stores and read that instead. A claim is advice about cost, never about
-safety: a process that waited ``CLAIM_TTL`` s without a copy fetches it itself.
+process killed mid-fetch blocks the others for at most ``CLAIM_TTL`` s), in the round trip
+that reads the stored copy, and only when that copy is not fresh; it stores its copy in the
+write that gives the claim back. The others wait for that copy and read it instead. A claim
+is advice about cost, never about safety: a process that waited ``CLAIM_TTL`` s without a copy
+fetches it itself.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import Any
 
-from .base import StateStore, StateStoreError
+from .base import Entry, StateStore, StateStoreError
 
 NAMESPACE = "fetching"
 #: Seconds a claim holds; also the longest a process waits for another's copy.
@@ -21,19 +25,23 @@ CLAIM_TTL = 30.0
 POLL = 0.1
 
 
-def claim(store: StateStore, resource: str) -> bool:
-    """True when this process should fetch ``resource`` now (it holds the claim)."""
-    try:
-        return store.claim(NAMESPACE, resource, {"pid": os.getpid()}, ttl=CLAIM_TTL)
-    except StateStoreError:
-        return True  # the store can't say: fetch it (the claim only saves a duplicate)
+def claim_unless_fresh(store: StateStore, resource: str, copy: tuple[str, str], since: float) -> tuple[bool, Any]:
+    """The stored copy of ``resource`` at ``copy`` (a namespace and key), and whether this process
+    should fetch it now (it holds the claim): not when the copy was fetched after ``since``. One
+    round trip for the read and the claim; raises ``StateStoreError`` when the store can't say
+    (the copy can't be read either)."""
+    return store.claim_unless_fresh(NAMESPACE, resource, {"pid": os.getpid()}, CLAIM_TTL, copy, since)
 
 
-def release(store: StateStore, resource: str) -> None:
+def release(store: StateStore, resource: str, entries: Sequence[Entry] = ()) -> None:
+    """Give the claim back, with what the fetch stored (``entries``) in the same write: a process
+    waiting for the copy finds it as soon as the claim is gone."""
     try:
-        store.delete(NAMESPACE, resource)
+        store.set_many(entries, delete=[(NAMESPACE, resource)])
     except StateStoreError:
-        pass  # it expires after CLAIM_TTL
+        if entries:
+            raise  # the copy is not stored: the caller says so
+        # it expires after CLAIM_TTL
 
 
 def held(store: StateStore, resource: str) -> bool:

@@ -35,6 +35,7 @@ kept or guessed: it raises, and the request waits. A settle may also be kept on 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -362,6 +363,8 @@ class Reservation:
     value: dict[str, Any]
     #: The store's clock when it decided: the fleet's one clock.
     now: float
+    #: The entries of the reservation's ``reads`` (key -> entry, ``{}`` when there is none).
+    read: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
 class Ledger:
@@ -398,19 +401,26 @@ class Ledger:
         ttl: float | None = None,
         modes: list[dict[str, Any]] | None = None,
         lease: tuple[str, float] | None = None,
+        reads: Sequence[str] = (),
     ) -> Reservation:
         """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken).
         Several keys (a host and its addresses): one atomic step that takes every
         slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
         :func:`watched_key`) says how each is read and written; by default every key is owned.
-        ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`)."""
+        ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`).
+        ``reads``: other keys read in the same round trip (the answer's ``read``)."""
         # crash-safe, not fsynced: docs/state-store-durability.md
         if isinstance(key, str) and lease is None:
-            return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False)
-        keys = [key] if isinstance(key, str) else list(key)
-        modes = modes or [own_key(i == 0) for i in range(len(keys))]
-        token, hold = lease or ("", 0.0)
-        return self._run(keys, RESERVE_KEYS, (interval, margin, assign or {}, modes, token, hold), ttl, fsync=False)
+            step = Step(self.namespace, (key,), RESERVE, (interval, margin, assign or {}), ttl)
+        else:
+            keys = [key] if isinstance(key, str) else list(key)
+            modes = modes or [own_key(i == 0) for i in range(len(keys))]
+            token, hold = lease or ("", 0.0)
+            args = (interval, margin, assign or {}, modes, token, hold)
+            step = Step(self.namespace, tuple(keys), RESERVE_KEYS, args, ttl)
+        done, found = self._batch([step], fsync=False, reads=reads)
+        read = {k: v if isinstance(v, dict) else {} for k, v in zip(reads, found)}
+        return Reservation(done[0].result, done[0].value, done[0].now, read)
 
     def confirm(
         self,
@@ -475,12 +485,15 @@ class Ledger:
         fsync: bool = True,
     ) -> Reservation:
         keys = (key,) if isinstance(key, str) else tuple(key)
-        done = self._batch([Step(self.namespace, keys, operation, args, ttl)], fsync)
+        done = self._batch([Step(self.namespace, keys, operation, args, ttl)], fsync)[0][0]
         return Reservation(done.result, done.value, done.now)
 
-    def _batch(self, steps: list[Step], fsync: bool = False) -> Updated:
+    def _batch(
+        self, steps: list[Step], fsync: bool = False, reads: Sequence[str] = ()
+    ) -> tuple[list[Updated], list[Any]]:
         """The kept advances, oldest first, then ``steps``, in one round trip (one transaction
-        with sqlite); the answer of the last step. A kept pause makes it fsynced."""
+        with sqlite); the answers of ``steps``, and the entries of ``reads`` read after them in the
+        same round trip. A kept pause makes it fsynced."""
         kept = list(self._pending)
         now = self.now()
         before = []
@@ -488,11 +501,13 @@ class Ledger:
             times, assign, ttl = self._pending[key]
             fsync = fsync or "not_before" in times
             before.append(Step(self.namespace, (key,), ADVANCE, ({f: t - now for f, t in times.items()}, assign), ttl))
-        done = self.store.update_batch([*before, *steps], fsync=fsync)[-1]
+        done, found = self.store.update_batch_reading(
+            [*before, *steps], [(self.namespace, key) for key in reads], fsync=fsync
+        )
         for key in kept:
             del self._pending[key]
-        self.skew = done.now - time.time()
-        return done
+        self.skew = done[-1].now - time.time()
+        return done[len(before) :], found
 
     def _keep(self, key: str, offsets: dict[str, float], assign: dict[str, Any], ttl: float | None) -> Reservation:
         now = self.now()

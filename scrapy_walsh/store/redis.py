@@ -142,10 +142,13 @@ return {string.format('%.6f', result), first, string.format('%.6f', now)}
 
 #: Writes whole values (``set``, ``set_many``): KEYS[2] ... get ARGV[3], ARGV[5] ..., each with its
 #: expiry in the next ARGV (ms, '' for none); ARGV[2] 'NX': only a key that holds nothing (``claim``; one key).
+#: The keys after those with a value are deleted (``set_many``'s ``delete``), in the same atomic step.
 _SET = (
     _GUARD
     + """
-for i = 2, #KEYS do
+local n = (#ARGV - 2) / 2
+for i = n + 2, #KEYS do redis.call('DEL', KEYS[i]) end
+for i = 2, n + 1 do
   local args = {KEYS[i], ARGV[2 * i - 1]}
   if ARGV[2 * i] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[2 * i]) end
   if ARGV[2] == 'NX' then
@@ -170,6 +173,26 @@ local out = {0}
 if redis.call('SET', unpack(args)) then out[1] = 1 end
 for i = 3, #KEYS do out[i - 1] = redis.call('GET', KEYS[i]) end
 return out
+"""
+)
+
+#: ``claim_unless_fresh``: the value of KEYS[3], and KEYS[2] set to ARGV[2] if it holds nothing (expiry
+#: ARGV[3], ms, '' for none) unless that value's ``fetched_at`` is after ARGV[4]: ``{1 or 0, value or nil}``.
+_CLAIM_UNLESS_FRESH = (
+    _GUARD
+    + """
+local raw = redis.call('GET', KEYS[3])
+if raw then
+  local ok, decoded = pcall(cjson.decode, raw)
+  if ok and type(decoded) == 'table' and type(decoded['fetched_at']) == 'number'
+      and decoded['fetched_at'] > tonumber(ARGV[4]) then
+    return {0, raw}
+  end
+end
+local args = {KEYS[2], ARGV[2], 'NX'}
+if ARGV[3] ~= '' then table.insert(args, 'PX'); table.insert(args, ARGV[3]) end
+if redis.call('SET', unpack(args)) then return {1, raw} end
+return {0, raw}
 """
 )
 
@@ -204,6 +227,7 @@ _FIX = (
 
 class RedisStore(StateStore):
     fleet = True
+    writes_check = True
 
     def __init__(self, url: str, identity: str):
         try:
@@ -246,8 +270,7 @@ class RedisStore(StateStore):
         self._marker = self._key(Namespace.META, "id")
         #: where this machine remembers the store's id: the address, never the password
         self.address = redis_address(url)
-        self._call("PING", self._redis.ping)
-        self.store_id = self._identify()
+        self.store_id = self._identify()  # its first read is the connection's first test
 
     def _identify(self) -> str:
         """The store's id, created with it and remembered by every machine that uses it
@@ -362,14 +385,16 @@ class RedisStore(StateStore):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         self.set_many([(namespace, key, value)], ttl)
 
-    def set_many(self, entries: Sequence[Entry], ttl: float | None = None) -> None:
-        """Every entry in one script: one round trip, all written at once."""
-        if entries:
-            keys = [self._key(entry[0], entry[1]) for entry in entries]
+    def set_many(
+        self, entries: Sequence[Entry], ttl: float | None = None, delete: Sequence[tuple[str, str]] = ()
+    ) -> None:
+        """Every entry, and every deletion, in one script: one round trip, all at once."""
+        if entries or delete:
+            keys = [self._key(entry[0], entry[1]) for entry in entries] + [self._key(n, k) for n, k in delete]
             args: list[Any] = [""]
             for entry in entries:
                 args += [_encode(entry[2]), _ms(entry_ttl(entry, ttl)) or ""]
-            self._run("SET", _SET, keys, args)
+            self._run("SET+DEL" if delete else "SET", _SET, keys, args)
 
     def delete(self, namespace: str, key: str) -> None:
         self._run("DEL", _DELETE, [self._key(namespace, key)], [])
@@ -378,6 +403,8 @@ class RedisStore(StateStore):
         start = len(self._key(namespace, ""))
         pattern = _glob_escape(self._key(namespace, "")) + "*"
         keys = sorted(self._call("SCAN", lambda: list(self._redis.scan_iter(match=pattern, count=1000))))
+        if not keys:
+            return  # nothing to read (the store's id is checked by the next call)
         for key, value in self._get_raw(keys).items():
             yield key[start:], value
 
@@ -405,10 +432,13 @@ class RedisStore(StateStore):
                 raise self._lost() from None
             raise
 
-    def _run_many(self, what: str, calls: list[tuple[str, list[str], list[Any]]]) -> list[Any]:
+    def _run_many(
+        self, what: str, calls: list[tuple[str, list[str], list[Any]]], reads: Sequence[str] = ()
+    ) -> tuple[list[Any], list[Any]]:
         """Several guarded scripts (:meth:`_run`'s) in one pipeline, by their SHA (redis-py's own
-        pipelined scripts ask ``SCRIPT EXISTS`` first: a second round trip). A Redis that
-        restarted has forgotten them: a step it refuses so is loaded and run again, in order."""
+        pipelined scripts ask ``SCRIPT EXISTS`` first: a second round trip), then the raw values
+        of ``reads`` (full keys) read with the store's id in one ``MGET``. A Redis that
+        restarted has forgotten the scripts: a step it refuses so is loaded and run again, in order."""
         scripts = [self._script(source) for source, _, _ in calls]
         for source in {source for source, _, _ in calls}:
             if self._script(source).sha not in self._loaded:  # once per script and process: a pipeline can't
@@ -418,9 +448,19 @@ class RedisStore(StateStore):
             pipe = self._redis.pipeline(transaction=False)
             for script, (_, keys, args) in zip(scripts, calls):
                 pipe.evalsha(script.sha, len(keys) + 1, self._marker, *keys, self.store_id, *args)
+            if reads:
+                pipe.mget([*reads, self._marker])
             return pipe.execute(raise_on_error=False)
 
-        answers = self._call(what, send)
+        answers = self._call(what + ("+MGET" if reads else ""), send)
+        read: list[Any] = []
+        if reads:
+            values = answers.pop()
+            if isinstance(values, Exception):
+                raise StateStoreError(f"state store {self.uri}: {what}: MGET failed: {values}")
+            if values[-1] != self.store_id:
+                raise self._lost()
+            read = list(values[:-1])
         done = []
         for (source, keys, args), answer in zip(calls, answers):
             if isinstance(answer, self._no_script):  # a Redis that restarted: Script() loads it again
@@ -430,7 +470,7 @@ class RedisStore(StateStore):
                     raise self._lost()
                 raise StateStoreError(f"state store {self.uri}: {what} failed: {answer}")
             done.append(answer)
-        return done
+        return done, read
 
     def _script(self, source: str) -> Any:
         script = self._scripts.get(source)
@@ -475,7 +515,18 @@ class RedisStore(StateStore):
             step = steps[0]
             return [self.update_all(step.namespace, step.keys, step.operation, step.args, step.ttl, fsync)]
         calls = [self._script_call(step) for step in steps]
-        return [_updated(answer) for answer in self._run_many("+".join(s.operation.name for s in steps), calls)]
+        return [_updated(answer) for answer in self._run_many("+".join(s.operation.name for s in steps), calls)[0]]
+
+    def update_batch_reading(
+        self, steps: Sequence[Step], reads: Sequence[tuple[str, str]], fsync: bool = True
+    ) -> tuple[list[Updated], list[Any]]:
+        """The steps' scripts and one ``MGET`` of ``reads`` in one pipeline: one round trip."""
+        if not reads:
+            return self.update_batch(steps, fsync), []
+        calls = [self._script_call(step) for step in steps]
+        what = "+".join(s.operation.name for s in steps)
+        done, raw = self._run_many(what, calls, [self._key(n, k) for n, k in reads])
+        return [_updated(answer) for answer in done], [None if v is None else json.loads(v) for v in raw]
 
     def _script_call(self, step: Step) -> tuple[str, list[str], list[Any]]:
         """The script that runs ``step``, its keys and its args (one key: :func:`script_for`)."""
@@ -495,6 +546,14 @@ class RedisStore(StateStore):
         keys = [self._key(namespace, key), *(self._key(n, k) for n, k in reads)]
         answer = self._run("SET NX+GET", _CLAIM_READ, keys, [_encode(value), _ms(ttl) or ""])
         return bool(answer[0]), [None if raw is None else json.loads(raw) for raw in answer[1:]]
+
+    def claim_unless_fresh(
+        self, namespace: str, key: str, value: Any, ttl: float | None, read: tuple[str, str], since: float
+    ) -> tuple[bool, Any]:
+        """One script: the read, and the claim unless the read found a fresh copy."""
+        keys = [self._key(namespace, key), self._key(*read)]
+        answer = self._run("GET+SET NX", _CLAIM_UNLESS_FRESH, keys, [_encode(value), _ms(ttl) or "", repr(since)])
+        return bool(answer[0]), None if answer[1] is None else json.loads(answer[1])
 
     def now(self) -> float:
         seconds, micros = self._call("TIME", self._redis.time)

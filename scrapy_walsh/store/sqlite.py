@@ -210,15 +210,18 @@ class SqliteStore(StateStore):
     def set(self, namespace: str, key: str, value: Any, ttl: float | None = None) -> None:
         self.set_many([(namespace, key, value)], ttl)
 
-    def set_many(self, entries: Sequence[Entry], ttl: float | None = None) -> None:
+    def set_many(
+        self, entries: Sequence[Entry], ttl: float | None = None, delete: Sequence[tuple[str, str]] = ()
+    ) -> None:
         """One transaction, fsynced unless every namespace is in :data:`SYNC_BY_NAMESPACE`."""
         rows = [
             (entry[0], entry[1], json.dumps(entry[2], separators=(",", ":"), ensure_ascii=False), entry_ttl(entry, ttl))
             for entry in entries
         ]
-        if not rows:
+        if not rows and not delete:
             return
-        modes = {SYNC_BY_NAMESPACE.get(namespace, FULL) for namespace, *_ in rows}
+        namespaces = [row[0] for row in rows] + [namespace for namespace, _ in delete]
+        modes = {SYNC_BY_NAMESPACE.get(namespace, FULL) for namespace in namespaces}
         sync = FULL if FULL in modes else NORMAL if NORMAL in modes else OFF
         with self._transaction(sync) as now:
             self._db.executemany(
@@ -227,6 +230,10 @@ class SqliteStore(StateStore):
                     (self.identity, namespace, key, encoded, None if expiry is None else now + expiry, now)
                     for namespace, key, encoded, expiry in rows
                 ],
+            )
+            self._db.executemany(
+                "DELETE FROM walsh_state WHERE identity=? AND namespace=? AND key=?",
+                [(self.identity, namespace, key) for namespace, key in delete],
             )
 
     def delete(self, namespace: str, key: str) -> None:

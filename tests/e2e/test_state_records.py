@@ -130,11 +130,15 @@ def test_two_projects_pacing_by_host_and_by_address_meet(project, demo_site, tmp
 
 def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, redis_server):
     """The per-request cost stays bounded: each request's reservation covers its host and
-    address in one script, with the previous answer's settle in its round trip; its R8 lease is one
-    script that also reads R7's validators; its item's lease one; its answer's record, with the
-    validators and the item's row, one. About 4 per page, plus the crawl's own (its robots.txt,
-    the blocklist, its registration, the sealing key) and a confirmation for a request written
-    late. Counted with a fleet's Redis (``walsh/store/round_trips``): 8.7 per request before."""
+    address in one script, with the previous answer's settle and the reads of the queue's next pop
+    in its round trip; its R8 lease is one script that also reads R7's validators; its item's lease
+    one; its answer's record, with the validators and the item's row, one. About 4 per page, plus
+    per host robots.txt's read with its fetch claim and its record with the claim's release, and the
+    crawl's own (the blocklist, its registration, the sealing key). A request written late pays a
+    confirmation, more of them the busier the machine: those are counted apart
+    (``walsh/pacing/confirmed_late``). Counted with a fleet's Redis (``walsh/store/round_trips``):
+    8.7 per request, then 5.2-5.6 without the confirmations, before the pop's read and robots.txt's
+    claim rode on other round trips."""
     import redis
 
     redis.Redis.from_url(redis_server.url).flushdb()
@@ -143,12 +147,14 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
     result, items = crawl_targets(plain_project, urls)
     assert result.returncode == 0, result.stderr[-3000:]
     trips, sent = stat(result.stderr, "walsh/store/round_trips"), stat(result.stderr, "walsh/requests/sent")
+    late = stat(result.stderr, "walsh/pacing/confirmed_late", 0)
     pages = len([r for r in demo_site.requests if r["path"].startswith("/page/")])
     print(
-        f"round trips: {trips} for {sent} requests ({pages} pages, {len(items)} items): {trips / sent:.2f} per request"
+        f"round trips: {trips} for {sent} requests ({pages} pages, {len(items)} items, {late} confirmed late): "
+        f"{trips / sent:.2f} per request, {(trips - late) / sent:.2f} without the confirmations"
     )
     assert pages == 12
-    assert trips / sent <= 6.5
+    assert (trips - late) / sent <= 4.9
 
 
 def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):

@@ -662,3 +662,59 @@ def test_set_many_gives_each_entry_its_own_expiry(uri):
     time.sleep(0.7)
     assert store.get("fetched", "u") is None, "its own short expiry"
     assert store.get("validators", "u") == {"etag": '"x"'} and store.get("other", "u") == 2
+
+
+def test_set_many_deletes_in_its_own_write(uri):
+    """A fetch's copy is stored and its claim given back in one write (one round trip, one
+    transaction): a process waiting for the claim to go finds the copy at once."""
+    store = store_at(uri)
+    store.claim("fetching", "robots http://a", {"pid": 1}, ttl=30)
+    store.set("fetching", "other", 1)
+    before = _round_trips(store)
+    store.set_many([("robots", "http://a", {"fetched_at": 1.0})], ttl=60, delete=[("fetching", "robots http://a")])
+    assert _round_trips(store) - before == 1
+    other = store_at(uri)
+    assert other.get("fetching", "robots http://a") is None and other.get("robots", "http://a") == {"fetched_at": 1.0}
+    assert other.get("fetching", "other") == 1, "only the keys named are deleted"
+    store.set_many([], delete=[("fetching", "other")])
+    assert other.get("fetching", "other") is None
+
+
+def test_a_claim_unless_fresh_reads_the_copy_and_claims_only_for_a_stale_one(uri):
+    """One round trip reads the stored copy and takes the fetch's claim, unless the copy was
+    fetched after ``since``: then nothing is claimed, and no claim is left for others to wait on."""
+    store, other = store_at(uri), store_at(uri)
+    copy = ("robots", "http://a")
+    before = _round_trips(store)
+    assert store.claim_unless_fresh("fetching", "robots http://a", {"pid": 1}, 30, copy, 100.0) == (True, None)
+    if uri.startswith("redis"):
+        assert _round_trips(store) - before == 1, "one script: the read and the claim"
+    assert other.claim_unless_fresh("fetching", "robots http://a", {"pid": 2}, 30, copy, 100.0) == (False, None)
+    store.set_many([(*copy, {"fetched_at": 150.5})], delete=[("fetching", "robots http://a")])
+    assert other.claim_unless_fresh("fetching", "robots http://a", {"pid": 2}, 30, copy, 100.0) == (
+        False,
+        {"fetched_at": 150.5},
+    ), "a fresh copy: no claim"
+    assert store.get("fetching", "robots http://a") is None
+    assert other.claim_unless_fresh("fetching", "robots http://a", {"pid": 2}, 30, copy, 150.5) == (
+        True,
+        {"fetched_at": 150.5},
+    ), "a copy fetched at ``since`` is not fresh: claimed, and the old copy read"
+    store.set(*copy, "not an object")
+    assert store.claim_unless_fresh("fetching", "robots http://b", {"pid": 1}, 30, copy, 0.0) == (True, "not an object")
+
+
+def test_a_reservation_reads_other_hosts_in_its_round_trip(uri):
+    """The queue's next pop reads hosts' shared times: a reservation reads them in its own round
+    trip (``reads``; sqlite reads them after its transaction), writing nothing to them."""
+    store = store_at(uri)
+    ledger = Ledger(store, "pacing")
+    ledger.reserve("warm.test", interval=1.0, ttl=61, reads=["b.test"])  # (Redis loads each script once)
+    taken_b = Ledger(store_at(uri), "pacing").reserve("b.test", interval=1.0, ttl=61)
+    before = _round_trips(store)
+    taken = ledger.reserve("a.test", interval=1.0, ttl=61, reads=["b.test", "none.test"])
+    assert taken.wait == 0
+    if uri.startswith("redis"):
+        assert _round_trips(store) - before == 1, "the reservation's script and one MGET in one pipeline"
+    assert taken.read == {"b.test": {"last_start": taken_b.now}, "none.test": {}}
+    assert store.get("pacing", "none.test") is None, "a read writes nothing"

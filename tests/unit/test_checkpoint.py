@@ -82,7 +82,7 @@ def test_every_waiter_for_one_origins_robots_txt_gets_the_outcome(tmp_path):
     async def fetch(origin, request):  # the network's part: robots.txt answers when we say so
         from scrapy.utils.defer import maybe_deferred_to_future
 
-        return await maybe_deferred_to_future(answer)
+        return await maybe_deferred_to_future(answer), None  # the outcome, no record to store
 
     gate._fetch = fetch
 
