@@ -214,6 +214,12 @@ def crawl(
         return subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=log)
 
 
+def _ratio(top: float, bottom: float, digits: int = 2) -> str:
+    """``top / bottom`` for the table; "n/a" when the baseline sent nothing in its time box (at
+    100,000 hosts the ceiling's start-up alone can outlast a short box)."""
+    return f"{top / bottom:.{digits}f}" if bottom > 0 else "n/a"
+
+
 def rate(log: list[tuple[str, str, float]]) -> float:
     if len(log) < 2:
         return 0.0
@@ -441,11 +447,11 @@ def main() -> None:
             flag = "" if all(r["exit"] == 0 for r in runs.values()) else f"  exit {[r['exit'] for r in runs.values()]}"
             print(
                 f"{hosts:>7} | {a['rate']:>9.1f} | {b['rate']:>9.1f} | {c['rate']:>9.1f} | "
-                f"{a['rate'] / b['rate']:>5.2f} | {a['rate'] / max(c['rate'], 1e-9):>6.1f} | "
+                f"{_ratio(a['rate'], b['rate']):>5} | {_ratio(a['rate'], c['rate'], 1):>6} | "
                 f"{a['rss'] / 1024:>4.0f} {b['rss'] / 1024:>4.0f} {c['rss'] / 1024:>4.0f} | {extra:>8.2f} | "
                 f"{a['violations']:>3} {c['violations']:>3} | "
                 f"{a['transactions']:>7.2f} {a['unsynced_transactions']:>8.2f} | "
-                f"{a['cpu_ms']:>6.2f} {b['cpu_ms']:>7.2f} | {b['cpu_ms'] / max(a['cpu_ms'], 1e-9):>7.2f}{flag}",
+                f"{a['cpu_ms']:>6.2f} {b['cpu_ms']:>7.2f} | {_ratio(b['cpu_ms'], a['cpu_ms']):>7}{flag}",
                 flush=True,
             )
         if not args.no_fleet:

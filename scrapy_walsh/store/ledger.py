@@ -411,16 +411,12 @@ class Ledger:
         ``reads``: other keys read in the same round trip (the answer's ``read``)."""
         # crash-safe, not fsynced: docs/state-store-durability.md
         if isinstance(key, str) and lease is None:
-            step = Step(self.namespace, (key,), RESERVE, (interval, margin, assign or {}), ttl)
-        else:
-            keys = [key] if isinstance(key, str) else list(key)
-            modes = modes or [own_key(i == 0) for i in range(len(keys))]
-            token, hold = lease or ("", 0.0)
-            args = (interval, margin, assign or {}, modes, token, hold)
-            step = Step(self.namespace, tuple(keys), RESERVE_KEYS, args, ttl)
-        done, found = self._batch([step], fsync=False, reads=reads)
-        read = {k: v if isinstance(v, dict) else {} for k, v in zip(reads, found)}
-        return Reservation(done[0].result, done[0].value, done[0].now, read)
+            return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False, reads=reads)
+        keys = [key] if isinstance(key, str) else list(key)
+        modes = modes or [own_key(i == 0) for i in range(len(keys))]
+        token, hold = lease or ("", 0.0)
+        args = (interval, margin, assign or {}, modes, token, hold)
+        return self._run(keys, RESERVE_KEYS, args, ttl, fsync=False, reads=reads)
 
     def confirm(
         self,
@@ -483,10 +479,13 @@ class Ledger:
         args: tuple[Any, ...],
         ttl: float | None,
         fsync: bool = True,
+        reads: Sequence[str] = (),
     ) -> Reservation:
+        """One step on ``key`` (or keys), after the kept advances, with ``reads`` in its round trip."""
         keys = (key,) if isinstance(key, str) else tuple(key)
-        done = self._batch([Step(self.namespace, keys, operation, args, ttl)], fsync)[0][0]
-        return Reservation(done.result, done.value, done.now)
+        done, found = self._batch([Step(self.namespace, keys, operation, args, ttl)], fsync, reads)
+        read = {k: v if isinstance(v, dict) else {} for k, v in zip(reads, found)}
+        return Reservation(done[0].result, done[0].value, done[0].now, read)
 
     def _batch(
         self, steps: list[Step], fsync: bool = False, reads: Sequence[str] = ()
