@@ -85,6 +85,7 @@ from .request_signer import load_signer
 from .settings import DOWNLOAD_TIMEOUT_FLOOR
 from .shared_pacer import SharedPacer
 from .store import StoreUnavailable, leases
+from .summary import MAX_IN_FLIGHT
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -182,6 +183,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 self.signer.sign(request)  # last: the User-Agent and every header are final
             send = send_gate.Send(self.politeness, host, lease, began)
             send_gate.CURRENT.append(send)
+            # every send of the process is in CURRENT until its answer: R4 is the count staying 1
+            self.stats.max_value(MAX_IN_FLIGHT, len(send_gate.CURRENT))
             try:
                 send.start()
                 # its journal entry is written before the request goes on the wire

@@ -207,6 +207,8 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         if not self.pqueues:
             return None
         self.ops["pops"] += 1
+        if self._out:
+            self._forget_left()
         now = self.politeness.now()
         self._release(now)
         for _ in range(READS):
@@ -239,19 +241,22 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
     def _taken(self, host: str) -> bool:
         """A request handed out for ``host`` is still in the downloader (its gates, its wait for
         the checkpoint's lock, the network, its answer's middlewares)."""
-        request = self._out.get(host)
-        if request is None:
-            return False
+        return host in self._out
+
+    def _forget_left(self) -> None:
+        """Drop the hand-outs that left the downloader, so ``_out`` holds at most the downloader's
+        few requests whatever the number of hosts. Kept also for a host whose queue emptied: a
+        request queued for it later must not overtake the one still in the downloader."""
         if self._active is None:
             # the engine's downloader is made after the scheduler; without one (the queue used on
             # its own) nothing is in it
             self._active = getattr(getattr(self._crawler.engine, "downloader", None), "active", None)
             if self._active is None:
-                return False
-        if request in self._active:
-            return True
-        del self._out[host]
-        return False
+                self._out.clear()
+                return
+        active = self._active
+        for host in [host for host, request in self._out.items() if request not in active]:
+            del self._out[host]
 
     def upcoming(self, count: int, other_than: str) -> list[str]:
         """The hosts the next pop is likely to read, ``other_than`` left out: the first ``2 *
@@ -335,7 +340,6 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         if request is not None:
             self._out[host] = request
         if len(queue) == 0:
-            self._out.pop(host, None)
             del self.pqueues[host]
             self._work.pop(host, None)
             self._due.pop(host, None)

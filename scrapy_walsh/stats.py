@@ -53,7 +53,9 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/requests/max_in_flight",
-        "The most requests in the downloader at once (R4 requires 1).",
+        "The most requests on the network at once in the whole process, counted at the checkpoint from "
+        "the reservation to the answer (R4 requires 1). The downloader also holds the next request, "
+        "prepared behind the checkpoint's lock; it is not on the network and not counted.",
     ),
     Stat(
         "walsh/denied",

@@ -34,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 SENT = "walsh/requests/sent"
 SENT_HOST = "walsh/requests/host/"
+#: Counted by the checkpoint, on the network and process-wide (the downloader also holds the next
+#: request, prepared behind the checkpoint's lock, which is not on the network).
 MAX_IN_FLIGHT = "walsh/requests/max_in_flight"
 DENIED = "walsh/denied"
 UA_OVERRIDDEN = "walsh/identity/ua_overridden"
@@ -60,26 +62,15 @@ class ComplianceSummary:
         assert crawler.stats is not None
         self.crawler = crawler
         self.stats = crawler.stats
-        self.in_flight = 0
-        self.max_in_flight = 0
         #: answers to the spider's own requests (not robots.txt, manifests or the blocklist)
         self.targets_answered = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ComplianceSummary:
         ext = cls(crawler)
-        crawler.signals.connect(ext.request_reached, signal=signals.request_reached_downloader)
-        crawler.signals.connect(ext.request_left, signal=signals.request_left_downloader)
         crawler.signals.connect(ext.response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
         return ext
-
-    def request_reached(self, request: Request, spider: Spider) -> None:
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-
-    def request_left(self, request: Request, spider: Spider) -> None:
-        self.in_flight -= 1
 
     def response_downloaded(self, response: Any, request: Request, spider: Spider) -> None:
         count_sent(self.stats, request)
@@ -88,7 +79,7 @@ class ComplianceSummary:
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         self.stats.set_value("walsh/spec_version", SPEC_VERSION)
-        self.stats.set_value(MAX_IN_FLIGHT, self.max_in_flight)
+        self.stats.max_value(MAX_IN_FLIGHT, 0)  # the checkpoint counts them; 0 when nothing went out
         config = CrawlContext.of(self.crawler).config
         self.stats.set_value("walsh/identity/user_agent", config.user_agent)
         self.stats.set_value(ROBOTS_MODE, config.robots_mode)

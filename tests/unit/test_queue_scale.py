@@ -101,3 +101,39 @@ def test_heap_steps_compare_builtin_values_only(tmp_path):
     assert first.url.startswith("http://h00049.example/"), "equal work: the larger name first"
     politeness.reserve("h00049.example")
     assert queue.pop().url.startswith("http://h00048.example/")
+
+
+def _with_downloader(tmp_path):
+    """A queue whose engine's downloader holds the ``active`` set Scrapy's ``Downloader`` keeps:
+    the requests from its middlewares to their answers'."""
+    queue, politeness = _queue(tmp_path, 0)
+    active: set[Request] = set()
+    queue._crawler.engine = type("Engine", (), {"downloader": type("Downloader", (), {"active": active})()})()
+    return queue, politeness, active
+
+
+def test_a_host_with_a_request_in_the_downloader_is_passed_over_even_once_its_queue_emptied(tmp_path):
+    queue, politeness, active = _with_downloader(tmp_path)
+    queue.push(Request("http://a.example/first"))
+    first = queue.pop()
+    active.add(first)  # the engine hands it to the downloader: its gates, the checkpoint's lock
+    queue.push(Request("http://a.example/second"))  # a.example's queue had emptied meanwhile
+    assert queue.pop() is None, "the second would overtake the first at the pacing gate"
+    queue.push(Request("http://b.example/other"))
+    assert queue.pop().url == "http://b.example/other"
+    active.discard(first)  # answered, or refused by a gate
+    assert queue.pop().url == "http://a.example/second"
+
+
+def test_the_hand_outs_kept_stay_as_few_as_the_downloader_holds(tmp_path):
+    queue, politeness, active = _with_downloader(tmp_path)
+    for h in range(500):
+        queue.push(Request(f"http://h{h:05d}.example/page/1"))
+    kept = []
+    for _ in range(500):
+        request = queue.pop()
+        active.add(request)
+        if len(active) > 2:  # the downloader lets go of its oldest
+            active.discard(kept.pop(0))
+        kept.append(request)
+        assert len(queue._out) <= 3, "one entry per host ever handed out would grow with the hosts"
