@@ -34,7 +34,7 @@ def serial(subject: Subject) -> Iterator[Finding]:
             FAIL,
             "CONCURRENT_REQUESTS",
             f"CONCURRENT_REQUESTS={value} allows concurrent requests; R4 requires "
-            "requests to be serial per process (set 1, or leave it to the add-on)",
+            "requests to be serial per process (set 1 or 2, or leave it to the add-on)",
         )
     else:
         yield Finding("4", "R4", PASS, "CONCURRENT_REQUESTS", SERIAL[int(value)])
