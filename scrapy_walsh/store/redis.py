@@ -35,7 +35,6 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
 from typing import Any, TypeVar
 
 from ..config import masked_uri
@@ -437,22 +436,25 @@ class RedisStore(StateStore):
     ) -> tuple[list[Any], list[Any]]:
         """Several guarded scripts (:meth:`_run`'s) in one pipeline, by their SHA (redis-py's own
         pipelined scripts ask ``SCRIPT EXISTS`` first: a second round trip), then the raw values
-        of ``reads`` (full keys) read with the store's id in one ``MGET``. A Redis that
-        restarted has forgotten the scripts: a step it refuses so is loaded and run again, in order."""
+        of ``reads`` (full keys) read with the store's id in one ``MGET``. A script this process
+        has not run yet goes by its source (``EVAL``, which Redis keeps for the ``EVALSHA`` that
+        follow): no ``SCRIPT LOAD`` round trip of its own. A Redis that restarted has forgotten
+        the scripts: a step it refuses so is loaded and run again, in order."""
         scripts = [self._script(source) for source, _, _ in calls]
-        for source in {source for source, _, _ in calls}:
-            if self._script(source).sha not in self._loaded:  # once per script and process: a pipeline can't
-                self._loaded.add(str(self._call("SCRIPT LOAD", partial(self._redis.script_load, source))))
 
         def send() -> list[Any]:
             pipe = self._redis.pipeline(transaction=False)
-            for script, (_, keys, args) in zip(scripts, calls):
-                pipe.evalsha(script.sha, len(keys) + 1, self._marker, *keys, self.store_id, *args)
+            for script, (source, keys, args) in zip(scripts, calls):
+                if script.sha in self._loaded:
+                    pipe.evalsha(script.sha, len(keys) + 1, self._marker, *keys, self.store_id, *args)
+                else:
+                    pipe.eval(source, len(keys) + 1, self._marker, *keys, self.store_id, *args)
             if reads:
                 pipe.mget([*reads, self._marker])
             return pipe.execute(raise_on_error=False)
 
         answers = self._call(what + ("+MGET" if reads else ""), send)
+        self._loaded.update(script.sha for script in scripts)
         read: list[Any] = []
         if reads:
             values = answers.pop()

@@ -718,3 +718,21 @@ def test_a_reservation_reads_other_hosts_in_its_round_trip(uri):
         assert _round_trips(store) - before == 1, "the reservation's script and one MGET in one pipeline"
     assert taken.read == {"b.test": {"last_start": taken_b.now}, "none.test": {}}
     assert store.get("pacing", "none.test") is None, "a read writes nothing"
+
+
+def test_a_process_first_batched_step_costs_one_round_trip(redis_server):
+    """A script this process has not run yet goes in the pipeline by its source: a fresh
+    store's first reservation that reads ahead is one round trip, with no ``SCRIPT LOAD`` first."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushdb()
+    client.script_flush()  # a Redis that has never seen the scripts
+    store = store_at(redis_server.url)
+    ledger = Ledger(store, "pacing")
+    before = store.round_trips
+    taken = ledger.reserve("a.test", interval=1.0, margin=0.01, ttl=61, reads=["b.test"])
+    assert taken.wait == 0 and store.round_trips - before == 1
+    before = store.round_trips  # and by its SHA from then on
+    assert ledger.reserve("a.test", interval=1.0, margin=0.01, ttl=61, reads=["b.test"]).wait > 0
+    assert store.round_trips - before == 1
