@@ -10,8 +10,9 @@ times, and asserts on what the server saw: the request the change forbids never 
   waiting one has left the downloader (one request per host there, so a host's requests leave in
   their order): the waiting page goes on the verdict it was given while its copy was fresh, as it
   would without the overlap, and the next page fetches the new robots.txt, which disallows it.
-  (A refetch cannot start while a page of its origin waits: the counter that would catch it is
-  checked in ``tests/unit/test_generations.py``.)
+  (The spider's pages cannot start a refetch while a page of their origin waits; the package's
+  own manifest fetches, sent past the queue and gated by robots.txt, still can, and the counter
+  that catches that is checked in ``tests/unit/test_generations.py``.)
 * a pause: a slow 429 with a Retry-After beyond ``WALSH_BACKOFF_MAX_DELAY`` is on the network
   while the host's next page waits behind it in the host's download slot; that page reaches the
   checkpoint the moment the 429 arrives, before the backoff middleware has read it. The answer's
