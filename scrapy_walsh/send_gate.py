@@ -114,6 +114,7 @@ class Send:
         self.written = True
         self.stop()
         if time.monotonic() - self.began <= FAST_WRITE:
+            self.politeness.written(self.lease)
             return  # the reservation is the send
         try:
             wait = self.politeness.confirm(self.host, self.lease)

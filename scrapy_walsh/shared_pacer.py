@@ -170,6 +170,8 @@ class SharedPacer:
         self.generations = CrawlContext.of(crawler).get(Generations)
         #: hosts whose shared times the last reservation read for the next pop (:meth:`_ahead`)
         self._read_ahead: set[str] = set()
+        #: tokens of leases whose requests went at once, not yet dropped from the store (:meth:`written`)
+        self._written: list[str] = []
 
     def key(self, host: str) -> str:
         """The pacing key of ``host`` (itself, unless WALSH_PACE_BY = "ip")."""
@@ -219,7 +221,10 @@ class SharedPacer:
             modes=modes,
             lease=(token, hold) if token else None,
             reads=list(ahead),
+            written=self._written,
         )
+        if not reservation.wait:
+            self._written = []  # dropped from this reservation's keys; any other expires within a slot
         self._adopt(host, reservation)
         for key, other in ahead.items():
             self._merge(self.pacer.pace(other), reservation.read.get(key) or {})
@@ -240,6 +245,11 @@ class SharedPacer:
         if not done.wait:
             lease.until = done.now + interval + self.pacer.margin  # the start stamped now keeps the host
         return done.wait
+
+    def written(self, lease: Lease) -> None:
+        """``lease``'s request went at once: the start stamped at its reservation is the send, so
+        the lease is dropped with the next reservation, in its round trip."""
+        self._written.append(lease.token)
 
     def renew(self, host: str, lease: Lease) -> bool:
         """Keep ``lease`` one more slot while its request is being connected; False when it had

@@ -149,6 +149,7 @@ def _reserve_key(
     modes: list[dict[str, Any]],
     token: str = "",
     hold: float = 0.0,
+    written: Sequence[str] = (),
 ) -> tuple[float, dict[str, Any] | None]:
     mode = modes[index]
     if wait := slot_wait(value, now, index, interval, margin, modes):
@@ -156,6 +157,11 @@ def _reserve_key(
     new = {**value, **(assign if mode["assign"] else {})}
     new[mode["write"]] = now
     leases = live_leases(value, now)
+    for done in written:
+        # the request went within its reservation's margin: its lease says no more than the start
+        # stamped with it, and leaving it would make every name sharing an address carry (and
+        # read) one more lease per request of the last second
+        leases.pop(done, None)
     if token:
         leases[token] = {"until": now + hold, "kind": mode["write"]}
     return 0.0, _with_leases(new, leases)
@@ -263,7 +269,8 @@ end
 #: all or nothing. args: interval, margin, assign, modes (one per key): ``any`` also waits
 #: for ``any_start`` (starts by processes that pace by host, watched by those pacing by
 #: address), ``write`` the field the start goes to, ``assign`` whether the terms go there too;
-#: then the host lease's token ('' for none) and how long it holds.
+#: then the host lease's token ('' for none), how long it holds, and this process's leases whose
+#: requests were written at once (dropped: :func:`_reserve_key`).
 RESERVE_KEYS = Operation(
     "reserve",
     _reserve_key,
@@ -277,6 +284,7 @@ local function change(v, now, A, i)
   if m['assign'] then for f, val in pairs(A[3]) do v[f] = val end end
   v[m['write']] = now
   local live = live_leases(v, now)
+  if type(A[7]) == 'table' then for _, t in ipairs(A[7]) do live[t] = nil end end
   if A[5] and A[5] ~= '' then live[A[5]] = {['until'] = now + A[6], kind = m['write']} end
   return 0, with_leases(v, live)
 end
@@ -402,20 +410,23 @@ class Ledger:
         modes: list[dict[str, Any]] | None = None,
         lease: tuple[str, float] | None = None,
         reads: Sequence[str] = (),
+        written: Sequence[str] = (),
     ) -> Reservation:
         """Take ``key``'s slot if it is free now; raises ``StoreUnavailable`` (nothing taken).
         Several keys (a host and its addresses): one atomic step that takes every
         slot or none, and waits for the busiest. ``modes`` (one per key, :func:`own_key` /
         :func:`watched_key`) says how each is read and written; by default every key is owned.
         ``lease``: ``(token, seconds)``, a host lease taken with the slot (:meth:`confirm`).
-        ``reads``: other keys read in the same round trip (the answer's ``read``)."""
+        ``reads``: other keys read in the same round trip (the answer's ``read``).
+        ``written``: tokens of this process's leases whose requests went at once, dropped from
+        the keys if the slot is taken (an address shared by many names stays one lease long)."""
         # crash-safe, not fsynced: docs/state-store-durability.md
-        if isinstance(key, str) and lease is None:
+        if isinstance(key, str) and lease is None and not written:
             return self._run(key, RESERVE, (interval, margin, assign or {}), ttl, fsync=False, reads=reads)
         keys = [key] if isinstance(key, str) else list(key)
         modes = modes or [own_key(i == 0) for i in range(len(keys))]
         token, hold = lease or ("", 0.0)
-        args = (interval, margin, assign or {}, modes, token, hold)
+        args = (interval, margin, assign or {}, modes, token, hold, list(written))
         return self._run(keys, RESERVE_KEYS, args, ttl, fsync=False, reads=reads)
 
     def confirm(

@@ -305,6 +305,30 @@ INDEXED_CASES = [
             },
         ),
     ),
+    # the process's leases whose requests went at once are dropped by its next reservation; others stay
+    (
+        "reserve_keys",
+        {
+            "any_start": T0,
+            "sending": {
+                "A": {"until": T0 + 1.01, "kind": "any_start"},
+                "C": {"until": T0 + 1.01, "kind": "any_start"},
+            },
+        },
+        T0 + 0.5,
+        0,
+        [1.0, 0.01, {}, [WATCHED], "B", 1.01, ["A", "gone"]],
+        (
+            0.0,
+            {
+                "any_start": T0 + 0.5,
+                "sending": {
+                    "C": {"until": T0 + 1.01, "kind": "any_start"},
+                    "B": {"until": T0 + 1.51, "kind": "any_start"},
+                },
+            },
+        ),
+    ),
     # written late while the lease lives: the start is the write, the lease ends
     (
         "confirm",
