@@ -397,6 +397,33 @@ def sample(hosts: int, seconds: float, root: Path) -> None:
         print(f"  {shares['a'].get(package, 0.0):6.3f} / {shares['b'].get(package, 0.0):6.3f}  {package}")
 
 
+def pairs(sizes: list[int], seconds: float, rounds: int, root: Path) -> None:
+    """(a) and (b) in turn, ``rounds`` times at each size: each pair's throughput and CPU per request
+    as ratios, then their medians. On a loaded machine the speed drifts between two crawls run
+    minutes apart; a pair's two crawls meet the same load, so the median ratio is the figure to quote."""
+    print(
+        f"{'hosts':>7} | {'pair':>4} | {'(a) req/s':>9} | {'(b) req/s':>9} | {'a/b':>5} | "
+        f"{'CPU ms/req a b':>14} | {'a/b CPU':>7} | {'load':>4}"
+    )
+    for hosts in sizes:
+        rates, cpus = [], []
+        for turn in range(rounds):
+            a = run_one("a", hosts, seconds, root, label=f"_pair{turn}")
+            b = run_one("b", hosts, seconds, root, label=f"_pair{turn}")
+            rates.append(a["rate"] / max(b["rate"], 1e-9))
+            cpus.append(a["cpu_ms"] / max(b["cpu_ms"], 1e-9))
+            print(
+                f"{hosts:>7} | {turn + 1:>4} | {a['rate']:>9.1f} | {b['rate']:>9.1f} | {rates[-1]:>5.2f} | "
+                f"{a['cpu_ms']:>6.2f} {b['cpu_ms']:>7.2f} | {cpus[-1]:>7.2f} | {os.getloadavg()[0]:>4.1f}"
+                + ("" if a["violations"] == 0 else f"  {a['violations']} violations"),
+                flush=True,
+            )
+        print(
+            f"{hosts:>7} hosts, median of {rounds} pairs: throughput a/b {statistics.median(rates):.2f}, "
+            f"CPU per request a/b {statistics.median(cpus):.2f}x"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", default="100,1000,10000,50000")
@@ -408,6 +435,9 @@ def main() -> None:
     parser.add_argument("--steady", action="store_true", help="with --profile: from the first answer to the close")
     parser.add_argument("--sample", metavar="N", type=int, help="(a) and (b) at N hosts, sampled: CPU by package")
     parser.add_argument("--fsyncs", metavar="N", type=int, help="only (a) at N hosts under strace: fsyncs per request")
+    parser.add_argument(
+        "--pairs", metavar="R", type=int, help="only (a) and (b), in turn R times per size: median paired ratios"
+    )
     parser.add_argument(
         "--journal-cost", action="store_true", help="only (a): journal off, on and signed, interleaved: its CPU"
     )
@@ -427,6 +457,9 @@ def main() -> None:
         profile(args.profile, args.seconds, root, args.steady)
         return
     sizes = [int(n) for n in args.hosts.split(",")]
+    if args.pairs:
+        pairs(sizes, args.seconds, args.pairs, Path(args.workdir or tempfile.mkdtemp(prefix="scale_pairs_")))
+        return
     print(
         f"N hosts x {PAGES} pages, {LATENCY * 1000:.0f} ms loopback server, one process, "
         f"each crawl time-boxed at {args.seconds:.0f} s; req/s as the server counted them (robots.txt included)"
