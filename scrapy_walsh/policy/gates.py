@@ -142,9 +142,17 @@ def robots_outcome(origin: str, fetch: RobotsFetch, now: float) -> OriginRobots:
     return OriginRobots(origin, UNAVAILABLE, now, status, f"HTTP {status}")
 
 
+def fetched_after(saved: Any, since: float) -> bool:
+    """A stored record fetched after ``since``: the one freshness rule, which the state store's
+    ``claim_unless_fresh`` also applies (its Redis Lua repeats it). Whatever else is stored (no
+    record, a record without a time) is not fresh."""
+    fetched_at = saved.get("fetched_at") if isinstance(saved, dict) else None
+    return isinstance(fetched_at, (int, float)) and not isinstance(fetched_at, bool) and fetched_at > since
+
+
 def usable_copy(saved: dict[str, Any] | None, now: float, max_age: float) -> bool:
     """A stored record younger than ``max_age`` (the cache time, or :data:`STALE_LIMIT`)."""
-    return bool(saved) and now - saved["fetched_at"] < max_age  # type: ignore[index]
+    return fetched_after(saved, now - max_age)
 
 
 def with_stale_copy(result: OriginRobots, saved: dict[str, Any] | None, now: float) -> OriginRobots:

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..policy.gates import fetched_after
+
 
 class StateStoreError(RuntimeError):
     """The store cannot be opened, read or written; the message says which and why."""
@@ -185,8 +187,7 @@ class StateStore(ABC):
         is an object whose ``fetched_at`` is after ``since`` (a copy fresh enough to use: no fetch to
         claim), in one round trip: ``(claimed, value)``."""
         found = self.get(*read)
-        fetched_at = found.get("fetched_at") if isinstance(found, dict) else None
-        if isinstance(fetched_at, (int, float)) and fetched_at > since:
+        if fetched_after(found, since):
             return False, found
         return self.claim(namespace, key, value, ttl), found
 

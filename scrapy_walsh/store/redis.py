@@ -176,7 +176,8 @@ return out
 )
 
 #: ``claim_unless_fresh``: the value of KEYS[3], and KEYS[2] set to ARGV[2] if it holds nothing (expiry
-#: ARGV[3], ms, '' for none) unless that value's ``fetched_at`` is after ARGV[4]: ``{1 or 0, value or nil}``.
+#: ARGV[3], ms, '' for none) unless that value's ``fetched_at`` is after ARGV[4] (the freshness rule of
+#: :func:`scrapy_walsh.policy.gates.fetched_after`): ``{1 or 0, value or nil}``.
 _CLAIM_UNLESS_FRESH = (
     _GUARD
     + """

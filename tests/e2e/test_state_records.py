@@ -207,3 +207,23 @@ def test_an_address_paused_for_the_address_pacers_is_refused_and_explained_alike
     assert time.monotonic() - started < 60, "the crawl waited for the pause"
     assert (items[target]["denied"], items[target]["verdict"]) == ("pacing", "host_paused_beyond_max_delay")
     assert not demo_site.requests_for("open", path="/page/1")
+
+
+def test_a_damaged_robots_record_is_fetched_again_not_read_as_unreachable(plain_project, demo_site, tmp_path):
+    """A stored robots.txt record without its fetch time (another version's, or a damaged one)
+    is no copy: the crawl fetches robots.txt and goes on. Reading it raised, and the gate took the
+    origin for unreachable: every page refused, and the fetch's claim left to expire."""
+    from scrapy_walsh.policy.gates import origin_of
+    from scrapy_walsh.store import open_store, parse_state_uri
+
+    uri = f"sqlite:///{tmp_path / 'state.sqlite3'}"
+    add_addon_line(plain_project, f"\nWALSH_STATE_URI = {uri!r}\n", site=demo_site)
+    target = demo_site.url("open", "/page/1")
+    store = open_store(parse_state_uri(uri, "unused"), "Walsh-Research")
+    store.set(Namespace.ROBOTS, origin_of(target), {"outcome": "available", "body": ""}, ttl=86400)
+    store.close()
+    result, items = crawl_targets(plain_project, [target], timeout=90)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(demo_site.requests_for("open", path="/robots.txt")) == 1
+    assert len(demo_site.requests_for("open", path="/page/1")) == 1, items
+    assert "denied" not in items[target], items[target]

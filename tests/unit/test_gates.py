@@ -24,6 +24,7 @@ from scrapy_walsh.policy.gates import (
     record,
     restore,
     robots_outcome,
+    usable_copy,
     with_stale_copy,
 )
 from scrapy_walsh.policy.vocabulary import Verdict
@@ -72,6 +73,18 @@ def test_the_stored_record_round_trips_and_stands_in_for_an_unreachable_file():
     assert with_stale_copy(down, too_old, NOW) is down
     assert with_stale_copy(down, None, NOW) is down
     assert record(down, b"") is None  # the last good copy is kept
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [{}, {"outcome": AVAILABLE}, {"fetched_at": str(NOW)}, {"fetched_at": True}, {"fetched_at": None}, [NOW], "x"],
+)
+def test_a_stored_record_without_its_time_is_never_fresh_and_never_raises(saved):
+    """Another version's record, or a damaged one, is read as no copy: the origin's robots.txt is
+    fetched again. Raising instead made the gate read the origin as unreachable, every page refused."""
+    assert not usable_copy(saved, NOW, STALE_LIMIT)
+    down = robots_outcome(ORIGIN, RobotsFetch(503), NOW)
+    assert with_stale_copy(down, saved, NOW) is down
 
 
 def test_an_unavailable_outcome_is_stored_without_a_body():
