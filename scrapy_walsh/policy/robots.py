@@ -148,6 +148,116 @@ class _Group:
         )
 
 
+class _Parse:
+    """One parse: the groups and file-wide records read so far, and the count of lines of
+    content :func:`_no_record` reports when no line was a record.
+
+    A line is a span of the text (``start``, ``end``), never a copy: most lines of a large file
+    are HTML or comments, skipped after one look at their first character. Compiled, ``ord(text[i])``
+    is a read of the string's memory and ``text.find`` one C call."""
+
+    __slots__ = ("groups", "sitemaps", "licences", "group", "rules", "in_agents", "recognised", "content", "first")
+
+    def __init__(self) -> None:
+        self.groups: list[_Group] = []
+        self.sitemaps: list[str] = []
+        self.licences: list[tuple[str, str, int]] = []
+        self.group: _Group | None = None
+        self.rules: list[tuple[bool, str, int]] | None = None  # the current group's
+        self.in_agents = False  # the current group still takes User-agent lines
+        self.recognised = False
+        #: Lines whose first character past their whitespace is not ``#``, and the first such
+        #: character; -1 once a line starts with whitespace the parse does not skip (``\x1c``-``\x1f``,
+        #: and past ASCII what ``str.isspace`` calls whitespace), or the text holds a NUL: then
+        #: :func:`_no_record` counts them itself.
+        self.content = 0
+        self.first = -1
+
+    def read(self, text: str) -> None:
+        """Read each line of ``text`` (LF-ended): up to its first NUL, as Google's parser reads it
+        (a C string), then its WS skipped, then up to its ``#``."""
+        comments, nuls = "#" in text, "\x00" in text  # else no line is searched for one
+        if nuls:
+            self.content = -1
+        size, position, number = len(text), 0, 0
+        while position <= size:
+            number += 1
+            start, end = position, text.find("\n", position)
+            if end < 0:
+                end = size
+            position = end + 1
+            if nuls and (cut := text.find("\x00", start, end)) >= 0:
+                end = cut
+            if start == end:
+                continue
+            char = ord(text[start])
+            if char == 32 or char == 9 or char == 11 or char == 12:  # the WS before a name changes nothing
+                start += 1
+                while start < end and _is_ws(ord(text[start])):
+                    start += 1
+                if start == end:
+                    continue
+                char = ord(text[start])
+            if char == 35:  # "#": a comment
+                continue
+            if self.content >= 0:
+                self._count(char)
+            if not _may_start_record(char):  # no record (most of an HTML page) in one test
+                continue
+            if comments and (cut := text.find("#", start, end)) >= 0:
+                end = cut
+            colon = text.find(":", start, end)
+            if colon >= 0:
+                kind = _usual_kind(text, start, colon)
+                if kind < 0:
+                    name = text[start:colon]
+                    kind = _kind_as_written(name)
+                    if kind < 0:
+                        continue
+                    if kind == _USAGE:
+                        _usage_record(name, text[colon + 1 : end], number, self.group, self.licences)
+                        continue
+                value = _value(text, colon + 1, end)
+            else:
+                kind, value = _without_colon(text[start:end])
+                if kind < 0:
+                    continue
+            self.recognised = True
+            self._record(kind, value, number)
+
+    def _count(self, char: int) -> None:
+        """Count a line of content: ``char`` is its first character past its ASCII WS, not ``#``."""
+        if 28 <= char <= 31 or (char >= 128 and chr(char).isspace()):
+            self.content = -1  # the line may hold only whitespace: the regex counts
+        else:
+            if not self.content:
+                self.first = char
+            self.content += 1
+
+    def _record(self, kind: int, value: str, number: int) -> None:
+        """A record line of ``kind`` (not a usage-preference record) and its value."""
+        if kind == _DISALLOW or kind == _ALLOW:
+            rules = self.rules
+            if rules is not None:
+                self.in_agents = False  # RFC 9309 §2.1: only a rule ends the user-agent lines
+                if value:  # an empty rule matches nothing (§2.2.2)
+                    rules.append((kind == _ALLOW, value, number))
+        elif kind == _UA:
+            group = self.group
+            if group is None or not self.in_agents:
+                group = self.group = _Group(number)
+                self.groups.append(group)
+                self.rules = group.rules
+                self.in_agents = True
+            group.agents.append(value)
+            group.agents_end = number
+        elif kind == _SITEMAP:
+            if value := value.strip():  # a URL, not a path: any whitespace around it goes
+                self.sitemaps.append(value)
+        elif self.group is not None:
+            (self.group.delays if kind == _DELAY else self.group.rates).append((value, number))
+
+
 @dataclass(frozen=True, slots=True)
 class GroupSpan:
     """A selected group, as :meth:`RobotsTxt.explain` reports it."""
@@ -227,27 +337,6 @@ def _to_text(body: bytes | str) -> str:
 def _percent_octets(run: re.Match[str]) -> str:
     """``%XX`` for each octet of a run that is not UTF-8."""
     return "%" + run.group().encode("utf-8", "surrogateescape").hex("%").upper()
-
-
-def _lines(text: str) -> list[str]:
-    """The lines of ``text``, split at CR, LF or CRLF (RFC 9309 §2.2's EOL).
-
-    ``splitlines`` does that in one pass when the text holds none of the other breaks it
-    knows (``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, and ``\\x85``, U+2028, U+2029 past ASCII);
-    replacing ``\\r\\n`` first, then ``split``, took twice as long on CRLF files.
-    """
-    if "\r" not in text:
-        return text.split("\n")
-    if (
-        "\v" in text
-        or "\f" in text
-        or "\x1c" in text
-        or "\x1d" in text
-        or "\x1e" in text
-        or (not text.isascii() and ("\x85" in text or "\u2028" in text or "\u2029" in text))
-    ):
-        return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return text.splitlines()
 
 
 def _cut(body: bytes) -> bytes:
@@ -630,74 +719,12 @@ class RobotsTxt:
     def parse(cls, body: bytes | str) -> RobotsTxt:
         """Split ``body`` (bytes as received, or text) into groups; rules are compiled later, per token."""
         text = _to_text(body)
-        lines = _lines(text)
-        if "\x00" in text:  # a line ends at a NUL, as in Google's parser (a C string)
-            lines = [line.partition("\x00")[0] for line in lines]
-        comments = "#" in text  # else no line is searched for one
-        groups: list[_Group] = []
-        sitemaps: list[str] = []
-        licences: list[tuple[str, str, int]] = []
-        group: _Group | None = None
-        rules: list[tuple[bool, str, int]] | None = None  # the current group's
-        in_agents = False  # the current group still takes User-agent lines
-        recognised = False
-        number = 0
-        for line in lines:
-            number += 1
-            size = len(line)
-            if not size:
-                continue
-            start = 0  # the WS before a name changes nothing: it is skipped
-            char = ord(line[0])
-            if char == 32 or char == 9 or char == 11 or char == 12:  # the WS a line can start with
-                start = 1
-                while start < size and _is_ws(ord(line[start])):
-                    start += 1
-                if start == size:
-                    continue
-                char = ord(line[start])
-            if not _may_start_record(char):  # no record (a comment, most of an HTML page) in one test
-                continue
-            end = size
-            if comments and (cut := line.find("#", start)) >= 0:
-                end = cut
-            colon = line.find(":", start, end)
-            if colon >= 0:
-                kind = _usual_kind(line, start, colon)
-                if kind < 0:
-                    name = line[start:colon]
-                    kind = _kind_as_written(name)
-                    if kind < 0:
-                        continue
-                    if kind == _USAGE:
-                        _usage_record(name, line[colon + 1 : end], number, group, licences)
-                        continue
-                value = _value(line, colon + 1, end)
-            else:
-                kind, value = _without_colon(line[start:end])
-                if kind < 0:
-                    continue
-            recognised = True
-            if kind == _DISALLOW or kind == _ALLOW:
-                if rules is not None:
-                    in_agents = False  # RFC 9309 §2.1: only a rule ends the user-agent lines
-                    if value:  # an empty rule matches nothing (§2.2.2)
-                        rules.append((kind == _ALLOW, value, number))
-            elif kind == _UA:
-                if group is None or not in_agents:
-                    group = _Group(number)
-                    groups.append(group)
-                    rules = group.rules
-                    in_agents = True
-                group.agents.append(value)
-                group.agents_end = number
-            elif kind == _SITEMAP:
-                if value := value.strip():  # a URL, not a path: any whitespace around it goes
-                    sitemaps.append(value)
-            elif group is not None:
-                (group.delays if kind == _DELAY else group.rates).append((value, number))
-        error = None if recognised else _no_record(text)
-        return cls(groups, sitemaps, error, licences)
+        if "\r" in text:  # RFC 9309 §2.2's EOL is CR, LF or CRLF: each is read as one LF
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        read = _Parse()
+        read.read(text)
+        error = None if read.recognised else _no_record(text, read.content, read.first)
+        return cls(read.groups, read.sitemaps, error, read.licences)
 
     def _select(self, token: str) -> list[_Group]:
         """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
@@ -816,17 +843,18 @@ class RobotsTxt:
         )
 
 
-def _no_record(text: str) -> str | None:
-    """``parse_error`` for a text without one record: how many lines have content (before a
-    ``#``, not only whitespace), and whether it looks like HTML or a binary file; None when empty.
-    Counted in one C scan: most such texts are large HTML pages."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    firsts = _CONTENT("\n" + text)  # a LF before every line, the first too
-    if not firsts:
+def _no_record(text: str, content: int, first: int) -> str | None:
+    """``parse_error`` for a (LF-ended) text without one record: how many lines have content
+    (before a ``#``, not only whitespace), and whether it looks like HTML or a binary file; None
+    when empty. ``content`` and ``first`` (the first such line's first character) are the
+    parse's count, or -1 when it could not tell: then one regex scan counts."""
+    if content < 0:
+        firsts = _CONTENT("\n" + text)  # a LF before every line, the first too
+        content, first = len(firsts), ord(firsts[0]) if firsts else -1
+    if not content:
         return None
-    html = " (HTML?)" if firsts[0] == "<" else " (binary?)" if "\x00" in text else ""
-    count = f"{len(firsts)} line" + ("s" if len(firsts) > 1 else "")
+    html = " (HTML?)" if first == 60 else " (binary?)" if "\x00" in text else ""  # 60: "<"
+    count = f"{content} line" + ("s" if content > 1 else "")
     return f"no robots.txt record in {count} of content{html}"
 
 

@@ -113,6 +113,14 @@ def test_the_lines_of_content_of_a_file_without_a_record_are_counted_across_ever
     assert RobotsTxt.parse(b" \r\n# x\n\t").parse_error is None
 
 
+def test_a_line_of_whitespace_beyond_ascii_is_no_line_of_content():
+    """The parse counts the lines of content itself, past the WS a record may start with; a line
+    that starts with other whitespace (``str.isspace``, as the regex's ``\\s``) is counted by the regex."""
+    body = "\n  \t<html>\n\xa0\u3000\n\x1c\n\xa0<p>\n \x1f text\n# \n"
+    assert RobotsTxt.parse(body).parse_error == "no robots.txt record in 3 lines of content (HTML?)"
+    assert RobotsTxt.parse("\x85\n\u2028\n").parse_error is None
+
+
 def test_every_record_name_starts_with_a_character_the_parse_looks_at():
     """The parse skips a line by its first character: a record name added later must not be skipped,
     and no other character may be taken for a first letter."""
