@@ -192,9 +192,7 @@ class _Parse:
                 continue
             char = ord(text[start])
             if char == 32 or char == 9 or char == 11 or char == 12:  # the WS before a name changes nothing
-                start += 1
-                while start < end and _is_ws(ord(text[start])):
-                    start += 1
+                start = _skip_ws(text, start + 1, end)
                 if start == end:
                     continue
                 char = ord(text[start])
@@ -208,7 +206,7 @@ class _Parse:
                 end = cut
             colon = text.find(":", start, end)
             if colon >= 0:
-                kind = _usual_kind(text, start, colon)
+                kind = _usual_kind(text, start, colon) if _COMPILED else -1
                 if kind < 0:
                     name = text[start:colon]
                     kind = _kind_as_written(name)
@@ -359,6 +357,11 @@ def _first_blank(line: str) -> int:
 
 # The parse reads a line's characters as ordinals (``ord(line[i])``): compiled, that is a read
 # of the string's memory, where ``line[i] in "..."`` makes a string and calls a search.
+#: Compiled by mypyc (setup.py). A loop over a string's ordinals is then a few machine instructions
+#: a character; plain Python pays a bytecode step for each, so there the name of a record, its
+#: value and a URL's path are read with C string methods instead (both builds decide alike:
+#: tests/unit/test_robots_compiled.py).
+_COMPILED: Final = not __file__.endswith(".py")
 
 
 def _is_ws(char: int) -> bool:
@@ -400,8 +403,19 @@ def _usual_kind(line: str, start: int, colon: int) -> int:
     return kind
 
 
+def _skip_ws(line: str, start: int, end: int) -> int:
+    """The first position of ``line`` from ``start`` that is not WS, or ``end``."""
+    if not _COMPILED:
+        return end - len(line[start:end].lstrip(_WS))
+    while start < end and _is_ws(ord(line[start])):
+        start += 1
+    return start
+
+
 def _value(line: str, start: int, end: int) -> str:
     """``line[start:end].strip(_WS)``, in one copy."""
+    if not _COMPILED:
+        return line[start:end].strip(_WS)
     while start < end and _is_ws(ord(line[start])):
         start += 1
     while end > start and _is_ws(ord(line[end - 1])):
@@ -790,7 +804,7 @@ class RobotsTxt:
             rule_set = self._rule_set(token)
         if not rule_set.plain and not rule_set.spelled:
             return None
-        path = _plain_url_path(url) or url_path(url)
+        path = (_plain_url_path(url) if _COMPILED else "") or url_path(url)
         if path == "/robots.txt":
             return None  # RFC 9309 §2.2.2
         if "%" not in url:  # the path as written is the normalised one
