@@ -176,7 +176,8 @@ class _Parse:
     def read(self, text: str) -> None:
         """Read each line of ``text`` (LF-ended): up to its first NUL, as Google's parser reads it
         (a C string), then its WS skipped, then up to its ``#``."""
-        comments, nuls = "#" in text, "\x00" in text  # else no line is searched for one
+        nuls = "\x00" in text  # else no line is searched for one
+        comment = text.find("#")  # the next "#", found again only once the lines pass it; -1: none left
         if nuls:
             self.content = -1
         size, position, number = len(text), 0, 0
@@ -202,8 +203,11 @@ class _Parse:
                 self._count(char)
             if not _may_start_record(char):  # no record (most of an HTML page) in one test
                 continue
-            if comments and (cut := text.find("#", start, end)) >= 0:
-                end = cut
+            if comment >= 0:
+                if comment < start:
+                    comment = text.find("#", start)
+                if 0 <= comment < end:
+                    end = comment
             colon = text.find(":", start, end)
             if colon >= 0:
                 kind = _usual_kind(text, start, colon) if _COMPILED else -1
