@@ -44,6 +44,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from scrapy_walsh.policy.path_match import (
     KEPT,
@@ -64,7 +65,13 @@ __all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt
 MAX_BYTES = 4 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
-_UA, _ALLOW, _DISALLOW, _SITEMAP, _DELAY, _RATE = range(6)
+#: The kinds of record. Final: mypyc compiles them as constants, not module lookups.
+_UA: Final = 0
+_ALLOW: Final = 1
+_DISALLOW: Final = 2
+_SITEMAP: Final = 3
+_DELAY: Final = 4
+_RATE: Final = 5
 #: Record names, lowercased. The misspellings are those Google's parser accepts
 #: (and Protego): a site that wrote one meant the record.
 _KEYS: dict[str, int] = {
@@ -81,7 +88,7 @@ _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
 #: so a line pays one dict lookup instead of strip and lower.
 _KINDS: dict[str, int] = dict(_KEYS)
 _MAX_KINDS = 4096  # a hostile file's made-up names can't grow it without bound
-_USAGE = 6  # a usage-preference record (:func:`_usage_record`)
+_USAGE: Final = 6  # a usage-preference record (:func:`_usage_record`)
 #: Names as written before a colon that are no record (``display`` and ``color`` of the CSS in
 #: an HTML page served as robots.txt), learned by :func:`_record_kind`: a set of its own, so
 #: they can't crowd the record names out of :data:`_KINDS`; short names only.
@@ -104,12 +111,6 @@ _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 #: character a path pattern cannot hold, so it goes too, as in Google's parser; non-ASCII
 #: whitespace (U+00A0, U+2002, ...) is a character of the path, kept and percent-encoded.
 _WS = " \t\n\v\f\r"
-#: The WS a line can start with (it is split at CR and LF).
-_BLANKS = " \t\v\f"
-#: The first letters of every record name (and of the usage-preference records, :func:`_usage_record`),
-#: in either case: a line that starts with none of them, once its WS is stripped, is no record.
-#: ASCII only: no other character lowers to one of them.
-_RECORD_STARTS = "aAcCdDlLrRsSuU"
 _SPLIT_WS = re.compile("[ \t]+").split
 #: The shortest and the longest one-word record name: "disallow /" without a colon names one.
 _WORD_SIZES = (min(len(name) for name in _KEYS if " " not in name), max(len(name) for name in _KEYS if " " not in name))
@@ -145,6 +146,118 @@ class _Group:
             + [d[1] for d in self.delays[-1:]]
             + [r[1] for r in self.rates[-1:]]
         )
+
+
+class _Parse:
+    """One parse: the groups and file-wide records read so far, and the count of lines of
+    content :func:`_no_record` reports when no line was a record.
+
+    A line is a span of the text (``start``, ``end``), never a copy: most lines of a large file
+    are HTML or comments, skipped after one look at their first character. Compiled, ``ord(text[i])``
+    is a read of the string's memory and ``text.find`` one C call."""
+
+    __slots__ = ("groups", "sitemaps", "licences", "group", "rules", "in_agents", "recognised", "content", "first")
+
+    def __init__(self) -> None:
+        self.groups: list[_Group] = []
+        self.sitemaps: list[str] = []
+        self.licences: list[tuple[str, str, int]] = []
+        self.group: _Group | None = None
+        self.rules: list[tuple[bool, str, int]] | None = None  # the current group's
+        self.in_agents = False  # the current group still takes User-agent lines
+        self.recognised = False
+        #: Lines whose first character past their whitespace is not ``#``, and the first such
+        #: character; -1 once a line starts with whitespace the parse does not skip (``\x1c``-``\x1f``,
+        #: and past ASCII what ``str.isspace`` calls whitespace), or the text holds a NUL: then
+        #: :func:`_no_record` counts them itself.
+        self.content = 0
+        self.first = -1
+
+    def read(self, text: str) -> None:
+        """Read each line of ``text`` (LF-ended): up to its first NUL, as Google's parser reads it
+        (a C string), then its WS skipped, then up to its ``#``."""
+        nuls = "\x00" in text  # else no line is searched for one
+        comment = text.find("#")  # the next "#", found again only once the lines pass it; -1: none left
+        if nuls:
+            self.content = -1
+        size, position, number = len(text), 0, 0
+        while position <= size:
+            number += 1
+            start, end = position, text.find("\n", position)
+            if end < 0:
+                end = size
+            position = end + 1
+            if nuls and (cut := text.find("\x00", start, end)) >= 0:
+                end = cut
+            if start == end:
+                continue
+            char = ord(text[start])
+            if char == 32 or char == 9 or char == 11 or char == 12:  # the WS before a name changes nothing
+                start = _skip_ws(text, start + 1, end)
+                if start == end:
+                    continue
+                char = ord(text[start])
+            if char == 35:  # "#": a comment
+                continue
+            if self.content >= 0:
+                self._count(char)
+            if not _may_start_record(char):  # no record (most of an HTML page) in one test
+                continue
+            if comment >= 0:
+                if comment < start:
+                    comment = text.find("#", start)
+                if 0 <= comment < end:
+                    end = comment
+            colon = text.find(":", start, end)
+            if colon >= 0:
+                kind = _usual_kind(text, start, colon) if _COMPILED else -1
+                if kind < 0:
+                    name = text[start:colon]
+                    kind = _kind_as_written(name)
+                    if kind < 0:
+                        continue
+                    if kind == _USAGE:
+                        _usage_record(name, text[colon + 1 : end], number, self.group, self.licences)
+                        continue
+                value = _value(text, colon + 1, end)
+            else:
+                kind, value = _without_colon(text[start:end])
+                if kind < 0:
+                    continue
+            self.recognised = True
+            self._record(kind, value, number)
+
+    def _count(self, char: int) -> None:
+        """Count a line of content: ``char`` is its first character past its ASCII WS, not ``#``."""
+        if 28 <= char <= 31 or (char >= 128 and chr(char).isspace()):
+            self.content = -1  # the line may hold only whitespace: the regex counts
+        else:
+            if not self.content:
+                self.first = char
+            self.content += 1
+
+    def _record(self, kind: int, value: str, number: int) -> None:
+        """A record line of ``kind`` (not a usage-preference record) and its value."""
+        if kind == _DISALLOW or kind == _ALLOW:
+            rules = self.rules
+            if rules is not None:
+                self.in_agents = False  # RFC 9309 §2.1: only a rule ends the user-agent lines
+                if value:  # an empty rule matches nothing (§2.2.2)
+                    rules.append((kind == _ALLOW, value, number))
+        elif kind == _UA:
+            group = self.group
+            if group is None or not self.in_agents:
+                group = self.group = _Group(number)
+                self.groups.append(group)
+                self.rules = group.rules
+                self.in_agents = True
+            group.agents.append(value)
+            group.agents_end = number
+        elif kind == _SITEMAP:
+            if value := value.strip():  # a URL, not a path: any whitespace around it goes
+                self.sitemaps.append(value)
+        elif self.group is not None:
+            (self.group.delays if kind == _DELAY else self.group.rates).append((value, number))
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,27 +341,6 @@ def _percent_octets(run: re.Match[str]) -> str:
     return "%" + run.group().encode("utf-8", "surrogateescape").hex("%").upper()
 
 
-def _lines(text: str) -> list[str]:
-    """The lines of ``text``, split at CR, LF or CRLF (RFC 9309 §2.2's EOL).
-
-    ``splitlines`` does that in one pass when the text holds none of the other breaks it
-    knows (``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, and ``\\x85``, U+2028, U+2029 past ASCII);
-    replacing ``\\r\\n`` first, then ``split``, took twice as long on CRLF files.
-    """
-    if "\r" not in text:
-        return text.split("\n")
-    if (
-        "\v" in text
-        or "\f" in text
-        or "\x1c" in text
-        or "\x1d" in text
-        or "\x1e" in text
-        or (not text.isascii() and ("\x85" in text or "\u2028" in text or "\u2029" in text))
-    ):
-        return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return text.splitlines()
-
-
 def _cut(body: bytes) -> bytes:
     """The first MAX_BYTES, without the line cut in two: a half rule (``Disallow: /``
     from ``Disallow: /private``) would say something the site did not."""
@@ -265,6 +357,104 @@ def _first_blank(line: str) -> int:
     if space < 0 or tab < 0:
         return max(space, tab, 0)
     return min(space, tab)
+
+
+# The parse reads a line's characters as ordinals (``ord(line[i])``): compiled, that is a read
+# of the string's memory, where ``line[i] in "..."`` makes a string and calls a search.
+#: Compiled by mypyc (setup.py). A loop over a string's ordinals is then a few machine instructions
+#: a character; plain Python pays a bytecode step for each, so there the name of a record, its
+#: value and a URL's path are read with C string methods instead (both builds decide alike:
+#: tests/unit/test_robots_compiled.py).
+_COMPILED: Final = not __file__.endswith(".py")
+
+
+def _is_ws(char: int) -> bool:
+    """``chr(char)`` is in :data:`_WS` (SP, or one of HT LF VT FF CR)."""
+    return char == 32 or 9 <= char <= 13
+
+
+def _may_start_record(char: int) -> bool:
+    """``chr(char)`` is the first letter, in either case, of a record name or of a
+    usage-preference record's (:func:`_usage_record`): a line that starts with none, once
+    its WS is skipped, is no record. ``| 32`` lowers an ASCII letter and makes no other
+    character one."""
+    low = char | 32
+    return low == 100 or low == 117 or low == 97 or low == 115 or low == 99 or low == 114 or low == 108
+
+
+def _usual_kind(line: str, start: int, colon: int) -> int:
+    """The kind of record ``line[start:colon]`` names when it is Disallow, User-agent, Allow or
+    Sitemap in any ASCII case, compared in place (no copy of the name, no hash); -1 for any
+    other name, which is then looked up as written (:func:`_record_kind`).
+
+    ``| 32`` lowers an ASCII letter, keeps ``-``, and turns only CR (never in a line) into it."""
+    first = ord(line[start]) | 32
+    if first == 100:
+        name, kind = "disallow", _DISALLOW
+    elif first == 117:
+        name, kind = "user-agent", _UA
+    elif first == 97:
+        name, kind = "allow", _ALLOW
+    elif first == 115:
+        name, kind = "sitemap", _SITEMAP
+    else:
+        return -1
+    if colon - start != len(name):
+        return -1
+    for index in range(1, len(name)):
+        if ord(line[start + index]) | 32 != ord(name[index]):
+            return -1
+    return kind
+
+
+def _skip_ws(line: str, start: int, end: int) -> int:
+    """The first position of ``line`` from ``start`` that is not WS, or ``end``."""
+    if not _COMPILED:
+        return end - len(line[start:end].lstrip(_WS))
+    while start < end and _is_ws(ord(line[start])):
+        start += 1
+    return start
+
+
+def _value(line: str, start: int, end: int) -> str:
+    """``line[start:end].strip(_WS)``, in one copy."""
+    if not _COMPILED:
+        return line[start:end].strip(_WS)
+    while start < end and _is_ws(ord(line[start])):
+        start += 1
+    while end > start and _is_ws(ord(line[end - 1])):
+        end -= 1
+    return line[start:end]
+
+
+def _kind_as_written(name: str) -> int:
+    """The kind of record a name as written is, or -1: looked up as written, else
+    :func:`_record_kind` reads it (and remembers it either way)."""
+    kind = _KINDS.get(name)
+    if kind is not None:
+        return kind
+    if name in _NOT_RECORDS:
+        return -1
+    kind = _record_kind(name)
+    return -1 if kind is None else kind
+
+
+def _without_colon(line: str) -> tuple[int, str]:
+    """Google's "disallow /": a missing colon between exactly two words (split by WS), as
+    ``(kind, value)``; kind -1 when ``line`` (no WS before it) is no such record.
+
+    The first word is looked up before the line is split: most lines without a colon are not
+    records (an HTML page), and a regex split costs per character."""
+    if not _WORD_SIZES[0] <= _first_blank(line) <= _WORD_SIZES[1]:
+        return -1, ""  # no record name's length
+    line = line.strip(_WS)
+    kind = _KEYS.get(line[: _first_blank(line)].lower())
+    if kind is None:
+        return -1, ""
+    words = _SPLIT_WS(line)
+    if len(words) != 2:
+        return -1, ""
+    return kind, words[1]
 
 
 def _record_kind(name: str) -> int | None:
@@ -372,6 +562,36 @@ _Record = tuple[bool, str, int]
 _Rule = tuple[tuple[str, ...], bool, int, bool, bool, _Record]
 #: The octets of a pattern that is its own spelling (path_match.KEPT).
 _KEPT_OCTETS = KEPT.encode("ascii")
+#: 1 at the ordinal of each character kept as written (path_match.KEPT), 0 at the others.
+_KEPT_TABLE: Final = bytes([1 if chr(char) in KEPT else 0 for char in range(128)])
+
+
+def _plain_url_path(url: str) -> str:
+    """:func:`~scrapy_walsh.policy.path_match.url_path` of a URL that needs no spelling, the
+    usual case, read in place: ``scheme://authority`` then a path and query of characters kept
+    as written (no escape, no fragment); "" for any other URL, which path_match spells.
+
+    It takes the URLs path_match's first regex takes, without a regex's call; that regex stays
+    the reference (tests/unit/test_robots_matcher.py compares the two)."""
+    scheme, size = url.find("://"), len(url)
+    if scheme < 1 or not 97 <= ord(url[0]) | 32 <= 122:  # RFC 3986 §3.1: a letter first
+        return ""
+    for index in range(1, scheme):  # then letters, digits, "+", "-" and "."
+        char = ord(url[index])
+        if not (97 <= char | 32 <= 122 or 48 <= char <= 57 or char == 43 or char == 45 or char == 46):
+            return ""
+    start = scheme + 3
+    while start < size and ord(url[start]) != 47 and ord(url[start]) != 63 and ord(url[start]) != 35:
+        start += 1  # the authority ends at "/", "?" or "#"
+    if start == size or ord(url[start]) != 47 or (start + 1 < size and ord(url[start + 1]) == 47):
+        return ""  # no path, or one that starts with "//"
+    for index in range(start + 1, size):
+        char = ord(url[index])
+        if char >= 128 or not _KEPT_TABLE[char]:
+            return ""
+    return url[start:]
+
+
 #: A set of more plain rules than this also keeps them in one tuple: a path that starts with
 #: none of them (one C call) is tried against the spelled rules alone.
 _SPLIT_AT = 64
@@ -508,10 +728,16 @@ def _wins(length: int, allow: bool, line: int, size: int, best_allow: bool, best
     return line < best_line
 
 
+#: The verdicts, read once: an Enum member read from its class costs about 0.2 µs.
+_IMPLICIT: Final = Verdict.ALLOWED_IMPLICIT
+_ALLOWED: Final = Verdict.ALLOWED_EXPLICIT
+_DISALLOWED: Final = Verdict.DISALLOWED_EXPLICIT
+
+
 def _verdict(rule: _Record | None) -> Verdict:
     if rule is None:
-        return Verdict.ALLOWED_IMPLICIT
-    return Verdict.ALLOWED_EXPLICIT if rule[0] else Verdict.DISALLOWED_EXPLICIT
+        return _IMPLICIT
+    return _ALLOWED if rule[0] else _DISALLOWED
 
 
 class RobotsTxt:
@@ -541,82 +767,12 @@ class RobotsTxt:
     def parse(cls, body: bytes | str) -> RobotsTxt:
         """Split ``body`` (bytes as received, or text) into groups; rules are compiled later, per token."""
         text = _to_text(body)
-        lines = _lines(text)
-        if "\x00" in text:  # a line ends at a NUL, as in Google's parser (a C string)
-            lines = [line.partition("\x00")[0] for line in lines]
-        kinds, ws, allow, disallow, agent, sitemap, delay = _KINDS, _WS, _ALLOW, _DISALLOW, _UA, _SITEMAP, _DELAY
-        starts, blanks, not_records, usage = _RECORD_STARTS, _BLANKS, _NOT_RECORDS, _USAGE
-        comments = "#" in text  # else no line is searched for one
-        groups: list[_Group] = []
-        sitemaps: list[str] = []
-        licences: list[tuple[str, str, int]] = []
-        group: _Group | None = None
-        rules: list[tuple[bool, str, int]] | None = None  # the current group's
-        in_agents = False  # the current group still takes User-agent lines
-        recognised = False
-        number = 0
-        for line in lines:
-            number += 1
-            if not line:
-                continue
-            first = line[0]
-            if first in blanks:  # the WS before a name changes nothing (it is stripped)
-                line = line.lstrip(ws)
-                if not line:
-                    continue
-                first = line[0]
-            if first not in starts:  # no record (a comment, most of an HTML page) in one test
-                continue
-            if comments and (cut := line.find("#")) >= 0:
-                line = line[:cut]
-            colon = line.find(":")
-            if colon >= 0:
-                name = line[:colon]
-                kind = kinds.get(name)
-                if kind is None:
-                    if name in not_records:
-                        continue
-                    kind = _record_kind(name)
-                    if kind is None:
-                        continue
-                if kind == usage:
-                    _usage_record(name, line[colon + 1 :], number, group, licences)
-                    continue
-                value = line[colon + 1 :].strip(ws)
-            else:
-                # Google's "disallow /": a missing colon between exactly two words (split by WS).
-                # The first word is looked up before the line is split: most lines without a
-                # colon are not records (an HTML page), and a regex split costs per character.
-                if not _WORD_SIZES[0] <= _first_blank(line) <= _WORD_SIZES[1]:
-                    continue  # no record name's length (the line starts with no WS here)
-                line = line.strip(ws)
-                if (kind := _KEYS.get(line[: _first_blank(line)].lower())) is None:
-                    continue
-                words = _SPLIT_WS(line)
-                if len(words) != 2:
-                    continue
-                value = words[1]
-            recognised = True
-            if kind == disallow or kind == allow:
-                if rules is not None:
-                    in_agents = False  # RFC 9309 §2.1: only a rule ends the user-agent lines
-                    if value:  # an empty rule matches nothing (§2.2.2)
-                        rules.append((kind == allow, value, number))
-            elif kind == agent:
-                if group is None or not in_agents:
-                    group = _Group(number)
-                    groups.append(group)
-                    rules = group.rules
-                    in_agents = True
-                group.agents.append(value)
-                group.agents_end = number
-            elif kind == sitemap:
-                if value := value.strip():  # a URL, not a path: any whitespace around it goes
-                    sitemaps.append(value)
-            elif group is not None:
-                (group.delays if kind == delay else group.rates).append((value, number))
-        error = None if recognised else _no_record(text)
-        return cls(groups, sitemaps, error, licences)
+        if "\r" in text:  # RFC 9309 §2.2's EOL is CR, LF or CRLF: each is read as one LF
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        read = _Parse()
+        read.read(text)
+        error = None if read.recognised else _no_record(text, read.content, read.first)
+        return RobotsTxt(read.groups, read.sitemaps, error, read.licences)  # compiled: a native call, cls a generic one
 
     def _select(self, token: str) -> list[_Group]:
         """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
@@ -652,7 +808,7 @@ class RobotsTxt:
             rule_set = self._rule_set(token)
         if not rule_set.plain and not rule_set.spelled:
             return None
-        path = url_path(url)
+        path = (_plain_url_path(url) if _COMPILED else "") or url_path(url)
         if path == "/robots.txt":
             return None  # RFC 9309 §2.2.2
         if "%" not in url:  # the path as written is the normalised one
@@ -667,7 +823,9 @@ class RobotsTxt:
         return _verdict(self._deciding(url, token))
 
     def allowed(self, url: str, token: str) -> bool:
-        return self.verdict(url, token) is not Verdict.DISALLOWED_EXPLICIT
+        """No Disallow decides ``url`` for ``token`` (:meth:`verdict` is not DISALLOWED_EXPLICIT)."""
+        rule = self._deciding(url, token)
+        return rule is None or rule[0]
 
     def crawl_delay(self, token: str) -> float | None:
         """Seconds between requests asked of ``token``'s group; the largest when groups merge."""
@@ -733,17 +891,18 @@ class RobotsTxt:
         )
 
 
-def _no_record(text: str) -> str | None:
-    """``parse_error`` for a text without one record: how many lines have content (before a
-    ``#``, not only whitespace), and whether it looks like HTML or a binary file; None when empty.
-    Counted in one C scan: most such texts are large HTML pages."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    firsts = _CONTENT("\n" + text)  # a LF before every line, the first too
-    if not firsts:
+def _no_record(text: str, content: int, first: int) -> str | None:
+    """``parse_error`` for a (LF-ended) text without one record: how many lines have content
+    (before a ``#``, not only whitespace), and whether it looks like HTML or a binary file; None
+    when empty. ``content`` and ``first`` (the first such line's first character) are the
+    parse's count, or -1 when it could not tell: then one regex scan counts."""
+    if content < 0:
+        firsts = _CONTENT("\n" + text)  # a LF before every line, the first too
+        content, first = len(firsts), ord(firsts[0]) if firsts else -1
+    if not content:
         return None
-    html = " (HTML?)" if firsts[0] == "<" else " (binary?)" if "\x00" in text else ""
-    count = f"{len(firsts)} line" + ("s" if len(firsts) > 1 else "")
+    html = " (HTML?)" if first == 60 else " (binary?)" if "\x00" in text else ""  # 60: "<"
+    count = f"{content} line" + ("s" if content > 1 else "")
     return f"no robots.txt record in {count} of content{html}"
 
 

@@ -36,6 +36,13 @@ def test_ci_runs_the_compiled_module():
     assert not is_compiled(pure_python()), "the reference must be the source, run as Python"
 
 
+def test_each_build_knows_which_it_is():
+    """The module reads characters as ordinals when compiled and with C string methods as
+    plain Python (``_COMPILED``): a wrong guess would decide alike, only slower."""
+    assert robots._COMPILED is True
+    assert pure_python()._COMPILED is False
+
+
 def _reading(parsed) -> tuple:
     """Everything a parse keeps, as plain values."""
     groups = [(g.agents, g.rules, g.delays, g.rates, g.first_line, g.agents_end, g.usage) for g in parsed._groups]

@@ -113,7 +113,43 @@ def test_the_lines_of_content_of_a_file_without_a_record_are_counted_across_ever
     assert RobotsTxt.parse(b" \r\n# x\n\t").parse_error is None
 
 
+def test_a_line_of_whitespace_beyond_ascii_is_no_line_of_content():
+    """The parse counts the lines of content itself, past the WS a record may start with; a line
+    that starts with other whitespace (``str.isspace``, as the regex's ``\\s``) is counted by the regex."""
+    body = "\n  \t<html>\n\xa0\u3000\n\x1c\n\xa0<p>\n \x1f text\n# \n"
+    assert RobotsTxt.parse(body).parse_error == "no robots.txt record in 3 lines of content (HTML?)"
+    assert RobotsTxt.parse("\x85\n\u2028\n").parse_error is None
+
+
 def test_every_record_name_starts_with_a_character_the_parse_looks_at():
-    """The parse skips a line by its first character: a record name added later must not be skipped."""
+    """The parse skips a line by its first character: a record name added later must not be skipped,
+    and no other character may be taken for a first letter."""
     names = [*robots._KEYS, *robots._USAGE_RECORDS]
-    assert {name[0] for name in names} | {name[0].upper() for name in names} == set(robots._RECORD_STARTS)
+    firsts = {name[0] for name in names} | {name[0].upper() for name in names}
+    assert {chr(char) for char in range(0x110000) if robots._may_start_record(char)} == firsts
+
+
+@pytest.mark.parametrize("spelling", [str.lower, str.upper, str.title, str.swapcase, lambda name: name.capitalize()])
+def test_a_record_name_compared_in_place_is_read_in_any_case_and_only_whole(spelling):
+    """Disallow, User-agent, Allow and Sitemap are compared in place, letter by letter: any ASCII case
+    is the record, a name longer, shorter or one character off is not (a name with WS before its
+    colon is looked up as written)."""
+    body = "".join(
+        f"{spelling(name)}: {value}\n"
+        for name, value in [
+            ("user-agent", "*"),
+            ("disallow", "/d"),
+            ("allow", "/a"),
+            ("sitemap", "https://h/s.xml"),
+            ("disallow ", "/space"),
+            ("disallo", "/short"),
+            ("disallowx", "/long"),
+            ("disal-ow", "/dash"),
+            ("allov", "/v"),
+            ("user_agent", "x"),
+            ("sitemaps", "https://h/x.xml"),
+        ]
+    )
+    robots = RobotsTxt.parse(body)
+    assert [(g.agents, [rule[1] for rule in g.rules]) for g in robots._groups] == [(["*"], ["/d", "/a", "/space"])]
+    assert robots.sitemaps == ["https://h/s.xml"]

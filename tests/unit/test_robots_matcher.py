@@ -6,15 +6,21 @@ Pure: a robots.txt body and URLs in, verdicts out.
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from functools import cache
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from protego import Protego
 
-from scrapy_walsh.policy.path_match import normalise, spell_as_written, url_path, url_path_as_written
+from scrapy_walsh.policy import robots
+from scrapy_walsh.policy.path_match import KEPT, normalise, spell_as_written, url_path, url_path_as_written
 from scrapy_walsh.policy.robots import RobotsTxt, RuleLine, Verdict
+
+from ..fuzz import FUZZ
 
 TOKEN = "Walsh-Research"
 ALLOWED, IMPLICIT, DISALLOWED = Verdict.ALLOWED_EXPLICIT, Verdict.ALLOWED_IMPLICIT, Verdict.DISALLOWED_EXPLICIT
@@ -316,3 +322,35 @@ def test_the_policy_core_no_longer_needs_protego():
     """Matching is ours: importing the robots module loads no Protego (it stays the bench's baseline)."""
     probe = "import sys, scrapy_walsh.policy.robots; print(sorted(m for m in sys.modules if 'protego' in m))"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout == "[]\n"
+
+
+_URL_PIECE = st.text(alphabet=KEPT + '%*$# \\|^"<>{}`\x00\x7féż\u2028', max_size=12)
+
+
+@FUZZ
+@given(
+    st.sampled_from(["https", "http", "h+t.t-p9", "", "9http", "ht_tp", "htt p", "HTTPS", "é"]),
+    st.sampled_from(["://", ":/", ":", "", "://", ":///"]),
+    _URL_PIECE,
+    st.lists(_URL_PIECE, max_size=3),
+)
+@example("https", "://", "example.com", ["/", "a/b?c=d"])
+@example("https", "://", "a", ["//x"])
+@example("https", "://", "", ["/x"])
+@example("https", "://", "h", ["?x", "/y"])
+@example("h+t.t-p9", "://", "x", ["/y"])
+def test_a_url_read_in_place_has_the_path_path_match_gives_it(scheme, separator, authority, rest):
+    """The compiled parse reads a URL that needs no spelling in place (``_plain_url_path``) and
+    hands any other to path_match: whenever it answers, it answers as path_match's url_path."""
+    url = scheme + separator + authority + "/".join(rest)
+    path = robots._plain_url_path(url)
+    if path:
+        assert path == url_path(url)
+    tail = "/".join(rest)
+    if (
+        re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme)
+        and separator == "://"
+        and not set(authority) & set("/?#")
+        and re.fullmatch(f"/(?!/)[{re.escape(KEPT)}]*", tail)
+    ):
+        assert path == tail, url  # the usual URL is read in place
