@@ -87,6 +87,45 @@ def descending(host: str) -> bytes:
     return host.encode("utf-8", "surrogatepass").translate(_MIRROR) + b"\xff"
 
 
+class HostQueue(ScrapyPriorityQueue):
+    """One host's requests by priority: Scrapy's queue, with its length counted and its priorities
+    in a heap. Scrapy's own sums every priority's queue for ``len()`` and scans them all for the
+    next priority when one empties, so a host whose requests each carry their own priority (a
+    spider that ranks its targets) cost O(requests queued) per push and per pop."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        self._size = 0
+        #: priorities that have (or had) a queue, lowest first; an emptied one is dropped when on top
+        self._prios: list[int] = []
+        super().__init__(*args, **kwargs)
+
+    def init_prios(self, startprios: Iterable[int]) -> None:
+        super().init_prios(startprios)  # a JOBDIR resume: the queues as they were left
+        self._prios = sorted({*self.queues, *self._start_queues})
+        self._size = super().__len__()
+
+    def push(self, request: Request) -> None:
+        priority = self.priority(request)
+        if priority not in self.queues and priority not in self._start_queues:
+            heapq.heappush(self._prios, priority)  # before the push, which may fail half way
+        super().push(request)
+        self._size += 1
+
+    def pop(self) -> Request | None:
+        request = super().pop()
+        if request is not None:
+            self._size -= 1
+        return request
+
+    def _update_curprio(self) -> None:
+        while self._prios and not (self.queues.get(self._prios[0]) or self._start_queues.get(self._prios[0])):
+            heapq.heappop(self._prios)
+        self.curprio = self._prios[0] if self._prios else None
+
+    def __len__(self) -> int:
+        return self._size
+
+
 class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
     def __init__(
         self,
@@ -311,7 +350,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
 
     def pqfactory(self, slot: str, startprios: Iterable[int] = ()) -> ScrapyPriorityQueue:
         """One host's queue, in its own ``JOBDIR`` sub-directory (:func:`host_directory`)."""
-        return ScrapyPriorityQueue(
+        return HostQueue(
             self.crawler,
             self.downstream_queue_cls,
             f"{self.key}/{host_directory(slot)}",

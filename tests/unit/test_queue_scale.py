@@ -137,3 +137,69 @@ def test_the_hand_outs_kept_stay_as_few_as_the_downloader_holds(tmp_path):
             active.discard(kept.pop(0))
         kept.append(request)
         assert len(queue._out) <= 3, "one entry per host ever handed out would grow with the hosts"
+
+
+def _counted():
+    """Scrapy's memory FIFO, counting how often a per-priority queue is asked its length."""
+    from scrapy.squeues import FifoMemoryQueue
+
+    class Counted(FifoMemoryQueue):
+        asked = 0
+
+        def __len__(self) -> int:
+            Counted.asked += 1
+            return super().__len__()
+
+    return Counted
+
+
+def _per_request_lengths(tmp_path, requests: int) -> float:
+    crawler = get_crawler(
+        settings_dict={
+            "ADDONS": {Addon: 500},
+            "WALSH_STATE_URI": f"sqlite:///{tmp_path}/p{requests}.sqlite3",
+            "WALSH_SEPARATE_BOT": True,
+        }
+    )
+    crawler.engine = type("Engine", (), {"downloader": None})()
+    counted = _counted()
+    queue = PolitenessAwarePriorityQueue(crawler, counted, "")
+    for index in range(requests):  # each its own priority: a spider that ranks its targets
+        queue.push(Request(f"http://one.example/page/{index}", priority=-index))
+    popped = [queue.pop() for _ in range(requests)]
+    assert [r.url for r in popped if r is not None] == [f"http://one.example/page/{i}" for i in range(requests)]
+    assert len(queue) == 0
+    return counted.asked / requests
+
+
+def test_a_hosts_queue_costs_the_same_per_request_however_many_priorities_it_holds(tmp_path):
+    small, large = _per_request_lengths(tmp_path, 200), _per_request_lengths(tmp_path, 4000)
+    # a priority's queue is asked its length a few times per request, not once per queued request
+    assert large <= small * 1.5 + 1 and large <= 10, (small, large)
+
+
+@given(
+    st.lists(
+        st.one_of(st.tuples(st.integers(-3, 3), st.booleans()), st.none()),  # a push (priority, start?) or a pop
+        max_size=60,
+    )
+)
+def test_a_hosts_queue_hands_out_what_scrapys_own_would(steps):
+    from scrapy.pqueues import ScrapyPriorityQueue
+    from scrapy.squeues import FifoMemoryQueue, LifoMemoryQueue
+
+    from scrapy_walsh.queue import HostQueue
+
+    crawler = get_crawler()
+    ours, scrapys = (
+        cls(crawler, LifoMemoryQueue, "", start_queue_cls=FifoMemoryQueue) for cls in (HostQueue, ScrapyPriorityQueue)
+    )
+    for index, step in enumerate(steps):
+        if step is None:
+            got, want = ours.pop(), scrapys.pop()
+            assert (got and got.url) == (want and want.url)
+        else:
+            priority, start = step
+            for queue in (ours, scrapys):
+                queue.push(Request(f"http://one.example/{index}", priority=priority, meta={"is_start_request": start}))
+        assert len(ours) == len(scrapys)
