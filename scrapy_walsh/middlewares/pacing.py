@@ -32,8 +32,6 @@ import logging
 from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
-from scrapy.utils.defer import maybe_deferred_to_future
-from twisted.internet.task import deferLater
 
 from .. import admission
 from ..context import CrawlContext
@@ -44,6 +42,7 @@ from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_
 from ..request_meta import request_host
 from ..shared_pacer import SharedPacer, back_to_scheduler
 from ..store import StateStoreError, StoreUnavailable
+from ..store.waiting import sleep
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -59,12 +58,6 @@ HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY
 #: Seconds a request that found the state store unavailable waits before it goes back to
 #: the scheduler (the reactor runs meanwhile).
 STORE_RETRY = 1.0
-
-
-async def _sleep(seconds: float) -> None:
-    from twisted.internet import reactor  # the installed one; importing earlier would install the default
-
-    await maybe_deferred_to_future(deferLater(reactor, seconds))
 
 
 def _header_lines(response: Response) -> list[tuple[bytes, bytes]]:
@@ -100,7 +93,7 @@ class PacingMiddleware:
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             self.politeness.announce_wait(host, wait)
-            await _sleep(wait)
+            await sleep(wait)
         self.stats.set_value(f"walsh/pacing/interval/{host}", round(self.pacer.interval(host), 3))
         # a pause of the host from now until the send is read again at the checkpoint
         self.generations.note(request, PACE, self.politeness.key(host))
@@ -177,7 +170,7 @@ class PacingMiddleware:
             return copy
         self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
         self.politeness.announce_wait(exc.host, exc.wait)
-        await _sleep(exc.wait)
+        await sleep(exc.wait)
         if admission.own_fetch_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)
         return back_to_scheduler(request)
@@ -188,7 +181,7 @@ class PacingMiddleware:
         is stopping."""
         if self.crawler.crawling:
             self.stats.inc_value("walsh/store/unavailable")
-            await _sleep(STORE_RETRY)
+            await sleep(STORE_RETRY)
         if not self.crawler.crawling:
             self.stats.inc_value("walsh/store/dropped_unsent")
             raise CrawlClosing(f"not sent: the crawl is stopping and {exc}")

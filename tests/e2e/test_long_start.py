@@ -1,0 +1,78 @@
+"""A long ``start()`` never holds the reactor: timers and answers are read while it is consumed.
+
+Scrapy reads ``start()`` in one loop while the downloader is full, and a spider whose start
+never awaits anything gives the reactor no turn until the last request is scheduled (about a
+quarter of a millisecond each with the add-on's middlewares and queue). With 100,000 targets that
+was most of a minute: the operator list's fetch, answered at once, was read after its download
+timeout, its host rested ten minutes, and R3 held every request for the list.
+
+A probe in the project (a ``LoopingCall`` every 20 ms, started when the spider opens) records the
+longest time the reactor went without running it."""
+
+from __future__ import annotations
+
+import re
+
+from scrapy_walsh.demo import DemoSite
+
+from .test_crash_state import Recorder, _crawl, _project
+
+PROBE = '''
+import time
+
+from scrapy import signals
+from twisted.internet import task
+
+
+class ReactorLag:
+    """The longest the reactor went without a turn, from the spider's opening to its close."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.worst = 0.0
+        crawler.signals.connect(self.opened, signals.spider_opened)
+        crawler.signals.connect(self.closed, signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    def opened(self, spider):
+        self.last = time.monotonic()
+        self.loop = task.LoopingCall(self.tick)
+        self.loop.start(0.02, now=False)
+
+    def tick(self):
+        now = time.monotonic()
+        self.worst = max(self.worst, now - self.last)
+        self.last = now
+
+    def closed(self, spider, reason):
+        self.tick()
+        self.loop.stop()
+        self.crawler.stats.set_value("probe/reactor_worst_ms", round(self.worst * 1000))
+'''
+
+
+def test_a_start_of_20000_requests_leaves_the_reactor_a_turn_every_few_milliseconds(tmp_path):
+    server = Recorder()
+    port = server.server_address[1]
+    try:
+        with DemoSite() as site:
+            project = _project(tmp_path, site)
+            (project / "crashproj" / "lag.py").write_text(PROBE)
+            with (project / "crashproj" / "settings.py").open("a") as settings:
+                settings.write('EXTENSIONS = {"crashproj.lag.ReactorLag": 0}\nCLOSESPIDER_ITEMCOUNT = 1\n')
+            crawl = _crawl(project, 20000, 1, port, tmp_path / "items.jsonl", tmp_path / "run.log")
+            assert crawl.wait(timeout=180) == 0, (tmp_path / "run.log").read_text()[-3000:]
+    finally:
+        server.shutdown()
+        server.server_close()
+    log = (tmp_path / "run.log").read_text()
+    with server.lock:
+        pages = [r for r in server.log if r["path"].startswith("/page/")]
+    assert pages, "the crawl reached the server"
+    found = re.search(r"'probe/reactor_worst_ms': (\d+)", log)
+    assert found, log[-3000:]
+    # a turn every 20 ms asked; a second allows for a loaded machine, and the old loop held it for seconds
+    assert int(found.group(1)) < 1000, f"the reactor went {found.group(1)} ms without a turn"
