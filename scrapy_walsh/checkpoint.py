@@ -19,10 +19,12 @@ scheme to ``None``. For each request the checkpoint
   lets a compression bomb take the memory; the header block is bounded while it arrives
   (:mod:`scrapy_walsh.header_bound`);
 * signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
-* the downloader holds the next request while one is on the network (``CONCURRENT_REQUESTS = 2``):
-  its gates decided ahead, it waits for the lock here. Under the lock it is sent only if nothing
-  those decisions read changed meanwhile (:mod:`scrapy_walsh.generations`: its origin's
-  robots.txt, the operator's list, its host's pause); else it walks the gates again
+* the downloader holds the next requests while one is on the network (``CONCURRENT_REQUESTS = 3``:
+  one place more than the next request, for a page that waits for its origin's robots.txt
+  while that fetch is on the network): their gates decided ahead, they wait for the lock here.
+  Under the lock each is sent only if nothing its decisions read changed meanwhile
+  (:mod:`scrapy_walsh.generations`: its origin's robots.txt, the operator's list, its host's
+  pause); else it walks the gates again
   (:class:`~scrapy_walsh.exceptions.DecisionStale`);
 * takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
   shared by every crawler of a ``CrawlerProcess``, ``CrawlerRunner`` or ``AsyncCrawlerRunner``)
@@ -103,6 +105,9 @@ NOT_WRITTEN = "walsh/checkpoint/not_written"
 #: Requests whose gates decided again: an input of their decisions (robots.txt, the list, a pause)
 #: changed while they waited for the in-flight lock (``scrapy_walsh.generations``); one stat per kind.
 REDONE = "walsh/checkpoint/redone"
+#: Sends that ended with the next request already waiting at the in-flight lock, its gates passed
+#: (the overlap at work), by the kind of the one that ended: ``page`` or an own fetch's kind.
+NEXT_PREPARED = "walsh/checkpoint/next_prepared"
 
 
 #: R4 "serial per process": the one lock every checkpoint of this process takes around a
@@ -209,6 +214,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                     # Written with the next reservation while the host lease holds the host.
                     with suppress(StoreUnavailable):
                         self.politeness.settle(host, answered=False, held_until=lease.until)
+                if self.lock.waiting:
+                    self.stats.inc_value(f"{NEXT_PREPARED}/{admission.own_fetch_kind(request) or 'page'}")
         finally:
             self.lock.release()
 

@@ -1,7 +1,7 @@
 """Generation counters of what a gate's decision rests on: a decision made ahead is never sent stale.
 
-The downloader holds the next request while one is on the network (``CONCURRENT_REQUESTS = 2``):
-it passes the gates then, and waits at the checkpoint's lock with its decisions made. Three inputs
+The downloader holds the next requests while one is on the network (``CONCURRENT_REQUESTS = 3``):
+they pass the gates then, and wait at the checkpoint's lock with their decisions made. Three inputs
 of those decisions may change before it is sent, and each has a counter here, bumped when it
 changes *or starts to* (a fetch whose answer is in hand is read only after the lock has passed
 on, so waiting for the new value would be too late):

@@ -49,11 +49,12 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
         ),
         PresetEntry(
             "CONCURRENT_REQUESTS",
-            2,
+            3,
             "R4",
             "Requests are serial per process: the checkpoint's lock lets one on the network at a "
-            "time. The downloader holds a second one, its gates passed, ready to go the moment the "
-            "first is answered (1 also conforms, without that overlap).",
+            "time. The downloader holds the next ones, their gates passed, ready to go the moment the "
+            "first is answered, one of them even while a page waits for its origin's robots.txt "
+            "(1 and 2 also conform, with less or no overlap).",
         ),
         PresetEntry("CONCURRENT_REQUESTS_PER_DOMAIN", 1, "R4", "One request in flight per host."),
         PresetEntry(

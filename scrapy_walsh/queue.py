@@ -6,8 +6,8 @@ Requests wait in one sub-queue per host (the URL's hostname), each a Scrapy
 this class extends. ``pop()`` picks, among hosts ready now, the one with the most
 waiting work (queued requests × interval: the host that bounds the crawl's length);
 when none is ready, the one ready soonest. A host with a request in the downloader already
-is passed over (the downloader holds two requests, one on the network and the next prepared
-behind the checkpoint's lock: the next is another host's, so a host's requests still leave in
+is passed over (the downloader holds up to three requests, one on the network and the next ones
+prepared behind the checkpoint's lock: those are other hosts', so a host's requests still leave in
 their priority order, and no second one waits out the first's interval in the downloader); it
 returns nothing only when every candidate has one.
 

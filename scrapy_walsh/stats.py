@@ -367,6 +367,12 @@ STATS: tuple[Stat, ...] = (
         "or `pace` (their host was paused); nothing was sent on the old verdict.",
     ),
     Stat(
+        "walsh/checkpoint/next_prepared/<kind>",
+        "Sends that ended with the next request already waiting at the checkpoint's lock, its gates passed "
+        "while this one was on the network, by the kind of the one that ended (`page`, `robots`, ...): "
+        "the overlap at work. A send without it leaves the network idle while the next request's gates run.",
+    ),
+    Stat(
         "walsh/checkpoint/timeout_raised",
         "Requests whose `download_timeout` was under the floor (5 s) and was raised to it at the checkpoint.",
     ),

@@ -6,7 +6,7 @@ hostname, also after a redirect); a host never seen goes at once. The interval c
 from the later of the previous request's send and its answer's arrival: the server saw
 the request by then at the latest, whatever stalled our process in between. When the request
 handed to us must wait but another queued host is ready sooner, the request goes back
-to the scheduler instead of holding a download slot (CONCURRENT_REQUESTS=2, behind the checkpoint's lock):
+to the scheduler instead of holding a download slot (CONCURRENT_REQUESTS=3, behind the checkpoint's lock):
 the politeness queue then hands out the host that is ready. Only when nothing else is
 ready sooner does it wait here, so the crawl is never idle while some host is ready.
 

@@ -75,13 +75,15 @@ class CrashSpider(scrapy.Spider):
 
 
 class Recorder(ThreadingHTTPServer):
-    """Answers every page at once; ``log`` holds (host, path, arrival, answered) per request."""
+    """Answers every request, at once or after ``latency`` s; ``log`` holds (host, path, arrival,
+    answered) per request."""
 
     daemon_threads = True
     request_queue_size = 256
 
-    def __init__(self) -> None:
+    def __init__(self, latency: float = 0.0) -> None:
         super().__init__((IP, 0), _Handler)
+        self.latency = latency
         self.log: list[dict] = []
         self.lock = threading.Lock()
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -96,6 +98,8 @@ class _Handler(BaseHTTPRequestHandler):
         record["answered"] = False
         with self.server.lock:
             self.server.log.append(record)
+        if self.server.latency:
+            time.sleep(self.server.latency)
         if self.path == "/robots.txt":
             body, ctype = b"User-agent: *\nAllow: /\n", "text/plain"
         else:

@@ -52,7 +52,7 @@ def test_preset_is_written_at_addon_priority_and_defaults_at_default_priority():
         assert crawler.settings.getpriority(setting.name) == SETTINGS_PRIORITIES["default"]
         assert crawler.settings[setting.name] == setting.default
     assert crawler.settings["USER_AGENT"] == USER_AGENT
-    assert crawler.settings.getint("CONCURRENT_REQUESTS") == 2
+    assert crawler.settings.getint("CONCURRENT_REQUESTS") == 3
     assert crawler.settings.getfloat("DOWNLOAD_DELAY_JITTER") == 0.0
 
 
@@ -67,7 +67,7 @@ def test_stricter_project_values_win_and_follow_the_raised_floor():
     ("settings", "setting", "requirement"),
     [
         ({"CONCURRENT_REQUESTS": 8}, "CONCURRENT_REQUESTS", "R4"),
-        ({"CONCURRENT_REQUESTS": 3}, "CONCURRENT_REQUESTS", "R4"),
+        ({"CONCURRENT_REQUESTS": 4}, "CONCURRENT_REQUESTS", "R4"),
         ({"CONCURRENT_REQUESTS": 0}, "CONCURRENT_REQUESTS", "R4"),
         ({"CONCURRENT_REQUESTS": "many"}, "CONCURRENT_REQUESTS", "R4"),
         ({"DOWNLOAD_DELAY": 0.5}, "DOWNLOAD_DELAY", "R4"),

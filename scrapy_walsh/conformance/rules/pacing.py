@@ -13,11 +13,17 @@ from ..engine import FAIL, PASS, WARN, Finding, Subject, gate_removed, number
 
 #: The values of ``CONCURRENT_REQUESTS`` that keep requests serial, and what each means. The
 #: checkpoint's process-wide lock is what lets one request on the network at a time; with 2 the
-#: downloader holds the next one, its gates passed, behind that lock. More would only hold
-#: decisions longer before their send (and 0 is Scrapy's "no limit").
+#: downloader holds the next one, its gates passed, behind that lock; with 3 one more, so a request
+#: is still prepared while a page waits in the downloader for its origin's robots.txt (that page and
+#: the robots.txt fetch take two places). More would only hold decisions longer before their send
+#: (and 0 is Scrapy's "no limit").
 SERIAL = {
     1: "1: requests are serial",
     2: "2: requests are serial (one on the network, the checkpoint's lock; the next one prepared behind it)",
+    3: (
+        "3: requests are serial (one on the network, the checkpoint's lock; the next ones prepared "
+        "behind it, even while a page waits for its origin's robots.txt)"
+    ),
 }
 
 
@@ -34,7 +40,7 @@ def serial(subject: Subject) -> Iterator[Finding]:
             FAIL,
             "CONCURRENT_REQUESTS",
             f"CONCURRENT_REQUESTS={value} allows concurrent requests; R4 requires "
-            "requests to be serial per process (set 1 or 2, or leave it to the add-on)",
+            "requests to be serial per process (set 1, 2 or 3, or leave it to the add-on)",
         )
     else:
         yield Finding("4", "R4", PASS, "CONCURRENT_REQUESTS", SERIAL[int(value)])

@@ -1,0 +1,46 @@
+"""The next request is prepared while one is on the network, robots.txt fetches included.
+
+The checkpoint's lock lets one request on the network at a time; the downloader holds the next
+ones, their gates passed, at that lock. A page whose origin's robots.txt is being fetched waits in
+the downloader for the fetch, so with two places the fetch and that page took both, nothing was
+prepared behind the fetch, and after its answer the network sat idle while the next request's
+gates ran. The preset's third place keeps one prepared: counted at the checkpoint
+(``walsh/checkpoint/next_prepared/<kind>``), and still one request on the network at a time as
+the server saw it."""
+
+from __future__ import annotations
+
+from scrapy_walsh.demo import DemoSite
+
+from ..helpers import CLOCK_TOLERANCE, stat
+from .test_crash_state import Recorder, _crawl, _project
+
+
+def test_a_request_waits_prepared_behind_each_robots_txt_fetch(tmp_path):
+    hosts = 12
+    server = Recorder(latency=0.1)  # time enough for the next request's gates while one is answered
+    port = server.server_address[1]
+    try:
+        with DemoSite() as site:
+            project = _project(tmp_path, site)
+            crawl = _crawl(project, hosts, 1, port, tmp_path / "items.jsonl", tmp_path / "run.log")
+            assert crawl.wait(timeout=180) == 0, (tmp_path / "run.log").read_text()[-3000:]
+    finally:
+        server.shutdown()
+        server.server_close()
+    log = (tmp_path / "run.log").read_text()
+    with server.lock:
+        seen = sorted(server.log, key=lambda r: r["at"])
+    assert sum(r["path"] == "/robots.txt" for r in seen) == hosts
+    assert sum(r["path"] != "/robots.txt" for r in seen) == hosts
+    # one on the network at a time: each request arrived after the previous one was answered
+    for before, after in zip(seen, seen[1:]):
+        assert after["at"] - before["at"] >= 0.1 - CLOCK_TOLERANCE, (before, after)
+    by_host: dict[str, list[float]] = {}
+    for record in seen:
+        by_host.setdefault(record["host"], []).append(record["at"])
+    assert all(b - a >= 1.0 - CLOCK_TOLERANCE for a, b in by_host.values()), "each host keeps its floor"
+    assert stat(log, "walsh/requests/max_in_flight") == 1
+    # the robots.txt fetches come first, one per host, each with the next host's fetch prepared
+    prepared = stat(log, "walsh/checkpoint/next_prepared/robots", 0)
+    assert prepared >= hosts // 2, f"{prepared} of {hosts} robots.txt answers found the next request prepared"
