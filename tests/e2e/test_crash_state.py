@@ -148,6 +148,22 @@ def _crawl(project: Path, hosts: int, pages: int, port: int, feed: Path, log: Pa
         return subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=out)
 
 
+def crawl_once(root: Path, hosts: int, pages: int, latency: float = 0.0) -> tuple[list[dict], str]:
+    """One whole crawl of ``hosts`` x ``pages`` on a :class:`Recorder` answering after ``latency``
+    s: what the server saw, in arrival order, and the crawl's log."""
+    server = Recorder(latency)
+    try:
+        with DemoSite() as site:
+            project = _project(root, site)
+            crawl = _crawl(project, hosts, pages, server.server_address[1], root / "items.jsonl", root / "run.log")
+            assert crawl.wait(timeout=180) == 0, (root / "run.log").read_text()[-3000:]
+    finally:
+        server.shutdown()
+        server.server_close()
+    with server.lock:
+        return sorted(server.log, key=lambda r: r["at"]), (root / "run.log").read_text()
+
+
 def _items(feed: Path) -> list[str]:
     """URLs of the complete lines of a JSON-lines feed (a killed run may leave half a line)."""
     if not feed.exists():

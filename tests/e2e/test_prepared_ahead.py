@@ -10,27 +10,14 @@ the server saw it."""
 
 from __future__ import annotations
 
-from scrapy_walsh.demo import DemoSite
-
 from ..helpers import CLOCK_TOLERANCE, stat
-from .test_crash_state import Recorder, _crawl, _project
+from .test_crash_state import crawl_once
 
 
 def test_a_request_waits_prepared_behind_each_robots_txt_fetch(tmp_path):
     hosts = 12
-    server = Recorder(latency=0.1)  # time enough for the next request's gates while one is answered
-    port = server.server_address[1]
-    try:
-        with DemoSite() as site:
-            project = _project(tmp_path, site)
-            crawl = _crawl(project, hosts, 1, port, tmp_path / "items.jsonl", tmp_path / "run.log")
-            assert crawl.wait(timeout=180) == 0, (tmp_path / "run.log").read_text()[-3000:]
-    finally:
-        server.shutdown()
-        server.server_close()
-    log = (tmp_path / "run.log").read_text()
-    with server.lock:
-        seen = sorted(server.log, key=lambda r: r["at"])
+    # 100 ms answers: time enough for the next request's gates while one is answered
+    seen, log = crawl_once(tmp_path, hosts, 1, latency=0.1)
     assert sum(r["path"] == "/robots.txt" for r in seen) == hosts
     assert sum(r["path"] != "/robots.txt" for r in seen) == hosts
     # one on the network at a time: each request arrived after the previous one was answered

@@ -8,27 +8,15 @@ second, read and rewritten by every reservation."""
 
 from __future__ import annotations
 
-from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.store import SqliteStore
 
 from ..helpers import CLOCK_TOLERANCE
-from .test_crash_state import IP, Recorder, _crawl, _project
+from .test_crash_state import IP, crawl_once
 
 
 def test_a_shared_address_entry_holds_one_lease_however_many_names_share_it(tmp_path):
-    server = Recorder()
-    port = server.server_address[1]
     hosts = 40
-    try:
-        with DemoSite() as site:
-            project = _project(tmp_path, site)
-            crawl = _crawl(project, hosts, 1, port, tmp_path / "items.jsonl", tmp_path / "run.log")
-            assert crawl.wait(timeout=180) == 0, (tmp_path / "run.log").read_text()[-3000:]
-    finally:
-        server.shutdown()
-        server.server_close()
-    with server.lock:
-        seen = list(server.log)
+    seen, _ = crawl_once(tmp_path, hosts, 1)
     pages = [r for r in seen if r["path"] != "/robots.txt"]
     assert len(pages) == hosts, "every name was crawled"
     by_host: dict[str, list[float]] = {}
