@@ -148,13 +148,20 @@ def _crawl(project: Path, hosts: int, pages: int, port: int, feed: Path, log: Pa
         return subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=out)
 
 
-def crawl_once(root: Path, hosts: int, pages: int, latency: float = 0.0) -> tuple[list[dict], str]:
+def crawl_once(
+    root: Path, hosts: int, pages: int, latency: float = 0.0, modules: dict[str, str] | None = None, settings: str = ""
+) -> tuple[list[dict], str]:
     """One whole crawl of ``hosts`` x ``pages`` on a :class:`Recorder` answering after ``latency``
-    s: what the server saw, in arrival order, and the crawl's log."""
+    s, with ``modules`` (name: source) added to the project and ``settings`` to its settings: what
+    the server saw, in arrival order, and the crawl's log."""
     server = Recorder(latency)
     try:
         with DemoSite() as site:
             project = _project(root, site)
+            for name, source in (modules or {}).items():
+                (project / "crashproj" / f"{name}.py").write_text(source)
+            with (project / "crashproj" / "settings.py").open("a") as out:
+                out.write(settings)
             crawl = _crawl(project, hosts, pages, server.server_address[1], root / "items.jsonl", root / "run.log")
             assert crawl.wait(timeout=180) == 0, (root / "run.log").read_text()[-3000:]
     finally:
