@@ -48,7 +48,7 @@ test-fast: $(STAMP)
 # Two workers, one test file each at a time (module fixtures run once): most of the suite's
 # time is real 1 s-per-host pacing waits, so it halves the wall time on 2 cores.
 test-suite: $(STAMP) redis-server debian-packages
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
 
 ## What CI runs: lint, types, the docs, then every test.
 test: lint types docs test-suite

@@ -396,10 +396,10 @@ class SharedPacer:
         """Bring the shared times of ``hosts`` up to date, in one store read (advice only:
         an unavailable store leaves the local copy as it is, and so does a failed one, which has
         stopped the crawl already: the scheduler's pop is no place for its traceback). Hosts read
-        ahead with the last reservation are not read again: that read is as fresh as the pop's
-        own would have been a request ago, and the reservation still decides."""
-        ahead, self._read_ahead = self._read_ahead, set()
-        keys = {self.key(h): h for h in hosts if h not in ahead}
+        ahead with the last reservation are not read again, by every pop until the next one (the
+        downloader's places may take several): that read is as fresh as the pop's own would have
+        been a request ago, and the reservation still decides."""
+        keys = {self.key(h): h for h in hosts if h not in self._read_ahead}
         if not keys:
             return
         try:
