@@ -147,7 +147,7 @@ def test_the_named_spiders_custom_settings_reach_the_live_crawl(tmp_path):
     add_addon_line(project)
     write_spider(project, "greedy", GREEDY_SPIDER)
     static = run_scrapy(["walsh", "check"], cwd=project)
-    assert re.search(rf"^R4 +pass  CONCURRENT_REQUESTS: {re.escape(SERIAL[2])}$", static.stdout, re.M), static.stdout
+    assert re.search(rf"^R4 +pass  CONCURRENT_REQUESTS: {re.escape(SERIAL[3])}$", static.stdout, re.M), static.stdout
     result, report = live(project, "greedy")
     assert result.returncode == 1 and report["spider"] == "greedy"
     assert "CONCURRENT_REQUESTS=4 allows concurrent requests" in rows_of(report)["-"]["findings"][0]["message"]
