@@ -19,18 +19,24 @@ from scrapy_walsh.shared_pacer import SharedPacer
 POPS = 300
 
 
-def _queue(tmp_path, hosts: int):
-    from scrapy.squeues import FifoMemoryQueue
-
+def _crawler(tmp_path, name: str):
+    """A crawler with the add-on and a store of its own, and the engine the queue asks for."""
     crawler = get_crawler(
         settings_dict={
             "ADDONS": {Addon: 500},
-            "WALSH_STATE_URI": f"sqlite:///{tmp_path}/s{hosts}.sqlite3",
+            "WALSH_STATE_URI": f"sqlite:///{tmp_path}/{name}.sqlite3",
             # two measuring crawlers in this one process, each with its store: bots of their own
             "WALSH_SEPARATE_BOT": True,
         }
     )
     crawler.engine = type("Engine", (), {"downloader": None})()  # DownloaderInterface only keeps it
+    return crawler
+
+
+def _queue(tmp_path, hosts: int):
+    from scrapy.squeues import FifoMemoryQueue
+
+    crawler = _crawler(tmp_path, f"s{hosts}")
     queue = PolitenessAwarePriorityQueue(crawler, FifoMemoryQueue, "")
     for page in (1, 2):
         for h in range(hosts):
@@ -154,16 +160,8 @@ def _counted():
 
 
 def _per_request_lengths(tmp_path, requests: int) -> float:
-    crawler = get_crawler(
-        settings_dict={
-            "ADDONS": {Addon: 500},
-            "WALSH_STATE_URI": f"sqlite:///{tmp_path}/p{requests}.sqlite3",
-            "WALSH_SEPARATE_BOT": True,
-        }
-    )
-    crawler.engine = type("Engine", (), {"downloader": None})()
     counted = _counted()
-    queue = PolitenessAwarePriorityQueue(crawler, counted, "")
+    queue = PolitenessAwarePriorityQueue(_crawler(tmp_path, f"p{requests}"), counted, "")
     for index in range(requests):  # each its own priority: a spider that ranks its targets
         queue.push(Request(f"http://one.example/page/{index}", priority=-index))
     popped = [queue.pop() for _ in range(requests)]
