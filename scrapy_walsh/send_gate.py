@@ -46,7 +46,7 @@ from zope.interface import implementer
 
 from .protocol_mixins import with_mixin
 from .shared_pacer import PACING_MARGIN
-from .store import StateStoreError
+from .store import StateStoreError, waiting
 
 if TYPE_CHECKING:
     from twisted.internet.base import DelayedCall
@@ -86,11 +86,8 @@ class Send:
 
     def start(self) -> None:
         """Renew the lease every half slot until the request is written (or the download ends)."""
-        from twisted.internet import reactor as installed  # the installed one
-
-        reactor: Any = installed
         half = (self.politeness.interval(self.host) + PACING_MARGIN) / 2
-        self._renewal = reactor.callLater(half, self._renew)
+        self._renewal = waiting.call_later(half, self._renew)
 
     def _renew(self) -> None:
         self._renewal = None

@@ -38,7 +38,7 @@ from .generations import PACE, Generations
 from .policy.gates import crawl_delay_over_cap
 from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, interval_applied, wait_reason
 from .policy.vocabulary import IntervalWhy, Namespace
-from .store import StateStoreError, open_crawl_store
+from .store import StateStoreError, open_crawl_store, waiting
 from .store.ledger import Ledger, own_key, slot_wait, watched_key
 
 if TYPE_CHECKING:
@@ -302,15 +302,12 @@ class SharedPacer:
 
     def _flush_by(self, when: float) -> None:
         """Write the kept settles by ``when`` (the store's clock) at the latest."""
-        from twisted.internet import reactor as installed  # the installed one
-
-        reactor: Any = installed
         delay = max(0.0, when - self.now())
         if self._flush_call is not None and self._flush_call.active():
-            if self._flush_call.getTime() <= reactor.seconds() + delay:
+            if self._flush_call.getTime() <= self._flush_call.seconds() + delay:
                 return
             self._flush_call.cancel()
-        self._flush_call = reactor.callLater(delay, self.flush)
+        self._flush_call = waiting.call_later(delay, self.flush)
 
     def flush(self, spider: object = None) -> None:
         """Write the kept settles now (at their deadline, and when the spider closes); a store

@@ -55,6 +55,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -68,13 +69,14 @@ from ..fetcher import fetcher
 from ..policy.canonical import canonical_url
 from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
 from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
-from ..store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets
+from ..store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets, waiting
 from .base import StatefulGate
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from twisted.internet.base import DelayedCall
 
     from ..store import StateStore
 
@@ -101,6 +103,10 @@ DEFERRED = "walsh/frequency/deferred_records"
 #: Stats: answers not recorded because an item of theirs could be neither delivered nor kept.
 UNMARKED = "walsh/frequency/unmarked"
 MAX_LISTED = 20
+#: In a fleet an answer's record rides on the store's next round trip, and is written this many
+#: seconds after the answer at the latest: a ``kill -9`` within them loses it, and the next run
+#: fetches the page once more (docs/state-store-durability.md).
+RECORD_WITHIN = 0.5
 
 
 def target_of(request: Request, claimed: str | None = None) -> str:
@@ -165,6 +171,8 @@ class Answers:
         #: the two ends the last attempt waits for when a feed is stored at its slot's close
         self.spider_done = self.feeds_closed = False
         self.delivery = CrawlContext.of(crawler).get(Delivery)
+        #: the call that writes the records kept for the store's next round trip (:meth:`_write_by`)
+        self._deadline: DelayedCall | None = None
         #: reads a gate before R8's asked for a request, made in its claim's round trip
         #: (:meth:`read_with_claim`); the value never holds the request (a weak key)
         self.riders: weakref.WeakKeyDictionary[Request, list[Rider]] = weakref.WeakKeyDictionary()
@@ -187,8 +195,10 @@ class Answers:
 
     def record(self, answer: Answer) -> None:
         """The answer's time replaces the lease, with what waits for it (R7's validators): one
-        transaction (one round trip in a fleet).
-        When the store is away, it is written later (:meth:`_write_unrecorded`)."""
+        transaction. In a fleet it rides on the store's next round trip (the next request's
+        reservation or claim, milliseconds later), written within :data:`RECORD_WITHIN` at the
+        latest: no round trip of its own. When the store is away, it is written later
+        (:meth:`_write_unrecorded`)."""
         self.unrecorded[answer.target] = answer
         self._write_unrecorded()
 
@@ -213,8 +223,7 @@ class Answers:
         return self.then(response, entry)
 
     def _write_unrecorded(self) -> None:
-        while self.unrecorded:
-            answer = next(iter(self.unrecorded.values()))
+        for answer in list(self.unrecorded.values()):
             # one write, all or nothing: what waits for the record (validators) never lands without it
             entries = [
                 (NAMESPACE, answer.target, answer.at, self.interval),
@@ -222,15 +231,41 @@ class Answers:
                 *answer.then,
             ]
             try:
-                self.store.set_many(entries)
-            except StoreUnavailable:
-                self.stats.inc_value(DEFERRED)
-                self.why = "the store was away"
+                self.store.set_many_later(answer.target, entries, partial(self._written, answer))
+            except StateStoreError as exc:
+                self._not_written(exc)
                 return
-            except StateStoreError:
-                self.why = "the store failed"  # the crawl stops for it (scrapy_walsh.store); tried once more at the end
-                return
+        if self.unrecorded:
+            self._write_by(RECORD_WITHIN)
+
+    def _written(self, answer: Answer) -> None:
+        if self.unrecorded.get(answer.target) is answer:
             del self.unrecorded[answer.target]
+
+    def _not_written(self, exc: StateStoreError) -> None:
+        if isinstance(exc, StoreUnavailable):
+            self.stats.inc_value(DEFERRED, len(self.unrecorded))
+            self.why = "the store was away"
+        else:
+            self.why = "the store failed"  # the crawl stops for it (scrapy_walsh.store); tried once more at the end
+
+    def _write_by(self, seconds: float) -> None:
+        """Have the records the store keeps for its next round trip written within ``seconds``,
+        should no round trip come first (an idle crawl, its last page)."""
+        if self._deadline is not None and self._deadline.active():
+            return
+        self._deadline = waiting.call_later(seconds, self._write_kept)
+
+    def _write_kept(self) -> None:
+        """Write the records kept for the store's next round trip now (their deadline, the
+        crawl's end); a store that is away keeps them for its next round trip, which waits for it."""
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+        try:
+            self.store.write_later()
+        except StateStoreError as exc:
+            self._not_written(exc)
 
     def settle(self, response: Any) -> None:
         answer = self.pending.pop(target_of_response(response) or "", None)
@@ -304,6 +339,7 @@ class Answers:
     def _finish(self) -> None:
         """The last attempt; what the store still does not take is said in the crawl's one closing message."""
         self._write_unrecorded()
+        self._write_kept()
         if self.unrecorded:
             targets = ", ".join(sorted(self.unrecorded)[:3]) + (", ..." if len(self.unrecorded) > 3 else "")
             what = f"{len(self.unrecorded)} answered target(s) not recorded as fetched (R8: {targets})"

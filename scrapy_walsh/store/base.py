@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,6 +152,19 @@ class StateStore(ABC):
             self.set(entry[0], entry[1], entry[2], entry_ttl(entry, ttl))
         for namespace, key in delete:
             self.delete(namespace, key)
+
+    def set_many_later(self, key: Hashable, entries: Sequence[Entry], written: Callable[[], None]) -> None:
+        """:meth:`set_many` of ``entries``, then ``written()``; a store whose writes are round trips
+        (Redis) keeps them instead and writes them with its next round trip, whatever it is, in
+        the same pipeline (:meth:`write_later` writes them at once). ``key`` names them: handing
+        over the same key again replaces what was kept. Raises like :meth:`set_many` (a store that
+        keeps them never raises here: the round trip that carries them does, and keeps them)."""
+        self.set_many(entries)
+        written()
+
+    def write_later(self) -> None:  # noqa: B027 - a store that keeps nothing has nothing to write
+        """Write what :meth:`set_many_later` kept now, in one round trip; raises ``StoreUnavailable``
+        (they stay kept)."""
 
     @abstractmethod
     def delete(self, namespace: str, key: str) -> None: ...

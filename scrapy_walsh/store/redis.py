@@ -34,7 +34,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ..config import masked_uri
@@ -262,6 +262,8 @@ class RedisStore(StateStore):
         self._loaded: set[str] = set()
         #: Redis commands sent (a pipeline or a script counts once): the bench reports it.
         self.round_trips = 0
+        #: Writes kept for the next round trip (:meth:`set_many_later`): key -> (entries, written).
+        self._later: dict[Hashable, tuple[list[Entry], Callable[[], None]]] = {}
         #: Seconds Redis was unreachable in earlier outages (see :attr:`unreachable_seconds`).
         self._unreachable = 0.0
         #: ``time.monotonic()`` of the first failure of the outage under way, else None.
@@ -390,11 +392,26 @@ class RedisStore(StateStore):
     ) -> None:
         """Every entry, and every deletion, in one script: one round trip, all at once."""
         if entries or delete:
-            keys = [self._key(entry[0], entry[1]) for entry in entries] + [self._key(n, k) for n, k in delete]
-            args: list[Any] = [""]
-            for entry in entries:
-                args += [_encode(entry[2]), _ms(entry_ttl(entry, ttl)) or ""]
-            self._run("SET+DEL" if delete else "SET", _SET, keys, args)
+            self._run("SET+DEL" if delete else "SET", *self._set_call(entries, ttl, delete))
+
+    def set_many_later(self, key: Hashable, entries: Sequence[Entry], written: Callable[[], None]) -> None:
+        """Kept, and written in the pipeline of the next round trip (:meth:`_run_many`), before
+        what that round trip is for: no round trip of its own."""
+        self._later[key] = (list(entries), written)
+
+    def write_later(self) -> None:
+        if self._later:
+            self._run_many("", [])
+
+    def _set_call(
+        self, entries: Sequence[Entry], ttl: float | None = None, delete: Sequence[tuple[str, str]] = ()
+    ) -> tuple[str, list[str], list[Any]]:
+        """The ``_SET`` script's call that writes ``entries`` and deletes ``delete``."""
+        keys = [self._key(entry[0], entry[1]) for entry in entries] + [self._key(n, k) for n, k in delete]
+        args: list[Any] = [""]
+        for entry in entries:
+            args += [_encode(entry[2]), _ms(entry_ttl(entry, ttl)) or ""]
+        return _SET, keys, args
 
     def delete(self, namespace: str, key: str) -> None:
         self._run("DEL", _DELETE, [self._key(namespace, key)], [])
@@ -415,13 +432,23 @@ class RedisStore(StateStore):
 
     def _get_raw(self, full_keys: list[str]) -> dict[str, Any]:
         """The values of ``full_keys``, read with the store's id in the same ``MGET``."""
-        values = self._call("MGET", lambda: self._redis.mget([*full_keys, self._marker]))
-        if values[-1] != self.store_id:
-            raise self._lost()
+        if self._later:
+            values = self._run_many("", [], full_keys)[1]
+        else:
+            values = self._call("MGET", lambda: self._redis.mget([*full_keys, self._marker]))
+            if values[-1] != self.store_id:
+                raise self._lost()
         return {k: json.loads(v) for k, v in zip(full_keys, values) if v is not None}
 
     def _run(self, what: str, source: str, keys: list[str], args: list[Any]) -> Any:
-        """One of the guarded scripts, on ``keys`` (the marker goes first), with the store's id."""
+        """One of the guarded scripts, on ``keys`` (the marker goes first), with the store's id;
+        in the pipeline of the writes kept for the next round trip, when there are some."""
+        if self._later:
+            return self._run_many(what, [(source, keys, args)])[0][0]
+        return self._run_one(what, source, keys, args)
+
+    def _run_one(self, what: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        """:meth:`_run`'s script alone."""
         script = self._script(source)
         try:
             answer = self._call(what, lambda: script(keys=[self._marker, *keys], args=[self.store_id, *args]))
@@ -440,7 +467,32 @@ class RedisStore(StateStore):
         of ``reads`` (full keys) read with the store's id in one ``MGET``. A script this process
         has not run yet goes by its source (``EVAL``, which Redis keeps for the ``EVALSHA`` that
         follow): no ``SCRIPT LOAD`` round trip of its own. A Redis that restarted has forgotten
-        the scripts: a step it refuses so is loaded and run again, in order."""
+        the scripts: a step it refuses so is loaded and run again, in order.
+
+        The writes kept for the next round trip (:meth:`set_many_later`) go first, in one ``_SET``
+        script: written with this round trip or, when it fails, kept for the next one."""
+        kept, self._later = self._later, {}
+        try:
+            done, read = self._pipeline(what, calls, reads, kept)
+        except BaseException:
+            for key, value in kept.items():
+                self._later.setdefault(key, value)  # a newer hand-over of one key wins
+            raise
+        for _, written in kept.values():
+            written()
+        return done, read
+
+    def _pipeline(
+        self,
+        what: str,
+        calls: list[tuple[str, list[str], list[Any]]],
+        reads: Sequence[str],
+        kept: dict[Hashable, tuple[list[Entry], Callable[[], None]]],
+    ) -> tuple[list[Any], list[Any]]:
+        """:meth:`_run_many`'s one round trip, ``kept``'s writes first."""
+        if kept:
+            calls = [self._set_call([entry for entries, _ in kept.values() for entry in entries]), *calls]
+        what = "+".join(part for part in ("SET" if kept else "", what, "MGET" if reads else "") if part)
         scripts = [self._script(source) for source, _, _ in calls]
 
         def send() -> list[Any]:
@@ -454,7 +506,7 @@ class RedisStore(StateStore):
                 pipe.mget([*reads, self._marker])
             return pipe.execute(raise_on_error=False)
 
-        answers = self._call(what + ("+MGET" if reads else ""), send)
+        answers = self._call(what, send)
         self._loaded.update(script.sha for script in scripts)
         read: list[Any] = []
         if reads:
@@ -467,13 +519,13 @@ class RedisStore(StateStore):
         done = []
         for (source, keys, args), answer in zip(calls, answers):
             if isinstance(answer, self._no_script):  # a Redis that restarted: Script() loads it again
-                answer = self._run(what, source, keys, args)
+                answer = self._run_one(what, source, keys, args)
             elif isinstance(answer, Exception):
                 if "STORE_LOST" in str(answer):
                     raise self._lost()
                 raise StateStoreError(f"state store {self.uri}: {what} failed: {answer}")
             done.append(answer)
-        return done, read
+        return done[1:] if kept else done, read
 
     def _script(self, source: str) -> Any:
         script = self._scripts.get(source)

@@ -27,6 +27,7 @@ from .base import StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from twisted.internet.base import DelayedCall
 
 T = TypeVar("T")
 
@@ -41,6 +42,14 @@ async def sleep(seconds: float) -> None:
     from twisted.internet.task import deferLater
 
     await maybe_deferred_to_future(deferLater(reactor, seconds))
+
+
+def call_later(seconds: float, call: Callable[[], object]) -> DelayedCall:
+    """``call()`` in ``seconds`` on the reactor (a deadline: cancel the answer to drop it)."""
+    from twisted.internet import reactor as installed  # the installed one; importing earlier would install the default
+
+    reactor: Any = installed
+    return reactor.callLater(seconds, call)
 
 
 async def when_available(crawler: Crawler, call: Callable[[], T], pause: float = PAUSE) -> T:

@@ -132,13 +132,14 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
     """The per-request cost stays bounded: each request's reservation covers its host and
     address in one script, with the previous answer's settle and the reads of the queue's next pop
     in its round trip; its R8 lease is one script that also reads R7's validators; its item's lease
-    one; its answer's record, with the validators and the item's row, one. About 4 per page, plus
+    one; its answer's record, with the validators and the item's row, rides on the next round trip
+    (or is written alone by its deadline, half a second after the answer). About 3-4 per page, plus
     per host robots.txt's read with its fetch claim and its record with the claim's release, and the
     crawl's own (the blocklist, its registration, the sealing key). A request written late pays a
     confirmation, more of them the busier the machine: those are counted apart
     (``walsh/pacing/confirmed_late``). Counted with a fleet's Redis (``walsh/store/round_trips``):
     8.7 per request, then 5.2-5.6 without the confirmations, before the pop's read and robots.txt's
-    claim rode on other round trips."""
+    claim rode on other round trips; 4.62 before the record did."""
     import redis
 
     redis.Redis.from_url(redis_server.url).flushdb()
@@ -154,7 +155,7 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
         f"{trips / sent:.2f} per request, {(trips - late) / sent:.2f} without the confirmations"
     )
     assert pages == 12
-    assert (trips - late) / sent <= 4.9
+    assert (trips - late) / sent <= 4.5
 
 
 def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):

@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+import redis
 
 from scrapy_walsh.store import Ledger, StoreUnavailable, open_store, parse_state_uri
 from scrapy_walsh.store.redis import RETRY_BUDGET, RedisStore
@@ -760,3 +761,56 @@ def test_a_process_first_batched_step_costs_one_round_trip(redis_server):
     before = store.round_trips  # and by its SHA from then on
     assert ledger.reserve("a.test", interval=1.0, margin=0.01, ttl=61, reads=["b.test"]).wait > 0
     assert store.round_trips - before == 1
+
+
+def test_writes_kept_for_the_next_round_trip_cost_none_of_their_own(uri):
+    """``set_many_later``: with Redis the entries are kept and go first in the next round trip,
+    whatever it is (a reservation, a claim, a read), and ``written`` is told once they are; the
+    same key handed over again replaces what was kept. sqlite writes them at once (a local
+    transaction is no round trip)."""
+    store = store_at(uri)
+    ledger = Ledger(store, "pacing")
+    ledger.reserve("warm.test", interval=1.0, ttl=61)  # (Redis loads each script once per process)
+    told = []
+    before = _round_trips(store)
+    store.set_many_later("a", [("fetched", "a", 1.0, 60), ("fetched_by", "a", {"s": 1}, 60)], lambda: told.append(1))
+    store.set_many_later("b", [("fetched", "b", 1.0, 60)], lambda: told.append(2))
+    store.set_many_later("b", [("fetched", "b", 2.0, 60)], lambda: told.append(3))
+    if not isinstance(store, RedisStore):
+        assert told == [1, 2, 3] and store.get("fetched", "b") == 2.0
+        return
+    assert _round_trips(store) == before and told == []
+    assert redis.Redis.from_url(uri).keys("walsh:*:fetched*") == [], "kept, not written"
+    taken = ledger.reserve("b.test", interval=1.0, ttl=61)
+    assert taken.wait == 0 and _round_trips(store) - before == 1 and told == [1, 3]
+    assert store.get("fetched", "a") == 1.0 and store.get("fetched_by", "a") == {"s": 1}
+    assert store.get("fetched", "b") == 2.0
+    store.set_many_later("c", [("fetched", "c", 1.0, 60)], lambda: told.append(4))
+    before = _round_trips(store)
+    assert store.get("fetched", "c") == 1.0, "a read carries them too, before it reads"
+    assert _round_trips(store) - before == 1 and told == [1, 3, 4]
+
+
+def test_writes_kept_for_the_next_round_trip_stay_kept_while_the_store_is_away(redis_server):
+    """A round trip that fails keeps what it carried for the next one; ``write_later`` writes them
+    alone, in one round trip."""
+    redis.Redis.from_url(redis_server.url).flushdb()
+    store = store_at(redis_server.url)
+    told = []
+    store.set_many_later("a", [("fetched", "a", 1.0, 60)], lambda: told.append("a"))
+    redis_server.stop()
+    try:
+        with pytest.raises(StoreUnavailable):
+            store.get("fetched", "x")
+        with pytest.raises(StoreUnavailable):
+            store.write_later()
+        assert told == []
+    finally:
+        redis_server.start()
+    before = store.round_trips
+    store.write_later()
+    assert told == ["a"] and store.round_trips - before == 1
+    assert store.get("fetched", "a") == 1.0
+    before = store.round_trips
+    store.write_later()
+    assert store.round_trips == before, "nothing kept, nothing sent"
