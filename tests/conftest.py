@@ -22,6 +22,16 @@ def pytest_configure(config):
         pytest.exit(f"{extension.name} is older than robots.py, which changed since: run `make install`", 2)
 
 
+#: The files that take minutes on their own (wheel builds, a list's real refresh, timeouts at the
+#: 5 s floor and the rests after them): collected first, so that each worker starts one of them
+#: and none is the last thing running while the other workers idle (``make test-suite``).
+LONGEST_FIRST = ("test_blocklist_waits.py", "test_packaging.py", "test_hostile_timing.py", "test_fleet_leases.py")
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: item.path.name not in LONGEST_FIRST)  # stable: the rest keep their order
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _module_state_home(tmp_path_factory):
     """Module-scoped fixtures crawl before any function-scoped fixture runs: they get a
