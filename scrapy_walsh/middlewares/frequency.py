@@ -19,7 +19,9 @@ the answer's time replaces the lease (with who fetched it and the status, one
 transaction), written once the answer's callback is done and the items it yielded left
 the item pipelines (:class:`AnsweredMiddleware`, a spider middleware: a crash between the
 answer and the feed fetches the target again, so no item is lost; a ``304`` and an answer
-that never reaches the spider are written at once or when the crawl stops). A fetch that
+that never reaches the spider are written at once or when the crawl stops). In a fleet the
+record rides on the process's next round trip to Redis, within :data:`RECORD_WITHIN` at the latest
+(``StateStore.set_many_later``): a crash within it, too, fetches the target again. A fetch that
 gets no answer (a network error, a later gate's refusal) releases the lease, so the target
 can be tried again.
 
@@ -43,7 +45,7 @@ answered, so it is recorded at once, and not downloaded again within the interva
 
 **An answer while the store is away** (a fleet's Redis down) is not lost: its claim is known
 from the request itself, its callback runs, and its record is written when the store answers
-again (with the next record, or when the crawl closes). One the store still did not take when
+again (with the next round trip that reaches it, or when the crawl closes). One the store still did not take when
 the crawl ended is said in the crawl's one closing message, with a non-zero exit: its target
 is left unmarked, and the next run fetches it again.
 """
@@ -105,7 +107,7 @@ UNMARKED = "walsh/frequency/unmarked"
 MAX_LISTED = 20
 #: In a fleet an answer's record rides on the store's next round trip, and is written this many
 #: seconds after the answer at the latest: a ``kill -9`` within them loses it, and the next run
-#: fetches the page once more (docs/state-store-durability.md).
+#: fetches the page once more (docs/fleet.md says why that is the trade).
 RECORD_WITHIN = 0.5
 
 
