@@ -14,12 +14,13 @@ import datetime
 import json
 import sys
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import webbotauth
 from ..journal import reading, report
-from .publish import verify_published
+from .publish import PublishedHeads
 from .signed_record import load_public_keys
 
 if TYPE_CHECKING:
@@ -62,10 +63,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     keys = _keys(args, settings)
     if args.action == "verify":
-        status = verify(path, keys, _key_source(args, settings, keys))
-        if args.published:  # the journal against the heads the bot's page published (scrapy walsh publish)
-            return verify_published(path, args.published, keys, _ua(settings)) or status
-        return status
+        if not args.published:
+            return verify(path, keys, _key_source(args, settings, keys))
+        # the journal against the heads the bot's page published (scrapy walsh publish): they are
+        # read first, so that the journal is read once for both checks
+        heads = PublishedHeads.read(args.published, keys, _ua(settings), path.is_file())
+        status = verify(path, keys, _key_source(args, settings, keys), heads.holdings.seen)
+        return heads.report() or status
     # one reader for every action: they count the same entries and say the same verification
     found, view = reading.read_journal(path, keys, args.host.strip().lower(), _since(args.since))
     checked = report.banner(found, _key_source(args, settings, keys))
@@ -88,8 +92,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def verify(path: Path, keys: dict[str, Any] | None, key_source: str | None) -> int:
-    found, _ = reading.read_journal(path, keys)
+def verify(
+    path: Path, keys: dict[str, Any] | None, key_source: str | None, seen: Callable[[str, bytes], None] | None = None
+) -> int:
+    found, _ = reading.read_journal(path, keys, seen=seen)
     for f in found.files:
         notes = []
         if f.torn_tail and f.ok:

@@ -184,29 +184,55 @@ def published_findings(settings: Settings) -> list[Finding]:
     ]
 
 
-def verify_published(journal: Path, location: str, keys: dict[str, Any] | None, user_agent: str) -> int:
-    """``journal verify --published DIR_OR_URL``: 0 when the journal holds every head published
-    there, byte for byte, each signed by ``keys`` (else by the published key directory's keys);
-    1 naming each head it lacks (deleted, cut or rewritten after publication)."""
-    try:
-        document = json.loads(read_source(published_source(location, published.NAME), user_agent, 64 << 20))
-        source = "from --key, --directory or WALSH_SIGNING_KEY"
-        if keys is None:
-            directory = read_source(published_source(location, bot_page.DIRECTORY), user_agent)
-            keys, source = webbotauth.directory_keys(json.loads(directory)), "from the published key directory"
-    except (OSError, ValueError) as exc:
-        print(f"FAILED: cannot read what {location} publishes: {exc}")
-        return 1
-    problems, signers = published.check(journal, document, keys)
-    count = len(document.get("heads") or []) if isinstance(document, dict) else 0
-    if not problems and not count:
-        problems = [f"{location} publishes no signed head: there is nothing to check the journal against"]
-    for problem in problems:
-        print(f"FAILED: {problem}")
-    if problems:
-        return 1
-    print(
-        f"published heads: the journal holds all {count} heads {location} publishes, "
-        f"signed by key {', '.join(sorted(signers))} ({source})"
-    )
-    return 0
+class PublishedHeads:
+    """``journal verify --published DIR_OR_URL``: the heads published there, read before the
+    journal, so that the journal's one read (:attr:`holdings`, verify's ``seen``) serves both
+    checks. :meth:`report` is 0 when the journal holds every head byte for byte, each signed by
+    ``keys`` (else by the published key directory's keys); 1 naming each head it lacks (deleted,
+    cut or rewritten after publication)."""
+
+    def __init__(
+        self,
+        location: str,
+        document: Any,
+        keys: dict[str, Any] | None,
+        source: str,
+        error: str | None,
+        single_file: bool,
+    ) -> None:
+        self.location, self.document, self.keys, self.source, self.error = location, document, keys, source, error
+        self.holdings = published.Holdings(document if isinstance(document, dict) else {}, single_file)
+
+    @classmethod
+    def read(cls, location: str, keys: dict[str, Any] | None, user_agent: str, single_file: bool) -> PublishedHeads:
+        """The heads document at ``location``, and the keys to check them with; what went wrong
+        reading them is reported by :meth:`report`, after the journal's own verification."""
+        document, source, error = None, "from --key, --directory or WALSH_SIGNING_KEY", None
+        try:
+            document = json.loads(read_source(published_source(location, published.NAME), user_agent, 64 << 20))
+            if keys is None:
+                directory = read_source(published_source(location, bot_page.DIRECTORY), user_agent)
+                keys, source = webbotauth.directory_keys(json.loads(directory)), "from the published key directory"
+        except (OSError, ValueError) as exc:
+            error = f"cannot read what {location} publishes: {exc}"
+        return cls(location, document, keys, source, error, single_file)
+
+    def report(self) -> int:
+        if self.error is not None:
+            print(f"FAILED: {self.error}")
+            return 1
+        document = self.document if isinstance(self.document, dict) else {}
+        problems, signers = published.check(document, self.keys, self.holdings)
+        heads = document.get("heads")
+        count = len(heads) if isinstance(heads, list) else 0
+        if not problems and not count:
+            problems = [f"{self.location} publishes no signed head: there is nothing to check the journal against"]
+        for problem in problems:
+            print(f"FAILED: {problem}")
+        if problems:
+            return 1
+        print(
+            f"published heads: the journal holds all {count} heads {self.location} publishes, "
+            f"signed by key {', '.join(sorted(signers))} ({self.source})"
+        )
+        return 0

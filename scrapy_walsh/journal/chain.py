@@ -234,15 +234,22 @@ def journal_files(path: Path) -> list[Path]:
 
 
 def verify_path(
-    path: Path, keys: Mapping[str, Any] | None, keep: Callable[[dict[str, Any]], bool] | None = None
+    path: Path,
+    keys: Mapping[str, Any] | None,
+    keep: Callable[[dict[str, Any]], bool] | None = None,
+    seen: Callable[[str, bytes], None] | None = None,
 ) -> JournalReport:
     """Verify every file at ``path`` and, for a directory, the chain the files form (each file's
-    ``open`` names the one before it on its machine); ``keep``: as for :func:`verify_lines`."""
+    ``open`` names the one before it on its machine); ``keep``: as for :func:`verify_lines`.
+    ``seen(name, bytes)`` is given each file as it is read, so that another check of the same
+    journal (the published heads) needs no second read."""
     root = path if path.is_dir() else path.parent
-    files = journal_files(path)
-    reports = [
-        verify_lines(str(p.relative_to(root) if path.is_dir() else p.name), p.read_bytes(), keys, keep) for p in files
-    ]
+    reports = []
+    for file in journal_files(path):
+        name, data = str(file.relative_to(root) if path.is_dir() else file.name), file.read_bytes()
+        if seen is not None:
+            seen(name, data)
+        reports.append(verify_lines(name, data, keys, keep))
     by_name = {r.name: r for r in reports}
     deleted = {d for r in reports for e in r.retention for d in e.get("deleted_days", [])}
     links: list[str] = []

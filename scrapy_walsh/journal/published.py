@@ -70,8 +70,38 @@ def document(identity: str, heads: Iterable[dict[str, Any]], published_at: float
     return {"format": FORMAT, "identity": identity, "published": round(published_at, 3), "heads": list(heads)}
 
 
-def check(root: Path, published: Mapping[str, Any], keys: Mapping[str, Any] | None) -> tuple[list[str], set[str]]:
-    """Problems of the journal at ``root`` against a published heads document, and the keyids
+class Holdings:
+    """What the journal holds of the heads a document publishes, gathered from its files as
+    :func:`~scrapy_walsh.journal.chain.verify_path` reads them (its ``seen``), so the journal is
+    read once for both checks. ``single_file``: the journal is one file, matched by its name."""
+
+    def __init__(self, published: Mapping[str, Any], single_file: bool) -> None:
+        heads = published.get("heads") if isinstance(published, Mapping) else None
+        #: the name a file is seen under -> the published file names and the seqs each wants
+        self._wanted: dict[str, dict[str, set[int]]] = {}
+        for head in heads if isinstance(heads, list) else []:
+            if isinstance(head, Mapping) and isinstance(head.get("seq"), int):
+                name = str(head.get("file"))
+                seen_as = Path(name).name if single_file else name
+                self._wanted.setdefault(seen_as, {}).setdefault(name, set()).add(head["seq"])
+        #: published file name -> (its last seq, its lines of the wanted seqs)
+        self.files: dict[str, tuple[int, dict[int, bytes]]] = {}
+
+    def seen(self, name: str, data: bytes) -> None:
+        for published_name, seqs in self._wanted.get(name, {}).items():
+            last, lines = 0, dict[int, bytes]()
+            for line in data.split(b"\n"):
+                for entry in entries(line):
+                    seq = entry.get("seq")
+                    if isinstance(seq, int):
+                        last = max(last, seq)
+                        if seq in seqs:
+                            lines.setdefault(seq, line)
+            self.files[published_name] = last, lines
+
+
+def check(published: Mapping[str, Any], keys: Mapping[str, Any] | None, held: Holdings) -> tuple[list[str], set[str]]:
+    """Problems of the journal ``held`` saw against a published heads document, and the keyids
     that signed the published heads (checked under ``keys``; None: signatures not checked).
 
     Each published head must be in the journal byte for byte: same file, same ``seq``, the same
@@ -81,7 +111,6 @@ def check(root: Path, published: Mapping[str, Any], keys: Mapping[str, Any] | No
         return [f"not a published heads document ({FORMAT})"], set()
     problems: list[str] = []
     signers: set[str] = set()
-    lines_of: dict[str, dict[int, bytes]] = {}
     for head in published["heads"]:
         if not isinstance(head, Mapping):
             problems.append("a published head is not a JSON object")
@@ -98,28 +127,11 @@ def check(root: Path, published: Mapping[str, Any], keys: Mapping[str, Any] | No
                 problems.append(f"{where}: {exc}")
                 continue
         name = str(head.get("file"))
-        if name not in lines_of:
-            lines_of[name] = _lines_by_seq(root, name)
-        held = lines_of[name]
-        if not held:
+        last, lines = held.files.get(name, (0, {}))
+        if not last:
             problems.append(f"{where}: the journal has no file {name} (deleted after publication)")
-        elif head.get("seq") not in held:
-            problems.append(
-                f"{where}: {name} ends at entry {max(held)}, before the published head (cut after publication)"
-            )
-        elif line_hash(held[head["seq"]]) != head["hash"]:
+        elif head.get("seq") not in lines:
+            problems.append(f"{where}: {name} ends at entry {last}, before the published head (cut after publication)")
+        elif line_hash(lines[head["seq"]]) != head["hash"]:
             problems.append(f"{where}: {name} holds another entry {head['seq']} (rewritten after publication)")
     return problems, signers
-
-
-def _lines_by_seq(root: Path, name: str) -> dict[int, bytes]:
-    """seq -> line bytes of the journal file ``name`` under ``root`` (empty when there is none)."""
-    path = root / name if root.is_dir() else root
-    if (root.is_dir() and not path.is_file()) or (not root.is_dir() and root.name != Path(name).name):
-        return {}
-    found: dict[int, bytes] = {}
-    for line in path.read_bytes().split(b"\n"):
-        for entry in entries(line):
-            if isinstance(entry.get("seq"), int):
-                found.setdefault(entry["seq"], line)
-    return found

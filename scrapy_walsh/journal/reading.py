@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,16 +69,18 @@ def read_journal(
     keys: Mapping[str, Any] | None,
     host: str | None = None,
     since: float | None = None,
+    seen: Callable[[str, bytes], None] | None = None,
 ) -> tuple[JournalReport, HostView]:
     """The one reader of a journal, for ``verify``, ``show``, ``match`` and ``report`` alike: the
     verification of every file and of the chain of files, and what it holds about ``host`` (from
-    ``since`` on). Only entries that verified count: never a torn line, nor one past a break."""
+    ``since`` on). Only entries that verified count: never a torn line, nor one past a break.
+    ``seen``: as for :func:`~scrapy_walsh.journal.chain.verify_path`."""
     wanted = host or ""
 
     def keep(entry: dict[str, Any]) -> bool:
         return entry.get("host") == wanted and (since is None or entry.get("t", 0) >= since)
 
-    report = verify_path(path, keys, keep if host else None)
+    report = verify_path(path, keys, keep if host else None, seen)
     view = HostView(wanted)
     waiting: dict[str, dict[str, Any]] = {}
     for entry in (e for f in report.files for e in f.kept):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import os
 import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -89,6 +90,48 @@ def test_verify_published_passes_on_the_journal_and_fails_once_it_is_cut(crawled
     victim.unlink()
     deleted = walsh(crawled, "journal", "verify", copy, "--published", folder)
     assert deleted.returncode == 1 and "(deleted after publication)" in deleted.stdout, deleted.stdout
+
+
+OPENS = """
+import atexit, json, os, sys
+
+_counts = {}
+
+
+def _count(event, args):
+    # every open of a journal file, by its path: what the command reads, not what it says
+    if event == "open" and isinstance(args[0], (str, os.PathLike)) and os.fspath(args[0]).endswith(".jsonl"):
+        _counts[os.fspath(args[0])] = _counts.get(os.fspath(args[0]), 0) + 1
+
+
+sys.addaudithook(_count)
+atexit.register(lambda: open(os.environ["OPENS_OUT"], "w").write(json.dumps(_counts)))
+"""
+
+
+def test_verify_published_reads_each_journal_file_once(crawled, folder, tmp_path):  # noqa: F811
+    """The published heads are read first, so the one read of the journal serves the chain's
+    check and theirs: a journal of a year is not read twice."""
+    (tmp_path / "sitecustomize.py").write_text(OPENS)
+    out = tmp_path / "opens.json"
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]), "OPENS_OUT": str(out)}
+    args = ["walsh", "journal", "verify", str(crawled["journal"]), "--published", str(folder)]
+    result = run_scrapy(args, cwd=crawled["project"], env=env)
+    assert result.returncode == 0 and "published heads: the journal holds all" in result.stdout, result.stdout
+    opens = json.loads(out.read_text())
+    files = {str(f) for f in journal_files(crawled["journal"])}
+    assert files and set(opens) == files, (opens, files)
+    assert max(opens.values()) == 1, opens
+
+
+def test_verify_published_fails_cleanly_on_a_heads_document_that_is_not_one(crawled, folder, tmp_path):  # noqa: F811
+    forged = tmp_path / "forged"
+    shutil.copytree(folder, forged)
+    heads = json.loads((forged / "journal-heads.json").read_text())
+    (forged / "journal-heads.json").write_text(json.dumps({**heads, "heads": 5}))
+    result = walsh(crawled, "journal", "verify", crawled["journal"], "--published", forged)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "FAILED: not a published heads document (walsh-journal-heads/v1)" in result.stdout, result.stdout
 
 
 def test_verify_published_reads_the_folder_over_http(crawled, folder):  # noqa: F811
