@@ -14,6 +14,11 @@ names and logs what it saw. Two crawls in one run:
       DOWNLOAD_DELAY=1, ROBOTSTXT_OBEY, Scrapy's DOWNLOAD_TIMEOUT 180 s and its retries),
       time-boxed at ``--stock-box`` times (a)'s wall time (it would take hours).
 
+  (b) the serial engine's ceiling (scale bench's (b): stock Scrapy, one request at a time, no
+      delay, no robots.txt) against the same latencies with no host hanging: the client's own
+      cost per request as the server sees it, the time from its answer's last byte to the next
+      request's arrival (``--no-ceiling`` leaves it out; it takes about 10 minutes at 1,000 hosts).
+
 Printed: each crawl's wall time (the server's first arrival to its last answer), the serial lower
 bound for the same latencies (every answer's latency one after the other, plus one budget per
 hanging request the crawl must make: robots.txt of a hanging host; a hanging robots.txt makes the
@@ -22,7 +27,10 @@ spacing is under that sum at these sizes and is checked), (a)/lower bound (aim <
 same against a second bound, one budget per hanging request the crawl made (a re-ask of a
 hanging host's robots.txt after its rest is one, with the 5 s floor as its budget), with the most
 hanging requests any one host got; the share of wall time spent waiting on hanging hosts, and
-requests served. Figures, not a test (bench/README.md).
+requests served; for (a) and (b) the gap between an answer and the next request's arrival
+(median and mean), and (a)'s requests at (b)'s mean gap: the wall time a serial crawl making the
+same requests (re-asks included) would take at the cost per request of Scrapy's own engine.
+Figures, not a test (bench/README.md).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import math
 import select
 import signal
 import socket
+import statistics
 import sys
 import tempfile
 import threading
@@ -156,6 +165,9 @@ def run(variant: str, hosts: int, share: float, budget: float, box: float, root:
         return {"wall": 0.0, "requests": 0, "hang_share": 0.0, "exit": code, "rss": rss, "violations": 0}
     start, end = min(t[2] for t in timed), max(t[3] for t in timed)
     held = sum(t[3] - t[2] for t in timed if hanging(t[0], share))
+    # one request at a time: the wall time is every request's time at the server plus these gaps
+    ordered = sorted(timed, key=lambda t: t[2])
+    gaps = [b[2] - a[3] for a, b in zip(ordered, ordered[1:])] or [0.0]
     return {
         "wall": end - start,
         "requests": len(server.log),
@@ -166,6 +178,9 @@ def run(variant: str, hosts: int, share: float, budget: float, box: float, root:
         "exit": code,
         "rss": rss,
         "violations": len(violations(server.log)),
+        "gap_median": statistics.median(gaps),
+        "gap_mean": statistics.fmean(gaps),
+        "served": sum(t[3] - t[2] for t in timed),
     }
 
 
@@ -176,6 +191,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=30.0)
     parser.add_argument("--stock-box", type=float, default=2.0)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--no-ceiling", action="store_true", help="leave out (b), the serial engine's ceiling")
     args = parser.parse_args()
     root = args.workdir or Path(tempfile.mkdtemp(prefix="latency_bench_"))
     bound, hangs = lower_bound(args.hosts, args.hang_share, args.budget)
@@ -198,6 +214,19 @@ def main() -> None:
         f"    with one budget per hanging request made ({a['hangs']}, re-asks at {RECHECK_BUDGET:g} s): "
         f"bound {made:.1f} s, {a['wall'] / made:.3f}x; hanging requests per hanging host at most {a['most_hangs']}"
     )
+    print(f"    answer to next arrival: median {a['gap_median'] * 1000:.2f} ms, mean {a['gap_mean'] * 1000:.2f} ms")
+    if not args.no_ceiling:
+        b = run("b", args.hosts, 0.0, args.budget, 24 * 3600, root)
+        print(
+            f"(b) serial engine ceiling, no host hanging: wall {b['wall']:.1f} s, {b['requests']} requests; answer to "
+            f"next arrival: median {b['gap_median'] * 1000:.2f} ms, mean {b['gap_mean'] * 1000:.2f} ms"
+        )
+        # (a)'s requests as the server served them, one after the other, with (b)'s gaps between
+        engine = a["served"] + b["gap_mean"] * (a["requests"] - 1)
+        print(
+            f"    (a)'s requests at (b)'s cost per request: {engine:.1f} s = {engine / bound:.3f}x the lower bound; "
+            f"(a) is {a['wall'] / engine:.3f}x that"
+        )
     box = max(60.0, args.stock_box * a["wall"])
     c = run("c", args.hosts, args.hang_share, args.budget, box, root)
     print(
