@@ -7,7 +7,8 @@ the first ones a second apart, ``tcp_syn_linear_timeouts``). The door watches th
 reach it (a packet socket on ``lo``: needs root), and ``wait`` seconds after the first SYN of a
 connection it takes the plug out, so the next retransmission gets in: with ``wait`` 2.5 the
 connect takes 3 s, with 0.5 it takes 1 s. The connection it then accepts is piped to
-``upstream`` (the demo server), and the door is plugged again for the next one. ``connects``
+``upstream`` (the demo server) through a connection the door opened beforehand, and the door is
+plugged again for the next one. ``connects``
 records, per connection, the first SYN and the accept (``time.monotonic()``, the demo
 server's clock).
 
@@ -114,6 +115,9 @@ class SlowConnect:
             if self._stopping.is_set():
                 return
             assert self._first_syn is not None
+            # the way on to the server is open before the client gets in: the client writes its
+            # request as soon as it is connected, and the door must add no hop of its own then
+            upstream = socket.create_connection(self.upstream)
             time.sleep(max(0.0, self._first_syn + self.wait - time.monotonic()))
             try:
                 plug, _ = self._listener.accept()  # the plug out: the next retransmitted SYN gets in
@@ -121,17 +125,17 @@ class SlowConnect:
                 self._plug.close()
                 client, _ = self._listener.accept()
             except OSError:
+                upstream.close()
                 return
-            self.connects.append((self._first_syn, time.monotonic()))
-            self._first_syn = None
-            self._syn.clear()
-            self._plug = self._plug_in()
-            upstream = socket.create_connection(self.upstream)
             self._sockets += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
                 thread = threading.Thread(target=_pipe, args=(source, sink), daemon=True)
                 thread.start()
                 self._threads.append(thread)
+            self.connects.append((self._first_syn, time.monotonic()))
+            self._first_syn = None
+            self._syn.clear()
+            self._plug = self._plug_in()
 
 
 def _pipe(source: socket.socket, sink: socket.socket) -> None:
@@ -179,17 +183,21 @@ class SlowHandshake:
             self._threads.append(thread)
 
     def _handle(self, client: socket.socket, came: float) -> None:
+        # open before the handshake, as SlowConnect does: the client writes its request the moment
+        # the handshake is done, and a connect made only then would hold it back (by tens of
+        # milliseconds on a loaded machine), a delay no network adds after the handshake
+        upstream = socket.create_connection(self.upstream)
         time.sleep(self.wait)
         try:
             secure = self.context.wrap_socket(client, server_side=True)
         except (OSError, ssl.SSLError):
+            upstream.close()
             return
-        self.handshakes.append((came, time.monotonic()))
-        upstream = socket.create_connection(self.upstream)
         self._sockets += [secure, upstream]
         thread = threading.Thread(target=_pipe, args=(upstream, secure), daemon=True)
         thread.start()
         self._threads.append(thread)
+        self.handshakes.append((came, time.monotonic()))
         _pipe(secure, upstream)
 
 
