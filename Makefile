@@ -47,7 +47,7 @@ test-fast: $(STAMP)
 ## The whole test suite (fleet tests start their own redis-server, so it must be installed).
 # Four workers, one test file each at a time (module fixtures run once). Most of the suite's time
 # is waiting (real 1 s-per-host pacing, timeouts, rests), not CPU: with two workers the load on
-# 2 cores stayed under 1.2 and the suite took 25 min; with four it peaks under 3 and takes 15.
+# 2 cores stayed under 1.2 and the suite took 25 min; with four it peaks under 3.7 and takes 14.
 test-suite: $(STAMP) redis-server debian-packages
 	$(BIN)/python -m pytest -n 4 --dist loadfile --durations=25
 

@@ -200,8 +200,10 @@ class PublishedHeads:
         error: str | None,
         single_file: bool,
     ) -> None:
-        self.location, self.document, self.keys, self.source, self.error = location, document, keys, source, error
-        self.holdings = published.Holdings(document if isinstance(document, dict) else {}, single_file)
+        self.location, self.keys, self.source, self.error = location, keys, source, error
+        #: not a JSON object (remote input): checked as an empty document, which fails with its message
+        self.document: dict[str, Any] = document if isinstance(document, dict) else {}
+        self.holdings = published.Holdings(self.document, single_file)
 
     @classmethod
     def read(cls, location: str, keys: dict[str, Any] | None, user_agent: str, single_file: bool) -> PublishedHeads:
@@ -221,9 +223,8 @@ class PublishedHeads:
         if self.error is not None:
             print(f"FAILED: {self.error}")
             return 1
-        document = self.document if isinstance(self.document, dict) else {}
-        problems, signers = published.check(document, self.keys, self.holdings)
-        heads = document.get("heads")
+        problems, signers = published.check(self.document, self.keys, self.holdings)
+        heads = self.document.get("heads")
         count = len(heads) if isinstance(heads, list) else 0
         if not problems and not count:
             problems = [f"{self.location} publishes no signed head: there is nothing to check the journal against"]

@@ -77,26 +77,33 @@ class Holdings:
 
     def __init__(self, published: Mapping[str, Any], single_file: bool) -> None:
         heads = published.get("heads") if isinstance(published, Mapping) else None
-        #: the name a file is seen under -> the published file names and the seqs each wants
-        self._wanted: dict[str, dict[str, set[int]]] = {}
+        #: the name a file is seen under -> the published file names it answers for
+        self._names: dict[str, set[str]] = {}
+        #: the name a file is seen under -> the seqs the heads published for it want
+        self._seqs: dict[str, set[int]] = {}
         for head in heads if isinstance(heads, list) else []:
             if isinstance(head, Mapping) and isinstance(head.get("seq"), int):
                 name = str(head.get("file"))
                 seen_as = Path(name).name if single_file else name
-                self._wanted.setdefault(seen_as, {}).setdefault(name, set()).add(head["seq"])
+                self._names.setdefault(seen_as, set()).add(name)
+                self._seqs.setdefault(seen_as, set()).add(head["seq"])
         #: published file name -> (its last seq, its lines of the wanted seqs)
         self.files: dict[str, tuple[int, dict[int, bytes]]] = {}
 
     def seen(self, name: str, data: bytes) -> None:
-        for published_name, seqs in self._wanted.get(name, {}).items():
-            last, lines = 0, dict[int, bytes]()
-            for line in data.split(b"\n"):
-                for entry in entries(line):
-                    seq = entry.get("seq")
-                    if isinstance(seq, int):
-                        last = max(last, seq)
-                        if seq in seqs:
-                            lines.setdefault(seq, line)
+        """One pass over a file the heads name, whichever of them it answers for."""
+        seqs = self._seqs.get(name)
+        if not seqs:
+            return
+        last, lines = 0, dict[int, bytes]()
+        for line in data.split(b"\n"):
+            for entry in entries(line):
+                seq = entry.get("seq")
+                if isinstance(seq, int):
+                    last = max(last, seq)
+                    if seq in seqs:
+                        lines.setdefault(seq, line)
+        for published_name in self._names[name]:
             self.files[published_name] = last, lines
 
 
