@@ -26,6 +26,15 @@ frozen or dead holder stops renewing and loses it within one slot. Since the sta
 the same call that writes the bytes, a process frozen after the lease lapsed finds, when it
 wakes, either its lease or another process's start, never a stale "go".
 
+The store stamps a start when it runs the call, and the bytes leave once its answer is back: a
+slow answer (a far or busy store) or a process stalled in between puts the write after the
+stamp. So once the bytes are out (:func:`after_write`), a write that came more than
+:data:`FAST_WRITE` after the call that stamped it is stamped again, now: the host's next
+request counts from the write, as the server sees it. The host is still ours then (the lease,
+or the start the first stamp wrote, keeps every other process off it for a slot), so this
+stamp only moves the start later; only a process stalled longer than a slot finds another
+process's start, which it logs.
+
 Only Scrapy's ``HTTP11DownloadHandler`` (and subclasses that keep its connection pool) has this
 hook (:func:`install`). With another wrapped handler the lease is renewed until the download
 ends and the settle stamps the end: a slow connect still keeps the host, but a process frozen
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +91,9 @@ class Send:
     #: ``time.monotonic()`` before the reservation's round trip
     began: float
     written: bool = False
+    #: ``time.monotonic()`` before the store call whose stamp the write relies on; None once
+    #: :meth:`after_write` has looked at it
+    stamped: float | None = None
     refusal: NotWritten | None = None
     _renewal: DelayedCall | None = field(default=None, repr=False)
 
@@ -110,9 +123,11 @@ class Send:
             return
         self.written = True
         self.stop()
+        self.stamped = self.began
         if time.monotonic() - self.began <= FAST_WRITE:
             self.politeness.written(self.lease)
             return  # the reservation is the send
+        self.stamped = time.monotonic()
         try:
             wait = self.politeness.confirm(self.host, self.lease)
         except StateStoreError as exc:
@@ -121,6 +136,16 @@ class Send:
         if wait:
             self.refusal = NotWritten(self.host, wait=wait)
             raise self.refusal
+
+    def after_write(self) -> None:
+        """The request's bytes were just handed to the kernel: stamp its start again if they left
+        more than :data:`FAST_WRITE` after the store call that stamped it."""
+        if self.stamped is None or self.refusal is not None:
+            return
+        late, self.stamped = time.monotonic() - self.stamped > FAST_WRITE, None
+        if late:
+            with suppress(StateStoreError):  # away: the answer's settle is kept and moves the start
+                self.politeness.stamp_written(self.host, self.lease)
 
 
 #: The send in progress in this process, if any: the checkpoint's in-flight lock makes it one.
@@ -131,6 +156,12 @@ def before_write() -> None:
     """Called right before a request's bytes are written: raises :class:`NotWritten` to stop it."""
     if CURRENT:
         CURRENT[0].before_write()
+
+
+def after_write() -> None:
+    """Called once a request's bytes were handed to the kernel (:meth:`Send.after_write`)."""
+    if CURRENT:
+        CURRENT[0].after_write()
 
 
 def _push_out(transport: Any) -> None:
@@ -192,6 +223,7 @@ class _WriteGate:
             return fail(exc)
         written: Deferred[Any] = super().request(request)  # type: ignore[misc]
         _push_out(self.transport)
+        after_write()
         return written
 
 

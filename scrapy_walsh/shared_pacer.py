@@ -70,6 +70,10 @@ if TYPE_CHECKING:
 REQUEUED = "walsh/pacing/requeued"
 #: Requests whose start was stamped again as they were written (:meth:`SharedPacer.confirm`).
 CONFIRMED_LATE = "walsh/pacing/confirmed_late"
+#: Requests whose bytes left late after their stamp, stamped again once out (:meth:`SharedPacer.stamp_written`).
+STAMPED_AFTER_WRITE = "walsh/pacing/stamped_after_write"
+#: Of those, the ones the store did not stamp: another process's start or a pause came first.
+WRITTEN_AFTER_LAPSE = "walsh/pacing/written_after_lapse"
 
 
 def back_to_scheduler(request: Request) -> Request:
@@ -235,8 +239,12 @@ class SharedPacer:
         """``lease``'s request is written now: its start is stamped now (0), or the wait when another
         process started or is connecting since the lease lapsed, or a pause holds (nothing stamped:
         the request is not written). Raises ``StoreUnavailable``: not written either."""
+        return self._stamp(host, lease, CONFIRMED_LATE)
+
+    def _stamp(self, host: str, lease: Lease, counted: str) -> float:
+        """Stamp ``lease``'s request's start now (0), or the wait (nothing stamped); counted as ``counted``."""
         if self.stats is not None:
-            self.stats.inc_value(CONFIRMED_LATE)
+            self.stats.inc_value(counted)
         interval = self.pacer.interval(host)
         done = self.ledger.confirm(
             lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, ttl=interval + KEEP
@@ -245,6 +253,22 @@ class SharedPacer:
         if not done.wait:
             lease.until = done.now + interval + self.pacer.margin  # the start stamped now keeps the host
         return done.wait
+
+    def stamp_written(self, host: str, lease: Lease) -> None:
+        """``lease``'s request was written just now, well after the store stamped its start (a slow
+        answer from the store, a stalled process): stamp it again now, so the host's next request
+        counts from the write. The host is still this request's (its lease, or the start the first
+        stamp wrote), so this only moves its start later; a process that stalled past its slot may
+        find another process's start instead, and says so. Raises ``StoreUnavailable``."""
+        if not self._stamp(host, lease, STAMPED_AFTER_WRITE):
+            return
+        if self.stats is not None:
+            self.stats.inc_value(WRITTEN_AFTER_LAPSE)
+        logger.warning(
+            "%s: a request left after its host's slot had passed to another process's start or a pause "
+            "(this process stalled for longer than the slot between the store's stamp and the write)",
+            host,
+        )
 
     def written(self, lease: Lease) -> None:
         """``lease``'s request went at once: the start stamped at its reservation is the send, so

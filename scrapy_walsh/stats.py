@@ -351,6 +351,18 @@ STATS: tuple[Stat, ...] = (
         "slow connect), whose start the store stamped again as they left: one store step more each.",
     ),
     Stat(
+        "walsh/pacing/stamped_after_write",
+        "Requests whose bytes left more than 9 ms after the store call that stamped their start (a slow "
+        "answer from the store, a stalled process), stamped again once out so that the host's next request "
+        "counts from the write: one store step more each.",
+    ),
+    Stat(
+        "walsh/pacing/written_after_lapse",
+        "Of those, the ones the store did not stamp again: another process's start or a pause came first "
+        "(the process stalled for longer than the host's slot between the stamp and the write); each is "
+        "logged as a warning.",
+    ),
+    Stat(
         "walsh/checkpoint/slot_taken",
         "Requests the checkpoint found without a free pacing slot (another process, an internal fetch or an "
         "`engine.download` took it first): nothing sent; they waited or were requeued.",

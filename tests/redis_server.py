@@ -3,15 +3,17 @@
 It runs with ``--appendonly yes --appendfsync always``: every acknowledged write is on
 disk, so a server killed and restarted on the same directory has lost nothing (the
 durability fleet mode documents). ``kill()`` / ``start()`` simulate an outage, ``pause()`` /
-``resume()`` a server that hangs.
+``resume()`` a server that hangs; :class:`RedisProxy` a link that loses or delays replies.
 """
 
 from __future__ import annotations
 
+import queue
 import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -130,15 +132,19 @@ class RedisServer:
         self.stop()
 
 
-class ReplyCutter:
-    """A loopback proxy to a Redis server that can lose one reply: the command reaches Redis, which
-    runs it, and the connection is closed before the answer comes back (a server killed as it
-    answered, a connection cut on the way back)."""
+class RedisProxy:
+    """A loopback proxy to a Redis server, for a link that misbehaves on the way back:
 
-    def __init__(self, upstream_port: int):
-        import threading
+    * ``cut``: set, it loses the next reply. The command reaches Redis, which runs it, and the
+      connection is closed before the answer comes back (a server killed as it answered, a
+      connection cut on the way back);
+    * ``delay``: every reply reaches the client that many seconds after Redis sent it, in order
+      (a far or busy server: what Redis did, it did when the command came). It can be changed
+      while clients are connected."""
 
+    def __init__(self, upstream_port: int, delay: float = 0.0):
         self.upstream_port = upstream_port
+        self.delay = delay
         self.cut = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
@@ -150,8 +156,6 @@ class ReplyCutter:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def _serve(self) -> None:
-        import threading
-
         while True:
             try:
                 client, _ = self._listener.accept()
@@ -163,19 +167,36 @@ class ReplyCutter:
             threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
 
     def _pipe(self, source: socket.socket, sink: socket.socket, replies: bool) -> None:
+        held: queue.SimpleQueue[tuple[float, bytes]] = queue.SimpleQueue()
+        if replies:
+            threading.Thread(target=self._hold, args=(held, sink), daemon=True).start()
         try:
             while data := source.recv(65536):
-                if replies and self.cut.is_set():
+                if not replies:
+                    sink.sendall(data)
+                elif self.cut.is_set():
                     self.cut.clear()
                     for sock in (source, sink):
                         sock.shutdown(socket.SHUT_RDWR)  # the client sees the connection closed now
                         sock.close()
                     return
+                else:
+                    held.put((time.monotonic() + self.delay, data))
+        except OSError:
+            pass
+
+    @staticmethod
+    def _hold(held: queue.SimpleQueue[tuple[float, bytes]], sink: socket.socket) -> None:
+        """Send each reply once its time has come (the queue keeps their order)."""
+        try:
+            while True:
+                due, data = held.get()
+                time.sleep(max(0.0, due - time.monotonic()))
                 sink.sendall(data)
         except OSError:
             pass
 
-    def __enter__(self) -> ReplyCutter:
+    def __enter__(self) -> RedisProxy:
         return self
 
     def __exit__(self, *exc: object) -> None:

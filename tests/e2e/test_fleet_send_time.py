@@ -1,16 +1,18 @@
-"""R4 as the server sees it: a worker whose connect is slow after its reservation.
+"""R4 as the server sees it: a worker whose request leaves late after its reservation.
 
 Three real crawler processes share one ledger (a real redis-server, or the default shared
 sqlite file) and all hold the same 20 targets on one demo host. Two reach the host directly;
 the third reaches it through a door whose connections take 3 s: the kernel drops the SYNs
 until the door lets a retransmission in (tests/slow_connect.py). It starts once the other two
 are crawling, so its first connect to the host is slow while they keep asking for the host's
-slot. Judged by the demo server's clock: every two requests to the host at least 1 s apart,
-whoever sent them."""
+slot. One test also gives the third worker a slow link to Redis: its request leaves when the
+store's answer is back, well after the store stamped it. Judged by the demo server's
+clock: every two requests to the host at least 1 s apart, whoever sent them."""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import Counter
 
@@ -20,7 +22,7 @@ from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import HOSTS
 
 from ..helpers import CLOCK_TOLERANCE, gaps_by_host, stat
-from ..redis_server import RedisServer
+from ..redis_server import RedisProxy, RedisServer
 from ..slow_connect import SlowConnect, SlowHandshake
 from .test_fleet import fleet_project, start_worker
 
@@ -47,22 +49,37 @@ if _os.environ.get("FLEET_WORKER") == "slow":
     WALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + ["{DOOR_IP}/32"]
 """
 
+#: The third worker's way to Redis, when its link is slow (``RedisProxy``).
+SLOW_LINK = """
+if _os.environ.get("FLEET_WORKER") == "slow":
+    WALSH_STATE_URI = {uri!r}
+"""
 
-def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http"):
+
+def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http", slow_link=0.0, slow_paths=None):
     """Two workers crawl 20 pages of the host directly; a third, whose connections to the host go
     through ``door(site)``, starts with them (https: its own origin, so its first request is a
     slow one) or once they have begun (http: its first connection to the host is then for a page,
-    not for the robots.txt the others wait for). Returns what the server saw of the host and the
-    door."""
-    with DemoSite(hosts=[HOST, "ops"]) as site, RedisServer(tmp_path / "redis") as redis_server:
+    not for the robots.txt the others wait for). ``slow_link``: the third worker's link to Redis
+    hands every answer over that many seconds late from near the end of its first connect to the
+    host (:func:`slow_down`). ``slow_paths``: the third worker's own targets, else the same pages
+    as theirs. Returns what the server saw of the host, the door and the workers' logs."""
+    with (
+        DemoSite(hosts=[HOST, "ops"]) as site,
+        RedisServer(tmp_path / "redis") as redis_server,
+        RedisProxy(redis_server.port) as link,
+    ):
         # sqlite: WALSH_STATE_URI unset, the identity's one file on this machine (XDG_STATE_HOME)
         project = fleet_project(tmp_path, site, redis_server.url if store == "redis" else None)
         settings = project / "plainproj" / "settings.py"
-        settings.write_text(settings.read_text() + SLOW_WORKER)
+        settings.write_text(settings.read_text() + SLOW_WORKER + (SLOW_LINK.format(uri=link.url) if slow_link else ""))
         (project / "plainproj" / "door.py").write_text(DOOR_RESOLVER)
         urls = [site.url(HOST, f"/page/{i}") for i in range(1, 21)]
-        slow_urls = [url.replace("http://", f"{slow_scheme}://") for url in urls]
+        slow_urls = [site.url(HOST, path) for path in slow_paths] if slow_paths else urls
+        slow_urls = [url.replace("http://", f"{slow_scheme}://") for url in slow_urls]
         with door(site) as opened:
+            if slow_link:
+                threading.Thread(target=slow_down, args=(opened, link, slow_link), daemon=True).start()
             workers = [start_worker(project, urls, k, tmp_path / f"items-{k}.jsonl") for k in range(2)]
             deadline = time.monotonic() + 120
             while slow_scheme == "http" and len(site.requests_for(HOST, prefix="/page/")) < 1:
@@ -73,7 +90,20 @@ def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http"):
             seen = site.requests
     for worker, log in zip(workers, logs):
         assert worker.returncode == 0, log[-3000:]
-    return [r for r in seen if r["host_key"] == HOST], opened
+    return [r for r in seen if r["host_key"] == HOST], opened, logs
+
+
+#: Seconds after the first SYN of the slow worker's connect that its link to Redis turns slow: after
+#: the host lease's renewal (half a slot), before the connect is made (1 s with ``wait`` 0.5), so
+#: the store's answer to the stamp made as the request is written comes late, and the renewal's did
+#: not (a renewal 0.3 s late, behind the process's other store calls, lets the lease lapse).
+SLOW_FROM = 0.8
+
+
+def slow_down(door: SlowConnect, link: RedisProxy, delay: float) -> None:
+    if door.knocked.wait(240):
+        time.sleep(SLOW_FROM)
+        link.delay = delay
 
 
 def spacing(to_host, store, slow):
@@ -90,7 +120,7 @@ def spacing(to_host, store, slow):
 @pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")
 @pytest.mark.parametrize("store", ["redis", "sqlite"])
 def test_a_slow_connect_never_lands_next_to_another_workers_request(tmp_path, store):
-    to_host, door = fleet_with_a_slow_worker(
+    to_host, door, _ = fleet_with_a_slow_worker(
         tmp_path, store, lambda site: SlowConnect(DOOR_IP, site.port, (HOSTS[HOST].ip, site.port), wait=2.5)
     )
     slow = [round(accepted - syn, 3) for syn, accepted in door.connects]
@@ -103,7 +133,7 @@ def test_a_slow_connect_never_lands_next_to_another_workers_request(tmp_path, st
 def test_a_slow_tls_handshake_never_lands_next_to_another_workers_request(tmp_path):
     """Over HTTPS the request's bytes leave only once the handshake is done: the slot is held until
     then (the third worker's targets are the same pages over https, other targets to R8)."""
-    to_host, door = fleet_with_a_slow_worker(
+    to_host, door, _ = fleet_with_a_slow_worker(
         tmp_path,
         "redis",
         lambda site: SlowHandshake(DOOR_IP, site.port, (HOSTS[HOST].ip, site.port), 2.0, tmp_path),
@@ -112,6 +142,28 @@ def test_a_slow_tls_handshake_never_lands_next_to_another_workers_request(tmp_pa
     slow = [round(done - came, 3) for came, done in door.handshakes]
     spacing(to_host, "redis, https", slow)
     assert slow and min(slow) >= 1.9, "the door did not make the slow worker's handshake slow"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")
+def test_a_request_written_after_a_late_store_answer_is_stamped_again_as_it_leaves(tmp_path):
+    """The store stamps a start when it runs the call, but the request is written once the answer
+    is back. The third worker's connect is slow, and meanwhile its link to Redis turns slow (every
+    answer 0.3 s late: a far or busy server), so the stamp made as its request is written is 0.3 s
+    older than the write. Its pages answer after 1.5 s, past the slot, so no answer's settle moves
+    the start either. Before, the next worker's request reached the server 0.7 s after its own."""
+    to_host, door, logs = fleet_with_a_slow_worker(
+        tmp_path,
+        "redis",
+        lambda site: SlowConnect(DOOR_IP, site.port, (HOSTS[HOST].ip, site.port), wait=0.5),
+        slow_link=0.3,
+        slow_paths=[f"/page/{i}?latency=1.5" for i in range(1, 5)],
+    )
+    spacing(to_host, "redis, slow link", [round(accepted - syn, 3) for syn, accepted in door.connects])
+    assert stat(logs[2], "walsh/pacing/stamped_after_write", 0) >= 1, "no request was stamped again"
+    senders = [r["headers"].get("X-Fleet-Worker") for r in sorted(to_host, key=lambda r: r["mono"])]
+    assert ("slow", "0") in zip(senders, senders[1:]) or ("slow", "1") in zip(senders, senders[1:]), (
+        "no other worker's request came next after the slow worker's: nobody was waiting for the host"
+    )
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")

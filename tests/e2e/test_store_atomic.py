@@ -615,9 +615,9 @@ def test_a_lease_whose_answer_was_lost_is_still_the_takers(redis_server):
     target, and skipped the target (the outage test lost one of its 8 pages, once in forty runs)."""
     from scrapy_walsh.store import leases
 
-    from ..redis_server import ReplyCutter
+    from ..redis_server import RedisProxy
 
-    with ReplyCutter(redis_server.port) as proxy:
+    with RedisProxy(redis_server.port) as proxy:
         store = store_at(proxy.url)
         leases.register(store, "crawl-1")
         proxy.cut.set()
