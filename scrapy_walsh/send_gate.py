@@ -142,10 +142,10 @@ class Send:
         more than :data:`FAST_WRITE` after the store call that stamped it."""
         if self.stamped is None or self.refusal is not None:
             return
-        late, self.stamped = time.monotonic() - self.stamped > FAST_WRITE, None
-        if late:
+        late, self.stamped = time.monotonic() - self.stamped, None
+        if late > FAST_WRITE:
             with suppress(StateStoreError):  # away: the answer's settle is kept and moves the start
-                self.politeness.stamp_written(self.host, self.lease)
+                self.politeness.stamp_written(self.host, self.lease, late)
 
 
 #: The send in progress in this process, if any: the checkpoint's in-flight lock makes it one.

@@ -72,7 +72,7 @@ REQUEUED = "walsh/pacing/requeued"
 CONFIRMED_LATE = "walsh/pacing/confirmed_late"
 #: Requests whose bytes left late after their stamp, stamped again once out (:meth:`SharedPacer.stamp_written`).
 STAMPED_AFTER_WRITE = "walsh/pacing/stamped_after_write"
-#: Of those, the ones the store did not stamp: another process's start or a pause came first.
+#: Of those, the ones that found another process's start or a pause there already (stamped all the same).
 WRITTEN_AFTER_LAPSE = "walsh/pacing/written_after_lapse"
 
 
@@ -241,33 +241,39 @@ class SharedPacer:
         the request is not written). Raises ``StoreUnavailable``: not written either."""
         return self._stamp(host, lease, CONFIRMED_LATE)
 
-    def _stamp(self, host: str, lease: Lease, counted: str) -> float:
-        """Stamp ``lease``'s request's start now (0), or the wait (nothing stamped); counted as ``counted``."""
+    def _stamp(self, host: str, lease: Lease, counted: str, always: bool = False) -> float:
+        """Stamp ``lease``'s request's start now (0), or the wait (nothing stamped unless
+        ``always``: :meth:`Ledger.confirm`); counted as ``counted``."""
         if self.stats is not None:
             self.stats.inc_value(counted)
         interval = self.pacer.interval(host)
         done = self.ledger.confirm(
-            lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, ttl=interval + KEEP
+            lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, interval + KEEP, always
         )
         self._adopt(host, done)
-        if not done.wait:
+        if not done.wait or always:
             lease.until = done.now + interval + self.pacer.margin  # the start stamped now keeps the host
         return done.wait
 
-    def stamp_written(self, host: str, lease: Lease) -> None:
-        """``lease``'s request was written just now, well after the store stamped its start (a slow
-        answer from the store, a stalled process): stamp it again now, so the host's next request
-        counts from the write. The host is still this request's (its lease, or the start the first
-        stamp wrote), so this only moves its start later; a process that stalled past its slot may
-        find another process's start instead, and says so. Raises ``StoreUnavailable``."""
-        if not self._stamp(host, lease, STAMPED_AFTER_WRITE):
+    def stamp_written(self, host: str, lease: Lease, late: float) -> None:
+        """``lease``'s request was written just now, ``late`` s after the store call that stamped its
+        start (a slow answer from the store, a stalled process): stamp it again now, so the host's
+        next request counts from the write. The host is still this request's (its lease, or the
+        start the first stamp wrote), so this only moves its start later. After a stall longer than
+        the slot the store may hold another process's start instead: nothing takes back a request
+        on the wire, but the host's interval still counts from this write, stamped in the same step
+        (so the close pair stays one, not one on each side), and this says so. Raises
+        ``StoreUnavailable``."""
+        if not self._stamp(host, lease, STAMPED_AFTER_WRITE, always=True):
             return
         if self.stats is not None:
             self.stats.inc_value(WRITTEN_AFTER_LAPSE)
         logger.warning(
-            "%s: a request left after its host's slot had passed to another process's start or a pause "
-            "(this process stalled for longer than the slot between the store's stamp and the write)",
+            "%s: a request written %.3f s after the store stamped its start found another process's start "
+            "(the host's slot had passed: the two may have reached the server less than the interval apart) "
+            "or a pause there already; the host's interval counts from this write",
             host,
+            late,
         )
 
     def written(self, lease: Lease) -> None:

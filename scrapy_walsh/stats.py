@@ -358,9 +358,9 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/pacing/written_after_lapse",
-        "Of those, the ones the store did not stamp again: another process's start or a pause came first "
-        "(the process stalled for longer than the host's slot between the stamp and the write); each is "
-        "logged as a warning.",
+        "Of those, the ones that found another process's start or a pause already there (the process "
+        "stalled for longer than the host's slot between the stamp and the write): each is logged as a "
+        "warning, and its start is written all the same, so the host's next request counts from it.",
     ),
     Stat(
         "walsh/checkpoint/slot_taken",

@@ -176,10 +176,12 @@ def _confirm_key(
     modes: list[dict[str, Any]],
     token: str,
     until: float,
+    always: bool = False,
 ) -> tuple[float, dict[str, Any] | None]:
     """The request holding lease ``token`` (granted until ``until``) is written now: its start is
     now, unless another process is connecting, a pause holds, or (our lease lapsed) another
-    process started since; then the wait, and nothing changes."""
+    process started since; then the wait, and nothing changes. ``always``: the request is already
+    on the wire, so its start is written whatever the wait says (which still reports them)."""
     mode = modes[index]
     leases = live_leases(value, now)
     mine = leases.pop(token, None)
@@ -194,11 +196,11 @@ def _confirm_key(
         # our own start is at least a slot before our lease's end; anyone else's came after it
         if last is not None and last >= until - interval / 2:
             wait = max(wait, ready_time(last, 0.0, interval, margin) - now)
-    if wait > 0:
+    if wait > 0 and not always:
         return wait, None
     new = dict(value)
     new[mode["write"]] = max(value.get(mode["write"]) or 0.0, now)
-    return 0.0, _with_leases(new, leases)
+    return wait, _with_leases(new, leases)
 
 
 def _renew_key(
@@ -293,7 +295,7 @@ end
 )
 
 #: The request of lease ``token`` is written now (:func:`_confirm_key`). args: interval,
-#: margin, modes, token, the lease's end as granted.
+#: margin, modes, token, the lease's end as granted, and whether it is on the wire already.
 CONFIRM = Operation(
     "confirm",
     _confirm_key,
@@ -316,9 +318,9 @@ local function change(v, now, A, i)
       wait = math.max(wait, ready_time(last, 0, A[1], A[2]) - now)
     end
   end
-  if wait > 0 then return wait, nil end
+  if wait > 0 and not A[6] then return wait, nil end
   v[m['write']] = math.max(tonumber(v[m['write']]) or 0, now)
-  return 0, with_leases(v, live)
+  return wait, with_leases(v, live)
 end
 """,
     indexed=True,
@@ -438,11 +440,14 @@ class Ledger:
         interval: float,
         margin: float,
         ttl: float | None = None,
+        always: bool = False,
     ) -> Reservation:
         """The request of lease ``token`` (granted until ``until``) is written now: its start is
         stamped now and the lease ends (``wait`` 0), or nothing changes and ``wait`` says how long
-        the host is taken. Raises ``StoreUnavailable``: the request must not be written."""
-        return self._run(keys, CONFIRM, (interval, margin, modes, token, until), ttl, fsync=False)
+        the host is taken. Raises ``StoreUnavailable``: the request must not be written.
+        ``always``: it was written already; the start and the lease's end are written even when
+        ``wait`` says another process started or a pause holds."""
+        return self._run(keys, CONFIRM, (interval, margin, modes, token, until, always), ttl, fsync=False)
 
     def renew(self, keys: Sequence[str], token: str, hold: float, ttl: float | None = None) -> Reservation:
         """Extend lease ``token`` to ``hold`` s from now while its request is connected (``wait``

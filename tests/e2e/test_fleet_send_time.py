@@ -145,28 +145,6 @@ def test_a_slow_tls_handshake_never_lands_next_to_another_workers_request(tmp_pa
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")
-def test_a_request_written_after_a_late_store_answer_is_stamped_again_as_it_leaves(tmp_path):
-    """The store stamps a start when it runs the call, but the request is written once the answer
-    is back. The third worker's connect is slow, and meanwhile its link to Redis turns slow (every
-    answer 0.3 s late: a far or busy server), so the stamp made as its request is written is 0.3 s
-    older than the write. Its pages answer after 1.5 s, past the slot, so no answer's settle moves
-    the start either. Before, the next worker's request reached the server 0.7 s after its own."""
-    to_host, door, logs = fleet_with_a_slow_worker(
-        tmp_path,
-        "redis",
-        lambda site: SlowConnect(DOOR_IP, site.port, (HOSTS[HOST].ip, site.port), wait=0.5),
-        slow_link=0.3,
-        slow_paths=[f"/page/{i}?latency=1.5" for i in range(1, 5)],
-    )
-    spacing(to_host, "redis, slow link", [round(accepted - syn, 3) for syn, accepted in door.connects])
-    assert stat(logs[2], "walsh/pacing/stamped_after_write", 0) >= 1, "no request was stamped again"
-    senders = [r["headers"].get("X-Fleet-Worker") for r in sorted(to_host, key=lambda r: r["mono"])]
-    assert ("slow", "0") in zip(senders, senders[1:]) or ("slow", "1") in zip(senders, senders[1:]), (
-        "no other worker's request came next after the slow worker's: nobody was waiting for the host"
-    )
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")
 def test_a_request_connecting_when_redis_dies_is_not_written_during_the_outage(tmp_path):
     """The outage test's gap, made certain: a request reserved just before Redis went away reached
     the server while Redis was down, once its connection was made (the reservation was the only

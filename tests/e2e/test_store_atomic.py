@@ -366,6 +366,23 @@ INDEXED_CASES = [
         [1.0, 0.01, [OWN], "A", T0 + 1.01],
         (8.51, None),
     ),
+    # already on the wire (``always``): the start is the write, and the wait says who came first
+    (
+        "confirm",
+        {"last_start": T0 + 1.5, "sending": {"B": {"until": T0 + 2.51, "kind": "last_start"}}},
+        T0 + 2,
+        0,
+        [1.0, 0.01, [OWN], "A", T0 + 1.01, True],
+        (0.51, {"last_start": T0 + 2, "sending": {"B": {"until": T0 + 2.51, "kind": "last_start"}}}),
+    ),
+    (
+        "confirm",
+        {"last_start": T0, "sending": LEASE_A},
+        T0 + 0.7,
+        0,
+        [1.0, 0.01, [OWN], "A", T0 + 1.01, True],
+        (0.0, {"last_start": T0 + 0.7}),
+    ),
     # renewing a live lease, and a lapsed one (lost: nothing written)
     (
         "renew",
@@ -567,6 +584,26 @@ def test_a_lapsed_lease_is_written_only_if_nobody_took_the_host(uri):
     refused = ledger.confirm(keys, modes, "A2", second.now + 0.21, 0.2, 0.01, ttl=61)
     assert refused.wait > 0, "a lapsed lease was written over another process's start"
     assert store_at(uri).get("pacing", "frozen.test")["last_start"] == pytest.approx(taken.now, abs=1e-3)
+
+
+def test_a_request_already_written_is_stamped_even_over_another_start(uri):
+    """The stamp made once a request is on the wire (``always``): a holder that stalled past its
+    lease finds another process's start, which the wait reports; its own start is written all
+    the same, so the host's next request counts from the later of the two."""
+    from scrapy_walsh.store.ledger import own_key
+
+    ledger = Ledger(store_at(uri), "pacing")
+    keys, modes = ["stalled.test"], [own_key(True)]
+    first = ledger.reserve(keys, 0.2, 0.01, ttl=61, modes=modes, lease=("A", 0.21))
+    time.sleep(0.3)  # stalled between the stamp and the write: the lease lapsed
+    taken = Ledger(store_at(uri), "pacing").reserve(keys, 0.2, 0.01, ttl=61, modes=modes, lease=("B", 0.21))
+    assert taken.wait == 0
+    time.sleep(0.05)
+    late = ledger.confirm(keys, modes, "A", first.now + 0.21, 0.2, 0.01, ttl=61, always=True)
+    assert late.wait > 0, "the other process's start was not reported"
+    entry = store_at(uri).get("pacing", "stalled.test")
+    assert entry["last_start"] == pytest.approx(late.now, abs=1e-3) and late.now > taken.now
+    assert set(entry["sending"]) == {"B"}, "the late write's lease is over; the other's still holds"
 
 
 def test_a_wrong_password_is_refused_at_once_never_retried_as_an_outage(tmp_path, caplog):
