@@ -32,8 +32,8 @@ stamp. So once the bytes are out (:func:`after_write`), a write that came more t
 :data:`FAST_WRITE` after the call that stamped it is stamped again, now: the host's next
 request counts from the write, as the server sees it. The host is still ours then (the lease,
 or the start the first stamp wrote, keeps every other process off it for a slot), so this
-stamp only moves the start later; only a process stalled longer than a slot finds another
-process's start, which it logs.
+stamp only moves the start later. A process stalled longer than a slot may find another
+process's start there already: it writes its own all the same and logs it.
 
 Only Scrapy's ``HTTP11DownloadHandler`` (and subclasses that keep its connection pool) has this
 hook (:func:`install`). With another wrapped handler the lease is renewed until the download

@@ -181,7 +181,7 @@ def _confirm_key(
     """The request holding lease ``token`` (granted until ``until``) is written now: its start is
     now, unless another process is connecting, a pause holds, or (our lease lapsed) another
     process started since; then the wait, and nothing changes. ``always``: the request is already
-    on the wire, so its start is written whatever the wait says (which still reports them)."""
+    on the wire, so its start is written whatever the wait, which still says what came first."""
     mode = modes[index]
     leases = live_leases(value, now)
     mine = leases.pop(token, None)

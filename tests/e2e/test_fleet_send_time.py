@@ -56,8 +56,8 @@ if _os.environ.get("FLEET_WORKER") == "slow":
 """
 
 
-def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http", slow_link=0.0, slow_paths=None):
-    """Two workers crawl 20 pages of the host directly; a third, whose connections to the host go
+def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http", slow_link=0.0, slow_paths=None, pages=20):
+    """Two workers crawl ``pages`` pages of the host directly; a third, whose connections to the host go
     through ``door(site)``, starts with them (https: its own origin, so its first request is a
     slow one) or once they have begun (http: its first connection to the host is then for a page,
     not for the robots.txt the others wait for). ``slow_link``: the third worker's link to Redis
@@ -74,7 +74,7 @@ def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http", slow_lin
         settings = project / "plainproj" / "settings.py"
         settings.write_text(settings.read_text() + SLOW_WORKER + (SLOW_LINK.format(uri=link.url) if slow_link else ""))
         (project / "plainproj" / "door.py").write_text(DOOR_RESOLVER)
-        urls = [site.url(HOST, f"/page/{i}") for i in range(1, 21)]
+        urls = [site.url(HOST, f"/page/{i}") for i in range(1, pages + 1)]
         slow_urls = [site.url(HOST, path) for path in slow_paths] if slow_paths else urls
         slow_urls = [url.replace("http://", f"{slow_scheme}://") for url in slow_urls]
         with door(site) as opened:
