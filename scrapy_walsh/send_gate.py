@@ -91,8 +91,8 @@ class Send:
     #: ``time.monotonic()`` before the reservation's round trip
     began: float
     written: bool = False
-    #: ``time.monotonic()`` before the store call whose stamp the write relies on; None once
-    #: :meth:`after_write` has looked at it
+    #: ``time.monotonic()`` before the store call whose stamp the write relies on, once the write
+    #: is let through; None before that and once :meth:`after_write` has looked at it
     stamped: float | None = None
     refusal: NotWritten | None = None
     _renewal: DelayedCall | None = field(default=None, repr=False)
@@ -123,11 +123,11 @@ class Send:
             return
         self.written = True
         self.stop()
-        self.stamped = self.began
         if time.monotonic() - self.began <= FAST_WRITE:
             self.politeness.written(self.lease)
+            self.stamped = self.began
             return  # the reservation is the send
-        self.stamped = time.monotonic()
+        asked = time.monotonic()
         try:
             wait = self.politeness.confirm(self.host, self.lease)
         except StateStoreError as exc:
@@ -136,11 +136,12 @@ class Send:
         if wait:
             self.refusal = NotWritten(self.host, wait=wait)
             raise self.refusal
+        self.stamped = asked
 
     def after_write(self) -> None:
         """The request's bytes were just handed to the kernel: stamp its start again if they left
         more than :data:`FAST_WRITE` after the store call that stamped it."""
-        if self.stamped is None or self.refusal is not None:
+        if self.stamped is None:  # not a request this send let through, or already looked at
             return
         late, self.stamped = time.monotonic() - self.stamped, None
         if late > FAST_WRITE:

@@ -248,7 +248,14 @@ class SharedPacer:
             self.stats.inc_value(counted)
         interval = self.pacer.interval(host)
         done = self.ledger.confirm(
-            lease.keys, lease.modes, lease.token, lease.until, interval, self.pacer.margin, interval + KEEP, always
+            lease.keys,
+            lease.modes,
+            lease.token,
+            lease.until,
+            interval,
+            self.pacer.margin,
+            ttl=interval + KEEP,
+            always=always,
         )
         self._adopt(host, done)
         if not done.wait or always:

@@ -5,9 +5,9 @@ sqlite file) and all hold the same 20 targets on one demo host. Two reach the ho
 the third reaches it through a door whose connections take 3 s: the kernel drops the SYNs
 until the door lets a retransmission in (tests/slow_connect.py). It starts once the other two
 are crawling, so its first connect to the host is slow while they keep asking for the host's
-slot. One test also gives the third worker a slow link to Redis: its request leaves when the
-store's answer is back, well after the store stamped it. Judged by the demo server's
-clock: every two requests to the host at least 1 s apart, whoever sent them."""
+slot. Judged by the demo server's clock: every two requests to the host at least 1 s apart,
+whoever sent them. test_fleet_slow_store.py uses the same fleet with the third worker's link to
+Redis slow (``slow_link``)."""
 
 from __future__ import annotations
 
