@@ -123,7 +123,8 @@ STATS: tuple[Stat, ...] = (
     ),
     Stat(
         "walsh/blocklist/schema",
-        "Which schema validated the list: `published`, `stored` or `bundled`.",
+        "Which schema validated the list: `published` (fetched in this run), `cached` (the published one, "
+        "fetched within a day), `stored` (an older copy, when it can't be fetched) or `bundled`.",
     ),
     Stat(
         "walsh/blocklist/blocked",

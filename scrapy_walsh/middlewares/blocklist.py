@@ -70,6 +70,11 @@ RETRY_AFTER_FAILURE = 300.0
 REFRESH_WAIT = 1.0
 #: A published schema is kept this long in the store, for runs that can't fetch it.
 SCHEMA_TTL = 7 * 86400
+#: A published schema fetched within this long (robots.txt's cache, RFC 9309 §2.4) validates the
+#: lists of later runs without a request: the list's host is asked once per refresh, not twice, so
+#: a list no longer waits a slot of that host (1 s, or the pace it asked) behind its schema. A list
+#: the cached copy refuses is validated again against the schema fetched then.
+SCHEMA_FRESH = 86400.0
 NAMESPACE = Namespace.BLOCKLIST
 
 
@@ -89,6 +94,8 @@ class BlocklistMiddleware(StatefulGate):
         self._host = url_host(self.url)
         self._refreshing: Deferred[None] | None = None
         self._schema: dict[str, Any] | None = None
+        #: the schema in use is the store's copy of the published one, not fetched in this run
+        self._schema_cached = False
         #: Why the stored list could not be re-adopted; until a fresh list is adopted the gate fails closed.
         self._stored_refused: str | None = None
         #: Warnings already given this run (each is said once).
@@ -158,7 +165,7 @@ class BlocklistMiddleware(StatefulGate):
         if self._host_not_ready():
             return
         if self._schema is None:
-            self._schema = await self._load_schema()
+            self._schema = await self._load_schema(cached=True)
         failure = None
         # a request waiting at the checkpoint meanwhile decides again, after this refresh
         self.generations.bump(BLOCKLIST)
@@ -174,7 +181,7 @@ class BlocklistMiddleware(StatefulGate):
             else:
                 try:
                     try:
-                        fetched = Blocklist.from_document(response.body, schema=self._schema)
+                        fetched = await self._validated(response.body)
                     except InvalidSchema as exc:  # the published schema itself is unusable
                         logger.warning("Blocklist schema unusable (%s); validating with the bundled copy", exc)
                         self._schema = bundled_schema()
@@ -368,12 +375,38 @@ class BlocklistMiddleware(StatefulGate):
         )
         return copy
 
-    async def _load_schema(self) -> dict[str, Any]:
-        """The published schema when it can be fetched and is a valid schema, else a
-        stored copy of it, else the bundled one (the contract (§5.2))."""
+    async def _validated(self, body: bytes) -> Blocklist:
+        """The list, validated by the schema in use; one that the cached copy of the published
+        schema refuses is validated again by the schema fetched now (it may have changed with the list)."""
+        assert self._schema is not None
+        try:
+            return Blocklist.from_document(body, schema=self._schema)
+        except InvalidSchema:
+            raise
+        except InvalidBlocklist:
+            if not self._schema_cached:
+                raise
+        self._schema = await self._load_schema(cached=False)
+        return Blocklist.from_document(body, schema=self._schema)
+
+    async def _load_schema(self, cached: bool) -> dict[str, Any]:
+        """The published schema: the store's copy when it was fetched within
+        :data:`SCHEMA_FRESH` (``cached``), else fetched now; when it can't be had or is not a valid
+        schema, a stored copy of it, else the bundled one (the contract (§5.2))."""
+        self._schema_cached = False
         if self.schema_url is None:
             return bundled_schema()
-        key = f"schema:{self.schema_url}"
+        key, fresh = f"schema:{self.schema_url}", f"schema:fetched:{self.schema_url}"
+        if cached and self.store.get(NAMESPACE, fresh) is not None:
+            try:
+                stored = self.store.get(NAMESPACE, key)
+                schema = load_schema(stored) if stored else None
+            except InvalidSchema:  # a damaged copy: fetched again
+                schema = None
+            if schema is not None:
+                self._schema_cached = True
+                self.stats.set_value("walsh/blocklist/schema", "cached")
+                return schema
         try:
             response = await own_fetch.fetch(self.crawler, self.schema_url, own_fetch.BLOCKLIST_SCHEMA)
             if response.status != 200:
@@ -396,5 +429,6 @@ class BlocklistMiddleware(StatefulGate):
             )
             return stored or bundled_schema()
         self.store.set(NAMESPACE, key, schema, ttl=SCHEMA_TTL)
+        self.store.set(NAMESPACE, fresh, time.time(), ttl=SCHEMA_FRESH)
         self.stats.set_value("walsh/blocklist/schema", "published")
         return schema

@@ -1,5 +1,7 @@
 """R3 end to end: the operator blocklist gate, asserted on what the demo server saw."""
 
+import json
+
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from scrapy_walsh.settings import USER_AGENT
@@ -97,3 +99,46 @@ def test_an_unusable_published_schema_falls_back_to_the_bundled_copy(project, de
     assert stat(result.stderr, "walsh/blocklist/schema") == "bundled"
     assert items[demo_site.url("blocked", "/page/1")]["verdict"] == "blocked_by_operator"
     assert contacted(demo_site) == {"ops"}
+
+
+def test_a_later_run_validates_with_the_schema_fetched_within_a_day(project, demo_site):
+    """The list's host is asked once per run, not twice: the published schema fetched by the first
+    run validates the next run's list, so the list does not wait a slot of its host behind it."""
+    first, _ = crawl_targets(project, targets(demo_site, 1))
+    assert first.returncode == 0 and stat(first.stderr, "walsh/blocklist/schema") == "published", first.stderr[-3000:]
+    seen = len(demo_site.requests)
+    second, items = crawl_targets(project, targets(demo_site, 2))
+    assert second.returncode == 0, second.stderr[-3000:]
+    asked = [r for r in demo_site.requests[seen:] if r["host_key"] == "ops"]
+    assert [r["path"] for r in asked] == [BLOCKLIST_PATH], "the schema is not fetched again"
+    assert stat(second.stderr, "walsh/blocklist/schema") == "cached"
+    assert stat(second.stderr, "walsh/blocklist/source") == "fetched"
+    assert items[demo_site.url("blocked", "/page/1")]["verdict"] == "blocked_by_operator"
+    # the target went right after the list: no slot of ops waited for (1 s here)
+    page = next(r for r in demo_site.requests[seen:] if r["host_key"] == "open" and r["path"] == "/page/2")
+    assert page["mono"] - asked[0]["mono"] < 0.9
+
+
+def test_a_list_the_cached_schema_refuses_is_validated_by_the_schema_published_now(project, demo_site):
+    """A schema that changed with the list (here: ``policy`` no longer required) is fetched again
+    when the cached copy refuses the new list, and the list is adopted."""
+    from scrapy_walsh.demo.content import blocklist_schema_bytes, default_blocklist
+
+    first, _ = crawl_targets(project, targets(demo_site, 1))
+    assert first.returncode == 0, first.stderr[-3000:]
+    schema = json.loads(blocklist_schema_bytes())
+    schema["required"] = [field for field in schema["required"] if field != "policy"]
+    demo_site.override("ops", BLOCKLIST_SCHEMA_PATH, 200, json.dumps(schema), content_type="application/json")
+    listed = {**default_blocklist(), "updated": "2026-11-02T00:00:00Z"}
+    del listed["policy"]
+    listed["blocked"] = [*listed["blocked"], {**listed["blocked"][0], "domain": HOSTS["open"].name}]
+    demo_site.set_blocklist(listed)
+    seen = len(demo_site.requests)
+    second, items = crawl_targets(project, targets(demo_site, 2))
+    assert second.returncode == 0, second.stderr[-3000:]
+    asked = [r["path"] for r in demo_site.requests[seen:] if r["host_key"] == "ops"]
+    assert asked == [BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH], asked
+    assert stat(second.stderr, "walsh/blocklist/schema") == "published"
+    assert stat(second.stderr, "walsh/blocklist/adopted/fetched") == 1
+    assert items[demo_site.url("open", "/page/2")]["verdict"] == "blocked_by_operator"
+    assert "open" not in {r["host_key"] for r in demo_site.requests[seen:]}

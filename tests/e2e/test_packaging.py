@@ -1,7 +1,8 @@
 """Packaging that tells the truth: the sdist and the wheel a release would publish.
 
-``python -m build`` (the sdist first, then the wheel from the unpacked sdist, as a release
-builds them) runs once for the module. The sdist must carry what its tests need
+``make dist`` (``python -m build``: the sdist first, then the wheel from the unpacked sdist, as a
+release builds them) runs once for the module; the documented way and the release's are one build,
+so mypyc compiles ``robots.py`` once for the whole file. The sdist must carry what its tests need
 (conftest, helpers, data, the Makefile, the example project): a quick subset of its tests runs
 from the unpacked tree, importing the package from there. The wheel is installed, with its
 declared dependencies, into a fresh venv, where ``scrapy walsh check`` runs in a new project.
@@ -51,10 +52,10 @@ def dist(tmp_path_factory):
     """The sdist and the wheel; the wheel's install into a fresh venv starts at once, in the
     background (it is mostly downloads), while the sdist's tests run."""
     out = tmp_path_factory.mktemp("dist")
-    # --no-isolation: the test extra installs the backend [build-system] names (setuptools>=77),
-    # which saves fetching it into two throw-away envs; the sdist still comes first, then the
-    # wheel is built from the unpacked sdist, as a release builds it
-    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)])
+    # `make dist` runs `python -m build --no-isolation`: the test extra installs the backend
+    # [build-system] names (setuptools>=77), which saves fetching it into two throw-away envs; the
+    # sdist still comes first, then the wheel is built from the unpacked sdist, as a release builds it
+    _run(["make", "-C", str(REPO), "dist", f"DIST={out}", f"BIN={Path(sys.executable).parent}", "STAMP="])
     sdist = out / f"scrapy_walsh-{__version__}.tar.gz"
     wheel = _the_wheel(out)
     assert sdist.exists(), sorted(p.name for p in out.iterdir())
@@ -157,12 +158,10 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
     assert not [r["row"] for r in report["rows"] if r["status"] == "fail"]
 
 
-def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(tmp_path):
-    """``make dist`` is the documented way to a wheel to install into a project."""
-    out = tmp_path / "dist"
-    _run(["make", "-C", str(REPO), "dist", f"DIST={out}", f"BIN={Path(sys.executable).parent}", "STAMP="])
-    wheel = _the_wheel(out)
-    assert (out / f"scrapy_walsh-{__version__}.tar.gz").exists(), sorted(out.iterdir())
+def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(dist):
+    """``make dist`` is the documented way to a wheel to install into a project (the module's build)."""
+    sdist, wheel, _, _ = dist
+    assert wheel.parent == sdist.parent, "both in make's DIST"
     metadata = zipfile.ZipFile(wheel).read(f"scrapy_walsh-{__version__}.dist-info/METADATA").decode()
     assert "Project-URL: Homepage, https://wal.sh/bot/" in metadata
 
