@@ -43,9 +43,11 @@ from ..policy.blocklist import (
     InvalidBlocklist,
     InvalidSchema,
     bundled_schema,
+    from_schema_record,
     from_stored,
     load_schema,
     replaces,
+    schema_record,
     stored_record,
 )
 from ..policy.hostkey import url_host
@@ -94,6 +96,9 @@ class BlocklistMiddleware(StatefulGate):
         self._host = url_host(self.url)
         self._refreshing: Deferred[None] | None = None
         self._schema: dict[str, Any] | None = None
+        self._schema_key = f"schema:{self.schema_url}"
+        #: the store's record of the published schema, read with the stored list
+        self._schema_stored: Any = None
         #: the schema in use is the store's copy of the published one, not fetched in this run
         self._schema_cached = False
         #: Why the stored list could not be re-adopted; until a fresh list is adopted the gate fails closed.
@@ -335,7 +340,10 @@ class BlocklistMiddleware(StatefulGate):
         this machine's copy of the last list adopted here when the store has none or an older
         one (a store started afresh never means an empty list, R3)."""
         copy = machine.saved_blocklist(self.store.identity, self.url)
-        saved = self._newest(self.store.get(NAMESPACE, self.url), copy)
+        keys = [self.url, self._schema_key] if self.schema_url else [self.url]
+        stored = self.store.get_many(NAMESPACE, keys)  # the list and its schema in one read
+        self._schema_stored = stored.get(self._schema_key)
+        saved = self._newest(stored.get(self.url), copy)
         if not saved:
             return
         try:
@@ -396,14 +404,9 @@ class BlocklistMiddleware(StatefulGate):
         self._schema_cached = False
         if self.schema_url is None:
             return bundled_schema()
-        key, fresh = f"schema:{self.schema_url}", f"schema:fetched:{self.schema_url}"
-        if cached and self.store.get(NAMESPACE, fresh) is not None:
-            try:
-                stored = self.store.get(NAMESPACE, key)
-                schema = load_schema(stored) if stored else None
-            except InvalidSchema:  # a damaged copy: fetched again
-                schema = None
-            if schema is not None:
+        if cached:
+            schema, fetched = from_schema_record(self._schema_stored)
+            if schema is not None and fetched is not None and 0 <= time.time() - fetched < SCHEMA_FRESH:
                 self._schema_cached = True
                 self.stats.set_value("walsh/blocklist/schema", "cached")
                 return schema
@@ -413,11 +416,7 @@ class BlocklistMiddleware(StatefulGate):
                 raise ValueError(f"HTTP {response.status}")
             schema = load_schema(json.loads(response.body))
         except Exception as exc:
-            stored = self.store.get(NAMESPACE, key)
-            try:
-                stored = load_schema(stored) if stored else None
-            except InvalidSchema:  # a damaged copy: the bundled schema, never a crash
-                stored = None
+            stored, _ = from_schema_record(self.store.get(NAMESPACE, self._schema_key))
             source = "stored" if stored else "bundled"
             self.stats.set_value("walsh/blocklist/schema", source)
             logger.info(
@@ -428,7 +427,6 @@ class BlocklistMiddleware(StatefulGate):
                 source,
             )
             return stored or bundled_schema()
-        self.store.set(NAMESPACE, key, schema, ttl=SCHEMA_TTL)
-        self.store.set(NAMESPACE, fresh, time.time(), ttl=SCHEMA_FRESH)
+        self.store.set(NAMESPACE, self._schema_key, schema_record(schema, time.time()), ttl=SCHEMA_TTL)
         self.stats.set_value("walsh/blocklist/schema", "published")
         return schema

@@ -75,3 +75,14 @@ def test_a_list_refusing_all_covers_every_host():
         entry = refusing.match(host)
         assert entry is not None and entry.reason == "no usable list"
     assert refusing.with_extra(["c.example"]) is refusing
+
+
+def test_the_published_schema_record_says_when_it_was_fetched_and_reads_older_records():
+    from scrapy_walsh.policy.blocklist import from_schema_record, schema_record
+
+    schema = load_schema(LOOSER)
+    assert from_schema_record(schema_record(schema, 1234.5)) == (schema, 1234.5)
+    assert from_schema_record(schema) == (schema, None), "the schema alone, as earlier versions stored it: not fresh"
+    for damaged in (None, {}, "text", {"published": {"type": 12}, "fetched": 1.0}, {"type": 12}, [1]):
+        assert from_schema_record(damaged) == (None, None), damaged
+    assert from_schema_record({"published": schema, "fetched": True}) == (schema, None)

@@ -31,7 +31,16 @@ from .errors import InvalidBlocklist, InvalidSchema
 from .hosts import canonical_domain, normalise_host
 from .jsontext import MAX_DOCUMENT_BYTES
 from .schema import bundled_schema, load_schema
-from .stored import ADOPTED_SCHEMA, BUNDLED_SCHEMA, from_stored, replaces, schema_digest, stored_record
+from .stored import (
+    ADOPTED_SCHEMA,
+    BUNDLED_SCHEMA,
+    from_schema_record,
+    from_stored,
+    replaces,
+    schema_digest,
+    schema_record,
+    stored_record,
+)
 
 __all__ = [
     "ADOPTED_SCHEMA",
@@ -48,11 +57,13 @@ __all__ = [
     "InvalidSchema",
     "bundled_schema",
     "canonical_domain",
+    "from_schema_record",
     "from_stored",
     "load_schema",
     "normalise_host",
     "parse_duration",
     "replaces",
     "schema_digest",
+    "schema_record",
     "stored_record",
 ]

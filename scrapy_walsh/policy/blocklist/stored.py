@@ -90,3 +90,27 @@ def from_stored(record: Any) -> tuple[Blocklist, str]:
     except (InvalidBlocklist, TypeError, ValueError, RecursionError) as exc:
         reasons.append(f"under the bundled schema: {exc}")
     raise InvalidBlocklist("; ".join(reasons))
+
+
+def schema_record(schema: Mapping[str, Any], fetched: float) -> dict[str, Any]:
+    """The store's record of the published schema: the schema, and when it was fetched (a later
+    run within a day validates with it, without asking the list's host for it again)."""
+    return {"published": dict(schema), "fetched": fetched}
+
+
+def from_schema_record(record: Any) -> tuple[dict[str, Any] | None, float | None]:
+    """(the schema, when it was fetched) of a :func:`schema_record`, or of the schema alone as
+    earlier versions stored it (fetched: unknown, so never fresh); (None, None) for no record or
+    a damaged one, never an exception."""
+    fetched = None
+    if isinstance(record, Mapping) and set(record) == {"published", "fetched"}:
+        record, fetched = record["published"], record["fetched"]
+    if not isinstance(record, Mapping) or not record:
+        return None, None
+    try:
+        schema = load_schema(record)
+    except InvalidSchema:
+        return None, None
+    if isinstance(fetched, bool) or not isinstance(fetched, int | float):
+        fetched = None
+    return schema, fetched
