@@ -204,7 +204,6 @@ class StateStore(ABC):
             return False, found
         return self.claim(namespace, key, value, ttl), found
 
-    @abstractmethod
     def update(
         self,
         namespace: str,
@@ -219,8 +218,11 @@ class StateStore(ABC):
         ``now + ttl`` (an expiry is never shortened). ``fsync=False``: the write must
         survive a crash of this process (it is visible to every other process before the call
         returns) but may wait for the next fsync to survive a power cut (sqlite; Redis
-        follows its own ``appendfsync``)."""
+        follows its own ``appendfsync``). One key is :meth:`update_all` of one key: one
+        transaction, one script, either way."""
+        return self.update_all(namespace, (key,), operation, args, ttl, fsync)
 
+    @abstractmethod
     def update_all(
         self,
         namespace: str,
@@ -233,10 +235,7 @@ class StateStore(ABC):
         """``operation`` on every entry of ``keys`` in one atomic step (one transaction, one
         script): all or nothing. Each entry is written only if the operation writes every one
         (a reservation that finds one key busy takes none); the result is the largest result,
-        the value the first key's entry. One key is :meth:`update`."""
-        if len(keys) == 1 and not operation.indexed:
-            return self.update(namespace, keys[0], operation, args, ttl, fsync)
-        raise NotImplementedError(f"{type(self).__name__} does not update several entries at once")
+        the value the first key's entry."""
 
     def update_batch(self, steps: Sequence[Step], fsync: bool = True) -> list[Updated]:
         """Each step's :meth:`update_all`, in order, in one round trip: one sqlite transaction

@@ -541,17 +541,6 @@ class RedisStore(StateStore):
             )
         )
 
-    def update(
-        self,
-        namespace: str,
-        key: str,
-        operation: Operation,
-        args: Sequence[Any] = (),
-        ttl: float | None = None,
-        fsync: bool = True,
-    ) -> Updated:
-        return self.update_all(namespace, (key,), operation, args, ttl, fsync)
-
     def update_all(
         self,
         namespace: str,

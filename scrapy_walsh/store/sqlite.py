@@ -266,18 +266,6 @@ class SqliteStore(StateStore):
             found.update((key, json.loads(value)) for key, value in rows)
         return found
 
-    def update(
-        self,
-        namespace: str,
-        key: str,
-        operation: Operation,
-        args: Sequence[Any] = (),
-        ttl: float | None = None,
-        fsync: bool = True,
-    ) -> Updated:
-        """One key is :meth:`update_all` of one key: one transaction either way."""
-        return self.update_all(namespace, (key,), operation, args, ttl, fsync)
-
     def update_all(
         self,
         namespace: str,
