@@ -3,7 +3,10 @@
 Layout: ``<dir>/<YYYY-MM-DD>/<pid>-<HHMMSS>-<nonce>.jsonl``. Each entry is one ``write`` of an
 unbuffered file, so a process killed with ``kill -9`` loses nothing the kernel has; ``fsync``
 (what a power cut would otherwise lose) runs at most once per :data:`SYNC_EVERY` entries or
-per :data:`SYNC_SECONDS`, whichever comes first, and at close. A write the disk takes only
+per :data:`SYNC_SECONDS`, whichever comes first, and at close. The batched fsyncs run in a
+thread of the writer's own: an fsync guards only against a power cut, and one the disk holds for
+a second must not hold the crawl's next request (close, a new day's file and :meth:`sync` still
+wait for every one). A write the disk takes only
 part of is an error: the caller stops writing (the torn line is then the file's last).
 
 The files of one identity on one machine form one chain, across processes and days: each
@@ -27,6 +30,7 @@ import shutil
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -78,6 +82,9 @@ class JournalWriter:
         self._unsynced = 0
         self._last_sync = clock()
         self._since_head = 0
+        #: the thread the batched fsyncs run in (made at the first), and the ones not yet waited for
+        self._syncer: ThreadPoolExecutor | None = None
+        self._syncing: list[Future[None]] = []
 
     # ------------------------------------------------------------------ appending
 
@@ -108,11 +115,38 @@ class JournalWriter:
         self._fd = None
 
     def sync(self) -> None:
+        """Every entry written so far on disk when this returns (the batched fsyncs included)."""
+        self._wait_for_syncs()
         if self._fd is not None and self._unsynced:
             os.fsync(self._fd)
-            self.fsyncs += 1
-            self._unsynced = 0
-            self._last_sync = self.clock()
+            self._synced()
+
+    def _sync_later(self, fd: int) -> None:
+        """The batched fsync, in the writer's thread; one that failed raises at the next."""
+        finished = [future for future in self._syncing if future.done()]
+        self._syncing = [future for future in self._syncing if not future.done()]
+        for future in finished:
+            future.result()
+        if self._syncer is None:
+            self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="walsh-journal-fsync")
+        self._syncing.append(self._syncer.submit(os.fsync, fd))
+        self._synced()
+
+    def _wait_for_syncs(self) -> None:
+        """Every batched fsync run (the first one's error raised), and the thread gone."""
+        syncing, self._syncing = self._syncing, []
+        try:
+            for future in syncing:
+                future.result()
+        finally:
+            if self._syncer is not None:
+                self._syncer.shutdown()
+                self._syncer = None
+
+    def _synced(self) -> None:
+        self.fsyncs += 1
+        self._unsynced = 0
+        self._last_sync = self.clock()
 
     def head(self) -> dict[str, Any]:
         """Where the chain stands: file, seq and hash of its last entry (for the attestation)."""
@@ -133,7 +167,7 @@ class JournalWriter:
         self.entries += 1
         self._unsynced += 1
         if self._unsynced >= self.sync_every or self.clock() - self._last_sync >= self.sync_seconds:
-            self.sync()
+            self._sync_later(self._fd)
 
     def _open(self, now: float) -> None:
         if self._fd is not None:  # the day changed: close this file; the next one continues the chain

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import errno
 import json
 import os
 import signal
@@ -401,3 +402,47 @@ def test_a_whole_file_replaced_or_two_files_swapped_fails_verify(tmp_path, key):
     files[1].write_bytes(files[0].read_bytes())
     files[0].write_bytes(original)  # the first two swapped
     assert verify_path(tmp_path / "j", keys_of(key)).first_problem() is not None
+
+
+def test_an_append_never_waits_for_the_disk_and_close_waits_for_every_fsync(tmp_path, monkeypatch):
+    # a disk that takes 0.3 s per fsync (a cloud disk under writeback does): the crawl's next
+    # request must not wait behind it, since the batched fsync only guards against a power cut
+    synced = []
+    real = os.fsync
+
+    def slow_fsync(fd):
+        time.sleep(0.3)
+        real(fd)
+        synced.append(fd)
+
+    writer = JournalWriter(tmp_path, "W", sync_every=10)
+    writer.append("start")  # the file's own fsyncs at open (file, directory, chain tip) stay in line
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    slowest = 0.0
+    for i in range(50):
+        began = time.perf_counter()
+        send(writer, i)
+        slowest = max(slowest, time.perf_counter() - began)
+    assert writer.fsyncs >= 5
+    assert slowest < 0.1
+    writer.close()
+    # close returns once every fsync asked for has run, its own last
+    assert len(synced) == writer.fsyncs - 1 and synced[-1] == synced[0]
+    assert verify_path(tmp_path, None).ok
+
+
+def test_an_fsync_the_disk_refuses_is_an_error_of_the_next_one(tmp_path, monkeypatch):
+    # the adapter stops the crawl on the writer's OSError: a failing disk still stops it, one
+    # batch later, when the fsync that failed was in the writer's thread
+    def refused(fd):
+        raise OSError(errno.EIO, "the disk refused")
+
+    writer = JournalWriter(tmp_path, "W", sync_every=10)
+    writer.append("start")
+    monkeypatch.setattr(os, "fsync", refused)
+    with pytest.raises(OSError, match="refused"):
+        for i in range(100):
+            send(writer, i)
+            time.sleep(0.001)
+    with pytest.raises(OSError, match="refused"):
+        writer.sync()
