@@ -22,6 +22,9 @@ scheme to ``None``. For each request the checkpoint
 * the downloader holds the next requests while one is on the network (``CONCURRENT_REQUESTS = 3``:
   one place more than the next request, for a page that waits for its origin's robots.txt
   while that fetch is on the network): their gates decided ahead, they wait for the lock here.
+  A page's answer that ends with the next request waiting is handed on once that request is
+  written (:func:`~scrapy_walsh.send_gate.hold_until_next_write`), so Scrapy's work on it runs
+  while the next one is on the wire;
   Under the lock each is sent only if nothing its decisions read changed meanwhile
   (:mod:`scrapy_walsh.generations`: its origin's robots.txt, the operator's list, its host's
   pause); else it walks the gates again
@@ -57,7 +60,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import DeferredLock
 
-from . import admission, handler_resend, send_gate
+from . import admission, handler_resend, own_fetch, send_gate
 from .context import CrawlContext
 from .exceptions import (
     CheckpointRefused,
@@ -110,6 +113,13 @@ REDONE = "walsh/checkpoint/redone"
 NEXT_PREPARED = "walsh/checkpoint/next_prepared"
 
 
+#: Own fetches whose answers are handed on at once, not after the next request's write: every
+#: request's decision rests on the operator's list, and one decided on the list in force while its
+#: refresh was on the wire must meet the new one at the lock (a robots.txt answer may wait: the
+#: only decisions resting on it are its origin's pages, which wait for it at the robots gate).
+NEVER_HELD = frozenset({own_fetch.BLOCKLIST, own_fetch.BLOCKLIST_SCHEMA})
+
+
 #: R4 "serial per process": the one lock every checkpoint of this process takes around a
 #: reservation and its download, whatever crawler it belongs to (a lock per crawler let two
 #: spiders of one ``CrawlerProcess`` put two requests on the network at once).
@@ -134,7 +144,9 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
         handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
         bound_headers(self.inner)  # a header flood is refused while it arrives, before it is in memory
-        send_gate.install(self.inner)  # the host lease is checked right before the bytes leave
+        # the host lease is checked right before the bytes leave (Scrapy's HTTP/1.1 handler; with
+        # another one there is no write to hand a held answer on at, so none is held)
+        self.write_hook = send_gate.install(self.inner)
         self.signer = context.get(load_signer)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = context.get(CrawlJournal)  # every send and refusal, hash-chained
         self.generations = context.get(Generations)  # what the gates' decisions rested on
@@ -171,6 +183,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self._lease_still_ours(request)
         stamp_bound(request, self.max_body_bytes)
         await maybe_deferred_to_future(self.lock.acquire())
+        next_waits = False
         try:
             if (kind := self.generations.moved(request)) is not None:
                 # prepared while another request was on the network, and since then its origin's
@@ -215,9 +228,14 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                     with suppress(StoreUnavailable):
                         self.politeness.settle(host, answered=False, held_until=lease.until)
                 if self.lock.waiting:
+                    next_waits = True
                     self.stats.inc_value(f"{NEXT_PREPARED}/{admission.own_fetch_kind(request) or 'page'}")
         finally:
             self.lock.release()
+            send_gate.hand_on_held()  # a send that ended unwritten holds no answer back
+            if next_waits and self.write_hook and admission.own_fetch_kind(request) not in NEVER_HELD:
+                # the answer (or its failure) is handed on once the next request is written
+                await maybe_deferred_to_future(send_gate.hold_until_next_write())
 
     async def close(self) -> None:
         await self.inner.close()

@@ -35,6 +35,12 @@ or the start the first stamp wrote, keeps every other process off it for a slot)
 stamp only moves the start later. A process stalled longer than a slot may find another
 process's start there already: it writes its own all the same and logs it.
 
+An answer that ends while the next request waits, prepared, at the in-flight lock is handed on
+to Scrapy once that request is written (:func:`hold_until_next_write`), so what Scrapy does with it
+(the middlewares, the spider's callback, the pipelines) runs while the next request is on the wire,
+not between the two: the single thread's work between an answer and the next request is the
+reservation, the journal entry and the connection only.
+
 Only Scrapy's ``HTTP11DownloadHandler`` (and subclasses that keep its connection pool) has this
 hook (:func:`install`). With another wrapped handler the lease is renewed until the download
 ends and the settle stamps the end: a slow connect still keeps the host, but a process frozen
@@ -62,6 +68,10 @@ if TYPE_CHECKING:
     from twisted.internet.base import DelayedCall
 
     from .shared_pacer import Lease, SharedPacer
+
+#: An answer held for the next request's write is handed on after this long at the latest (a slow
+#: connect, a lost SYN): a few milliseconds normally.
+HOLD_AT_MOST = 0.05
 
 #: A request written within this many seconds of its reservation needs no second stamp: the
 #: slot's ready time adds ``PACING_MARGIN``, so its next request still comes a full interval
@@ -151,6 +161,38 @@ class Send:
 
 #: The send in progress in this process, if any: the checkpoint's in-flight lock makes it one.
 CURRENT: list[Send] = []
+#: Answers waiting for the next request of the process to be written (or to give up), each with
+#: its deadline.
+_HELD: list[tuple[Deferred[None], DelayedCall]] = []
+
+
+def hold_until_next_write() -> Deferred[None]:
+    """Fires once the next request of the process is written, or its send ends without a write,
+    or after :data:`HOLD_AT_MOST`: the checkpoint awaits it before handing an answer on."""
+    held: Deferred[None] = Deferred()
+    entry: list[tuple[Deferred[None], DelayedCall]] = []
+    entry.append((held, waiting.call_later(HOLD_AT_MOST, lambda: _fire(entry))))
+    _HELD.extend(entry)
+    return held
+
+
+def hand_on_held() -> None:
+    """Hand on every held answer, at the reactor's next turn: never inside a write or a lock's
+    release, whatever reactor runs the crawl."""
+    if _HELD:
+        held = list(_HELD)
+        _HELD.clear()
+        waiting.call_later(0, lambda: _fire(held))
+
+
+def _fire(held: list[tuple[Deferred[None], DelayedCall]]) -> None:
+    for answer, deadline in held:
+        if (answer, deadline) in _HELD:
+            _HELD.remove((answer, deadline))
+        if deadline.active():
+            deadline.cancel()
+        if not answer.called:
+            answer.callback(None)
 
 
 def before_write() -> None:
@@ -160,9 +202,11 @@ def before_write() -> None:
 
 
 def after_write() -> None:
-    """Called once a request's bytes were handed to the kernel (:meth:`Send.after_write`)."""
+    """Called once a request's bytes were handed to the kernel (:meth:`Send.after_write`): the
+    answers held for this write are handed on."""
     if CURRENT:
         CURRENT[0].after_write()
+    hand_on_held()
 
 
 def _push_out(transport: Any) -> None:
