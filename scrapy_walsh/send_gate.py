@@ -170,9 +170,8 @@ def hold_until_next_write() -> Deferred[None]:
     """Fires once the next request of the process is written, or its send ends without a write,
     or after :data:`HOLD_AT_MOST`: the checkpoint awaits it before handing an answer on."""
     held: Deferred[None] = Deferred()
-    entry: list[tuple[Deferred[None], DelayedCall]] = []
-    entry.append((held, waiting.call_later(HOLD_AT_MOST, lambda: _fire(entry))))
-    _HELD.extend(entry)
+    deadline = waiting.call_later(HOLD_AT_MOST, lambda: _fire([(held, deadline)]))
+    _HELD.append((held, deadline))
     return held
 
 
