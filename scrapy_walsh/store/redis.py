@@ -79,6 +79,9 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('STORE_LO
 # ``now`` is cut to 0.1 ms: cjson writes numbers with 14 significant digits, so a finer time
 # would be stored rounded (up to 50 µs earlier than granted) and a host's next slot could come
 # that much before its interval; at 0.1 ms, what is stored is exactly what was granted.
+# The result goes back whole (%.17g): a wait of one rounding step (a ready time that is the
+# last start plus the interval, 0.24 us past this tick) printed to six decimals read as 0, a
+# grant, though nothing was written.
 _BEFORE = """
 local t = redis.call('TIME')
 local now = (tonumber(t[1]) * 10000 + math.floor(tonumber(t[2]) / 100)) / 10000
@@ -101,7 +104,7 @@ if new then
     redis.call('SET', KEYS[2], enc, 'PX', math.max(tonumber(ARGV[3]), pttl))
   end
 end
-return {string.format('%.6f', result), enc, string.format('%.6f', now)}
+return {string.format('%.17g', result), enc, string.format('%.6f', now)}
 """
 
 
@@ -136,7 +139,7 @@ if every then
     end
   end
 end
-return {string.format('%.6f', result), first, string.format('%.6f', now)}
+return {string.format('%.17g', result), first, string.format('%.6f', now)}
 """
 
 #: Writes whole values (``set``, ``set_many``): KEYS[2] ... get ARGV[3], ARGV[5] ..., each with its

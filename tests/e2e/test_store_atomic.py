@@ -2,6 +2,7 @@
 top of it (reserve, advance), on both backends: a real sqlite file and a real
 redis-server. Races are real processes."""
 
+import math
 import subprocess
 import sys
 import textwrap
@@ -139,6 +140,36 @@ def test_racing_processes_never_share_a_slot(uri):
     gaps = [b - a for a, b in zip(granted, granted[1:])]
     assert len(granted) >= 8, granted  # 2 s at one slot per 0.2 s, shared by four processes
     assert min(gaps) >= 0.2 - 1e-6, gaps
+
+
+def test_a_slot_one_rounding_step_away_is_a_wait_never_a_grant_left_unwritten(uri):
+    """The store's clock ticks in 0.1 ms, and a host's ready time is its last start plus the
+    interval in floating point: at the tick where it is due, the sum can lie one rounding step
+    (0.24 us at today's epoch) past ``now``. That is a wait, and it must read as one: an answer
+    printed to six decimals read it as a grant, with nothing written, and another process was
+    granted the same slot 0.4 ms later (four racing processes on Redis, under load)."""
+    store = store_at(uri)
+    ledger = Ledger(store, "pacing")
+    phantom = []
+    for attempt in range(20):
+        key = f"tick{attempt}.test"
+        tick = (int(store.now() * 10000) + 100) / 10000  # a tick 10 ms ahead, as the store counts
+        last = tick - 0.2
+        while last + 0.2 <= tick:  # the last start whose ready time is one step past the tick
+            last = math.nextafter(last, math.inf)
+        assert 0 < last + 0.2 - tick < 5e-7
+        store.set("pacing", key, {"last_start": last}, ttl=60)
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            taken = ledger.reserve(key, interval=0.2, ttl=60)
+            if taken.wait == 0:
+                written = store.get("pacing", key)["last_start"]
+                if written != taken.now:
+                    phantom.append((tick, taken.now, written))
+                break
+        else:
+            pytest.fail("never granted")
+    assert not phantom, phantom
 
 
 def test_unsupported_and_malformed_redis_uris_are_refused():
