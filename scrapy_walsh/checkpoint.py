@@ -53,7 +53,6 @@ import uuid
 from contextlib import suppress
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NoReturn
-from urllib.parse import urlsplit
 
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -78,6 +77,7 @@ from .middlewares.bounds import headers_refused
 from .middlewares.bounds import stamp as stamp_bound
 from .policy.gates import FETCHED_NAMESPACE
 from .policy.hostkey import host_key
+from .policy.urls import resolved, split
 from .policy.vocabulary import (
     HOST_HEADER_MISMATCH,
     NOT_ADMITTED,
@@ -173,6 +173,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 request,
                 missing=missing,
             )
+        if resolved(request.url) != request.url:
+            _refuse(self.crawler, NOT_ADMITTED, "its path holds dot segments, which servers resolve", request)
         host = request_host(request)
         self._identity(request)
         self._host_header(request, host)
@@ -315,7 +317,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             return
         text = proxy.decode("latin-1") if isinstance(proxy, bytes) else str(proxy)
         try:
-            proxy_host = urlsplit(text if "://" in text else f"http://{text}").hostname or ""
+            proxy_host = split(text if "://" in text else f"http://{text}").hostname or ""
         except ValueError:
             proxy_host = ""
         if not proxy_host:
@@ -359,6 +361,6 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
 def _authority_host(value: str) -> str:
     """The host key of a ``Host`` header value (port dropped)."""
     try:
-        return host_key(urlsplit(f"//{value.strip()}").hostname)
+        return host_key(split(f"//{value.strip()}").hostname)
     except ValueError:
         return f"<unparsable {value!r}>"

@@ -41,7 +41,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 from itemadapter import ItemAdapter
 from scrapy import signals
@@ -53,6 +53,7 @@ from twisted.internet.defer import Deferred
 
 from . import exit_status, faults, typed_command
 from .context import CrawlContext
+from .policy.urls import split
 from .policy.vocabulary import Namespace
 from .store import StateStoreError, leases, open_crawl_store
 
@@ -438,7 +439,7 @@ _REPLACED = _Replaced()
 
 def _shown(uri: str) -> str:
     """A feed's URI as said in a message: a password in it is masked."""
-    parts = urlsplit(uri)
+    parts = split(uri)
     if not parts.password:
         return uri
     return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))

@@ -62,6 +62,7 @@ from .policy.discovery import (
 )
 from .policy.hostkey import url_host
 from .policy.sitemaps import SITEMAPINDEX, read_sitemap
+from .policy.urls import UnsafeURL, sent_url
 from .policy.vocabulary import Meta, Namespace
 from .spiders import read_feed
 from .start_guard import guarded
@@ -170,7 +171,8 @@ class Surfaced:
     manifest: str
     lastmod: str | None = None
     route: Route | None = None
-    #: why it is not a target: ``not_routed``, ``lastmod_unchanged``, ``other_host``, ``over_bound``
+    #: why it is not a target: ``not_routed``, ``lastmod_unchanged``, ``other_host``, ``unsafe_url``,
+    #: ``over_bound``
     skipped: str | None = None
 
 
@@ -243,8 +245,11 @@ class Discovery:
                 queue.extend((kind, url) for url in (named or [origin + path for path in WELL_KNOWN[kind]]))
         read: set[str] = set()
         while queue and len(read) < MAX_MANIFESTS_PER_HOST:
-            kind, url = queue.popleft()
-            if url in read or not same_host(url, origin):
+            kind, listed_url = queue.popleft()
+            if not same_host(listed_url, origin):
+                continue
+            url = sent_url(listed_url)  # fetched as the request it becomes (same_host read it so)
+            if url in read:
                 continue
             read.add(url)
             response = await self._fetch(url)
@@ -341,7 +346,17 @@ class Discovery:
     # ------------------------------------------------------------------ one URL
 
     def _decide(self, found: Surfaced) -> Route | None:
-        """The route that makes ``found`` a target, or None with the reason recorded and counted."""
+        """The route that makes ``found`` a target, or None with the reason recorded and counted.
+
+        A listed URL is judged as the request it becomes (:func:`~scrapy_walsh.policy.urls.sent_url`),
+        never as the text the manifest holds."""
+        if found.manifest != found.url:
+            try:
+                found.url = sent_url(found.url)
+            except UnsafeURL:
+                found.url = found.url[:2000]
+                self.outcomes.append(found)
+                return self._skip(found, "unsafe_url")
         key = canonical_url(found.url) if found.url.startswith(("http://", "https://")) else found.url
         if key in self._seen:
             return None

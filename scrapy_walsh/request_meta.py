@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import weakref
 from typing import TYPE_CHECKING, Any
+from urllib.parse import SplitResult
 
-from .policy import hostkey
+from .policy import hostkey, urls
 from .policy.vocabulary import Meta
 
 if TYPE_CHECKING:
@@ -43,15 +44,32 @@ def first_pass(request: Request) -> bool:
     return not request.meta.get(REQUEUED)
 
 
-#: Request -> (the URL its host key was worked out from, that key).
-_HOSTS: weakref.WeakKeyDictionary[Request, tuple[str, str]] = weakref.WeakKeyDictionary()
+#: Request -> (the URL its parts and host key were worked out from, those parts, that key).
+_HOSTS: weakref.WeakKeyDictionary[Request, tuple[str, SplitResult | None, str]] = weakref.WeakKeyDictionary()
+
+
+def _parsed(request: Request) -> tuple[str, SplitResult | None, str]:
+    found = _HOSTS.get(request)
+    if found is None or found[0] != request.url:
+        try:
+            parts: SplitResult | None = urls.split(request.url)
+        except ValueError:
+            parts = None
+        found = _HOSTS[request] = (request.url, parts, hostkey.url_host(request.url))
+    return found
 
 
 def request_host(request: Request) -> str:
     """The host key of ``request``'s URL (:func:`scrapy_walsh.policy.hostkey.url_host`), worked
     out the first time it is asked for and kept with the Request object (again only if its URL
     changed)."""
-    found = _HOSTS.get(request)
-    if found is None or found[0] != request.url:
-        found = _HOSTS[request] = (request.url, hostkey.url_host(request.url))
-    return found[1]
+    return _parsed(request)[2]
+
+
+def request_parts(request: Request) -> SplitResult:
+    """``request``'s URL split as the download handler reads it (:func:`scrapy_walsh.policy.urls.split`),
+    kept with the Request object like its host key; ``ValueError`` for one that can't be split."""
+    parts = _parsed(request)[1]
+    if parts is None:
+        raise ValueError(f"{request.url!r} can't be split into parts")
+    return parts

@@ -33,7 +33,6 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.http import Response
@@ -47,6 +46,7 @@ from .policy.markdown import outline
 from .policy.sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
 from .policy.sitemaps import MAX_URLS as SITEMAP_MAX_URLS
 from .policy.sitemaps import SITEMAPINDEX, read_sitemap
+from .policy.urls import split
 from .policy.vocabulary import (
     NO_STRUCTURED_REPRESENTATION,
     NOT_MODIFIED,
@@ -140,7 +140,7 @@ def sitemap_candidates(response: Response) -> list[str]:
     """The origin's robots.txt ``Sitemap:`` lines, then its ``/sitemap.xml``: candidates a
     user may declare as ``sitemap_targets``; never fetched by this spider on its own."""
     robots = walsh_meta(response).get("robots") or {}
-    parts = urlsplit(response.url)
+    parts = split(response.url)
     found = [u for u in robots.get("sitemaps") or [] if isinstance(u, str) and len(u) <= 2000]
     found.append(f"{parts.scheme}://{parts.netloc}/sitemap.xml")
     return list(dict.fromkeys(found))
@@ -222,7 +222,7 @@ class StructuredSourceSpider(scrapy.Spider):
         if key not in self._planned:
             return False
         if key[1] == LLMS_TXT and (
-            urlsplit(request.url).path != "/llms.txt" or llmstxt.origin(request.url) != llmstxt.origin(str(key[2]))
+            split(request.url).path != "/llms.txt" or llmstxt.origin(request.url) != llmstxt.origin(str(key[2]))
         ):
             return False
         self._planned.discard(key)  # type: ignore[arg-type]

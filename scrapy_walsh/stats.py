@@ -206,7 +206,8 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/discovery/<skip>",
         "URLs discovery did not declare, per reason: `not_routed`, `lastmod_unchanged`, `other_host` (listed "
-        "by another host's manifest), `over_bound` (past the targets one run takes from manifests).",
+        "by another host's manifest), `unsafe_url` (not an http(s) URL, or parsers read different hosts in it), "
+        "`over_bound` (past the targets one run takes from manifests).",
     ),
     Stat("walsh/discovery/manifests_requested", "Manifests (sitemaps, feeds, llms.txt) asked for, through the gates."),
     Stat("walsh/discovery/manifests_read", "Manifests that answered 2xx and were read."),
@@ -367,6 +368,11 @@ STATS: tuple[Stat, ...] = (
         "walsh/checkpoint/slot_taken",
         "Requests the checkpoint found without a free pacing slot (another process, an internal fetch or an "
         "`engine.download` took it first): nothing sent; they waited or were requeued.",
+    ),
+    Stat(
+        "walsh/url/resolved",
+        "Requests whose path held dot segments (`/a/../b`, `%2e`): sent again with them removed, as servers "
+        "resolve them, and judged by every gate in that form.",
     ),
     Stat(
         "walsh/checkpoint/not_written",

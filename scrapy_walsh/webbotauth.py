@@ -36,7 +36,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
 
 import http_sf
 from cryptography.exceptions import InvalidSignature as _CryptoInvalidSignature
@@ -45,6 +44,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTPSignatureKeyResolver, algorithms
 from http_message_signatures.exceptions import HTTPMessageSignaturesException
+
+from .policy.urls import split
 
 #: The revision of the Web Bot Auth protocol draft implemented here.
 DRAFT = "draft-ietf-webbotauth-httpsig-protocol-01"
@@ -224,7 +225,7 @@ class _Keys(HTTPSignatureKeyResolver):
 
 def signature_agent_header(directory_url: str, label: str = LABEL) -> str:
     """``Signature-Agent``: a dictionary whose member ``label`` is the directory URL (a String)."""
-    parts = urlsplit(directory_url)
+    parts = split(directory_url)
     if parts.scheme not in ("https", "http") or not parts.netloc:
         raise SigningError(f"the signature agent {directory_url!r} is not an absolute http(s) URL")
     return http_sf.ser({label: (directory_url, {})})

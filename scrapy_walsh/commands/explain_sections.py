@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
 
 from ..checkpoint import NotSent
 from ..config import parse
@@ -32,6 +31,7 @@ from ..policy.gates import (
 )
 from ..policy.hostkey import url_host
 from ..policy.pacing import wait_reason
+from ..policy.urls import split
 from ..policy.vocabulary import (
     BLOCKED_BY_OPERATOR,
     BLOCKING_VERDICTS,
@@ -167,7 +167,7 @@ def robots_section(
 ) -> tuple[dict[str, Any], OriginRobots | None]:
     """What the crawl's robots gate knew of the origin, and why."""
     gate = gate_of(crawler, RobotsMiddleware)
-    parts = urlsplit(url)
+    parts = split(url)
     section: dict[str, Any] = {"mode": gate.mode, "url": f"{parts.scheme}://{parts.netloc}/robots.txt", "cached": False}
     if gate.mode == "ignore":
         skipped = Verdict.SKIPPED_BY_USER_POLICY
@@ -272,7 +272,7 @@ def usage_section(crawler: Crawler, outcome: OriginRobots | None, url: str, host
     token = CrawlContext.of(crawler).config.robots_token
     purposes = parse(settings, "WALSH_PURPOSES")
     lines = outcome.robots.usage_lines(token) if outcome is not None and outcome.robots is not None else []
-    parts = urlsplit(url)
+    parts = split(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     decision = usage_decision(path, purposes, robots=lines, token=token)
     return {

@@ -20,12 +20,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .. import card as agent_card
 from .. import webbotauth
+from ..policy.urls import split
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -126,7 +126,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 def verify(url: str, key: Ed25519PrivateKey, user_agent: str) -> int:
     """Fetch the directory at ``url`` once, as ``user_agent`` (``WALSH_USER_AGENT``), and check
     it holds ``key``."""
-    parts = urlsplit(url)
+    parts = split(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return _fail(f"{url!r} is not an http(s) URL")
     request = urllib.request.Request(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..conformance.engine import WARN, Finding
 from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from ..policy.urls import split
 from ..policy.vocabulary import troubleshooting
 from .spider_source import (
     Method,
@@ -153,12 +154,11 @@ def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
 def _private_start_urls(spidercls: type, allowance: PrivateAddressAllowance) -> list[str]:
     """The spider's ``start_urls`` on a private or loopback IP literal (or ``localhost``) that
     ``allowance`` (WALSH_ALLOW_PRIVATE_ADDRESSES) does not cover: the address rule refuses them."""
-    from urllib.parse import urlsplit
 
     found = []
     for url in sorted(declared_urls(spidercls)):
         try:
-            host = (urlsplit(url).hostname or "").lower()
+            host = (split(url).hostname or "").lower()
         except ValueError:
             continue
         if host == "localhost" or host.endswith(".localhost"):

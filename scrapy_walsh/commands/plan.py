@@ -59,6 +59,7 @@ REASONS = {
 DISCOVERY_REASONS = {
     "not_routed": ("scope", "no route of the spider names it (R6)"),
     "other_host": ("scope", "listed by another host's manifest"),
+    "unsafe_url": ("scope", "not an http(s) URL, or parsers read different hosts in it"),
     "lastmod_unchanged": ("lastmod", "the manifest's lastmod is not newer than our last fetch (R7)"),
     "over_bound": ("scope", "past the number of targets one run takes from manifests"),
 }

@@ -27,13 +27,13 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
-from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission, faults
 from ..context import CrawlContext
 from ..exceptions import CrawlClosing, WalshIgnoreRequest, denial_recorded
 from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
+from ..request_meta import request_parts
 from ..request_signer import load_signer
 from ..send_gate import NotWritten
 from ..store import StoreUnavailable, open_crawl_store
@@ -144,7 +144,7 @@ class CrawlJournal:
         if admission.own_fetch_kind(request) != "robots":
             return
         origin = origin_of(request.url)
-        if 200 <= response.status < 300 and urlparse_cached(request).path == "/robots.txt":
+        if 200 <= response.status < 300 and request_parts(request).path == "/robots.txt":
             digest = hashlib.sha256(response.body[:STORED_BODY_LIMIT]).hexdigest()
             self._digests[origin] = f"sha256:{digest}"
         else:  # no body, or a stale stored copy: what the store holds decides

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from ..policy.urls import split
 from .chain import JournalReport, verify_path
 from .intervals import words as interval_words
 
@@ -118,7 +118,7 @@ def refusal_words(entry: Mapping[str, Any]) -> str:
 
 
 def _target(url: str) -> str:
-    parts = urlsplit(url)
+    parts = split(url)
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 

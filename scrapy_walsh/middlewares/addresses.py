@@ -24,7 +24,6 @@ import logging
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from twisted.internet.error import DNSLookupError
 from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
@@ -44,7 +43,7 @@ from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from ..policy.gates import ADDRESS_REFUSED, address_decision
 from ..policy.hostkey import host_key
 from ..policy.vocabulary import PRIVATE_ADDRESS
-from ..request_meta import request_host
+from ..request_meta import request_host, request_parts
 from ..shared_pacer import SharedPacer
 
 if TYPE_CHECKING:
@@ -232,7 +231,7 @@ class AddressGuardMiddleware:
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         self._active_guard()  # installed before anything connects
-        host = urlparse_cached(request).hostname
+        host = request_parts(request).hostname
         if host:
             addresses = await self.addresses_of(host)
             # pacing reserves the host and each of its addresses, whatever WALSH_PACE_BY: one server

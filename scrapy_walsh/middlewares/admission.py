@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
-from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission
 from ..exceptions import CheckpointRefused, OutOfScope, refuse
+from ..policy.urls import resolved
 from ..policy.vocabulary import NOT_DECLARED, SCHEME_NOT_ALLOWED
+from ..request_meta import request_parts
 from ..settings import CHECKPOINT_SCHEMES
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 PRIORITY = 70
 #: Where Scrapy places the middlewares the carriers replace.
 REDIRECT_PRIORITY, META_REFRESH_PRIORITY, RETRY_PRIORITY = 600, 580, 550
+#: Requests whose path held dot segments (``/a/../b``, ``%2e``): sent again with them removed.
+URL_RESOLVED = "walsh/url/resolved"
 
 
 class AdmissionMiddleware:
@@ -49,8 +52,8 @@ class AdmissionMiddleware:
     def from_crawler(cls, crawler: Crawler) -> AdmissionMiddleware:
         return cls(crawler)
 
-    def process_request(self, request: Request, spider: Spider | None = None) -> None:
-        if urlparse_cached(request).scheme not in CHECKPOINT_SCHEMES:
+    def process_request(self, request: Request, spider: Spider | None = None) -> Request | None:
+        if request_parts(request).scheme not in CHECKPOINT_SCHEMES:
             refuse(
                 self.crawler,
                 CheckpointRefused(
@@ -67,7 +70,18 @@ class AdmissionMiddleware:
                     request.url,
                 ),
             )
+        sent = resolved(request.url)
+        if sent != request.url:
+            # dot segments are sent removed, as every server resolves them, so that every gate
+            # judges the path the server serves: the same target, walking the gates again
+            self.stats.inc_value(URL_RESOLVED)
+            new = request.replace(url=sent)
+            admission.carry(request, new)
+            if admission.own_fetch_kind(request) is None:
+                admission.declare(self.crawler, new)
+            return new
         admission.stamp(request, admission.ADMISSION)
+        return None
 
 
 class _Carry:

@@ -31,10 +31,8 @@ from __future__ import annotations
 import logging
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from scrapy.exceptions import IgnoreRequest
-from scrapy.utils.httpobj import urlparse_cached
 from w3lib.url import safe_url_string
 
 from .. import admission, own_fetch, request_meta
@@ -57,8 +55,9 @@ from ..policy.gates import (
     with_stale_copy,
 )
 from ..policy.hostkey import url_host
+from ..policy.urls import split
 from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
-from ..request_meta import request_host
+from ..request_meta import request_host, request_parts
 from ..settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
 from ..shared_pacer import SharedPacer
 from ..store import fetching
@@ -86,7 +85,7 @@ NAMESPACE = ROBOTS_NAMESPACE
 
 
 def origin_of(request: Request) -> str:
-    parts = urlparse_cached(request)
+    parts = request_parts(request)
     return origin_key(parts.scheme, parts.hostname, parts.port)
 
 
@@ -130,7 +129,7 @@ class RobotsMiddleware(StatefulGate):
         kind = admission.own_fetch_kind(request)
         if kind is not None and kind not in admission.ROBOTS_GATED_KINDS:
             return False  # robots.txt itself (always allowed, RFC 9309 §2.2.2) and our own resources
-        if urlparse_cached(request).scheme not in ("http", "https"):
+        if request_parts(request).scheme not in ("http", "https"):
             return False  # refused by the admission gate and the checkpoint
         if self.mode == "ignore":
             self._record(request, Verdict.SKIPPED_BY_USER_POLICY, None)
@@ -273,7 +272,7 @@ class RobotsMiddleware(StatefulGate):
 
     async def _fetch(self, origin: str, request: Request) -> tuple[OriginRobots, dict[str, Any] | None]:
         """The fetched outcome, and the record to store for it (None: nothing to store)."""
-        parts = urlparse_cached(request)
+        parts = request_parts(request)
         url = f"{parts.scheme}://{parts.netloc}/robots.txt"
         self.stats.inc_value("walsh/robots/fetched")
         now = time.time()
@@ -290,7 +289,7 @@ class RobotsMiddleware(StatefulGate):
                 location = (response.headers[b"Location"] or b"").decode("latin-1")
                 url = safe_url_string(response.urljoin(location))
                 self.stats.inc_value("walsh/robots/redirects")
-                if urlsplit(url).scheme not in ("http", "https"):
+                if split(url).scheme not in ("http", "https"):
                     # file://, ftp://, data: ...: nothing is read, robots.txt is unreachable
                     self.stats.inc_value("walsh/robots/redirect_scheme_refused")
                     refused = RobotsFetch(error=f"redirected to a non-http(s) URL {url!r}")

@@ -46,12 +46,12 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Request
 from scrapy.http.request import NO_CALLBACK
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from ..exceptions import RobotsTxtForbidden
 from ..policy.bounds import ROBOTS_BYTES
 from ..policy.gates import AVAILABLE, MAX_CACHE_SECONDS, UNREACHABLE, OriginRobots, RobotsFetch, robots_outcome
+from ..request_meta import request_parts
 from ..robotstxt import RobotParser
 from .bounds import CUT, ReadUpTo
 from .once import OncePerKey
@@ -120,7 +120,7 @@ class RobotsTxtMiddleware:
     async def process_request(self, request: Request, spider: Spider | None = None) -> None:
         if request.meta.get("dont_obey_robotstxt"):
             return
-        if urlparse_cached(request).scheme not in ("http", "https"):
+        if request_parts(request).scheme not in ("http", "https"):
             return  # data:, file:, ...: no robots.txt
         outcome, parser = await self.robot_parser(request)
         if outcome.outcome == UNREACHABLE:
@@ -153,7 +153,7 @@ class RobotsTxtMiddleware:
         return await self._fetches.run(origin, lambda: self._fetch(origin, request))
 
     async def _fetch(self, origin: str, request: Request) -> tuple[OriginRobots, ScrapyRobotParser | None]:
-        url = urlparse_cached(request)
+        url = request_parts(request)
         robotsreq = Request(
             f"{url.scheme}://{url.netloc}/robots.txt",
             priority=self.DOWNLOAD_PRIORITY,

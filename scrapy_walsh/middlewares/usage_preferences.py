@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
-from scrapy.utils.httpobj import urlparse_cached
 
 from .. import admission, own_fetch
 from ..config import applied
@@ -44,6 +43,7 @@ from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision,
 from ..policy.preferences.tdmrep import MAX_BYTES as TDMREP_MAX_BYTES
 from ..policy.vocabulary import GateVerdict
 from ..policy.xrobotstag import directive_name, usage_warnings
+from ..request_meta import request_parts
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -75,12 +75,12 @@ _STAT_NAME = re.compile(r"^[a-z0-9_-]{1,40}$")
 
 
 def _path(request: Request) -> str:
-    parts = urlparse_cached(request)
+    parts = request_parts(request)
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
 def _origin(request: Request) -> str:
-    parts = urlparse_cached(request)
+    parts = request_parts(request)
     return f"{parts.scheme}://{parts.netloc}"
 
 
@@ -107,7 +107,7 @@ class UsagePreferencesMiddleware:
         """Respect mode: what robots.txt and tdmrep.json already reserve is not fetched."""
         if self.mode != "respect" or admission.own_fetch_kind(request) is not None:
             return
-        if urlparse_cached(request).scheme not in ("http", "https"):
+        if request_parts(request).scheme not in ("http", "https"):
             return
         tdmrep = await self._tdmrep(request)
         decision = usage_decision(

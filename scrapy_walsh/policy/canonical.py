@@ -2,7 +2,8 @@
 
 The key is the seed's canonical URL and nothing more, so two URLs a server may answer
 differently never share a key: the contract R7 strips the
-``#fragment`` and the trailing slash, and RFC 3986 §6.2.2 normalisation that does not change
+``#fragment`` and the trailing slash, dot segments are removed as servers resolve them
+(RFC 3986 §5.2.4), and RFC 3986 §6.2.2 normalisation that does not change
 the resource is applied: scheme and host in lower case (an IDN host as its A-labels, no
 trailing dot), the scheme's default port dropped, percent-encodings in upper case, and the
 encodings of unreserved characters (``ALPHA DIGIT - . _ ~``) decoded; characters a URI can't
@@ -21,7 +22,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlunsplit
+
+from .urls import remove_dot_segments, split
 
 __all__ = ["canonical_url", "legacy_canonical_url", "record_keys"]
 
@@ -35,9 +38,9 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 @lru_cache(maxsize=4096)  # a URL is canonicalised on the way out and back (R8, R7): once is enough
 def canonical_url(url: str) -> str:
     """The target key of ``url``; raises ``ValueError`` for a URL that can't be parsed."""
-    parts = urlsplit(url.strip())
+    parts = split(url.strip())
     scheme = parts.scheme.lower()
-    path = _normalise(parts.path).rstrip("/") or "/"
+    path = remove_dot_segments(_normalise(parts.path) or "/").rstrip("/") or "/"
     return urlunsplit((scheme, _netloc(scheme, parts), path, _normalise(parts.query), ""))
 
 
@@ -47,7 +50,7 @@ def legacy_canonical_url(url: str) -> str:
     slash stripped): read, never written."""
     from w3lib.url import canonicalize_url  # on first use: w3lib.url loads urllib.request (~20 ms)
 
-    parts = urlsplit(canonicalize_url(url, keep_fragments=False))
+    parts = split(canonicalize_url(url, keep_fragments=False))
     path = parts.path.rstrip("/") or "/"
     netloc = parts.netloc
     if parts.hostname and parts.hostname.endswith("."):

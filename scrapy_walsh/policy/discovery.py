@@ -19,7 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
+
+from .urls import UnsafeURL, sent_url, split
 
 #: The manifest kinds ``WALSH_DISCOVERY`` may name.
 SITEMAP, FEED, LLMS_TXT = "sitemap", "feed", "llms.txt"
@@ -50,7 +51,7 @@ class Route:
     deny_extensions: frozenset[str] = frozenset()
 
     def names(self, url: str) -> bool:
-        parts = urlsplit(url)
+        parts = split(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return False
         if self.allow and not any(p.search(url) for p in self.allow):
@@ -83,7 +84,10 @@ def route_for(url: str, routes: Sequence[Route]) -> Route | None:
 def same_host(url: str, manifest: str) -> bool:
     """A manifest speaks for its own host only (sitemaps.org: a sitemap lists URLs of its host;
     an index's children on another host are another site's)."""
-    a, b = urlsplit(url), urlsplit(manifest)
+    try:  # judged as the requests they become, never as the text a manifest holds
+        a, b = split(sent_url(url)), split(sent_url(manifest))
+    except UnsafeURL:
+        return False
     return bool(a.hostname) and (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
 
 

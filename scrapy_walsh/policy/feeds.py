@@ -20,7 +20,9 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
+
+from .urls import split
 
 #: Media types that are a feed by themselves.
 FEED_TYPES = frozenset(
@@ -49,7 +51,7 @@ def looks_like_feed(url: str) -> bool:
     """A URL whose last path segment names a feed: ``feed``, ``rss.xml``, ``atom.xml``,
     ``feed.json``, ``*.rss``, ``*.atom``, ``/blog/feed/``."""
     try:
-        path = urlsplit(url).path
+        path = split(url).path
     except ValueError:
         return False
     name = path.rstrip("/").rsplit("/", 1)[-1]
@@ -58,7 +60,7 @@ def looks_like_feed(url: str) -> bool:
 
 def _origin(url: str) -> tuple[str, str] | None:
     try:
-        parts = urlsplit(url)
+        parts = split(url)
         return parts.scheme.lower(), parts.netloc.lower()
     except ValueError:
         return None
@@ -70,12 +72,12 @@ def feed_for(target: str, candidates: Iterable[str]) -> str | None:
     home = _origin(target)
     if home is None:
         return None
-    directory = urlsplit(target).path or "/"
+    directory = split(target).path or "/"
     directory = directory[: directory.rfind("/") + 1] or "/"
     for url in candidates:
         if not isinstance(url, str) or len(url) > 2000 or _origin(url) != home or not looks_like_feed(url):
             continue
-        if urlsplit(url).path.startswith(directory):
+        if split(url).path.startswith(directory):
             return url
     return None
 

@@ -13,11 +13,11 @@ import base64
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from .addresses import PrivateAddressAllowance, refusal
 from .hostkey import host_key
 from .robots import MAX_BYTES, RobotsTxt
+from .urls import reading_urls, split
 from .vocabulary import PRIVATE_ADDRESS, Namespace, Verdict
 
 # ---------------------------------------------------------------------- constants
@@ -59,7 +59,7 @@ def origin_key(scheme: str, host: str | None, port: int | None) -> str:
 
 def origin_of(url: str) -> str:
     try:
-        parts = urlsplit(url)
+        parts = split(url)
         return origin_key(parts.scheme, parts.hostname, parts.port)
     except ValueError:  # an unparsable netloc ("http://example.com[") or port: no origin
         return ""
@@ -96,7 +96,9 @@ class OriginRobots:
             return Verdict.ALLOWED_IMPLICIT
         if self.robots.parse_error:
             return Verdict.UNKNOWN_PARSE_ERROR
-        return self.robots.verdict(url, token)
+        # the verdict holds for every path a common server may serve for this request
+        verdicts = [self.robots.verdict(reading, token) for reading in reading_urls(url)]
+        return next((v for v in verdicts if v is Verdict.DISALLOWED_EXPLICIT), verdicts[0])
 
     def crawl_delay(self, token: str) -> float | None:
         return None if self.robots is None else self.robots.crawl_delay(token)

@@ -13,9 +13,9 @@ gate refuses.
 from __future__ import annotations
 
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 from .blocklist.hosts import normalise_host
+from .urls import split
 
 __all__ = ["host_key", "url_host"]
 
@@ -31,7 +31,7 @@ def url_host(url: str) -> str:
     """The canonical key of ``url``'s host; ``""`` when it has none or can't be parsed.
     Cached: every gate asks it of every request, and the crawl repeats its URLs."""
     try:
-        return host_key(urlsplit(url).hostname)
+        return host_key(split(url).hostname)
     except ValueError:  # "http://example.com[" and friends
         return ""
 
@@ -40,7 +40,7 @@ def url_problem(url: str) -> str | None:
     """Why ``url`` is not an absolute http(s) URL a command can act on (one line), or None:
     commands given a malformed URL answer with this, never a traceback."""
     try:
-        parts = urlsplit(url)
+        parts = split(url)
         parts.port  # noqa: B018 - raises on a port that is out of range or not a number
     except ValueError as exc:
         return f"{url!r} is not a URL: {exc}"

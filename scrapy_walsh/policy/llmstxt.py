@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from .addresses import PrivateAddressAllowance, parse_ip, refusal
 from .hostkey import host_key, url_host
 from .markdown import ITEM_BUDGET, MAX_TEXT, clip, inline_text, links_in, parse_tokens
+from .urls import split
 
 #: The section llmstxt.org reserves for secondary links.
 OPTIONAL = "optional"
@@ -187,7 +187,7 @@ def _entry(children: list[Any], base_url: str | None) -> Entry | None:
 
 
 def origin(url: str) -> tuple[str, str, int]:
-    parts = urlsplit(url)
+    parts = split(url)
     scheme = parts.scheme.lower()
     port = parts.port or {"http": 80, "https": 443}.get(scheme, 0)
     return scheme, host_key(parts.hostname), port
@@ -195,13 +195,13 @@ def origin(url: str) -> tuple[str, str, int]:
 
 def llms_txt_url(url: str) -> str:
     """``/llms.txt`` at the root of ``url``'s origin."""
-    parts = urlsplit(url)
+    parts = split(url)
     return f"{parts.scheme}://{parts.netloc}/llms.txt"
 
 
 def twin_path(target_url: str) -> str | None:
     """The path a twin of ``target_url`` must have, or None (a target with a query has none)."""
-    parts = urlsplit(target_url)
+    parts = split(target_url)
     if parts.query:
         return None
     path = parts.path or "/"
@@ -249,7 +249,7 @@ def choose_twin(target_url: str, index: LlmsTxt, allowance: PrivateAddressAllowa
     other: list[str] = []
     refused: list[tuple[str, str]] = []
     for entry in index.entries():
-        parts = urlsplit(entry.url)
+        parts = split(entry.url)
         if parts.scheme not in ("http", "https") or parts.query or (parts.path or "/") != wanted:
             continue
         url = entry.url.split("#", 1)[0]

@@ -21,7 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
+
+from .urls import split
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -76,7 +78,7 @@ def http_url(href: Any, base_url: str | None) -> str | None:
         return None
     try:
         url = urljoin(base_url, href) if base_url else href
-        parts = urlsplit(url)
+        parts = split(url)
         if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_URL:
             return None
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range

@@ -45,7 +45,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from urllib.parse import urlsplit
+
+from .urls import split
 
 __all__ = [
     "KEPT",
@@ -154,7 +155,7 @@ def url_path_as_written(url: str) -> str:
 def _spelled_path(url: str, spell: Callable[[str], str]) -> str:
     url = url.partition("#")[0]
     try:
-        parts = urlsplit(url)
+        parts = split(url)
         path, query = parts.path, parts.query
     except ValueError:  # an authority urlsplit refuses ("http://example.com["): the path is still there
         path, _, query = _raw_path(url).partition("?")

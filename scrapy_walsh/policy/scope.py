@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
+
+from .urls import split
 
 KINDS: dict[str, frozenset[str]] = {
     "image": frozenset("apng avif bmp gif ico jpeg jpg png svg svgz tif tiff webp".split()),
@@ -91,7 +93,7 @@ _TRAILING = ". \t\r\n\f\v\x00"
 def _path(url: str) -> str:
     """The URL's path, also when ``urlsplit`` refuses its authority (``http://a[/x.png``)."""
     try:
-        return urlsplit(url).path
+        return split(url).path
     except ValueError:
         rest = url.split("#", 1)[0].split("?", 1)[0]
         scheme = _SCHEME(rest)

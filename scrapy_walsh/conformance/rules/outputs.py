@@ -17,9 +17,10 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from ...config import journal_location, state_location
+from ...policy.urls import split
 from ..engine import FAIL, Finding, Subject, loosens
 
 
@@ -91,7 +92,7 @@ def _local_path(uri: str) -> Path | None:
     """The local file a feed URI writes, up to its first ``%(...)`` placeholder (a directory
     then); None for another storage (``s3://``, ``ftp://``, ``stdout:`` ...)."""
     try:
-        parts = urlsplit(uri)
+        parts = split(uri)
     except ValueError:
         return None
     if parts.scheme == "file":
