@@ -77,8 +77,9 @@ from .middlewares.bounds import headers_refused
 from .middlewares.bounds import stamp as stamp_bound
 from .policy.gates import FETCHED_NAMESPACE
 from .policy.hostkey import host_key
-from .policy.urls import resolved, split
+from .policy.urls import UnsafeURL, sent_url, split
 from .policy.vocabulary import (
+    AMBIGUOUS_URL,
     HOST_HEADER_MISMATCH,
     NOT_ADMITTED,
     PROXY_REFUSED,
@@ -173,8 +174,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                 request,
                 missing=missing,
             )
-        if resolved(request.url) != request.url:
-            _refuse(self.crawler, NOT_ADMITTED, "its path holds dot segments, which servers resolve", request)
+        self._as_sent(request)
         host = request_host(request)
         self._identity(request)
         self._host_header(request, host)
@@ -273,6 +273,16 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
                     request.url,
                 ),
             )
+
+    def _as_sent(self, request: Request) -> None:
+        """The URL every gate judged is the one written: Scrapy's form, no dot segments, one host
+        to every parser (docs/url-model.md)."""
+        try:
+            same = sent_url(request.url) == request.url
+        except UnsafeURL as exc:
+            _refuse(self.crawler, AMBIGUOUS_URL, str(exc), request)
+        if not same:
+            _refuse(self.crawler, AMBIGUOUS_URL, "not the URL Scrapy sends for it (dot segments, or verbatim)", request)
 
     def _identity(self, request: Request) -> None:
         sent = request.headers.getlist(b"User-Agent")

@@ -17,8 +17,8 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
 from .. import admission
 from ..exceptions import CheckpointRefused, OutOfScope, refuse
-from ..policy.urls import resolved
-from ..policy.vocabulary import NOT_DECLARED, SCHEME_NOT_ALLOWED
+from ..policy.urls import UnsafeURL, sent_url
+from ..policy.vocabulary import AMBIGUOUS_URL, NOT_DECLARED, SCHEME_NOT_ALLOWED
 from ..request_meta import request_parts
 from ..settings import CHECKPOINT_SCHEMES
 
@@ -70,12 +70,18 @@ class AdmissionMiddleware:
                     request.url,
                 ),
             )
-        sent = resolved(request.url)
+        try:
+            sent = sent_url(request.url)
+        except UnsafeURL as exc:
+            refuse(self.crawler, CheckpointRefused(AMBIGUOUS_URL, str(exc), request.url))
         if sent != request.url:
-            # dot segments are sent removed, as every server resolves them, so that every gate
-            # judges the path the server serves: the same target, walking the gates again
+            # dot segments are sent removed, as every server resolves them (and a verbatim URL as
+            # Scrapy would write it), so that every gate judges what the server serves: the same
+            # target, walking the gates again
             self.stats.inc_value(URL_RESOLVED)
-            new = request.replace(url=sent)
+            # the scheduler's duplicate filter already let this target in (its fingerprint
+            # resolves dot segments too): the resolved copy must not be dropped as its duplicate
+            new = request.replace(url=sent, dont_filter=True)
             admission.carry(request, new)
             if admission.own_fetch_kind(request) is None:
                 admission.declare(self.crawler, new)

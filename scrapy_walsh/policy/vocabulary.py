@@ -146,6 +146,9 @@ class GateVerdict(StrEnum):
     PROXY_REFUSED = "proxy_refused"
     #: Checkpoint: a scheme other than http and https.
     SCHEME_NOT_ALLOWED = "scheme_not_allowed"
+    #: Admission and checkpoint: a URL parsers read different hosts in, or that is not the URL
+    #: Scrapy would send for it (``meta["verbatim_url"]``); docs/url-model.md.
+    AMBIGUOUS_URL = "ambiguous_url"
     #: Usage preferences (respect mode): robots.txt or tdmrep.json reserves one of our purposes.
     USAGE_RESERVED = "usage_reserved"
     #: The response's body is over its bound (``WALSH_MAX_BODY_BYTES``, or the
@@ -171,6 +174,7 @@ NOT_ADMITTED = GateVerdict.NOT_ADMITTED
 HOST_HEADER_MISMATCH = GateVerdict.HOST_HEADER_MISMATCH
 PROXY_REFUSED = GateVerdict.PROXY_REFUSED
 SCHEME_NOT_ALLOWED = GateVerdict.SCHEME_NOT_ALLOWED
+AMBIGUOUS_URL = GateVerdict.AMBIGUOUS_URL
 USAGE_RESERVED = GateVerdict.USAGE_RESERVED
 RESPONSE_TOO_LARGE = GateVerdict.RESPONSE_TOO_LARGE
 
