@@ -46,6 +46,9 @@ BLOCKLIST_KINDS = frozenset({"blocklist", "blocklist_schema"})
 #: Own fetches robots.txt rules as it rules a target's: a site's manifests (sitemaps, feeds,
 #: llms.txt) read for discovery are the site's pages like any other.
 ROBOTS_GATED_KINDS = frozenset({"manifest"})
+#: Own fetches retried as a page is (R5's backoff, Scrapy's retries): a manifest is one of the
+#: site's pages, and the targets it lists are lost for the run when it is not read.
+RETRIED_KINDS = frozenset({"manifest"})
 
 _OWN_FETCHES: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
 _STAMPS: weakref.WeakKeyDictionary[Request, dict[str, str]] = weakref.WeakKeyDictionary()
@@ -66,6 +69,13 @@ def register_own_fetch(request: Request, kind: str) -> Request:
 def own_fetch_kind(request: Request) -> str | None:
     """What an own fetch is for; None for every other request, whatever its meta says."""
     return _OWN_FETCHES.get(request)
+
+
+def not_retried(request: Request) -> bool:
+    """An own fetch no retry is made of (robots.txt, the blocklist: their gates decide what a
+    failure means); a page and a manifest are retried."""
+    kind = _OWN_FETCHES.get(request)
+    return kind is not None and kind not in RETRIED_KINDS
 
 
 def carry(old: Request, new: Request) -> Request:

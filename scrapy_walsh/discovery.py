@@ -42,6 +42,7 @@ from scrapy.spiders import CrawlSpider, SitemapSpider
 from . import own_fetch
 from .config import parse
 from .context import CrawlContext
+from .exceptions import HostPaused
 from .fetcher import fetcher
 from .middlewares.frequency import Answers
 from .middlewares.robots_gate import RobotsMiddleware
@@ -191,6 +192,11 @@ class Discovery:
         self.manifests_read: Counter[str] = Counter()
         #: every surfaced URL's outcome, for ``plan`` and the closing warning
         self.outcomes: list[Surfaced] = []
+        #: (manifest, why) for each one given up after its retries, for ``plan``
+        self.given_up: list[tuple[str, str]] = []
+        #: the statuses a page is retried on (R5's, Scrapy's): a manifest still answering one is given up
+        config = CrawlContext.of(crawler).config
+        self.retried = {*config.backoff_http_codes, *(int(c) for c in crawler.settings.getlist("RETRY_HTTP_CODES"))}
 
     # ------------------------------------------------------------------ the start
 
@@ -278,23 +284,45 @@ class Discovery:
         return [u for u in robots.sitemaps if isinstance(u, str) and len(u) <= 2000]
 
     async def _fetch(self, url: str) -> Response | None:
+        """The manifest's answer when 2xx, else None. Retried as a page is (R5's backoff after a
+        429/503, Scrapy's retries); what is still not read after them is given up, said and counted."""
         self.stats.inc_value(STATS + "manifests_requested")
         self.manifests_read[url_host(url)] += 1
         try:
             response = await own_fetch.fetch(self.crawler, url, MANIFEST, download_maxsize=MANIFEST_MAX_BYTES)
+        except HostPaused as exc:  # R5: its host asked for a rest beyond WALSH_BACKOFF_MAX_DELAY
+            self._unreadable(url, f"not sent: {exc.reason}", given_up=True)
+            return None
         except IgnoreRequest as exc:  # a gate refused it: robots.txt, the blocklist, the address rule
             self._unreadable(url, f"refused: {exc}")
             return None
         except Exception as exc:  # noqa: BLE001 - the network's failure is this manifest's, not the crawl's
-            self._unreadable(url, f"{type(exc).__name__}: {exc}")
+            self._unreadable(url, f"{type(exc).__name__}: {exc}", given_up=True)
             return None
         if not 200 <= response.status < 300:
-            self._unreadable(url, f"answered {response.status}", quiet=response.status == 404)
+            if response.status in self.retried:
+                meta = response.meta if response.request is not None else {}
+                attempts = 1 + meta.get(Meta.BACKOFF_ATTEMPT, 0) + meta.get("retry_times", 0)
+                why = f"{response.status} after {attempts} attempt{'s' if attempts > 1 else ''}"
+                self._unreadable(url, why, given_up=True)
+            else:
+                self._unreadable(url, f"answered {response.status}", quiet=response.status == 404)
             return None
         return response
 
-    def _unreadable(self, url: str, why: str, quiet: bool = False) -> None:
+    def _unreadable(self, url: str, why: str, quiet: bool = False, given_up: bool = False) -> None:
         self.stats.inc_value(STATS + "manifests_unreadable")
+        if given_up:  # the retries a page gets are spent: what it lists is not declared this run
+            self.stats.inc_value(STATS + "manifests_given_up")
+            if len(self.given_up) < MAX_MANIFESTS_PER_HOST * 20:
+                self.given_up.append((url, why))
+            logger.warning(
+                "discovery: manifest %s given up (%s): the pages it lists are not fetched this run",
+                url,
+                why,
+                extra={"spider": self.crawler.spider},
+            )
+            return
         (logger.debug if quiet else logger.info)("discovery: manifest %s not read (%s)", url, why)
 
     def _children(self, kind: str, url: str, response: Response, queue: deque[tuple[str, str]]) -> Iterator[Surfaced]:

@@ -34,8 +34,9 @@ async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
     """Download ``url`` through the crawler's downloader; any status comes back as is.
 
     Redirects are not followed here (``dont_redirect``): the caller follows them so
-    it can count hops and gate each one. Retries are off: the backoff and robots
-    gates decide what a 429/5xx means for an internal resource.
+    it can count hops and gate each one. Retries are off, but for a manifest
+    (:data:`~scrapy_walsh.admission.RETRIED_KINDS`, retried as a page is): the backoff
+    and robots gates decide what a 429/5xx means for an internal resource.
     """
     assert crawler.engine is not None
     request = Request(
@@ -46,7 +47,7 @@ async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
         meta={
             INTERNAL: kind,
             "dont_redirect": True,
-            "dont_retry": True,
+            "dont_retry": kind not in admission.RETRIED_KINDS,
             "handle_httpstatus_all": True,
             **meta,
         },

@@ -214,6 +214,12 @@ STATS: tuple[Stat, ...] = (
     Stat("walsh/discovery/manifests_unreadable", "Manifests refused by a gate, failed, not 2xx, or not readable."),
     Stat("walsh/discovery/manifests_over_bound", "Manifests of a host past the number read per host."),
     Stat(
+        "walsh/discovery/manifests_given_up",
+        "Manifests still answering 429/503 (or another retried status, or failing on the network) after "
+        "the retries a page gets (R5): given up with a WARNING naming each; the pages they list are not "
+        "fetched this run. Also counted in `manifests_unreadable`.",
+    ),
+    Stat(
         "walsh/scope/shell_declared",
         "Requests `scrapy shell` scheduled for a URL typed at the prompt (or on its command line): declared targets.",
     ),

@@ -112,6 +112,12 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
         "`scrapy walsh plan SPIDER` lists them",
     ),
     (
+        "walsh/discovery/manifests_given_up",
+        "manifests given up",
+        "sitemaps, feeds or llms.txt still busy (429/503) or failing after their retries (R5; the WARNING "
+        "above names each): the pages they list were not fetched; run the crawl again later",
+    ),
+    (
         "walsh/conditional/not_modified",
         "not modified",
         "304 (R7: nothing new since the last fetch; no callback ran); "

@@ -4,7 +4,8 @@ index and disallows one post. The index has a child for posts (with ``lastmod``)
 other pages, and one on another host. Requests are recorded by :class:`tests.shop_site.Shop`.
 
 ``site.lastmod`` is the posts' ``lastmod``; ``site.hostile`` makes ``/sitemap-posts.xml``
-one of a few hostile documents (see :data:`HOSTILE`).
+one of a few hostile documents (see :data:`HOSTILE`); ``site.busy`` answers a path's first
+requests (or all of them) with a status and a ``Retry-After``, or with no answer.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class BlogHandler(BaseHTTPRequestHandler):
         body: str | bytes = "not found"
         kind, status = "text/plain", 404
         path = self.path
+        if self._busy(path):
+            return
         if path == "/robots.txt":
             body, kind, status = ROBOTS.format(base=base), "text/plain", 200
         elif path == "/sitemap_index.xml":
@@ -117,12 +120,36 @@ class BlogHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _busy(self, path: str) -> bool:
+        """Answer ``path`` as ``site.busy`` says, while it says so: True when answered."""
+        if (busy := self.server.busy.get(path)) is None:
+            return False
+        status, retry_after, times = busy
+        if times is not None and self.server.paths().count(path) > times:
+            return False
+        if status <= 0:  # no answer: the connection is closed at once (0) or after 10 s (-1)
+            time.sleep(10.0 if status < 0 else 0.0)
+            self.close_connection = True
+            return True
+        self.send_response(status)
+        if retry_after is not None:
+            self.send_header("Retry-After", retry_after)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return True
+
 
 class Blog(Shop):
     def __init__(self, port: int = 0):
         super().__init__(port, BlogHandler)
         self.lastmod: str | None = "2020-01-01"
         self.hostile: str | None = None
+        #: path -> (status, Retry-After or None, how many first requests get it; None: every one)
+        self.busy: dict[str, tuple[int, str | None, int | None]] = {}
+
+    def asked(self, path: str) -> list[float]:
+        """When ``path`` was asked for, by the server's clock."""
+        return [t for t, p, _ in self.log if p == path]
 
     def fetched(self) -> list[str]:
         """Paths asked for, but the robots.txt and the manifests."""

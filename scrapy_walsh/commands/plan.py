@@ -135,7 +135,9 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     entries = list(recorder.decisions.values())
     discovery = crawler.get_spider_middleware(DiscoveryMiddleware)
     manifests: Counter[str] = Counter()
+    given_up: list[dict[str, str]] = []
     if discovery is not None and discovery.discovery is not None:
+        given_up = [{"url": url, "why": why} for url, why in discovery.discovery.given_up]
         for found in discovery.discovery.outcomes:
             if found.skipped in DISCOVERY_REASONS:
                 reason, detail = DISCOVERY_REASONS[found.skipped]
@@ -159,6 +161,7 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
         "hosts": hosts,
         "seconds": round(seconds, 1),
         "per_request_seconds": round(per_request, 3),
+        "manifests_given_up": given_up,
     }
 
 
@@ -170,6 +173,12 @@ def render(plan: dict[str, Any]) -> str:
     lines.append(
         f"{len(plan['fetch'])} to fetch, {len(plan['skip'])} skipped" + (f" ({by_reason})" if by_reason else "")
     )
+    if given_up := plan["manifests_given_up"]:
+        lines.append(
+            f"{len(given_up)} manifest{'s' if len(given_up) > 1 else ''} given up: "
+            + ", ".join(f"{e['url']} ({e['why']})" for e in given_up)
+            + "; the pages they list are not in this plan"
+        )
     lines.append(
         f"time by the pacing bound: {plan['seconds']:.1f} s "
         f"(each request {plan['per_request_seconds'] * 1000:.0f} ms on the wire, as the dry run's answers took)"

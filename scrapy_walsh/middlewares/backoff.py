@@ -8,7 +8,9 @@ Scrapy's ``RetryMiddleware`` keeps its other codes and exceptions; the add-on re
 ``WALSH_BACKOFF_HTTP_CODES`` from ``RETRY_HTTP_CODES`` so nothing is retried twice.
 
 Own fetches (robots.txt, the blocklist) and ``dont_retry`` requests are not
-retried, but their 429/503 still pauses the host.
+retried, but their 429/503 still pauses the host. A manifest discovery reads is retried
+as a page is (``engine.download_async`` sends the retry, which the pacing gate holds
+until the pause ends); after a timeout it is not (docs/requirements/r5-backoff.md).
 
 A request that got no answer within ``DOWNLOAD_TIMEOUT`` is treated as a 503
 without ``Retry-After`` whose pause is at least ``WALSH_RECHECK_INTERVAL``, doubled for each
@@ -102,7 +104,7 @@ class BackoffMiddleware:
                 decision.reason,
             )
             return response
-        if request.meta.get("dont_retry") or admission.own_fetch_kind(request) is not None:
+        if request.meta.get("dont_retry") or admission.not_retried(request):
             logger.info(
                 "%s answered %s: %s paused for %.1f s (%s); not retried here",
                 request.url,
@@ -139,6 +141,8 @@ class BackoffMiddleware:
         self.stats.inc_value("walsh/backoff/count")
         self.stats.inc_value("walsh/backoff/timeout")
         self.stats.inc_value("walsh/backoff/paused_seconds", round(decision.delay, 3))  # type: ignore[arg-type]  # a float stat
+        # no own fetch is retried after a timeout, a manifest either: discovery reads the manifests before
+        # any target is yielded, so waiting out this rest would hold every host's targets as long
         if not decision.retry or request.meta.get("dont_retry") or admission.own_fetch_kind(request) is not None:
             if not decision.retry:
                 self.stats.inc_value("walsh/backoff/gave_up")
