@@ -165,7 +165,7 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
         for pattern, callback in rules:
             route = Route(_name(callback), allow=(re.compile(pattern) if isinstance(pattern, str) else pattern,))
             where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.sitemap_rules"
-            found.add(route, callback, spider, source, (where, f"the route {_pattern(pattern)!r}"))
+            found.add(route, callback, spider, source, (where, f"the route '{_pattern(pattern)}'"))
         found.follow = [re.compile(p) if isinstance(p, str) else p for p in getattr(source, "sitemap_follow", [""])]
         return found
     if not kinds:
@@ -191,7 +191,7 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
             found.add(route, rule.callback, spider, source, (where, f"rule {index + 1} ({allow})"))
     for pattern, callback in routes:
         route = Route(callback, allow=(re.compile(pattern),))
-        found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route {pattern!r}"))
+        found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route '{pattern}'"))
     return found
 
 
