@@ -86,6 +86,9 @@ KEEP_SECONDS = 400 * 86400.0
 #: checkpoint's ``WALSH_MAX_BODY_BYTES`` bound applies first when it is lower).
 MANIFEST_MAX_BYTES = 52_428_800
 STATS = "walsh/discovery/"
+#: A spider class with this attribute true is one of the add-on's commands (``explain``, the
+#: probes): its start is what was typed, so discovery and the project's routes never apply to it.
+COMMAND_SPIDER = "walsh_command_spider"
 
 
 @dataclass
@@ -151,10 +154,11 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
     """The routing of ``spidercls`` when discovery applies to it, else None.
 
     ``spider`` (the instance) resolves the callbacks; without it (``check``), only names are read.
-    It never applies to ``scrapy fetch``, ``shell`` or ``parse``: the request is the URL a person
-    typed, a declared target (R6), not one for the site's manifests to declare.
+    It never applies to ``scrapy fetch``, ``shell`` or ``parse``, nor to a command's own spider
+    (:data:`COMMAND_SPIDER`: ``explain``, the probes): the request is the URL a person typed, a
+    declared target (R6), not one for the site's manifests to declare.
     """
-    if spider is not None and typed_command.command() in LOOKING:
+    if getattr(spidercls, COMMAND_SPIDER, False) or (spider is not None and typed_command.command() in LOOKING):
         return None
     kinds: tuple[str, ...] = parse(settings, "WALSH_DISCOVERY")
     routes: tuple[tuple[str, str], ...] = parse(settings, "WALSH_DISCOVERY_ROUTES")

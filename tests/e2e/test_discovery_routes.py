@@ -70,3 +70,15 @@ def test_a_route_to_a_callback_the_spider_cannot_call_is_refused_at_start(tmp_pa
     (row6,) = [r for r in report["rows"] if r["row"] == "6"]
     failed = [f["message"] for f in row6["findings"] if f["status"] == "fail"]
     assert len(failed) == 1 and all(word in failed[0] for word in named[1:]), row6["findings"]
+
+
+@pytest.mark.parametrize("kind", ["blog_crawl", "blog_follow"])
+def test_explain_in_a_discovery_project_decides_the_url_typed(tmp_path, blog, kind):  # noqa: F811
+    """``explain``'s own spider has none of the project's callbacks: discovery took its URL for a page
+    no route names and the dry run "ended without reaching a decision"; a route check would refuse it.
+    Discovery never applies to a command's own spider."""
+    project = make_project(tmp_path, kind, blog.base)
+    explained = run_scrapy(["walsh", "explain", f"{blog.base}/post/1.html"], cwd=project)
+    assert explained.returncode == 0, explained.stdout + explained.stderr[-4000:]
+    assert "decision     FETCH" in explained.stdout, explained.stdout
+    assert not [p for p in blog.paths() if p.startswith("/sitemap")], "explain read the manifests"
