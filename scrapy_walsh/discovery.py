@@ -39,11 +39,11 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spiders import CrawlSpider, SitemapSpider
 
-from . import own_fetch
+from . import own_fetch, typed_command
 from .config import parse
 from .context import CrawlContext
-from .exceptions import HostPaused
-from .fetcher import fetcher
+from .exceptions import FAIL, Finding, HostPaused
+from .fetcher import LOOKING, fetcher
 from .middlewares.frequency import Answers
 from .middlewares.robots_gate import RobotsMiddleware
 from .policy import feeds, llmstxt
@@ -87,6 +87,9 @@ KEEP_SECONDS = 400 * 86400.0
 #: checkpoint's ``WALSH_MAX_BODY_BYTES`` bound applies first when it is lower).
 MANIFEST_MAX_BYTES = 52_428_800
 STATS = "walsh/discovery/"
+#: A spider class with this attribute true is one of the add-on's commands (``explain``, the
+#: probes): its start is what was typed, so discovery and the project's routes never apply to it.
+COMMAND_SPIDER = "walsh_command_spider"
 
 
 @dataclass
@@ -103,6 +106,18 @@ class SpiderRoutes:
     kinds: tuple[str, ...] = (SITEMAP,)
     #: rules without a callback: navigation, not needed under R6 (``check`` says so)
     navigation: list[str] = field(default_factory=list)
+    #: routes whose callback the spider lacks or can't call, as (where, message): refused at start
+    broken: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, route: Route, callback: Any, spider: Any, source: Any, where: tuple[str, str]) -> None:
+        """``route`` to ``callback`` (a name or a callable), bound on ``spider``; ``source`` (the
+        spider or its class) is asked whether it can be called, ``where`` is (the setting or spider
+        attribute that declares the route, its words) for the refusal."""
+        self.routes.append(route)
+        self.callbacks.setdefault(route.callback, _bind(spider, callback))  # type: ignore[arg-type]
+        why = _uncallable(source, callback)
+        if why is not None:
+            self.broken.append((where[0], f"{where[1]} names callback {route.callback!r}, {why}"))
 
 
 def _name(callback: Any) -> str:
@@ -119,11 +134,33 @@ def _bind(spider: Any, callback: Any) -> Callable[..., Any] | None:
     return bound if getattr(bound, "__func__", None) is callback else callback
 
 
+def _uncallable(source: Any, callback: Any) -> str | None:
+    """Why ``callback`` can't be called on ``source`` (a spider or its class), or None."""
+    name = getattr(source, "__name__", type(source).__name__)
+    if not isinstance(callback, str):
+        return None if callable(callback) else f"a {type(callback).__name__}, which is not callable"
+    found = getattr(source, callback, None)
+    if found is None:
+        return f"which {name} does not have: the targets it routes would be dropped; name a method of the spider"
+    if not callable(found):
+        return f"but {name}.{callback} is a {type(found).__name__}, not callable: name a method of the spider"
+    return None
+
+
+def _pattern(pattern: Any) -> str:
+    return str(getattr(pattern, "pattern", pattern))
+
+
 def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderRoutes | None:
     """The routing of ``spidercls`` when discovery applies to it, else None.
 
     ``spider`` (the instance) resolves the callbacks; without it (``check``), only names are read.
+    It never applies to ``scrapy fetch``, ``shell`` or ``parse``, nor to a command's own spider
+    (:data:`COMMAND_SPIDER`: ``explain``, the probes): the request is the URL a person typed, a
+    declared target (R6), not one for the site's manifests to declare.
     """
+    if getattr(spidercls, COMMAND_SPIDER, False) or (spider is not None and typed_command.command() in LOOKING):
+        return None
     kinds: tuple[str, ...] = parse(settings, "WALSH_DISCOVERY")
     routes: tuple[tuple[str, str], ...] = parse(settings, "WALSH_DISCOVERY_ROUTES")
     source = spider if spider is not None else spidercls
@@ -131,10 +168,9 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
         rules = getattr(source, "sitemap_rules", None) or [("", "parse")]
         found = SpiderRoutes([], manifests=[str(u) for u in getattr(source, "sitemap_urls", ()) or ()])
         for pattern, callback in rules:
-            found.routes.append(
-                Route(_name(callback), allow=(re.compile(pattern) if isinstance(pattern, str) else pattern,))
-            )
-            found.callbacks.setdefault(_name(callback), _bind(spider, callback))  # type: ignore[arg-type]
+            route = Route(_name(callback), allow=(re.compile(pattern) if isinstance(pattern, str) else pattern,))
+            where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.sitemap_rules"
+            found.add(route, callback, spider, source, (where, f"the route '{_pattern(pattern)}'"))
         found.follow = [re.compile(p) if isinstance(p, str) else p for p in getattr(source, "sitemap_follow", [""])]
         return found
     if not kinds:
@@ -147,21 +183,26 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
                 allow = getattr(extractor, "allow_res", [])
                 found.navigation.append(f"rule {index + 1} ({', '.join(p.pattern for p in allow) or 'every link'})")
                 continue
-            found.routes.append(
-                Route(
-                    _name(rule.callback),
-                    allow=tuple(getattr(extractor, "allow_res", ())),
-                    deny=tuple(getattr(extractor, "deny_res", ())),
-                    allow_domains=frozenset(getattr(extractor, "allow_domains", ())),
-                    deny_domains=frozenset(getattr(extractor, "deny_domains", ())),
-                    deny_extensions=frozenset(str(e).lower() for e in getattr(extractor, "deny_extensions", ()) or ()),
-                )
+            route = Route(
+                _name(rule.callback),
+                allow=tuple(getattr(extractor, "allow_res", ())),
+                deny=tuple(getattr(extractor, "deny_res", ())),
+                allow_domains=frozenset(getattr(extractor, "allow_domains", ())),
+                deny_domains=frozenset(getattr(extractor, "deny_domains", ())),
+                deny_extensions=frozenset(str(e).lower() for e in getattr(extractor, "deny_extensions", ()) or ()),
             )
-            found.callbacks.setdefault(_name(rule.callback), _bind(spider, rule.callback))  # type: ignore[arg-type]
+            allow = ", ".join(_pattern(p) for p in route.allow) or "every link"
+            where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.rules"
+            found.add(route, rule.callback, spider, source, (where, f"rule {index + 1} ({allow})"))
     for pattern, callback in routes:
-        found.routes.append(Route(callback, allow=(re.compile(pattern),)))
-        found.callbacks.setdefault(callback, _bind(spider, callback))  # type: ignore[arg-type]
+        route = Route(callback, allow=(re.compile(pattern),))
+        found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route '{pattern}'"))
     return found
+
+
+def route_findings(routing: SpiderRoutes) -> list[Finding]:
+    """A failure for each route whose callback the spider lacks or can't call (the start audit, ``check``)."""
+    return [Finding("6", "R6", FAIL, where, message) for where, message in routing.broken]
 
 
 @dataclass

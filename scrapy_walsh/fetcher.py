@@ -21,7 +21,7 @@ from typing import Any
 from . import typed_command
 
 #: The commands that look at a page a person typed: their fetches are theirs, not a spider's.
-LOOKING = frozenset({"shell", "fetch", "parse"})
+LOOKING = typed_command.TYPED
 
 
 def project() -> str:

@@ -1,9 +1,10 @@
-"""``scrapy fetch URL`` and ``scrapy shell URL``: a person typed the URL and waits for it.
+"""``scrapy fetch``, ``shell`` and ``parse URL``: a person typed the URL and waits for it.
 
 Their refusals must not vanish: ``--nolog`` turns logging off, and ``scrapy fetch`` then
-printed nothing and exited 0 when a gate refused the URL. So while one of these commands
-runs, each refusal is also printed on stderr as one line, whatever the log settings, and the
-process exits 1 (:mod:`scrapy_walsh.exit_status`): nothing was fetched for it.
+printed nothing and exited 0 when a gate refused the URL (``scrapy parse`` exited 0, logging or
+not). So while one of these commands runs, each refusal is also printed on stderr as one line,
+whatever the log settings, and the process exits 1 (:mod:`scrapy_walsh.exit_status`): nothing
+was fetched for it.
 
 The command is read from the process's arguments as Scrapy's own command line reads it (the
 first argument that is not an option), only when the program is Scrapy's.
@@ -17,7 +18,7 @@ import sys
 from . import exit_status
 
 #: The commands whose refusals are printed and fail the process.
-TYPED = frozenset({"fetch", "shell"})
+TYPED = frozenset({"fetch", "shell", "parse"})
 
 
 def command(argv: list[str] | None = None) -> str | None:
@@ -35,7 +36,7 @@ def command(argv: list[str] | None = None) -> str | None:
 
 
 def refused(message: str) -> None:
-    """A gate refused a request: under ``fetch``/``shell``, say so on stderr and fail the process."""
+    """A gate refused a request: under ``fetch``/``shell``/``parse``, say so on stderr and fail the process."""
     if command() not in TYPED:
         return
     print(f"scrapy_walsh: not fetched: {message}", file=sys.stderr, flush=True)

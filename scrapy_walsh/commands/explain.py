@@ -90,6 +90,7 @@ class ExplainSpider(scrapy.Spider):
     """Declares ``url`` and hands it to the gates; the outcome is written into ``report``."""
 
     name = "walsh-explain"
+    walsh_command_spider = True  # the URL typed: discovery never applies (discovery.COMMAND_SPIDER)
 
     def __init__(self, url: str, report: dict[str, Any], files: dict[str, Any], offline: bool, **kwargs: Any):
         super().__init__(**kwargs)

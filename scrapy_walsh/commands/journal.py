@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import webbotauth
 from ..journal import reading, report
+from ..journal.chain import no_journal
 from .publish import PublishedHeads
 from .signed_record import load_public_keys
 
@@ -58,10 +59,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(getattr(args, "path", None) or getattr(args, "journal", None) or _default(settings))
-    if not path.exists():
-        print(f"error: no journal at {path}", file=sys.stderr)
+    try:
+        keys = _keys(args, settings)
+    except (OSError, ValueError) as exc:  # a missing or garbage key or key directory: one line
+        print(f"error: cannot read the key from {_key_source(args, settings, {})}: {exc}", file=sys.stderr)
         return 1
-    keys = _keys(args, settings)
+    problem = no_journal(path)
+    # against published heads, a folder emptied after publication is what the heads check names
+    if problem is not None and not (getattr(args, "published", None) and path.is_dir()):
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     if args.action == "verify":
         if not args.published:
             return verify(path, keys, _key_source(args, settings, keys))
@@ -96,6 +103,9 @@ def verify(
     path: Path, keys: dict[str, Any] | None, key_source: str | None, seen: Callable[[str, bytes], None] | None = None
 ) -> int:
     found, _ = reading.read_journal(path, keys, seen=seen)
+    if not found.files:
+        print(f"FAILED: {no_journal(path)}")
+        return 1
     for f in found.files:
         notes = []
         if f.torn_tail and f.ok:

@@ -10,8 +10,9 @@ the plan and the crawl cannot disagree. A recorder in front of the R6 gate turns
 callback and errback into the plan's own, so no callback of the project runs and nothing reaches
 its feeds or pipelines.
 
-Exit status: 0 when the plan was made, 1 when the spider is unknown or the dry run reached no
-decision, 2 when the settings are refused.
+Exit status: 0 when the plan was made, 1 when the spider is unknown, the dry run was refused at
+start or stopped (its one message said, as for a crawl) or reached no decision, 2 when the settings
+are refused.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
+from .. import exit_status
 from ..checkpoint import NotSent
 from ..context import CrawlContext
 from ..discovery import DiscoveryMiddleware
@@ -211,6 +213,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     CrawlContext.of(crawler).explain(offline=False)
     process.crawl(crawler, **spargs)
     process.start()
+    if process.bootstrap_failed or exit_status.pending():
+        # refused at start (a second store of the identity), or stopped (its start() raised): said once, no plan
+        return 1
     plan = make_plan(crawler)
     print(json.dumps(plan, indent=2) if args.json else render(plan))
     return 0

@@ -21,6 +21,7 @@ ASSETS = "a::attr(href), img::attr(src), link::attr(href), script::attr(src)"
 
 class ProbeSpider(scrapy.Spider):
     name = "walsh_probe"
+    walsh_command_spider = True  # its own targets: discovery never applies (discovery.COMMAND_SPIDER)
 
     async def start(self):
         port = int(self.port)

@@ -43,6 +43,7 @@ class EvilUserAgent:
 
 class HostileProbeSpider(scrapy.Spider):
     name = "walsh_hostile_probe"
+    walsh_command_spider = True  # its own targets: discovery never applies (discovery.COMMAND_SPIDER)
     custom_settings = {"DOWNLOADER_MIDDLEWARES": {f"{__name__}.EvilUserAgent": 10001}}
     #: ``-a port=...`` (the demo site) and ``-a canary=...`` (the file a file:// URL names).
     port: str

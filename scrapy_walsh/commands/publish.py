@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .. import bot_page, webbotauth
 from .. import card as agent_card
 from ..journal import published
+from ..journal.chain import no_journal
 from .keys import SettingRefused, accepted_settings, card_fields, read_source
 
 if TYPE_CHECKING:
@@ -51,16 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
+        root = _folder(args.folder)
         readings = accepted_settings(settings)
         key = _key(args.key, readings)
-    except (SettingRefused, webbotauth.SigningError) as exc:
+        journal = _given_journal(args.journal) if args.journal is not None else _journal(settings)
+    except (SettingRefused, webbotauth.SigningError, Refused) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    journal = Path(args.journal) if args.journal else _journal(settings)
     public = {webbotauth.keyid(key): key.public_key()} if key is not None else None
     heads = published.signed_heads(journal, public) if journal is not None and journal.exists() else []
     facts = facts_of(readings, [key] if key is not None else [], len(heads))
-    root = Path(args.folder)
     files: dict[str, str] = {"index.html": bot_page.render(facts)}
     files[published.NAME] = _json(published.document(facts.token, heads, time.time()))
     if key is not None:
@@ -69,8 +70,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if facts.ip_ranges:
         created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         files[bot_page.IPS] = _json(bot_page.ip_document(facts.ip_ranges, created))
-    for name, text in files.items():
-        _write(root / name, text)
+    try:
+        for name, text in files.items():
+            _write(root / name, text)
+    except OSError as exc:
+        print(f"error: cannot write {root}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"wrote {root}: {', '.join(files)}")
     for name in ("WALSH_BLOCKLIST_OPERATOR", "WALSH_BLOCKLIST_CONTACT"):
         if not readings.value(name):  # the crawler best practices ask for both
@@ -78,6 +83,29 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{len(heads)} signed journal heads" + (f" from {journal}" if journal is not None else ""))
     print(f"serve it at the URL your User-Agent names; the key directory as {webbotauth.DIRECTORY_MEDIA_TYPE}")
     return 0
+
+
+class Refused(ValueError):
+    """A folder or journal ``publish`` cannot use: said in one line, exit 1."""
+
+
+def _folder(given: str) -> Path:
+    """The folder to write: an empty name (it would be the current folder) or a file is refused
+    before anything is read or written."""
+    if not given.strip():
+        raise Refused("no folder named: give the folder to write, e.g. `scrapy walsh publish public/`")
+    root = Path(given)
+    if root.exists() and not root.is_dir():
+        raise Refused(f"{root} is not a folder: give the folder to write")
+    return root
+
+
+def _given_journal(given: str) -> Path:
+    """``--journal DIR``: it must hold a journal (the crawl's own may not exist yet: no heads then)."""
+    problem = no_journal(Path(given))
+    if problem is not None:
+        raise Refused(f"--journal: {problem}")
+    return Path(given)
 
 
 def _key(given: str | None, readings: Readings) -> Ed25519PrivateKey | None:

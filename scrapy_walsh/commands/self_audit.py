@@ -93,7 +93,7 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
     """Row 6 for a spider whose targets discovery declares (``WALSH_DISCOVERY``, a SitemapSpider):
     its link following is replaced, so its rules and follows are not findings; a rule without a
     callback is reported as not needed. None when discovery does not apply."""
-    from ..discovery import spider_routes
+    from ..discovery import route_findings, spider_routes
 
     try:
         routing = spider_routes(spidercls, settings if settings is not None else BaseSettings())
@@ -101,6 +101,8 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
         return None  # the audit names the bad setting
     if routing is None:
         return None
+    if routing.broken:
+        return route_findings(routing)
     if not routing.routes:
         return [
             Finding(

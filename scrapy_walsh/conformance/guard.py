@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from .. import exit_status
+from .. import clean_refusal, exit_status
 from ..config import WalshConfig
 from ..context import CrawlContext
+from ..discovery import route_findings, spider_routes
+from ..exceptions import ConformanceError
 from ..settings import SPEC_VERSION
 from .audit import enforce
 from .engine import PASS, WARN, Finding
@@ -31,6 +33,7 @@ class ConformanceGuard:
     def from_crawler(cls, crawler: Any) -> ConformanceGuard:
         try:
             findings = enforce(crawler.settings)
+            _refuse_broken_routes(crawler)
             config = CrawlContext.of(crawler).configure(WalshConfig.from_settings(crawler.settings))
         except Exception as exc:
             exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
@@ -45,3 +48,13 @@ class ConformanceGuard:
             config.state_location().shown,
         )
         return cls(findings)
+
+
+def _refuse_broken_routes(crawler: Any) -> None:
+    """A discovery route to a callback the spider lacks or can't call would drop its targets without
+    a word: the crawl is refused before any request, naming the route and the callback."""
+    spider = crawler.spider
+    routing = spider_routes(type(spider), crawler.settings, spider) if spider is not None else None
+    if routing is not None and routing.broken:
+        clean_refusal.refusing()
+        raise ConformanceError(route_findings(routing))

@@ -233,6 +233,20 @@ def journal_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob(f"*{SUFFIX}") if p.is_file())
 
 
+def no_journal(path: Path) -> str | None:
+    """Why ``path`` holds no journal to read (one line), or None.
+
+    A path with no journal file is an error, not a journal "intact in 0 files": a crawl writes its
+    journal from its first request or refusal on, so there is nothing there to vouch for."""
+    if not path.exists():
+        return f"no journal at {path}"
+    if not (path.is_file() or path.is_dir()):
+        return f"{path} is not a journal file or folder"
+    if not journal_files(path):
+        return f"no journal file (*{SUFFIX}) in {path}: nothing was written there, so nothing can be verified"
+    return None
+
+
 def verify_path(
     path: Path,
     keys: Mapping[str, Any] | None,

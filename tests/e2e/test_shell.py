@@ -77,3 +77,43 @@ def test_shell_refusal_with_nolog_is_said_on_stderr(project, demo_site):
     assert result.returncode == 1, result.stderr[-3000:]
     assert "scrapy_walsh: not fetched: " in result.stderr and "disallowed_explicit" in result.stderr
     assert result.stdout.strip() == "None"
+
+
+def test_fetch_in_a_project_with_discovery_prints_the_page(project, demo_site):
+    """Discovery declares a spider's targets from the site's manifests; the URL typed after ``scrapy
+    fetch`` is declared by the person who typed it. Before, it was taken for a listing page and
+    dropped: nothing printed, exit 0, and the host's sitemaps read for nothing."""
+    with (project / "plainproj" / "settings.py").open("a") as settings:
+        settings.write('\nWALSH_DISCOVERY = ["sitemap"]\nWALSH_DISCOVERY_ROUTES = {r"/post/": "parse_post"}\n')
+    url = demo_site.url("open", "/page/6")
+    fetched = run_scrapy(["fetch", "--nolog", url], cwd=project, timeout=120)
+    assert fetched.returncode == 0, fetched.stderr[-3000:]
+    assert "<html" in fetched.stdout.lower(), fetched.stdout[-2000:]
+    assert [p for p, _ in _seen(demo_site, "open")] == ["/robots.txt", "/page/6"], "the page, and no manifest"
+
+
+def _one_refusal(result, url, verdict):
+    assert result.returncode != 0, result.stdout + result.stderr[-3000:]
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("scrapy_walsh: not fetched: "), result.stderr[-3000:]
+    assert verdict in lines[0] and url in lines[0], lines
+
+
+def test_parse_of_a_disallowed_or_just_fetched_url_is_one_refusal_and_a_non_zero_exit(project, demo_site):
+    """``scrapy parse URL`` exited 0 when robots.txt disallowed the URL or R8 refused it: a person
+    typed it, so the refusal is said on stderr (even with ``--nolog``) and the process fails."""
+    write_spider(project, "titles", TITLES)
+    disallowed = demo_site.url("open", "/private/parsed")
+    refused = run_scrapy(["parse", "--nolog", disallowed, "--spider", "titles", "-c", "parse"], cwd=project)
+    _one_refusal(refused, disallowed, "disallowed_explicit")
+    page = demo_site.url("open", "/page/7")
+    first = run_scrapy(["parse", "--nolog", page, "--spider", "titles", "-c", "parse"], cwd=project)
+    assert first.returncode == 0 and f"'url': '{page}'" in first.stdout, first.stderr[-3000:]
+    again = run_scrapy(["parse", "--nolog", page, "--spider", "titles", "-c", "parse"], cwd=project)
+    _one_refusal(again, page, "skipped_recently_fetched")
+    logged = run_scrapy(["parse", page, "--spider", "titles", "-c", "parse"], cwd=project)
+    assert logged.returncode != 0 and "Traceback" not in logged.stderr, logged.stderr[-3000:]
+    assert logged.stderr.count("scrapy_walsh: not fetched: ") == 1, logged.stderr[-3000:]
+    assert [p for p, _ in _seen(demo_site, "open")].count("/page/7") == 1
+    assert "/private/parsed" not in [p for p, _ in _seen(demo_site, "open")]
