@@ -103,8 +103,8 @@ def _systematic(hosts: Hosts, rng: random.Random) -> Iterator[Spelling]:
         for netloc, family in _netlocs(hosts, host, rng):
             for path in ("/private/a.html", "/pub/a.html", "/pub/../private/b.html"):
                 yield Spelling(f"http://{netloc}{path}", family, host, "private" if "private" in path else "pub")
-    for index, (text, family, aim) in enumerate(_host_tricks(hosts)):
-        yield Spelling(text, family, declared[index % len(declared)], aim)
+    for text, family, host, aim in _host_tricks(hosts):
+        yield Spelling(text, family, host, aim)
 
 
 def _leaf(rng: random.Random) -> str:
@@ -265,8 +265,9 @@ HOST_TRICKS = (
 )
 
 
-def _host_tricks(hosts: Hosts) -> Iterator[tuple[str, str, str]]:
-    """(URL, family, aim): spellings one reader sends to a declared host and another elsewhere."""
+def _host_tricks(hosts: Hosts) -> Iterator[tuple[str, str, str, str]]:
+    """(URL, family, declared host, aim): spellings one reader sends to a declared host and another
+    elsewhere."""
     port = hosts.port
     for other, aim in ((hosts.undeclared, "undeclared"), (hosts.blocked, "blocked")):
         for index, declared in enumerate(hosts.declared):
@@ -274,9 +275,9 @@ def _host_tricks(hosts: Hosts) -> Iterator[tuple[str, str, str]]:
             for path in ("/post/b.html", "/pub/a.html", "/private/a.html")[: 1 if index else 3]:
                 names = {"o": f"{other}:{port}", "s": f"{declared}:{port}", "other": other, "path": path}
                 for template, family in HOST_TRICKS:
-                    yield template.format(**names), family, aim
+                    yield template.format(**names), family, declared, aim
                 target = "private" if "private" in path else "pub"
-                yield f"http://{declared}:{port}/@{other}:{port}{path}", "path-at", target
-            yield f"http://{other}:{port}/pub/a.html", "plain-other-host", aim
-    for form in _ipv4_forms("127.0.0.1"):
-        yield f"http://{form}:{port}/pub/a.html", "loopback", "undeclared"
+                yield f"http://{declared}:{port}/@{other}:{port}{path}", "path-at", declared, target
+            yield f"http://{other}:{port}/pub/a.html", "plain-other-host", declared, aim
+    for index, form in enumerate(_ipv4_forms("127.0.0.1")):
+        yield f"http://{form}:{port}/pub/a.html", "loopback", hosts.declared[index % len(hosts.declared)], "undeclared"
