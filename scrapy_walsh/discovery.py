@@ -342,7 +342,10 @@ class Discovery:
 
     def _decide(self, found: Surfaced) -> Route | None:
         """The route that makes ``found`` a target, or None with the reason recorded and counted."""
-        key = canonical_url(found.url) if found.url.startswith(("http://", "https://")) else found.url
+        try:
+            key = canonical_url(found.url) if found.url.startswith(("http://", "https://")) else found.url
+        except ValueError:  # a host or port urllib can't read: keyed as written, same_host skips it
+            key = found.url
         if key in self._seen:
             return None
         self._seen.add(key)

@@ -206,7 +206,8 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/discovery/<skip>",
         "URLs discovery did not declare, per reason: `not_routed`, `lastmod_unchanged`, `other_host` (listed "
-        "by another host's manifest), `over_bound` (past the targets one run takes from manifests).",
+        "by another host's manifest, or naming no host and port urllib can read), `over_bound` (past the "
+        "targets one run takes from manifests).",
     ),
     Stat("walsh/discovery/manifests_requested", "Manifests (sitemaps, feeds, llms.txt) asked for, through the gates."),
     Stat("walsh/discovery/manifests_read", "Manifests that answered 2xx and were read."),

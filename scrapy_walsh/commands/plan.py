@@ -58,7 +58,7 @@ REASONS = {
 #: Discovery's own skips, by what it recorded.
 DISCOVERY_REASONS = {
     "not_routed": ("scope", "no route of the spider names it (R6)"),
-    "other_host": ("scope", "listed by another host's manifest"),
+    "other_host": ("scope", "listed by another host's manifest (or naming no host and port urllib can read)"),
     "lastmod_unchanged": ("lastmod", "the manifest's lastmod is not newer than our last fetch (R7)"),
     "over_bound": ("scope", "past the number of targets one run takes from manifests"),
 }

@@ -82,9 +82,14 @@ def route_for(url: str, routes: Sequence[Route]) -> Route | None:
 
 def same_host(url: str, manifest: str) -> bool:
     """A manifest speaks for its own host only (sitemaps.org: a sitemap lists URLs of its host;
-    an index's children on another host are another site's)."""
-    a, b = urlsplit(url), urlsplit(manifest)
-    return bool(a.hostname) and (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+    an index's children on another host are another site's). A URL whose host or port can't be
+    read (``http://a.example:80%5Cx``, ``http://[a.example``) shares no host: it is skipped, never
+    raised out of the crawl's start."""
+    try:
+        a, b = urlsplit(url), urlsplit(manifest)
+        return bool(a.hostname) and (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+    except ValueError:
+        return False
 
 
 def lastmod_time(value: str | None) -> float | None:
