@@ -426,7 +426,10 @@ class Discovery:
                 found.url = found.url[:2000]
                 self.outcomes.append(found)
                 return self._skip(found, "unsafe_url")
-        key = canonical_url(found.url) if found.url.startswith(("http://", "https://")) else found.url
+        try:
+            key = canonical_url(found.url) if found.url.startswith(("http://", "https://")) else found.url
+        except ValueError:  # a spider's own URL with a host or port urllib can't read: keyed as written
+            key = found.url
         if key in self._seen:
             return None
         self._seen.add(key)

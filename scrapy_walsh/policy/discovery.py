@@ -83,7 +83,8 @@ def route_for(url: str, routes: Sequence[Route]) -> Route | None:
 
 def same_host(url: str, manifest: str) -> bool:
     """A manifest speaks for its own host only (sitemaps.org: a sitemap lists URLs of its host;
-    an index's children on another host are another site's)."""
+    an index's children on another host are another site's). Both are judged as the requests they
+    become; a URL whose host or port can't be read shares no host."""
     try:  # judged as the requests they become, never as the text a manifest holds
         a, b = split(sent_url(url)), split(sent_url(manifest))
     except UnsafeURL:

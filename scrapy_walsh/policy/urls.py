@@ -17,7 +17,16 @@ from w3lib.url import safe_url_string
 
 from .blocklist.hosts import normalise_host
 
-__all__ = ["UnsafeURL", "reading_urls", "readings", "remove_dot_segments", "resolved", "sent_url", "split"]
+__all__ = [
+    "UnsafeURL",
+    "path_readings",
+    "reading_urls",
+    "readings",
+    "remove_dot_segments",
+    "resolved",
+    "sent_url",
+    "split",
+]
 
 #: A path segment that is ``.`` or ``..`` once ``%2e`` is read as the dot it encodes.
 _DOTS = frozenset({".", ".."})
@@ -30,7 +39,8 @@ _PARAMS = re.compile(r";[^/]*")
 
 
 class UnsafeURL(ValueError):
-    """A URL the add-on does not send: no http(s) host, or parsers that read different hosts in it."""
+    """A URL the add-on does not send: no http(s) host, parsers that read different hosts in it,
+    userinfo, or an encoded host."""
 
 
 def split(url: str) -> SplitResult:
@@ -96,6 +106,9 @@ def sent_url(text: str) -> str:
         raise UnsafeURL(f"{text[:200]!r} is not an absolute http(s) URL")
     if raw is None or normalise_host(raw) != host:
         raise UnsafeURL(f"{text[:200]!r} names host {raw!r} to one parser and {host!r} to the request sent")
+    if "@" in parts.netloc or "%" in parts.netloc:
+        # Twisted's agent resolves ``user@host`` whole, and a WHATWG parser decodes ``%6Fpen``
+        raise UnsafeURL(f"{text[:200]!r} has userinfo or an encoded host, which clients read differently")
     return url
 
 
@@ -104,7 +117,7 @@ def _merged(path: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def readings(path: str) -> tuple[str, ...]:
+def path_readings(path: str) -> tuple[str, ...]:
     """The paths common servers may serve for ``path`` (no query), the RFC 3986 one first: with
     and without ``//`` merged (before or after the dots), ``%2F``, ``%5C`` and ``\\`` read as
     ``/``, and ``;`` parameters cut."""
@@ -125,13 +138,22 @@ def readings(path: str) -> tuple[str, ...]:
 
 
 def reading_urls(url: str) -> tuple[str, ...]:
-    """``url`` once per reading of its path (:func:`readings`), the query kept: what a path rule
-    (robots.txt) must allow for the request to be sent."""
+    """``url`` once per reading of its path (:func:`path_readings`), the query kept: what a path
+    rule (robots.txt) must allow for the request to be sent."""
     try:
         parts = split(url)
     except ValueError:
         return (url,)
-    paths = readings(parts.path or "/")
+    paths = path_readings(parts.path or "/")
     if paths == (parts.path,):
         return (url,)
     return tuple(urlunsplit(parts._replace(path=p)) for p in paths)
+
+
+def readings(url: str) -> tuple[str, ...]:
+    """The request-targets (``path?query``) common servers may serve for ``url``, the sent one first."""
+    try:
+        query = split(url).query
+    except ValueError:
+        return (url,)
+    return tuple(p + (f"?{query}" if query else "") for p in path_readings(split(url).path or "/"))

@@ -157,11 +157,12 @@ DRIFT_ROWS = {
         lambda s: s.url("gone", "/page/1"),
         ("pacing", "host_paused_beyond_max_delay"),
     ),
-    # the crawl's robots.txt URL keeps the userinfo, which no connection accepts: unreachable
-    "a robots.txt URL with userinfo": (
+    # userinfo: Twisted's agent would resolve "user:secret@host" whole, so the URL is refused before
+    # any gate spends a robots.txt fetch on it (docs/url-model.md)
+    "a URL with userinfo": (
         "p1",
         lambda s: s.url("open", "/page/1").replace("http://", "http://user:secret@"),
-        ("robots", "unknown_unreachable"),
+        ("checkpoint", "ambiguous_url"),
     ),
     # robots.txt answered 503 with Retry-After on the first check: the re-check waits out the
     # host's R5 pause (the crawl's backoff applies to its own fetches too), then finds it down

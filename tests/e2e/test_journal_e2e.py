@@ -7,9 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
-import socket
-import subprocess
 import time
 from collections import Counter
 from pathlib import Path
@@ -24,6 +21,7 @@ from scrapy_walsh.demo.content import ROBOTS
 from scrapy_walsh.journal.chain import entries, journal_files
 from scrapy_walsh.settings import USER_AGENT
 
+from .. import nginx_server
 from ..helpers import add_addon_line, crawl_targets, new_project, run_scrapy
 from .browser import png_pixels_not_blank, render
 
@@ -149,58 +147,25 @@ def test_the_card_from_the_settings_passes_keys_verify_and_a_looser_crawl_is_a_f
 
 # ---------------------------------------------------------------------- a real nginx
 
-NGINX_CONF = """
-worker_processes 1;
-daemon off;
-{user}
-pid {root}/nginx.pid;
-error_log {root}/error.log;
-events {{ worker_connections 64; }}
-http {{
+NGINX_HTTP = """
     access_log {root}/access.log combined;
-    client_body_temp_path {root}/tmp; proxy_temp_path {root}/tmp; fastcgi_temp_path {root}/tmp;
-    uwsgi_temp_path {root}/tmp; scgi_temp_path {root}/tmp;
     server {{
         listen 127.0.0.1:{port};
         root {root}/www;
     }}
-}}
 """
 
 
 @pytest.fixture
 def nginx(tmp_path):
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-    if binary is None:
-        pytest.skip("nginx is not installed (make debian-packages)")
     root = tmp_path / "nginx"
     (root / "www").mkdir(parents=True)
-    (root / "tmp").mkdir()
     (root / "www" / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
     for i in (1, 2, 3):
         (root / "www" / f"p{i}.html").write_text(f"<html><title>p{i}</title><body>page {i}</body></html>")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    import os
-
-    user = "user root;" if os.geteuid() == 0 else ""
-    conf = root / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(root=root, port=port, user=user))
-    proc = subprocess.Popen([binary, "-c", str(conf), "-p", str(root)], stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    else:
-        proc.kill()
-        pytest.fail(f"nginx did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
-    yield port, root / "access.log"
-    proc.terminate()
-    proc.wait(timeout=10)
+    port = nginx_server.free_port()
+    with nginx_server.running(root, NGINX_HTTP.format(root=root, port=port), port):
+        yield port, root / "access.log"
 
 
 def test_match_against_a_real_nginx_access_log(nginx, tmp_path):

@@ -52,6 +52,21 @@ def test_same_host_counts_scheme_and_port():
 
 
 @pytest.mark.parametrize(
+    "listed",
+    [
+        "http://a.example:80%5Cprivate%5Ca.html",
+        "http://a.example:80%2Fx",
+        "http://a.example:99999/x",
+        "http://[a.example/x",
+    ],
+)
+def test_a_listed_url_with_no_readable_port_or_host_is_another_hosts_not_an_error(listed):
+    # one such <loc> in a sitemap raised out of discovery and ended the crawl's start
+    assert not same_host(listed, "http://a.example/sitemap.xml")
+    assert not same_host("http://a.example/sitemap.xml", listed)
+
+
+@pytest.mark.parametrize(
     ("value", "expected"),
     [
         ("2026-11-02", 1793577600.0),
