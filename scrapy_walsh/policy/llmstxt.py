@@ -4,7 +4,7 @@ Pure: no Scrapy, no I/O.
 llms.txt is a *hint* and untrusted content: it is read as data only (name, summary, link
 sections, with the same CommonMark parser as any markdown) and used for one decision, which
 URL is a target's twin (strict on purpose). Whatever the twin is, it still meets every gate.
-docs/requirements/r9-structured-sources.md ("The twin rule") says why.
+docs/requirements/r9-structured-sources.md says why.
 """
 
 from __future__ import annotations
