@@ -1,14 +1,9 @@
 """``scrapy walsh blocklist add|remove|validate``: the operator edits the blocklist file.
 
-The edits themselves are pure (:mod:`scrapy_walsh.policy.blocklist.edit`); this module reads
-the file, writes it atomically (a temporary file in the same directory, fsync, then
-``os.replace``, so a crash leaves the old file or the new one, never half of one) and
-reports. Nothing is written when the edit changes nothing, or when the input or the
-result fails validation: the file is left exactly as it was and the exit status is 1.
-
-The clock is the one input that is not on the command line: ``SOURCE_DATE_EPOCH``
-(the reproducible-builds convention), when set, is used as "now", so the same file,
-arguments and epoch always give the same bytes.
+The edits are pure (:mod:`scrapy_walsh.policy.blocklist.edit`); this module reads the file,
+writes it atomically (temporary file, fsync, ``os.replace``) and reports. Nothing is written
+when nothing changes or validation fails (exit 1). ``SOURCE_DATE_EPOCH``, when set, is "now".
+docs/command-blocklist.md says why.
 """
 
 from __future__ import annotations

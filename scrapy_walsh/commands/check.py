@@ -1,14 +1,9 @@
 """``scrapy walsh check [SPIDER] [--json] [--live] [--sign]``: the specification's checklist, by requirement.
 
-Static (the default) audits the *effective* settings, as a crawl of SPIDER would see
-them: the project's settings, the spider's ``custom_settings``, then every add-on in
-``ADDONS`` applied the way Scrapy applies them when it creates a crawler. The same
-rules the add-on enforces at start (:mod:`scrapy_walsh.conformance`) give each row its
-findings, plus what only a self-audit looks at (:mod:`.self_audit`): the spider's own
-code and a write probe of the state store. ``--live`` runs a real crawl instead (:mod:`.live`).
-
-Exit status: 1 when any row fails (a MUST breaks, or the add-on would refuse to
-start), 0 otherwise (warnings included); 2 for a usage error (unknown spider).
+Static (the default) audits the *effective* settings, as a crawl of SPIDER would see them,
+with the rules the add-on enforces at start (:mod:`scrapy_walsh.conformance`) plus a
+self-audit (:mod:`.self_audit`); ``--live`` runs a real crawl instead (:mod:`.live`). Exit 1
+when any row fails, 0 otherwise, 2 for a usage error. docs/command-check.md says why.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """``scrapy walsh explain URL``: the gate-by-gate decision for one URL, with its reasons.
 
-It answers "why was this (not) fetched?" by asking the crawl itself: explain runs a
-one-request crawl of ``URL`` through the add-on's own components, with the project's
-settings, in a dry run (:meth:`scrapy_walsh.context.CrawlContext.explain`). The target meets every
-gate in the crawl's order (admission, address, blocklist, robots.txt, R8, usage, backoff,
-pacing) and then the checkpoint, which evaluates its pace without reserving it and sends
-it nothing. What the gates need on the way goes out exactly as in a crawl (the blocklist
-and its published schema, the origin's robots.txt: through the crawler, paced in the
-identity's shared ledger, signed, redirects gated, outcomes stored). So there is no
-second copy of any step here (docs/architecture.md, "explain is a crawl"): this module
-holds the command's arguments and the one-request crawl; ``explain_sections`` reads what the
-crawl decided, ``explain_render`` writes it for people.
-
-* Settings are the project's with the add-on applied (its defaults and its audit): a
-  settings module that would not start a crawl is refused, with the audit's reasons (exit 2).
-* ``--offline``: the checkpoint sends nothing at all, and names are not looked up (only
-  IP literals and the demo's ``*.walsh-demo.test`` table): the state store's copies (a
-  robots.txt under 30 days old, the last adopted blocklist) and the given files decide.
-* ``--robots-file`` / ``--blocklist-file`` stand in for the origin's robots.txt and the
-  operator's list (the crawl's gates read them as if fetched).
-* In the dry run the frequency gate (R8) reads its rule without claiming the target, so a
-  crawl running meanwhile is not kept from it.
-
-Exit status: 0 when the URL was explained (whatever the decision), 1 when an input
-file is unreadable or invalid, 2 when the settings are refused.
+It asks the crawl itself: a one-request crawl of ``URL`` through the add-on's own components,
+in a dry run (:meth:`scrapy_walsh.context.CrawlContext.explain`), so no step has a second
+copy here. This module holds the arguments and that crawl; ``explain_sections`` reads what
+the crawl decided, ``explain_render`` writes it for people. docs/command-explain.md says why.
 """
 
 from __future__ import annotations

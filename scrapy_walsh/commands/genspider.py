@@ -1,19 +1,9 @@
 """``scrapy walsh genspider NAME DOMAIN``: a new spider from the package's ``walsh`` template.
 
-Why not ``scrapy genspider -t walsh``: Scrapy 2.19's genspider finds a template by name
-in exactly two places, the working directory and ``TEMPLATES_DIR/spiders``, and
-``TEMPLATES_DIR`` *replaces* Scrapy's own directory (the same setting also holds the
-``startproject`` templates). Add-ons are not loaded for genspider either. So a package
-can't add a template name without taking ``basic``, ``crawl``, ``csvfeed`` and
-``xmlfeed`` away (tests/test_genspider.py shows both facts). A path works, though:
-``scrapy genspider -t "$(scrapy walsh genspider --template-path)" NAME DOMAIN``.
-
-This subcommand is Scrapy's genspider with our template: the same checks (a spider or
-file of that name already there, a name equal to the project's), the same variables
-(``name``, ``classname``, ``url``, ``domain`` ...), the same ``NEWSPIDER_MODULE``
-placement. Scrapy's ``Command`` keeps those steps in private methods, so the few lines are
-ours, over Scrapy's public helpers (``render_templatefile``, ``sanitize_module_name``,
-``verify_url_scheme``, the spider loader). It exits 1 when nothing was created.
+Scrapy's genspider can't take a package's template name without losing its own, so this is
+Scrapy's genspider with our template: the same checks, variables and ``NEWSPIDER_MODULE``
+placement, over Scrapy's public helpers (its ``Command`` keeps those steps private). It exits
+1 when nothing was created. docs/command-genspider.md says why.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """``scrapy walsh keys``: the operator's key tooling for Web Bot Auth.
 
-``generate PATH`` writes a new Ed25519 private key (PEM, PKCS#8) with mode 0600 and its public
-key beside it as ``PATH.pub``; it never overwrites either without ``--force``. ``directory``
-prints the key directory document (``application/http-message-signatures-directory+json``) to
-publish at ``/.well-known/http-message-signatures-directory``. ``verify URL`` fetches a
-published directory, once, with the configured User-Agent (``WALSH_USER_AGENT``) and without following redirects (as a
-site's verifier does), and checks that it holds our key under its thumbprint.
-
-The key is ``--key PATH`` or the ``WALSH_SIGNING_KEY`` setting. Exit status: 0, or 1 with the reason on stderr.
+``generate PATH`` writes an Ed25519 key (mode 0600) and ``PATH.pub``, never overwriting
+without ``--force``; ``directory`` prints the key directory document; ``verify URL`` fetches a
+published directory once, without redirects, and checks it holds our key. Exit status: 0,
+or 1 with the reason on stderr. docs/command-keys-journal.md says how.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """``scrapy walsh check --live``: a dynamic attestation, judged from the server side.
 
-It starts the demo site on loopback (with sentinels on 127.0.0.1 and ::1), then runs
-``python -m scrapy runspider`` in the project directory with the probe spider
-(:mod:`.probe`). The crawl gets the project's own settings module, the ``-s`` values
-given to this command, and (with SPIDER) that spider's ``custom_settings``. The only
-overrides are the ones that point it at the demo site and keep the run from touching
-real state: the demo resolver, ``WALSH_ALLOW_PRIVATE_ADDRESSES`` for the demo's
-addresses, the demo operator's blocklist URLs, a temporary ``WALSH_STATE_URI``, and
-``CLOSESPIDER_TIMEOUT`` as a safety net for a project that would crawl on and on.
-The verdicts come from :func:`scrapy_walsh.attestation.judge` over the server's log.
-
-A second crawl follows, with the hostile probe (:mod:`.probe_hostile`): the same settings,
-a spider that tries to get around every gate (forged meta, ``engine.download``, a late
-User-Agent middleware, proxies, a ``Host`` header, a trailing dot, ``file://``, a robots.txt
-redirected to a ``file://`` URL, a chunked item), then a start with
-``WALSH_BACKOFF_MAX_DELAY=nan``. It passes only if the server saw none of it
-(:func:`scrapy_walsh.attestation.judge_hostile`); its findings join the same rows, so the
-attestation record carries them. No peer crawler attests this part.
+It starts the demo site on loopback and runs the project's own settings with the probe spider
+(:mod:`.probe`), overriding only what points it at the demo and keeps real state untouched;
+then the hostile probe (:mod:`.probe_hostile`). The verdicts come from the server's log
+(:func:`scrapy_walsh.attestation.judge`, :func:`~scrapy_walsh.attestation.judge_hostile`).
+docs/command-check.md says why.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """The hostile probe ``check --live`` runs after the ordinary one: a spider that tries to
 get around every gate, the way careless or hostile spider code would.
 
-What it tries, from one declared target's callback and from an errback:
-
-- meta forgery: ``walsh_internal`` on a disallowed path, a blocked host and a sub-resource;
-  ``walsh_declared`` on a request yielded from an errback; retry/claim/redirect meta keys
-  on a target already fetched (an R8 refetch);
-- paths around the middlewares: ``crawler.engine.download`` of undeclared URLs on three
-  hosts; a downloader middleware at priority 10001 that sets ``User-Agent: EvilBot/1.0``;
-  a proxy on a blocked host and one on 127.0.0.1; a ``Host`` header naming a blocked host;
-- one host, two spellings: the target's host with a trailing dot, declared next to it;
-- schemes: a ``file://`` start URL (a canary file the report checks the items for), and a
-  robots.txt that redirects to a ``file://`` URL (set up by the command);
-- an item whose 50,000-character body is split into 1,000-character strings.
-
-A separate start with ``WALSH_BACKOFF_MAX_DELAY=nan`` must be refused. The verdicts come
-from :func:`scrapy_walsh.attestation.judge_hostile`, over what the server saw and what
-reached the feed; nothing the spider reports is trusted.
+Meta forgery, paths around the middlewares, one host in two spellings, ``file://`` schemes and
+a chunked item, then a start with ``WALSH_BACKOFF_MAX_DELAY=nan``. The verdicts come from
+:func:`scrapy_walsh.attestation.judge_hostile`, over what the server saw and what reached the
+feed; nothing the spider reports is trusted. docs/command-check.md lists every attempt.
 """
 
 from __future__ import annotations

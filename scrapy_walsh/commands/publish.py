@@ -1,19 +1,9 @@
 """``scrapy walsh publish DIR``: the bot's public face, as a static folder to serve at its URL.
 
-After draft-illyes-webbotauth-cbcp, a crawler says on a page who runs it, why, how to block it and
-how fast it goes; the folder holds that page and what a site owner checks us with:
-
-``index.html``                                    the bot's page (:mod:`scrapy_walsh.bot_page`)
-``.well-known/http-message-signatures-directory``  the key directory (with a signing key)
-``.well-known/signature-agent-card.json``          the Signature Agent Card (registry-04)
-``journal-heads.json``                             the journal's signed heads, one per day and chain
-``ips.json``                                       the networks we send from (``WALSH_IP_RANGES``)
-
-Everything comes from the settings (a setting a crawl refuses stops it, one line, exit 1) and the
-journal (``--journal DIR`` or the crawl's). Run it again after each crawl: the newer heads are added.
-
-:func:`published_findings` is ``check``'s side: where a published folder (``WALSH_PUBLISHED``)
-states other facts than the running settings.
+The folder holds the bot's page, the key directory, the Signature Agent Card, the journal's
+signed heads and ``ips.json``, all from the settings and the journal; run it again after each
+crawl. :func:`published_findings` is ``check``'s side: where a published folder
+(``WALSH_PUBLISHED``) states other facts than the running settings. docs/publishing.md says why.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Signed attestation records: ``check --sign`` and ``scrapy walsh check verify FILE``.
 
-A record (the JSON ``check --json`` prints) is signed detached, with the key that signs our
-requests: Ed25519 over the record's canonical JSON (:func:`scrapy_walsh.webbotauth.sign_record`),
-stored under :data:`SIGNATURE` next to the record's own fields, and left out of what it
-covers. Before signing, the record gains what makes it checkable later: a digest of the
-effective settings it was made under and, for ``--live``, of the server's request log (the
-spec and package versions and the figures are already in it). Anyone holding our public
-key, or our published key directory, can then tell the record came from us unedited.
+A record (the JSON ``check --json`` prints) is signed detached with the key that signs our
+requests, over its canonical JSON, after it gains digests of the effective settings and (for
+``--live``) of the server's log. docs/verifiable-identity.md ("Signed attestation records")
+says why.
 """
 
 from __future__ import annotations

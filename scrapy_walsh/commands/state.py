@@ -1,47 +1,10 @@
 """``scrapy walsh state``: what the state store remembers about a target, and how to forget it.
 
-``show [URL|HOST]`` lists what the crawl's store holds and why a target would be
-skipped: when it was last fetched (R8) and when it may be fetched again, its stored
-validators (R7), which spiders already emitted it as an item (R7), the cached
-robots.txt of its origin (R2), and the host's pacing ledger (R4/R5); a target a crawl
-is sending now shows its lease (a lease of a crawl gone since is sent again by the
-next crawl). Without an argument it counts the records of each kind, lists the targets that
-count as fetched (R8) without having given their items: a final 5xx after the retries, a
-response refused as larger than its bound, a callback that raised (each with the ``forget``
-command that fetches it again), counts the items kept for each spider's next run (an output
-could not take them), and counts the crawls holding the store.
-
-``forget URL...`` and ``forget --host HOST`` drop the R8 fetch records (and who fetched
-them, with the status) and the R7 validators, under the canonical key and the key an earlier
-version wrote, so the next crawl fetches those targets again (unconditionally);
-``--items`` also forgets which spiders emitted them, so their items are emitted again.
-``forget --robots HOST`` drops the cached robots.txt of the host's origins, so the next
-crawl reads it afresh. ``forget --kept NAME`` drops the items kept for spider NAME's next run
-(an output could not take them; e.g. an item a pipeline will always refuse): they are never
-delivered. ``forget --spider NAME`` is the developer loop's reset:
-the spider's emitted items (R7 dedup), the items kept for its next run, and the R8 fetch
-records and R7 validators of the targets this project's spider NAME fetched, read from the
-store's record of who fetched each (:mod:`scrapy_walsh.fetcher`; another project's records
-stay), so the next crawl fetches and emits again. Records an earlier version wrote name no
-fetcher: those of the spider's static hosts (``start_urls``, ``allowed_domains``) go. The
-pacing ledger is never touched: R4 holds across edit-and-run.
-
-``reset [--yes]`` starts afresh: it removes the store's files (database, WAL, id file),
-after the store refused to open (emptied, replaced or unreadable) or on
-purpose. Every remembered opt-out, robots.txt and pacing entry goes with them, so it
-asks for ``--yes`` (this machine's copy of the last adopted blocklist stays). It refuses
-while a crawl holds the store (namespace ``crawls``: a running crawl beats every 5 s),
-since a crawl running on removed files keeps a ledger the next crawl can't see.
-A Redis store is never cleared from here: when it lost its data (its id is gone or is
-another), ``reset --yes`` makes this machine forget the id it remembers, so that its next
-crawl accepts the store as it is.
-
-Decisions the specification leaves open: the pacing ledger and the adopted blocklist are
-safety state and are never changed here (shown, read only). The store is the crawl's
-own (``WALSH_STATE_URI``, the project's settings with the add-on applied); a store that
-does not exist yet is reported, never created. Output is sorted, so it is the same for
-the same store; ``--json`` prints one JSON object. Exit status: 0, or 1 when the store
-can't be opened or an argument is not a URL or host.
+``show`` lists what the crawl's store holds and why a target would be skipped; ``forget``
+drops R8 records, R7 validators and marks so the next crawl fetches (or emits) again;
+``reset --yes`` starts afresh. The pacing ledger and the adopted blocklist are safety state,
+never changed here. Exit status: 0, or 1 when the store can't be opened or an argument is
+not a URL or host. docs/command-state.md says why.
 """
 
 from __future__ import annotations

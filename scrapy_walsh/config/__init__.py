@@ -1,14 +1,9 @@
 """``WalshConfig``: every ``WALSH_*`` setting, parsed once, typed and frozen.
 
-One module per concern: the building blocks of the parsers (``values``), one parser per setting
-(``parsers``), where the state and the journal live (``locations``), reading a settings object
-(``reading``) and the config itself (``walsh_config``); every name is importable from here. The
-start-up audit (:mod:`scrapy_walsh.conformance`) calls the same parsers, so a value the audit
-refuses is the value the config refuses. The config of a crawl is made once its audit passes
-(``ConformanceGuard``, which hands it to the crawl's context): components read it as
-``CrawlContext.of(crawler).config``, never a ``WALSH_*`` setting; a unit test holds every other
-module to that. A crawler no audit passed has no config, and gets the
-:class:`~scrapy_walsh.exceptions.ConformanceError` that says so.
+One module per concern (``values``, ``parsers``, ``locations``, ``reading``, ``walsh_config``);
+every name is importable from here. The start-up audit calls the same parsers, and a crawl's
+config is made once its audit passes: components read ``CrawlContext.of(crawler).config``,
+never a ``WALSH_*`` setting. docs/development.md ("Settings, parsed once") says why.
 """
 
 from __future__ import annotations

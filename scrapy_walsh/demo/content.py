@@ -1,13 +1,8 @@
 """Routes and bodies of the demo site, one table per host.
 
-Everything here is a pure function from a :class:`DemoRequest` to a :class:`DemoResponse`:
-no sockets, no shared state, and no clock except for ``retry-after-date``, which is
-relative to "now" by definition. The server owns the mutable bits
-(hit counters, the blocklist override) and hands them in, so the same request always
-yields the same bytes and the routes can be reasoned about (and tested) without a server.
-
-Absolute URLs are built from the request's ``Host`` header, so a page fetched by name
-links by name and a page fetched by IP links by IP.
+Everything here is a pure function from a :class:`DemoRequest` to a :class:`DemoResponse`
+(the server owns the mutable bits and hands them in), so the same request always yields the
+same bytes and the routes can be tested without a server. docs/demo.md says why.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """A Scrapy ``DNS_RESOLVER`` that maps ``*.walsh-demo.test`` to the demo's loopback IPs.
 
-``.test`` names never resolve through the OS, which is the point: the demo and the
-tests can use real host names (a blocked apex *and* its subdomain) without editing
-``/etc/hosts`` and without any chance of reaching the internet. Every other name goes
-to Scrapy's default resolver unchanged. Demo and test use only::
-
-    DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
-
-It also answers a few names no demo server stands behind, for the address guard (seed
-000) to refuse: names that look public but resolve to loopback, and one that changes
-its answer between lookups, as a DNS-rebinding attacker's server does.
+``.test`` names never resolve through the OS: real host names without ``/etc/hosts`` and
+without any chance of reaching the internet; every other name goes to Scrapy's default
+resolver. It also answers a few names for the address guard to refuse (loopback behind a
+public-looking name, a rebinding name). docs/demo.md says why.
 """
 
 from __future__ import annotations

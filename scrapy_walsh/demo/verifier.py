@@ -1,14 +1,9 @@
 """The demo site's side of Web Bot Auth: it verifies each signed request as a site would.
 
-A site that requires verified bots reads the request's ``Signature-Agent``, fetches the key
-directory it names (over HTTP, cached), and checks the HTTP Message Signature with
-:func:`scrapy_walsh.webbotauth.verify_request`. The demo does exactly that, with one limit: it
-fetches directories only from its own hosts (a test must never reach the internet). Each
-request's record says ``verified``, ``missing`` or ``invalid: <why>``; a host listed in
-``require_signatures`` answers 401 to anything but ``verified``.
-
-The directory fetch carries :data:`VERIFIER_HEADER`, and the site leaves such requests out
-of its log: they are the site's own traffic, not the crawler's.
+It reads ``Signature-Agent``, fetches the key directory it names (only from its own hosts, so
+a test never reaches the internet) and checks the signature; each request's record says
+``verified``, ``missing`` or ``invalid: <why>``. The directory fetch carries
+:data:`VERIFIER_HEADER` and is left out of the site's log. docs/verifiable-identity.md says why.
 """
 
 from __future__ import annotations

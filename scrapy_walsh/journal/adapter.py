@@ -1,19 +1,10 @@
 """The journal of one crawl: what the checkpoint calls for each send, and what each refusal appends.
 
-The crawl's one :class:`CrawlJournal` (``CrawlContext.of(crawler).get(CrawlJournal)``) opens its
-:class:`~scrapy_walsh.journal.writer.JournalWriter` once (the checkpoint asks at start). Sends come
-from the checkpoint (:meth:`CrawlJournal.sent` wraps the wrapped handler's download); refusals from
-:data:`~scrapy_walsh.exceptions.denial_recorded`, sent by :func:`~scrapy_walsh.exceptions.refuse`,
-the one place every refusal is counted. The writer is closed (a signed head appended) when the spider closes.
-
-Each request gets two entries, metadata only, never content. Its ``send`` entry is written (one
-``write(2)``) before the request goes on the wire: the send time, an ``id``, method, URL, host key,
-User-Agent, keyid when signing, the robots.txt verdict with the digest of the body it was decided
-on, and the ``interval`` (seconds) the request kept after the host's previous one with ``why``
-(:class:`~scrapy_walsh.policy.vocabulary.IntervalWhy`). Its ``outcome`` entry, with the same
-``id``, follows: the status and bytes received, the network outcome, or ``sent: false`` when it was
-not written after all. A process killed in between leaves a ``send`` without an ``outcome``: sent,
-outcome unknown. An entry that cannot be written stops its request and the crawl.
+The crawl's one :class:`CrawlJournal` opens its writer once; sends come from the checkpoint
+(:meth:`CrawlJournal.sent`), refusals from :data:`~scrapy_walsh.exceptions.denial_recorded`.
+Each request gets a ``send`` entry, written before it goes on the wire, and an ``outcome``
+entry; an entry that cannot be written stops its request and the crawl.
+docs/journal-proof.md ("Written before the request leaves") says why.
 """
 
 from __future__ import annotations

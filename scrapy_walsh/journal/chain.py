@@ -1,24 +1,9 @@
 """The journal's format, its hash chain and its verification (pure: no Scrapy, no I/O but reading).
 
-A journal file is JSON Lines, one entry per line, each line :func:`~scrapy_walsh.webbotauth.canonical_json`
-of the entry (sorted keys, no whitespace), so a line's bytes are its one canonical form. Every entry has
-
-``seq``   1, 2, 3 ... within the file;
-``prev``  the SHA-256 (hex) of the previous line's bytes, :data:`GENESIS` for the first;
-``kind``  ``open``, ``send``, ``outcome``, ``refusal``, ``head``, ``retention`` or ``close``;
-``t``     seconds since the epoch (UTC); ``pid`` the process id.
-
-Editing a byte of a line changes its hash, so the next entry's ``prev`` no longer matches; deleting
-an entry leaves a gap in ``seq``; swapping two leaves ``seq`` out of order. A ``head`` entry carries
-``sig``, an Ed25519 signature (:func:`~scrapy_walsh.webbotauth.sign_record`) over the entry without
-``sig``, which holds ``prev``: it vouches for every entry before it. The writer signs a head every
-``WALSH_JOURNAL_SIGN_EVERY`` entries and at close, when ``WALSH_SIGNING_KEY`` is set.
-
-A process killed with ``kill -9`` may leave a last line without its newline (torn): in a file that
-was not closed it is reported and never counted; everything before it still verifies. After
-``close`` nothing may follow but its signed head. Given a key, every entry must be covered by a
-head it signed. Files are chained too: each file's ``open`` entry names the head of the file opened
-before it by the same identity on the same machine (``after``).
+A file is JSON Lines of canonical JSON, each entry with ``seq``, ``prev`` (the SHA-256 of the
+previous line), ``kind``, ``t`` and ``pid``; a signed ``head`` vouches for every entry before
+it, and each file's ``open`` entry names the file before it (``after``). Editing, deleting or
+swapping entries breaks the chain. docs/journal.md ("What an entry holds") says why.
 """
 
 from __future__ import annotations

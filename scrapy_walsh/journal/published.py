@@ -1,16 +1,9 @@
 """The journal's published heads: what ``scrapy walsh publish`` puts on the bot's page, and the
 check of a journal against them (pure: no Scrapy, no I/O but reading the journal).
 
-A signed ``head`` entry vouches for every entry before it in its chain, but only to someone who
-still has the journal: cut the tail (the last heads included) or rewrite the whole chain and
-re-sign it, and nothing inside the journal says so. Published heads are that outside record. For
-each UTC day and each chain we publish the last signed head the journal holds, whole (its
-``seq``, ``prev``, time and signature) with the SHA-256 of its line. Later, a journal that no
-longer holds a published head byte for byte (a file deleted, cut short, or rewritten) fails
-:func:`check`, whatever its own chain says.
-
-A chain is named by its file's ``open`` entry (``chain`` when the writer names one, else the file
-itself, which is its own chain), so one head per day and chain vouches for that chain's day.
+Per UTC day and chain, the last signed head, whole, with the SHA-256 of its line: a journal that
+no longer holds a published head byte for byte fails :func:`check`, whatever its own chain
+says. docs/publishing.md ("The published heads") says why.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Appending to the journal (no Scrapy): one file per process per UTC day, batched fsync, retention.
 
-Layout: ``<dir>/<YYYY-MM-DD>/<pid>-<HHMMSS>-<nonce>.jsonl``. Each entry is one ``write`` of an
-unbuffered file, so a process killed with ``kill -9`` loses nothing the kernel has; ``fsync``
-(what a power cut would otherwise lose) runs at most once per :data:`SYNC_EVERY` entries or
-per :data:`SYNC_SECONDS`, whichever comes first, and at close. The batched fsyncs run in a
-thread of the writer's own: an fsync guards only against a power cut, and one the disk holds for
-a second must not hold the crawl's next request (close, a new day's file and :meth:`sync` still
-wait for every one). A write the disk takes only
-part of is an error: the caller stops writing (the torn line is then the file's last).
-
-The files of one identity on one machine form one chain, across processes and days: each
-file's ``open`` entry names the file opened before it and the hash of that file's last entry
-then (``after``; :class:`ChainTip`), so ``journal verify DIR`` notices a whole file deleted,
-replaced or moved. When the day changes the writer opens the new day's file the same way.
-
-Retention keeps whole days: at open, day directories older than ``retention_days`` are deleted,
-and a ``retention`` entry in the new chain says which.
+Each entry is one ``write`` of an unbuffered file; ``fsync`` runs at most once per
+:data:`SYNC_EVERY` entries or :data:`SYNC_SECONDS`, in a thread of its own. The files of one
+identity on one machine form one chain (:class:`ChainTip`); retention keeps whole days.
+docs/journal.md ("Where it lives, and how it grows") says why.
 """
 
 from __future__ import annotations

@@ -1,33 +1,10 @@
 """R7: repeated runs accumulate only first-seen items.
 
-An item whose key this spider already emitted, in this run or any earlier one, is
-dropped. The key is the item's canonical URL (its ``url`` field, as the contract says) unless
-``WALSH_DEDUP_KEY`` names another field or a callable ``f(item) -> str | None``.
-When an item's key was already taken *in this run* (typically: several items of one page
-carry the page's URL), the drop message says so and names ``WALSH_DEDUP_KEY``; ``scrapy
-walsh check`` warns about such spiders before the first crawl. Emitted keys are kept in the
-state store (namespace ``seen:<spider>``). Items without a key pass unchanged (counted).
-``WALSH_DEDUP_RESET = True`` forgets the spider's emitted keys at start (a one-off, for a
-deliberate re-harvest).
-
-**A row is written once the item is in the feed**, so a crash loses no item:
-delivery is at least once, and this dedup makes it once. As an item passes, the crawl takes
-a *lease* on its key (``store.leases``: atomic add-if-absent, so processes of a fleet never
-both emit it; a lease holds only while its crawl runs). The row that says "emitted" replaces
-the lease once :mod:`scrapy_walsh.delivery` says the item reached the feeds (the feed exporter
-wrote it and the feed's files were flushed to the operating system: a local file or stdout,
-so the item survives a ``kill -9`` of the crawl from then on). A feed that is stored only when
-its slot closes (S3, FTP, GCS: a temporary file uploaded at the end) delivers nothing before
-that, so its rows are written once the feeds are stored (``feed_exporter_closed``), and not at
-all when one could not store its file. A lease whose item never reached the
-feed (a crash, a later pipeline dropped it, an output that failed: the item is kept for the
-next run) goes back, or is taken over by the next run.
-
-**A store away** (a fleet's Redis down): an item waits for the store while the crawl runs, so
-its key is checked. Once the crawl is stopping, it is delivered unchecked rather than lost
-(``walsh/dedup/unchecked``): its page is left unmarked, so a later run may deliver it again.
-Rows the store did not take are written with the next ones, or when the crawl closes; those
-still unwritten then are said in the crawl's one closing message (:mod:`scrapy_walsh.faults`).
+An item whose key (its canonical URL, or ``WALSH_DEDUP_KEY``) this spider already emitted, in
+this run or any earlier one, is dropped. A row is written once the item is in the feed (a
+lease holds the key until then), so a crash loses no item; with the store away, an item is
+delivered unchecked once the crawl is stopping rather than lost.
+docs/state-store-items.md ("Dedup rows") says why.
 """
 
 from __future__ import annotations

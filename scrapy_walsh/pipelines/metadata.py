@@ -1,17 +1,9 @@
 """R6: items carry metadata, never content.
 
-Metadata is what a citation needs: URL, status, title, headings, links, dates,
-verdicts. A page body is content. An item is dropped, naming the field, when any string
-in it (nested lists and dicts included) is longer than ``WALSH_MAX_FIELD_CHARS``, or
-when it carries bytes anywhere. A list of short links is fine; one long string is not,
-and neither is a body cut into many short strings: the characters of every string of
-the item (keys of nested dicts included) are summed, and an item over
-``WALSH_MAX_ITEM_CHARS`` is dropped, naming the field that holds the most.
-
-It runs first, before the project's own pipelines, so that every one of them sees exactly the
-items the feed gets (a project pipeline that counts or writes items is not fooled by items
-dropped after it). A project pipeline may still add to an item, so the same bound is applied
-once more, last (:class:`AddedContentPipeline`): content a pipeline added never leaves the crawl.
+An item is dropped, naming the field, when a string in it is longer than
+``WALSH_MAX_FIELD_CHARS``, when it carries bytes, or when its strings sum to more than
+``WALSH_MAX_ITEM_CHARS``. It runs first, and once more last (:class:`AddedContentPipeline`).
+docs/requirements/r6-scope.md says why.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """R5 arithmetic: how long to wait before retrying a 429/503, as a value object. Pure.
 
 Like urllib3's ``Retry``: a :class:`Backoff` holds the policy (base, cap, retries) and
-answers one question, :meth:`Backoff.decide`. ``Retry-After`` always wins when it is
-valid (delta-seconds or an HTTP-date; a date in the past means "now"); otherwise the
-delay is full-jitter exponential, ``uniform(0, min(max_delay, base * 2**attempt))``.
-Either way the result is never under the host's pacing interval. A ``Retry-After``
-beyond ``max_delay`` means giving up on that request, never retrying early. A garbage
-value (a float, a negative number, a bad date, several different headers) falls back
-to the computed delay, and is reported; the computed delay is still never under any
-number the garbage could have meant.
-
-Every number read is finite: delta-seconds of hundreds of digits (``float`` reads them as
-``inf``), ``1e999`` and the like are clamped to :data:`MAX_SECONDS`, which reads as "longer
-than any ``WALSH_BACKOFF_MAX_DELAY``", so the request is given up, never retried early, and
-no infinity reaches the pacing ledger or a log line.
+answers one question, :meth:`Backoff.decide`. A valid ``Retry-After`` wins, else full-jitter
+exponential; never under the host's pacing interval, never infinite (:data:`MAX_SECONDS`).
+docs/requirements/r5-backoff.md says why.
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """How many bytes a response may bring in, after decompression, and reading a prefix. Pure.
 
-A serial crawler holds every response body in memory, and a compressed body can decode to a
-thousand times its size (815 KB of gzip are 800 MiB of zeros). Every fetch therefore has a
-bound on its *decoded* body:
-
-* robots.txt: the parser's limit (:data:`scrapy_walsh.policy.robots.MAX_BYTES`) plus
-  :data:`ROBOTS_SLACK`, so the parser still sees that the file goes on and cuts at a line end.
-  A longer robots.txt is *read up to the bound*
-  (:func:`scrapy_walsh.middlewares.bounds.read_prefix`), never refused: a refusal
-  would read as unreachable, and a cut file is still the site's own rules;
-* pages: ``WALSH_MAX_BODY_BYTES`` (8 MiB by default, :data:`scrapy_walsh.settings.MAX_BODY_BYTES`);
-  a longer body is refused;
-* what the add-on reads for itself or for a structured source sets its own bound
-  (``download_maxsize``): sitemaps 50 MiB (the protocol's limit), llms.txt and markdown 1 MiB,
-  the blocklist and tdmrep.json their parsers' limits. A request may ask for more than the page
-  bound, never more than :func:`ceiling`.
-
-The header block of every response is bounded too (:data:`MAX_HEADER_COUNT` lines,
-:data:`MAX_HEADER_BYTES` bytes), while it is received (:mod:`scrapy_walsh.header_bound`): a
-response over it is refused before its headers are in memory.
+A compressed body can decode to a thousand times its size, so every fetch has a bound on its
+*decoded* body: robots.txt is read up to its bound (never refused), a page over
+``WALSH_MAX_BODY_BYTES`` is refused, and nothing asks for more than :func:`ceiling`. The header
+block is bounded too. docs/hostile-servers.md says why.
 """
 
 from __future__ import annotations

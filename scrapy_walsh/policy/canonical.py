@@ -1,21 +1,9 @@
 """R7/R8: the one key of a target, for validators, dedup and the frequency guard. Pure.
 
 The key is the seed's canonical URL and nothing more, so two URLs a server may answer
-differently never share a key: the contract R7 strips the
-``#fragment`` and the trailing slash, dot segments are removed as servers resolve them
-(RFC 3986 §5.2.4), and RFC 3986 §6.2.2 normalisation that does not change
-the resource is applied: scheme and host in lower case (an IDN host as its A-labels, no
-trailing dot), the scheme's default port dropped, percent-encodings in upper case, and the
-encodings of unreserved characters (``ALPHA DIGIT - . _ ~``) decoded; characters a URI can't
-hold (a space, non-ASCII text) are percent-encoded as UTF-8, the way a client sends them. Distinct
-URIs stay distinct: ``%2F`` is not ``/``, ``+`` is not ``%20``, and query order is the site's
-business (``?a=1&b=2`` is not ``?b=2&a=1``). The root path stays ``/``: ``https://a.example``
-and ``https://a.example/`` are one URL.
-
-Earlier versions keyed records with w3lib's ``canonicalize_url`` (sorted query, ``+`` and
-``%20`` merged, reserved escapes decoded): :func:`legacy_canonical_url` keeps that function,
-and :func:`record_keys` gives both keys, so a store written by an earlier version is read
-both ways and no upgrade re-fetches or skips a target (docs/state-store.md, "Target keys").
+differently never share a key (RFC 3986 §6.2.2 normalisation that does not change the
+resource). :func:`legacy_canonical_url` keeps the key earlier versions wrote, and
+:func:`record_keys` gives both. docs/state-store.md ("Target keys") says why.
 """
 
 from __future__ import annotations

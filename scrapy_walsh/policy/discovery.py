@@ -1,16 +1,9 @@
 """Discovery as declared targets (R6): which URLs a site's own manifests surface become targets. Pure.
 
-A sitemap, a feed or an llms.txt grants no permission (sitemaps are discovery only: every
-URL still meets robots.txt and every other gate); it only says which URLs exist and how
-fresh they are. A URL one of them lists becomes a declared target of a spider when the
-spider's own routing names it: a ``CrawlSpider`` rule's link extractor (allow, deny,
-domains, extensions) with a callback, a ``SitemapSpider``'s ``sitemap_rules``, or
-``WALSH_DISCOVERY_ROUTES``. A URL no route names is never fetched, and a rule without a
-callback (navigation) names nothing: under R6 there is no page to navigate through.
-
-The routes are plain data here (:class:`Route`), built from the spider by
-:mod:`scrapy_walsh.discovery`, so the crawl and ``scrapy walsh plan`` decide with this one
-function (:func:`route_for`).
+A sitemap, a feed or an llms.txt grants no permission; a URL one of them lists becomes a
+declared target only when the spider's own routing names it (:class:`Route`, built from the
+spider by :mod:`scrapy_walsh.discovery`), so the crawl and ``scrapy walsh plan`` decide with
+this one function (:func:`route_for`). docs/link-following-projects.md says why.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """R9 feeds first: which URL is a feed for a target, and an entry's metadata (pure).
 
-A declared target is read as a feed when it *is* one (its answer is RSS, Atom or JSON Feed),
-or when its origin lists a feed for it: a robots.txt ``Sitemap:`` line (sitemaps.org accepts
-RSS 2.0 and Atom 1.0 feeds as sitemaps) or a link in the origin's llms.txt. Listed URLs are
-not fetched to find out: a URL is a feed candidate by its name (:func:`looks_like_feed`), and
-it is *for* a target when it is on the target's origin and inside the target's directory
-(``/blog/feed.xml`` is the feed of ``/blog/`` and of ``/blog/post``, not of ``/shop/``; the
-site root's target takes any feed of the origin). The first candidate in the order listed
-wins. Only metadata leaves a feed (R6): title, link, published, author, categories of each
-entry, never its summary or content; entry links are reported, never fetched.
-
-RSS and Atom are parsed with ``feedparser`` by the spider (an adapter); JSON Feed 1.0/1.1
-(jsonfeed.org) is read here with the standard library, as feedparser 6.0 does not read it.
+A target is read as a feed when it is one, or when its origin lists a feed for it (robots.txt
+``Sitemap:``, llms.txt) by name and directory, never fetched to find out. Only metadata
+leaves a feed (R6). RSS and Atom are parsed by the spider with ``feedparser``; JSON Feed is
+read here. docs/requirements/r9-structured-sources.md says why.
 """
 
 from __future__ import annotations

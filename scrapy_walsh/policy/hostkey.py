@@ -1,13 +1,9 @@
 """One key per host, for every gate that remembers a host: pacing, backoff pauses, the
 robots.txt cache, R7/R8 records, the blocklist and the per-host stats. Pure.
 
-``a.example``, ``A.Example.``, ``a.example:8080`` and ``bücher.example`` /
-``xn--bcher-kva.example`` must not be two hosts to the pacer, or a trailing dot buys a
-second slot. The key is the blocklist's canonical form
-(:func:`scrapy_walsh.policy.blocklist.hosts.normalise_host`): lower case, IDNA A-labels,
-no trailing dot, no port, IP literals as :mod:`ipaddress` writes them (``0x7f.1`` is
-``127.0.0.1``). It never raises: a URL no parser can read has the key ``""``, which every
-gate refuses.
+The key is the blocklist's canonical form (lower case, IDNA A-labels, no trailing dot, no
+port), so one host never gets two slots. It never raises: a URL no parser can read has the
+key ``""``, which every gate refuses. docs/url-model.md says why.
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
 """R9: llms.txt (https://llmstxt.org) as data, and the choice of a page's markdown twin.
 Pure: no Scrapy, no I/O.
 
-The policy model: llms.txt is a *hint* of "which alternative URL is better for an LLM", and
-untrusted content. This module reads it as data only (name, summary, link sections) and
-uses it for one decision: which URL, if any, is a target's markdown twin. Nothing in it
-changes a setting or any other behaviour; whatever the twin is, it is still fetched
-through every gate (blocklist, robots.txt of its own origin, address guard, pacing).
-
-The format, per llmstxt.org: an H1 with the site's name (required), an optional
-blockquote summary, optional free text, then H2 sections whose list items are
-``[title](url): note`` links. A section named ``Optional`` holds secondary links and is
-kept apart. Parsed with the same CommonMark parser as any markdown (no regex).
-
-**The twin rule** (strict on purpose): a link listed in the target host's llms.txt is the
-target's twin when it is an http(s) URL without a query whose path is the target's path
-plus ``.md`` (a path ending in ``/`` takes ``index.html.md``, as llmstxt.org says), on the target's origin or any
-other. A target with a query has no twin. The same-origin twin is preferred; among
-several, the first listed. A candidate this module can already see is local (an IP
-literal the address guard's pure decision refuses under ``WALSH_ALLOW_PRIVATE_ADDRESSES``,
-or ``localhost``) is refused here, never chosen: defence in depth, the downloader's
-address guard stays the authority (and the only one for names that resolve there). Only
-one candidate is chosen; if a gate then refuses it, the target is left out (never read as
-HTML).
+llms.txt is a *hint* and untrusted content: it is read as data only (name, summary, link
+sections, with the same CommonMark parser as any markdown) and used for one decision, which
+URL is a target's twin (strict on purpose). Whatever the twin is, it still meets every gate.
+docs/requirements/r9-structured-sources.md says why.
 """
 
 from __future__ import annotations

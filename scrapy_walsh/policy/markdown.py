@@ -1,18 +1,10 @@
 """R9: the metadata of a markdown document (title, headings, links), read with a CommonMark
 parser. Pure: no Scrapy, no I/O.
 
-R9 forbids per-site structure and scraping: markdown is read generically, as tokens of a
-real CommonMark parser (markdown-it-py), never with regular expressions. The parser
-resolves what a regex gets wrong: reference links (``[text][ref]``), autolinks, code spans
-and fenced blocks that merely *look* like headings or links, setext headings, escapes.
-Raw HTML inside the markdown is not parsed (``html`` off): it stays text, so no HTML
-is ever interpreted. Link URLs pass markdown-it's own validation (no ``javascript:``,
-``vbscript:``, ``file:`` or non-image ``data:``) and are kept only when http(s) after
-resolving against the document's URL. Images are sub-resources, not links (R6).
-
-Everything returned is bounded so an item stays metadata (R6): at most ``MAX_HEADINGS``
-headings and ``MAX_LINKS`` links, texts cut at ``MAX_TEXT`` characters, URLs longer than
-``MAX_URL`` dropped.
+Markdown is read generically, as tokens of markdown-it-py, never with regular expressions
+(R9); raw HTML stays text, link URLs pass markdown-it's validation and are kept only when
+http(s). Everything returned is bounded (``MAX_HEADINGS``, ``MAX_LINKS``, ``MAX_TEXT``,
+``MAX_URL``) so an item stays metadata (R6). docs/requirements/r9-structured-sources.md says why.
 """
 
 from __future__ import annotations

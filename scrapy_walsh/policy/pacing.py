@@ -1,16 +1,9 @@
 """R4/R5 arithmetic: per-host spacing, adaptive delay and "not before" pauses. Pure.
 
-One :class:`HostPace` per host holds everything that decides when the next request to
-that host may start: the last start, the robots Crawl-delay and Request-rate, the
-adaptive (latency-following) delay, and a "not before" time set by backoff (R5).
-:func:`ready_time` turns them into the time the next request may start: the one
-formula, used here for the local view (the queue's choice) and by the pacing ledger
-(:mod:`scrapy_walsh.store.ledger`), which alone takes slots and moves times. The pacing
-middleware, the backoff middleware and the politeness-aware queue all read the same
-pacer, so a paused host is paused for all three.
-
-Times are wall-clock seconds (``time.time``), so a ledger persisted by one process
-means the same thing to the next one, and later to every process of a fleet.
+One :class:`HostPace` per host holds everything that decides when its next request may start;
+:func:`ready_time` is the one formula, used here for the local view and by the pacing ledger
+(:mod:`scrapy_walsh.store.ledger`), which alone takes slots. Times are wall-clock seconds, so
+they mean the same to the next process and to a fleet. docs/requirements/r4-pacing.md says why.
 """
 
 from __future__ import annotations

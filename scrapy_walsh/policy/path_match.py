@@ -1,44 +1,10 @@
 """RFC 9309 §2.2.2-2.2.3 path matching: pure, standard library only.
 
-Both sides of a comparison, the URL's path and query and a rule's pattern, are first
-spelled one way (:func:`normalise`), then compared octet by octet from the first octet
-of the path. The spelling follows RFC 9309 §2.2.2, which defers to RFC 3986:
-
-* ``%XX`` of an unreserved character (``A-Z a-z 0-9 - . _ ~``) is decoded: "If a
-  percent-encoded ASCII octet is encountered in the URI, it MUST be unencoded prior to
-  comparison, unless it is a reserved character" (RFC 3986 §6.2.2.2 says the same).
-* ``%XX`` of anything else stays encoded, hex digits uppercased (RFC 3986 §6.2.2.1).
-* A reserved character (``: / ? # [ ] @ ! $ & ' ( ) * + , ; =``) stays as written, so
-  ``?`` and ``%3F`` are different octets: "URIs that differ in the replacement of a
-  reserved character with its corresponding percent-encoded octet are not equivalent"
-  (RFC 3986 §2.2). A raw reserved character is a delimiter, its ``%XX`` is data.
-* The two special characters of RFC 9309 §2.2.3 are the exception: in a URL, ``*`` and
-  ``$`` are compared as ``%2A`` and ``%24``, since a rule can only name them that way
-  ("If crawlers match special characters verbatim in the URI, crawlers SHOULD use "%"
-  encoding", Figure 6: ``/path/foo-%24`` matches ``https://www.example.com/path/foo-$``).
-* Octets outside ASCII, and ASCII characters a URI cannot hold (space, ``"``, ``<``,
-  ``>``, ``\\``, ``^``, `````, ``{``, ``|``, ``}``, controls, a ``%`` that starts no
-  escape), are percent-encoded from their UTF-8 octets (RFC 9309 §2.2.2, RFC 3986 §2.1).
-
-A ``%`` that starts no escape is the exception, in a rule or in a URL. Text holding one is not
-a URI (RFC 3986 §2.1, §2.4), so RFC 3986's normalisation has nothing to say about it, and
-reading it as ``%25`` guesses wrong: the writer of ``Disallow: /%`` or ``/g/*/%*`` meant the
-``%`` of an escape, as the URL is written (decoding ``%41`` to ``A`` loses it). So both sides
-are then compared *as written* (:func:`spell_as_written`: every escape kept, its hex digits
-uppercased, a lone ``%`` kept, the rest spelled as above), the way Google's parser compares
-every rule: a rule holding a lone ``%`` is matched against the URL as written, and a URL
-holding one is matched against every rule as written (:func:`spell_rule` with
-``all_as_written``). ``Disallow: /%`` matches ``/%20a`` and ``/%41b``; ``Disallow: /*40%$`` does not
-match ``/40%25``; ``Allow: /a%25`` does not match ``/a%``.
-
-In a pattern, ``*`` matches any run of octets and a final ``$`` ends the pattern
-(§2.2.3); a ``$`` elsewhere is a literal ``%24``. A pattern that starts with neither
-``/`` nor ``*`` is not a path pattern (§2.2 ABNF: ``path-pattern = "/" ...``) and
-matches nothing: ``Disallow: http://example.com/private`` is never read as a path.
-
-This module spells a pattern and a URL's path. Matching a spelled pattern, and which of a
-group's rules decides (the longest, an Allow on a tie), are in :mod:`scrapy_walsh.policy.robots`,
-the module compiled by mypyc: a verdict runs them for every rule.
+Both sides of a comparison, the URL's path and query and a rule's pattern, are first spelled
+one way (:func:`normalise`; a ``%`` that starts no escape makes both sides compared as written,
+:func:`spell_as_written`), then compared octet by octet. Matching a spelled pattern, and which
+rule decides, are in :mod:`scrapy_walsh.policy.robots`, the module compiled by mypyc.
+docs/robots-matching.md ("How both sides are spelled") says why.
 """
 
 from __future__ import annotations

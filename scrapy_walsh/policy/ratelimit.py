@@ -1,24 +1,9 @@
 """RateLimit header fields -> the seconds between requests a host asks for (pure).
 
-draft-ietf-httpapi-ratelimit-headers-10 (27 September 2025; -11 of 23 May 2026 is listed by
-the IETF, but its text could not be found, so -10 is the newest text read):
-
-* ``RateLimit-Policy: "burst";q=100;w=60, "daily";q=1000;w=86400`` (§3): a quota ``q`` of
-  quota units ``qu`` (default ``"requests"``) per window ``w`` seconds. It asks for at least
-  ``w / q`` seconds between requests (``w`` when ``q`` is 0).
-* ``RateLimit: "default";r=50;t=30`` (§4): ``r`` units remain until ``t`` seconds from now.
-  Spreading them evenly asks for ``t / r`` seconds between requests (``t`` when ``r`` is 0).
-
-Only request quotas become intervals: a ``content-bytes`` or ``concurrent-requests`` policy
-(and a ``RateLimit`` item naming one) is not a request rate. Partition keys (``pk``) are not
-used: we make one kind of request per host. A field that is not a valid Structured Field
-List, or an item without the parameters above, is ignored (§7: "Malformed RateLimit header
-fields MUST be ignored"); the identifier may be a String (-10) or a Token (earlier drafts).
-
-The answer is the slowest pace any item asks for, capped at :data:`MAX_INTERVAL`. It is a
-pacing term: the caller takes the max with its own floor and Crawl-delay, so it can only
-lower our rate. ``Retry-After`` takes precedence (§7) and stays the backoff gate's business.
-Nothing here raises on any input.
+draft-ietf-httpapi-ratelimit-headers-10: ``RateLimit-Policy`` asks for ``w / q`` seconds,
+``RateLimit`` for ``t / r``; only request quotas count, and a malformed field is ignored. The
+answer is the slowest pace any item asks for, capped at :data:`MAX_INTERVAL`: a pacing term
+that can only lower our rate. Nothing here raises on any input. docs/preferences.md says why.
 """
 
 from __future__ import annotations

@@ -1,41 +1,10 @@
 """robots.txt per RFC 9309: pure, no Scrapy, no I/O.
 
-Group selection is here: the product token compared for equality and every group naming
-it merged (§2.2.1). Path matching is :mod:`scrapy_walsh.policy.path_match` (§2.2.2-2.2.3:
-``*`` and a final ``$``, the longest match, Allow on a tie, percent-encoding
-normalisation); docs/robots-matching.md lists every known difference from Google's parser.
-
-Parsing only splits lines into groups. The selected groups' rules are spelled for matching
-the first time a token asks (:class:`_RuleSet`), in the order written and without sorting:
-most rules are plain prefixes, their own spelling, so the first verdict costs little more
-than the parse.
-
-This module is compiled by mypyc when the package is installed (setup.py: the parse
-must stay within 3x Google's C++ parser), and runs as plain Python where it can't be;
-tests/unit/test_robots_compiled.py checks
-that both decide alike. Its classes are then native: give every attribute a type here.
-
-Choices the RFC leaves open:
-
-* Only Allow/Disallow end a group's User-agent lines (§2.2.4: other records must
-  not interfere), so ``User-agent: *`` / ``Crawl-delay: 5`` / ``User-agent: b`` is
-  one group, as in Google's parser.
-* Crawl-delay and Request-rate come from the selected groups only; when several
-  are merged, the slowest pace wins.
-* Only the first :data:`MAX_BYTES` (4 MiB) are parsed, and a line cut by that limit is
-  dropped. RFC 9309 §2.5 sets a floor ("at least 500 kibibytes"), not a ceiling: a larger
-  file is read whole, up to a bound that keeps a hostile file's cost bounded.
-* Octets that are not UTF-8 are read as ``%XX``; nothing raises.
-* Numbers are ASCII digits only. A Crawl-delay that is not a finite decimal number
-  (``٣``, ``nan``, ``inf``, ``1e3``, a value past a float's range) and a Request-rate whose
-  numbers are not 1 to 15 ASCII digits are malformed lines, ignored like any other; a
-  huge but finite Crawl-delay is read as written (the R4 cap then refuses the host).
-* A URL whose authority can't be parsed (``http://example.com[``) is matched by its
-  path, split by hand: :meth:`RobotsTxt.verdict` never raises.
-* RFC 9309 §2.2 (crawlers MUST use the parseable rules): a line is read up to its first
-  NUL byte, as Google's parser reads it (a C string), and a line that is not a record is
-  skipped; the other lines apply. One stray byte can't erase an opt-out elsewhere.
-* ``parse_error``: a body with content but not one record line (HTML, a binary file).
+Group selection is here (§2.2.1); path spelling is :mod:`scrapy_walsh.policy.path_match`.
+Parsing only splits lines into groups; a token's rules are spelled at its first verdict
+(:class:`_RuleSet`). Compiled by mypyc when installed, plain Python where it can't be (both
+decide alike): give every attribute a type here. docs/requirements/r2-robots.md lists the
+choices the RFC leaves open; docs/robots-parsing.md says why it is compiled.
 """
 
 from __future__ import annotations

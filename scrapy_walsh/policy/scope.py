@@ -1,22 +1,9 @@
 """R6: what counts as a sub-resource. Pure.
 
-A request is a sub-resource when its URL path ends in an image, script, stylesheet, font,
-audio or video extension, or when it says so explicitly: ``meta["resource_type"]`` (the
-name scrapy-playwright uses) or a ``Sec-Fetch-Dest`` header naming one of those kinds.
-Documents (``.html``, ``.md``, ``.txt``, ``.xml``, ``.json``, ``.pdf`` ...) are not.
-
-The extension is read by meaning, not by shape, as a server reads it: the path is percent-decoded
-(``logo%2Epng``, ``%2e``, an encoded ``%2F``), path parameters are cut from each segment
-(``logo.png;v=1``), case is folded (``LOGO.PNG``), trailing dots and whitespace go
-(``logo.png.``), and a trailing slash does not hide the last segment (``logo.png/``).
-
-A response is a sub-resource by its ``Content-Type`` too (:func:`subresource_type`), since
-any URL can answer with an image: ``image/*``, ``font/*``, ``audio/*``, ``video/*``,
-``text/css``, the JavaScript types of RFC 9239 and the HTML standard, WebAssembly, and the
-legacy font and streaming-playlist types. ``image/svg+xml`` is an image. Documents and
-data (``text/html``, ``text/markdown``, ``text/plain``, ``application/json``, ``*/xml``,
-``application/pdf``) are not: R9 reads some of them, and the contract (§6.1) names images,
-scripts and stylesheets as the sub-resources.
+A request is one when its URL path ends in an image, script, stylesheet, font, audio or video
+extension (read by meaning, as a server reads it), or says so (``meta["resource_type"]``,
+``Sec-Fetch-Dest``); a response is one by its ``Content-Type`` (:func:`subresource_type`).
+Documents and data are not. docs/requirements/r6-scope.md says why.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Sitemaps as discovery (the policy model: "which URLs exist and how fresh they are").
 
-A sitemap grants no permission to fetch what it lists: reading one yields its ``loc`` and
-``lastmod`` entries as data and nothing else, and a sitemap index yields its child
-sitemaps without reading them (following them would be R6's recursion). The XML is read
-with lxml the way Scrapy's ``Sitemap`` reads it (recovering parser, entities not resolved and
-no network, so no XXE or billion-laughs), gzip by the standard library with a size cap. It
-is a few lines of our own rather than Scrapy's class so that the policy core imports no
-Scrapy and no private Scrapy name (``_DecompressionMaxSizeExceeded``).
-
-Limits, per sitemaps.org: 50,000 URLs and 50 MB (52,428,800 bytes) uncompressed. Past
-the URL limit reading stops (``truncated``); past the size limit nothing is read
-(``sitemap_over_size_limit``). No I/O here: the caller hands in the bytes.
+Reading one yields its ``loc`` and ``lastmod`` entries as data, and an index its child
+sitemaps unread (R6). Parsed with lxml as Scrapy's ``Sitemap`` does (no entities, no network),
+in a few lines of our own so the core imports no Scrapy; sitemaps.org's limits apply. No I/O:
+the caller hands in the bytes. docs/requirements/r9-structured-sources.md says why.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """What a page's ``X-Robots-Tag`` asks of whoever uses it (pure: no Scrapy, no I/O).
 
-The policy model lists meta robots / ``X-Robots-Tag`` as *usage warnings*: the content is
-already retrieved, so they never block a fetch; they travel with the page's metadata
-(``noindex``, ``noai`` ...) so whoever uses the data can honour them.
-
-Parsing follows Google's rules for the header: directives are comma-separated; a header
-value may start with a product token and a colon (``walsh-research: noai, nofollow``),
-which scopes the rest of that value, up to another ``token:``, to that agent; values
-without one apply to every agent. ``unavailable_after``, ``max-snippet``,
-``max-image-preview`` and ``max-video-preview`` carry a value after a colon.
+The policy model lists meta robots / ``X-Robots-Tag`` as *usage warnings*: they never block a
+fetch, they travel with the page's metadata. Parsed by Google's rules for the header
+(comma-separated directives, an optional ``token:`` scope). docs/requirements/usage-signals.md
+says why.
 """
 
 from __future__ import annotations

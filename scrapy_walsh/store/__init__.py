@@ -1,12 +1,9 @@
 """Persistent state: where it lives, and the one store a crawl shares.
 
-``WALSH_STATE_URI`` follows SQLAlchemy's URL convention, so ``sqlite:///x.sqlite3`` is
-relative to the working directory and ``sqlite:////var/lib/x.sqlite3`` is absolute.
-``redis://host:port/db`` (or ``rediss://``, or ``unix://``) selects fleet mode: every
-process of the identity shares one Redis (:mod:`scrapy_walsh.store.redis`).
-A bad URI stops the crawl before any request leaves. Every component gets the same store,
-opened once per crawl by :func:`open_crawl_store` (the crawl's context holds it) and closed when
-the engine stops.
+``WALSH_STATE_URI`` follows SQLAlchemy's URL convention (``sqlite:///x.sqlite3``); a
+``redis://``, ``rediss://`` or ``unix://`` URI selects fleet mode (:mod:`scrapy_walsh.store.redis`).
+A bad URI stops the crawl before any request leaves. :func:`open_crawl_store` opens the one
+store of a crawl, closed when the engine stops. docs/state-store.md says why.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """The one key-value interface every piece of persistent state goes through.
 
-It is deliberately narrow: namespaced JSON values with an optional expiry. The gates
-keep their own meaning on top (the blocklist stores its last adopted document, the
-robots gate one entry per origin, the pacing ledger one entry per host in
-:mod:`scrapy_walsh.store.ledger`), so a backend only has to get these methods right to
-hold everything. Two operations are atomic, because several processes of one fleet may
-race for the same key: :meth:`StateStore.claim` adds a key only if it is absent (a URL
-is fetched once fleet-wide), and :meth:`StateStore.update` runs one read-modify-write
-:class:`Operation` on one entry (one sqlite ``BEGIN IMMEDIATE`` transaction, one Redis
-Lua call) on the store's clock (Redis ``TIME`` for a fleet), so machines whose clocks
-disagree still agree on the spacing. The store knows nothing about what an operation
-means; the ledger does. Values are JSON, so a store can be inspected with ``sqlite3`` or
-``redis-cli`` and never unpickles anything.
-
-Keys are namespaced by identity (the robots token, lower-cased), so two bot
-identities sharing one file or one Redis never share limits or lists.
+Deliberately narrow: namespaced JSON values with an optional expiry, plus two atomic
+operations for processes of a fleet racing for a key, :meth:`StateStore.claim` (add if
+absent) and :meth:`StateStore.update` (one read-modify-write :class:`Operation`, on the
+store's clock). The gates keep their own meaning on top; keys are namespaced by identity.
+docs/state-store.md ("The interface") says why.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """One fetch of a shared resource at a time per identity: a claim in the state store.
 
-Every process of an identity shares one store by default (R4 binds the identity), so two crawls, or a
-crawl and ``scrapy walsh explain``, that meet an origin together would each fetch its
-robots.txt. The first claims the fetch (an atomic add-if-absent with a short TTL, so a
-process killed mid-fetch blocks the others for at most ``CLAIM_TTL`` s), in the round trip
-that reads the stored copy, and only when that copy is not fresh; it stores its copy in the
-write that gives the claim back. The others wait for that copy and read it instead. A claim
-is advice about cost, never about safety: a process that waited ``CLAIM_TTL`` s without a copy
-fetches it itself.
+Two crawls of one identity (or a crawl and ``scrapy walsh explain``) meeting an origin together
+fetch its robots.txt once: the first claims the fetch (add-if-absent, ``CLAIM_TTL``), the others
+wait for its copy. A claim is advice about cost, never about safety.
+docs/state-store.md ("One fetch at a time") says why.
 """
 
 from __future__ import annotations

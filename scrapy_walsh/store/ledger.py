@@ -1,36 +1,11 @@
 """The pacing ledger: one entry per host in the state store, and the only code that takes
 or moves a host's slot.
 
-An entry holds ``last_start`` and ``not_before``, which every process sharing the store
-obeys, and the terms each process keeps for itself (Crawl-delay, Request-rate, adaptive
-delay: written so that a restart starts from them). Two atomic operations change it:
-
-- :meth:`Ledger.reserve` takes the host's next slot only if it is free now: if
-  :func:`~scrapy_walsh.policy.pacing.ready_time` of the entry is not after now, it sets
-  ``last_start`` to now and returns ``wait=0``; otherwise it changes nothing and returns
-  the wait.
-- :meth:`Ledger.advance` raises fields to ``now + offset`` and never lowers them (a pause
-  never shortens; a settle counts the interval from the answer).
-
-A reservation may also take a **host lease** (``sending``: token -> its end and the start field
-its holder writes): while a lease is live no other reservation takes the slot, so a request
-being connected keeps its host until it is written (:mod:`scrapy_walsh.send_gate`).
-:meth:`Ledger.confirm` stamps the start again when the request is written late, and succeeds
-only if nobody started since and nobody is connecting; :meth:`Ledger.renew` extends a live
-lease. A lease lasts one slot (interval plus margin), so one never renewed costs nothing.
-
-Each is one :class:`~scrapy_walsh.store.base.Operation`: the Python below runs inside one
-sqlite ``BEGIN IMMEDIATE`` transaction, the Lua below inside one Redis script. The Lua
-repeats ``ready_time`` (Redis runs no Python); tests/e2e/test_store_atomic.py pins both
-to one table of cases. Times are the store's clock (Redis ``TIME`` for a fleet); the
-ledger follows it through :attr:`Ledger.skew`, so "now" means the same on every machine.
-
-An advance that cannot reach the store (:class:`~scrapy_walsh.store.base.StoreUnavailable`)
-is not lost: it is kept, with its times made absolute, and written before this process's
-next reservation, which cannot happen before the store is back. A reservation is never
-kept or guessed: it raises, and the request waits. A settle may also be kept on purpose
-(:meth:`Ledger.advance` ``later``): every operation writes the kept advances first, in the same round trip
-(:meth:`~scrapy_walsh.store.base.StateStore.update_batch`), so a settle costs none of its own.
+:meth:`Ledger.reserve` takes the host's next slot only if it is free now (and a host lease),
+:meth:`Ledger.advance` raises times and never lowers them, :meth:`Ledger.confirm` and
+:meth:`Ledger.renew` serve the lease. Each is one :class:`~scrapy_walsh.store.base.Operation`
+(Python for sqlite, the same in Lua for Redis), on the store's clock. An advance the store
+cannot take is kept; a reservation never is. docs/fleet.md ("The ledger's operations") says why.
 """
 
 from __future__ import annotations

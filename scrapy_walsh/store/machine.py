@@ -1,23 +1,9 @@
 """What this machine keeps beside the state store, in the per-user state directory.
 
-The store (a sqlite file, or a fleet's Redis) is shared; a few things must not depend on it:
-
-* **The crawls running here** (``crawls/<crawl id>.lock``): each crawl holds an exclusive lock
-  (``flock``) on its own file while it runs, and the file says which identity it crawls for
-  and through which store. The kernel releases the lock when the process ends, however it
-  ends, and keeps it while the process is frozen. So whether a crawl of this machine runs is
-  known at once and for certain (:func:`running_here`), whatever its process id means in this
-  PID namespace: two containers sharing the state directory see each other's locks.
-* **One identity, one ledger** (:func:`register`): a crawl whose store is not the one another
-  running crawl of the same identity uses here is refused at start, with one message naming
-  both, unless either says it is a bot of its own (``WALSH_SEPARATE_BOT``).
-* **The stores this machine has used** (``stores/<identity>.<digest>.id``): the id a Redis
-  store carried when a crawl here first used it, so a store that lost it (``FLUSHALL``, a
-  restart without persistence, another server at the address) is recognised as lost.
-* **The last adopted operator blocklist** (``<identity>.blocklist.json``): a copy the store
-  cannot take away, so a store that starts afresh never means an empty list (R3).
-
-"Machine" is the state directory: per user, as the default store is (``$XDG_STATE_HOME``).
+The store is shared; a few things must not depend on it: the crawls running here (one
+``flock``-ed file each, :func:`running_here`), one identity one ledger (:func:`register`), the
+ids of the Redis stores used here, and the last adopted operator blocklist (R3).
+docs/state-store.md ("What the machine keeps beside the store") says why.
 """
 
 from __future__ import annotations

@@ -1,31 +1,9 @@
 """Fleet mode: the state store in Redis, shared by every process of one identity.
 
-Keys are ``walsh:<identity>:<namespace>:<key>`` (``:`` and ``%`` in the namespace
-percent-encoded, so ``seen:spider`` never shares a prefix with ``seen``); each value is
-the same JSON as in sqlite, so ``redis-cli GET`` shows it, and expiry is a Redis TTL.
-``update`` runs an operation's Lua inside one script (one round trip, atomic, on Redis's
-own clock) and ``claim`` is ``SET NX PX``.
-
-Retry policy (fail safe, and never deaf to Ctrl-C). redis-py is synchronous, and a call
-here runs on the reactor thread. When Redis is unreachable (connection refused or reset,
-a timeout, a server still loading), the first call to find it so retries after 0.1 s,
-doubling, for at most ``RETRY_BUDGET`` (2 s) in all, then raises
-:class:`StoreUnavailable`; until a call succeeds again, later calls retry only once,
-after ``RETRY_FIRST``. A call never returns a guess. So the reactor is never held longer
-than the budget (plus one ``SOCKET_TIMEOUT`` per attempt for a server that accepts but
-does not answer), and Scrapy's own SIGINT/SIGTERM handling runs between calls. The
-first failure of an outage is logged as an ERROR, the recovery as a WARNING with the
-time Redis was away (``walsh/store/unreachable_seconds``). What the callers do with the
-error keeps "no request leaves unreserved": a request whose gate or reservation could
-not reach the store is not sent; the pacing middleware sends it back to the scheduler
-after a wait that leaves the reactor free while the crawl runs, and drops it (unsent)
-once the crawl is stopping. Pauses and settles that cannot be written are kept and
-written before the next reservation (:mod:`scrapy_walsh.store.ledger`). There is no
-local fallback: local pacing would let ten processes send ten times the rate.
-
-Durability is Redis's: "state written before a crash is never lost" holds when the server
-runs with ``appendonly yes`` and ``appendfsync always`` (the README says so; the tests run
-their server that way).
+Values are the same JSON as in sqlite under ``walsh:<identity>:<namespace>:<key>``; ``update``
+is one Lua script, ``claim`` is ``SET NX PX``. Unreachable Redis: retry within
+``RETRY_BUDGET``, then :class:`StoreUnavailable`; a call never returns a guess, and there is no
+local fallback. docs/fleet.md ("The Redis store") says why.
 """
 
 from __future__ import annotations

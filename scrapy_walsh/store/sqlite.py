@@ -1,24 +1,10 @@
 """The embedded default: one sqlite file, stdlib only.
 
-**The store records what it holds**, so a lost or emptied file never passes for a new one: a
-store is created once, with a random
-id kept both inside it (table ``walsh_meta``) and beside it (``<file>.id``). Opening
-a file that the id file says was initialised, but which is now missing, empty (truncated
-to 0 bytes), holds another id (replaced) or is unreadable, is refused with
-:class:`StoreRefused` naming the file: the opt-outs and the pacing ledger are never
-silently re-created. ``scrapy walsh state reset`` starts afresh (it removes both).
-
-Every write (``set``, ``set_many``, ``claim``, ``update``, ``delete``) is one transaction in
-WAL mode, so a ``kill -9`` at any instant leaves either the old value or the new one, never
-a torn row. Opt-outs and pauses commit with ``synchronous=FULL`` (on disk before the call
-returns, through a power cut too); reservations, settles and the R8 records commit to the
-WAL without their own fsync (:data:`SYNC_BY_NAMESPACE`, ``update(fsync=False)``;
-docs/state-store-durability.md says what that trades).
-Several processes may share the file; writers wait up to ``busy_timeout``. The atomic
-operations (``claim``, and ``update``, which runs a ledger operation's Python) read and
-write inside one ``BEGIN IMMEDIATE`` transaction, which takes the write lock before
-reading, so two processes on one machine sharing the file can never take the same
-pacing slot.
+The store records what it holds (an id inside and beside the file), so a lost or emptied file
+is refused (:class:`StoreRefused`), never re-created. Every write is one WAL transaction, with
+``synchronous=FULL`` only where :data:`SYNC_BY_NAMESPACE` says; ``claim`` and ``update`` run in
+one ``BEGIN IMMEDIATE`` transaction. docs/state-store.md and docs/state-store-durability.md
+say why.
 """
 
 from __future__ import annotations

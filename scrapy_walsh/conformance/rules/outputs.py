@@ -1,14 +1,9 @@
 """Rules about where the crawl writes: ``JOBDIR``, the local files of ``FEEDS``, the request journal.
 
-Scrapy finds out that such a path can't be used only once the crawl has started: ``JOBDIR=123``
-where ``123`` is a file ends in a traceback from its scheduler (and ``scrapy crawl`` exits 0), and
-a feed in a directory that can't be made loses every item while the crawl goes on. The audit
-finds these before the first request: one message naming the setting, a non-zero exit.
-
-A path is usable when its nearest existing ancestor is a directory in which a file can be
-made: that is tried (a temporary file, removed at once), since permission bits say nothing
-for root, nor for a read-only or virtual file system (``/proc``, ``/sys``). Nothing else is
-made or changed; Scrapy makes the directories itself when the crawl starts.
+Scrapy finds out that such a path can't be used only once the crawl has started; the audit
+finds it before the first request, by trying to make a file in the path's nearest existing
+directory (removed at once): permission bits say nothing for root or a read-only file system.
+docs/existing-projects.md says why.
 """
 
 from __future__ import annotations

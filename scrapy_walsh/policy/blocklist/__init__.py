@@ -2,19 +2,9 @@
 
 No Scrapy, no network, no I/O except reading the bundled schema from the package: the
 middleware fetches, persists and times; this package decides whether a document may be
-adopted and whether a host is covered by it. One module per concern:
-
-- :mod:`.document`: :class:`Blocklist`, adopting a document and matching a host;
-- :mod:`.schema`: the bundled or published schema and its validation plan;
-- :mod:`.compile`: the entries' schema compiled to a fast predicate;
-- :mod:`.validate`: running a plan, and the one-line reason for a refusal;
-- :mod:`.jsontext`: the size cap, UTF-8 and strict JSON;
-- :mod:`.dates`: dates, date-times and durations;
-- :mod:`.hosts`: the one canonical form of hosts and listed domains;
-- :mod:`.edit`: deterministic edits of the operator's file;
-- :mod:`.stored`: the adopted list as stored, with the schema it passed (re-adopted under it).
-
-Importing it does not import jsonschema; the first validation does.
+adopted and whether a host is covered by it, one module per concern (listed in
+docs/requirements/r3-blocklist.md). Importing it does not import jsonschema; the first
+validation does.
 """
 
 from .dates import parse_duration

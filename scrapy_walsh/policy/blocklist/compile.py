@@ -1,14 +1,9 @@
 """The entries' schema compiled to a predicate: why a 100,000-entry list adopts in about 1 s.
 
-jsonschema spends ~30 us per entry walking the same few keywords 100,000 times: alone
-it takes about 3.5 s on such a list, where the compiled path adopts it in about 1.1 s
-(``bench/blocklist_bench.py``). The entries schema normally uses a handful of simple
-keywords, so it is compiled once to a predicate that applies the same checks, formats
-included (through the very same FORMAT_CHECKER), in a few microseconds. Anything
-outside that subset (or any $ref that is not a plain "#/$defs/name") disables the fast
-path: jsonschema does it all. An entry the predicate rejects sends the whole document
-to jsonschema, which has the last word and writes the error message; tests compare
-both on good and bad entries.
+The handful of simple keywords an entries schema uses compile once to a predicate with the
+same checks (formats through the same FORMAT_CHECKER); anything else disables the fast path,
+and an entry the predicate rejects sends the whole document to jsonschema, which has the
+last word. docs/requirements/r3-blocklist.md says why.
 """
 
 from __future__ import annotations

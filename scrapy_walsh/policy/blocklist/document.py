@@ -1,12 +1,9 @@
 """The adopted list: :class:`Blocklist`, built from a validated document, and its matching.
 
-Adopting checks, in order: the schema is usable, the text is capped UTF-8 JSON, the
-document is valid against the schema (formats on), and, independently of the schema
-(a published one may be looser than ours), the fields read here make sense. Any
-failure raises :class:`InvalidBlocklist`; R3: the caller keeps its previous list.
-
-A listed name blocks itself and every subdomain (``example.com`` blocks
-``www.example.com``, not ``notexample.com``); a listed IP address only itself.
+Adopting checks the schema, the text (capped UTF-8 JSON), the document against the schema,
+then the fields read here; any failure raises :class:`InvalidBlocklist` and the caller keeps
+its previous list (R3). A listed name blocks itself and every subdomain, an IP only itself.
+docs/requirements/r3-blocklist.md says why.
 """
 
 from __future__ import annotations

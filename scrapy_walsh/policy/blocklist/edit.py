@@ -1,23 +1,9 @@
 """Deterministic edits of a walsh-research-blocklist/v1 document (the operator's file). Pure.
 
-The operator keeps the blocklist in git, so the same edit must always give the same
-bytes and a diff must show only what changed:
-
-* Serialisation (:func:`serialise`): UTF-8 JSON, 2-space indent, ``\\n`` line ends and
-  a trailing newline, non-ASCII reasons written as themselves. Keys follow the
-  contract's order, not the alphabet, because people read this file: ``contract``,
-  ``updated``, ``operator``, ``contact``, ``policy``, ``refresh``, ``blocked``, then
-  any other key sorted; in an entry ``domain``, ``added``, ``reason``, then any other
-  key sorted. Entries are sorted by canonical domain (then as written).
-* :func:`add` normalises the domain as the gate reads it (IDNA A-labels, lowercase,
-  no trailing dot; IP literals as :mod:`ipaddress` writes them), stamps ``added`` with
-  today's UTC date, and sets ``updated`` to now (UTC, whole seconds, ``Z``) only when
-  the list changes. A domain already listed (in any spelling of it) changes nothing,
-  so adding it again gives the same bytes.
-* :func:`remove` drops every entry whose canonical domain is the one given.
-
-Every function validates: the input with the bundled schema before editing (a broken
-file is never "fixed" silently), and the output before it is returned.
+The operator keeps the blocklist in git, so the same edit always gives the same bytes and a
+diff shows only what changed (:func:`serialise`, :func:`add`, :func:`remove`). Every function
+validates its input with the bundled schema and its output before returning it.
+docs/command-blocklist.md says how the file is written.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """jsonschema's format checkers, without paying for the one the blocklist never uses.
 
-``jsonschema[format-nongpl]`` registers its ``iri`` / ``iri-reference`` checkers from
-``rfc3987_syntax``, whose import builds a Lark grammar: about 1.6 s on this project's
-machine, on every crawl's first validation, before any request may leave (R3: the
-blocklist comes first). Neither the bundled schema nor any sane blocklist schema uses those
-formats. :func:`prepare` therefore puts a stand-in module in its place before jsonschema is
-first imported: the checkers are still registered, and the first ``iri`` value validated
-imports the real module and answers exactly as before. Other attributes load it too, so
-any other user of ``rfc3987_syntax`` in the process sees the real module.
+``rfc3987_syntax`` (the ``iri`` checkers) builds a Lark grammar on import, about 1.6 s before
+any request may leave (R3: the blocklist comes first). :func:`prepare` puts a stand-in in its
+place that loads the real module on first use. docs/requirements/r3-blocklist.md says why.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The adopted list as the state store keeps it, with the schema it was validated with.
 
-R3: an opt-out never lapses. A list adopted under the operator's *published* schema may
-not pass the bundled one (the published schema may be looser: a field the bundled schema
-requires, made optional). Re-validating the stored list against the bundled schema alone
-turned such a list "unusable" on the next run, and the crawl went on with an EMPTY list.
-So the record carries the schema the list passed (``None`` when that was the bundled
-one) and its SHA-256, and :func:`from_stored` re-validates against that schema, then
-against the bundled one: whichever passes. A record that passes neither raises
-:class:`InvalidBlocklist`; the caller must then fail closed, never run with an empty list.
+R3: an opt-out never lapses. The record carries the schema the list passed (``None`` for the
+bundled one) and its SHA-256; :func:`from_stored` re-validates against that schema, then the
+bundled one. A record that passes neither raises :class:`InvalidBlocklist`: the caller fails
+closed, never runs with an empty list. docs/requirements/r3-blocklist.md says why.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """Every usage preference a site publishes, combined per purpose (pure: no Scrapy, no I/O).
 
-One entry point, :func:`usage_decision`: for a URL path and our declared purposes (aipref
-labels, e.g. ``("search",)`` or ``("search", "train-ai")``), it gathers the statements of
-
-* the selected robots.txt group (:mod:`.preferences.robots`: ``Content-Usage`` per path,
-  ``Content-Signal``, RSL ``License``),
-* ``/.well-known/tdmrep.json`` (:mod:`.preferences.tdmrep`),
-* the response headers (:mod:`.preferences.headers`: ``Content-Usage``, ``Content-Signal``,
-  ``tdm-reservation``/``tdm-policy``, ``X-Robots-Tag``),
-
-and combines them (:func:`.preferences.model.combine`: the most restrictive wins), naming the
-signal and the line or header that decided each purpose. The vocabulary mapping and the
-revisions implemented are in :mod:`.preferences.model` and ``docs/preferences.md``.
-
-Before a fetch only robots.txt and tdmrep.json are known: pass no headers, and a purpose
-they reserve is already reserved (headers can only add reservations). Remote input never
-raises here; only :meth:`TdmRep.parse` raises, and only :class:`TdmRepError`.
+One entry point, :func:`usage_decision`: for a URL path and our declared purposes, it gathers
+the statements of the selected robots.txt group, ``/.well-known/tdmrep.json`` and the response
+headers, and combines them (the most restrictive wins), naming what decided each purpose.
+Remote input never raises here; only :meth:`TdmRep.parse` raises, and only :class:`TdmRepError`.
+docs/preferences.md says why.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Usage preferences in response headers -> statements (pure).
 
-Input is the response's ``(name, value)`` header lines, names in any case, values ``str`` or
-``bytes`` (read as Latin-1, as HTTP field values are octets). Read here:
-
-* ``Content-Usage`` (draft-ietf-aipref-attach-05 §2): an aipref Structured Field Dictionary;
-  several field lines are one value joined by ``", "`` (RFC 9110 §5.3).
-* ``Content-Signal``: the Content Signals syntax, as some servers also send it as a header.
-* ``tdm-reservation`` / ``tdm-policy`` (TDMRep, W3C Community Group final report, 10 May
-  2024, §"TDM Header Field"): ``1`` reserves TDM, ``0`` does not, anything else is a protocol
-  error and leaves the value unset. ``tdm-policy`` is kept only when TDM is reserved (the
-  report: agents SHOULD NOT process it otherwise). The header supersedes ``tdmrep.json``;
-  :func:`scrapy_walsh.policy.preferences.usage_decision` applies that precedence.
-* ``X-Robots-Tag``, scoped to our token by :func:`scrapy_walsh.policy.xrobotstag.usage_warnings`:
-  ``noai`` reserves ``train-ai`` and ``ai-input``; ``noimageai`` does too, for an image
-  (``Content-Type: image/...``) only; ``noindex`` and ``none`` reserve ``search``.
-
-Nothing here raises on any input.
+Read here: ``Content-Usage``, ``Content-Signal``, ``tdm-reservation`` / ``tdm-policy`` and
+``X-Robots-Tag`` (scoped to our token), from ``(name, value)`` lines (values ``str`` or
+``bytes``, read as Latin-1). Nothing here raises on any input. docs/preferences.md
+("Every signal", "Each parser's reading") says why.
 """
 
 from __future__ import annotations

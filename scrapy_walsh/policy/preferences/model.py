@@ -1,40 +1,10 @@
 """The usage-preference model: purposes, statements and their combination (pure: no I/O).
 
-A site states preferences about how what we fetch may be *used*, in several vocabularies.
-Each parser (``preferences.robots``, ``preferences.headers``, ``preferences.tdmrep``) turns
-one signal into :class:`Statement` objects in one vocabulary, ours: the purposes of the IETF
-aipref vocabulary (draft-ietf-aipref-vocab-07, 19 August 2026). :func:`combine` then answers,
-per declared purpose, ``allowed``, ``reserved`` or ``unknown``, and names the statement that
-decided it. Revision -08 (13 September 2026) is listed by the IETF, but its text could not
-be found; -07 is the newest text read.
-
-Combination is vocab-07 §5.1 ("Combining Preferences"): any statement that disallows a
-purpose wins; otherwise any that allows it; otherwise unknown. So the most restrictive
-statement wins across signals, and adding a reservation never turns ``reserved`` into
-``allowed``. Precedence *inside* one signal (the longest Content-Usage path, TDMRep's header
-over its file) is the parsers' business, as each specification says.
-
-Mapping of the vocabularies onto ours (``-`` = that signal says nothing about the purpose):
-
-================================  ============  ============  ==========================
-signal (value)                    ``search``    ``train-ai``  ``ai-input`` (extension)
-================================  ============  ============  ==========================
-aipref ``Content-Usage`` (y / n)  ``search``    ``train-ai``  -
-Content Signals (yes / no)        ``search``    ``ai-train``  ``ai-input``
-TDMRep ``tdm-reservation`` 1 / 0  -             reserved /    reserved / allowed
-                                                allowed
-X-Robots-Tag ``noai``             -             reserved      reserved
-X-Robots-Tag ``noimageai``        -             reserved *    reserved *
-X-Robots-Tag ``noindex``/``none`` reserved      -             -
-RSL ``License:``                  -             -             - (the licence URL is kept)
-================================  ============  ============  ==========================
-
-``*`` only when the response is an image. ``ai-input`` (using content as live input to an
-AI model: retrieval, grounding) is no aipref category in vocab-07 (its last non-training
-category, ``ai-output``, was dropped in -05); Content Signals defines it, so it is accepted
-as an extension purpose. TDM (text and data mining, CDSM Directive art. 4) covers training
-and AI input; search indexing is not mapped from it: TDMRep says nothing a search engine
-is asked to stop.
+Each parser turns one signal into :class:`Statement` objects in our vocabulary, the purposes of
+IETF aipref (draft-ietf-aipref-vocab-07); :func:`combine` answers, per declared purpose,
+``allowed``, ``reserved`` or ``unknown`` (vocab-07 §5.1: the most restrictive statement wins),
+and names the statement that decided it. docs/preferences.md ("Purposes", "Every signal",
+"Combining") has the mapping of each vocabulary and says why.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Path patterns for usage preferences: RFC 9309 §2.2.2-2.2.3 matching (pure).
 
-aipref ``Content-Usage`` rules (draft-ietf-aipref-attach-05 §3.1) and TDMRep ``location``
-rules (TDMRep final report, "Use of regular expressions") both match paths as robots.txt
-does: ``*`` is any run of octets, a final ``$`` ends the pattern, a percent-encoded
-unreserved character equals itself, and the match length is the encoded pattern's length.
-Both sides are spelled by the robots.txt matcher's own normaliser
-(:func:`scrapy_walsh.policy.path_match.normalise`), so a ``Content-Usage`` rule and a
-``Disallow`` with the same path match the same URLs (docs/robots-parsing.md).
-
-Matching is the classic two-pointer wildcard walk, O(len(path) x len(pattern)) at worst: a
-hostile ``*a*a*a...$`` pattern cannot make it backtrack exponentially as a regex would.
+aipref ``Content-Usage`` and TDMRep ``location`` rules match paths as robots.txt does, spelled
+by the robots.txt matcher's own normaliser, so a ``Content-Usage`` rule and a ``Disallow`` with
+the same path match the same URLs. The walk is O(len(path) x len(pattern)) at worst: no
+exponential backtracking. docs/robots-parsing.md says why.
 """
 
 from __future__ import annotations

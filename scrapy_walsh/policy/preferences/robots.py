@@ -1,23 +1,9 @@
 """Usage preferences in robots.txt: one selected group's lines -> statements (pure).
 
-Input is the ``(field, value)`` lines (optionally ``(field, value, line_number)``) of the group
-RFC 9309 selected for our product token, as the robots parser hands them over; selecting the
-group is its job, not ours. Three records are read:
-
-* ``Content-Usage: [path] prefs`` (draft-ietf-aipref-attach-05 §3, 19 August 2026). The
-  value runs to the first ``#``; if it starts with ``/`` the path runs to the first SP or
-  HTAB and the rest is an aipref statement, else the whole value is. For a URL path the
-  rules with the longest matching path apply, matched as Allow/Disallow are; rules with
-  identical paths all apply and combine (most restrictive wins, vocab-07 §5.1). A rule
-  without a path covers every path with length 0. attach-05 also says a path robots.txt
-  disallows has no preferences: that is the robots gate's answer, not ours.
-* ``Content-Signal: search=yes, ai-train=no`` (contentsignals.org): group-wide, no path.
-* ``License: <url>`` (RSL 1.0, RSL Collective, December 2025): a pointer to a licence
-  document. The document itself is not read here, so it decides no purpose; the URL is
-  kept as a reference. RSL writes ``License`` outside groups, like ``Sitemap``: the robots
-  parser may pass it along with the group's lines.
-
-Unknown fields are ignored; nothing here raises on any input.
+Input is the ``(field, value[, line_number])`` lines of the group RFC 9309 selected for our
+token (selecting it is the robots parser's job). Read: ``Content-Usage`` (per path, the longest
+match), ``Content-Signal`` (group-wide) and RSL ``License`` (a reference only). Unknown fields
+are ignored; nothing here raises. docs/preferences.md ("Each parser's reading") says why.
 """
 
 from __future__ import annotations

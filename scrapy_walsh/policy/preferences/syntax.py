@@ -1,17 +1,8 @@
 """The two value syntaxes of usage preferences, read into our purposes (pure).
 
-* aipref (draft-ietf-aipref-vocab-07 §6, §6.5): a Structured Field Dictionary (RFC 9651)
-  such as ``train-ai=n, search=y``. Parsed with ``http-sf`` (RFC 9651's author's parser, tested
-  against the SF test suite; the one ``http-message-signatures`` already brings in): only a Token ``y`` or ``n`` is an
-  answer; any other value, an unknown label or parameters are ignored, a duplicated key
-  keeps its last value, and a value that does not parse says nothing (every purpose
-  unknown), as §6.5 requires. Labels are case-sensitive, so ``Train-AI=n`` is a parse error.
-* Content Signals (contentsignals.org, CC0; the text also published as
-  draft-romm-aipref-contentsignals-00): ``search=yes, ai-input=no, ai-train=no``. It is not
-  defined as a Structured Field, and real files write ``Search=Yes``, so this is a lenient
-  split on ``,`` and ``=``, case-insensitive; ``use=`` (Cloudflare's 2026 addition, a level of
-  use, not a purpose) and any other key are ignored. A key written twice with ``yes`` and
-  ``no`` counts as ``no``.
+aipref values are a Structured Field Dictionary parsed strictly with ``http-sf`` (vocab-07
+§6.5); Content Signals are no Structured Field and real files write ``Search=Yes``, so they
+are split leniently, case-insensitive. docs/preferences.md ("Each parser's reading") says why.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """``/.well-known/tdmrep.json`` -> a per-path TDM statement (pure).
 
-TDMRep, W3C Community Group final report (10 May 2024), §"TDM File on the Origin Server":
-a JSON array of rules ``{"location": pattern, "tdm-reservation": 0 | 1, "tdm-policy": url}``.
-``location`` is matched as a robots.txt path (``*``, final ``$``, prefix match, case-sensitive)
-and *the first matching rule in sequence* applies (the report: "the most specific match is
-the first in sequence"); no match leaves TDM unset. A rule without a string ``location`` or
-with a ``tdm-reservation`` other than 0 or 1 is a protocol error: that rule is skipped.
-``tdm-policy`` is kept only for a reserving rule.
-
-A body that is not such a document raises :class:`TdmRepError`, and only that: the report
-says a server that cannot give a valid file does not implement the protocol, so the caller
-treats it as absent (and may count it).
+TDMRep (W3C Community Group final report, 10 May 2024): the first rule in sequence whose
+``location`` matches the path applies; an invalid rule is skipped. A body that is not such a
+document raises :class:`TdmRepError`, and only that: the caller treats it as absent.
+docs/preferences.md ("Each parser's reading") says why.
 """
 
 from __future__ import annotations
