@@ -1,16 +1,11 @@
 """scrapy-walsh: a Scrapy add-on that makes every request obey
-walsh-research-compliance/v1 and RFC 9309.
-
-Add one line to a project's ``settings.py``::
-
-    ADDONS = {"scrapy_walsh.Addon": 500}
+walsh-research-compliance/v1 and RFC 9309: ``ADDONS = {"scrapy_walsh.Addon": 500}``.
 
 Without the add-on, ``ROBOTSTXT_PARSER = "scrapy_walsh.RobotParser"`` and
 ``scrapy_walsh.RobotsTxtMiddleware`` give any Scrapy project RFC 9309 robots.txt
-(docs/robotstxt-any-project.md).
-
-The names below are loaded on first use (PEP 562), so ``import scrapy_walsh`` or
-``import scrapy_walsh.policy.pacing`` does not load Scrapy, Twisted or the adapters.
+(docs/robotstxt-any-project.md). The names below are loaded on first use (PEP 562), so
+``import scrapy_walsh`` or ``import scrapy_walsh.policy.pacing`` does not load Scrapy,
+Twisted or the adapters.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """``ADDONS = {"scrapy_walsh.Addon": 500}``: the whole contract from one line.
 
-The add-on writes the ``WALSH_*`` defaults (priority ``"default"``), the preset of
-Scrapy settings (priority ``"addon"``), places every component of the package, and
-removes Scrapy's ``RobotsTxtMiddleware`` whatever ``ROBOTSTXT_OBEY`` says. It then
-audits the result and refuses to start on any setting that would break a MUST: the
-project's own values outrank the preset (that is Scrapy's priority order), so they
-may make the crawl stricter; only the loosening ``WALSH_*`` settings (docs/loosening.md)
-make it looser, each with a warning.
+The add-on writes the ``WALSH_*`` defaults (priority ``"default"``), the preset of Scrapy
+settings (priority ``"addon"``), places every component of the package, and removes Scrapy's
+``RobotsTxtMiddleware`` whatever ``ROBOTSTXT_OBEY`` says. It then audits the result and refuses
+to start on any setting that would break a MUST: the project's own values outrank the preset
+(Scrapy's priority order), so they may make the crawl stricter; only the loosening ``WALSH_*``
+settings (docs/loosening.md) make it looser, each with a warning.
 """
 
 from __future__ import annotations

@@ -1,31 +1,9 @@
 """The Signature Agent Card: what a signing agent publishes about itself (pure).
 
 draft-meunier-webbotauth-registry-04 takes the card's members from the OAuth Dynamic Client
-Registration metadata (RFC 7591, as the OAuth Client ID Metadata Document uses them) and adds
-one ``web_bot_auth`` object for what only a bot has. The card we write:
-
-========================================  ===========================================================
-member                                    value
-========================================  ===========================================================
-``client_name``                           the bot's name (its robots.txt product token)
-``client_uri``                            the operator's page about the bot (``WALSH_BLOCKLIST_POLICY``)
-``contacts``                              contact URIs (``WALSH_BLOCKLIST_CONTACT``, ``mailto:`` added)
-``jwks``                                  the public keys, a JWK Set (``{"keys": [JWK ...]}``)
-``web_bot_auth.expected-user-agent``      the exact User-Agent every request carries
-``web_bot_auth.rfc9309-product-token``    the token robots.txt groups are matched against
-``web_bot_auth.rfc9309-compliance``       ``true``: robots.txt is followed
-``web_bot_auth.trigger``                  ``crawler`` (autonomous)
-``web_bot_auth.purpose``                  the uses of what is fetched (``WALSH_PURPOSES``), comma-separated
-``web_bot_auth.rate-control``             how a site slows the bot down
-``web_bot_auth.rate-expectation``         ``max=<r>rps;per=host;interval=<s>s``: at most one request per
-                                          ``WALSH_MIN_INTERVAL`` seconds to each host
-========================================  ===========================================================
-
-The keys are inline (``jwks``), not behind ``jwks_uri``: the draft forbids both, and an inline set
-lets a site check the card and the keys it names from one document.
-``rate-expectation`` takes the ``key=value;...`` form the draft suggests (``avg=10rps;max=100rps``);
-``per=host`` says the limit is per host, and ``interval`` gives it exactly, so a reader needs no
-floating-point inverse.
+Registration metadata (RFC 7591) and adds one ``web_bot_auth`` object for what only a bot has.
+docs/publishing.md lists the members we write, where each comes from, and why the keys are
+inline and ``rate-expectation`` reads as it does.
 """
 
 from __future__ import annotations

@@ -1,29 +1,11 @@
 """One clean refusal: a ``ConformanceError`` is reported as its reasons, never as a traceback.
 
-The add-on refuses a crawl from ``update_settings`` (or ``ConformanceGuard``), inside
-Scrapy's crawl task. Scrapy then fails the crawl (``bootstrap_failed``: ``scrapy crawl``
-exits 1), and the event loop or Twisted logs the unretrieved exception with its traceback,
-which buries the one message that matters. This filter, on the loggers those reports go
-through, turns such a record into the error's own text: the reasons, once, naming each
-setting and requirement. Any other exception keeps its traceback.
-
-On the Twisted reactor (``CrawlerProcess``, ``CrawlerRunner``) the script drops the failed
-crawl's Deferred, and Twisted reports it as two critical events: the line "Unhandled error
-in Deferred:", then the failure. Until someone calls ``globalLogBeginner.beginLoggingTo``
-(Scrapy doesn't), Twisted also writes every critical event, traceback included, straight to
-stderr, where no logging filter reaches. So when the add-on installs this (:func:`install`),
-Twisted logging is begun (public API, once per process) with no observer of its own: its events
-still reach Python logging through the observer Scrapy's ``configure_logging`` starts, and the
-filter there drops the "Unhandled error" line that announces a pending refusal (one counted by
-:func:`refusing` where a refusal is raised).
-
-A script that awaits ``AsyncCrawlerRunner.crawl()`` gets the ``ConformanceError`` itself and may
-handle it. Left uncaught, it reaches :data:`sys.excepthook`, which would print its traceback.
-So a refusal, when it is made (:func:`refusing`), and only then, puts a hook there that logs the
-reasons instead (Python still exits 1) and hands any other exception to the hook it replaced;
-:func:`scrapy_walsh.exit_status.handled` (the script dealt with the refusal) puts the previous
-hook back. A process whose crawls are never refused keeps its own hook. Making a
-``ConformanceError`` changes nothing: the add-on installs the filters, once per process.
+A refusal raised inside Scrapy's crawl task is logged by the event loop or Twisted with its
+traceback, which buries the one message that matters. The filters here, on the loggers those
+reports go through, turn such a record into the error's own text; Twisted logging is begun
+once (:func:`install`), and a refusal (:func:`refusing`) hooks :data:`sys.excepthook` until
+:func:`scrapy_walsh.exit_status.handled`. Any other exception keeps its traceback.
+docs/architecture.md ("The modules, one by one") says why each piece is needed.
 """
 
 from __future__ import annotations

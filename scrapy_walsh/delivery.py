@@ -1,30 +1,11 @@
 """Every item reaches the crawl's outputs, or is kept until it can: no output failure loses one.
 
-Stock Scrapy writes an item to the feeds on ``item_scraped``, after the item pipelines. A write
-that fails there (a full disk under the feed, an exporter that raises) or in a pipeline (it
-raises) is logged with a traceback, per item, and the crawl goes on as if the item had left:
-R8 records its page as fetched, so the next run never produces it again. Here instead:
-
-* :class:`Delivery` writes each item to the feeds itself (it calls Scrapy's ``FeedExporter`` in
-  place of that extension's own ``item_scraped`` handler) and flushes local feed files, so it
-  knows whether the item reached every feed. Its listeners (R7's dedup, R8's answers) hear the
-  outcome of every item: :data:`DELIVERED`, :data:`DROPPED`, :data:`KEPT` or :data:`NOT_KEPT`.
-* The first write that fails, in a feed or as a pipeline that raises, stops the crawl with one
-  message naming the output and a non-zero exit (:func:`scrapy_walsh.faults.stop`). A torn
-  record is cut off the feed file (truncated back to the end of its last whole item), and
-  nothing more is written to the feeds by this crawl.
-* That item, and every item after it, is **kept**: written to the state store (namespace
-  ``undelivered:<spider>``, as JSON with its class) before its page is recorded as fetched. The
-  spider's next run delivers the kept items first, through every pipeline and feed, without
-  fetching their pages again (:class:`RedeliveryMiddleware`), and removes each once delivered.
-* An item that can't be kept (the store is on the same full disk, is unreachable, or JSON can't
-  hold one of its values) is :data:`NOT_KEPT`: R8 leaves its page unmarked, so the next run
-  fetches it again.
-* A feed stored only when its slot closes (S3, FTP, GCS: a temporary file uploaded at the end)
-  delivers nothing before that: R8 and R7 hold their records until the feeds are stored
-  (``feed_exporter_closed``). One that fails to store its file (:attr:`Delivery.unstored`) is
-  said in one message, with a non-zero exit, and those records are not written: the next run
-  fetches the pages again.
+:class:`Delivery` writes each item to the feeds itself (in place of ``FeedExporter``'s own
+``item_scraped`` handler) and tells its listeners (R7's dedup, R8's answers) each item's
+outcome: :data:`DELIVERED`, :data:`DROPPED`, :data:`KEPT` or :data:`NOT_KEPT`. The first failed
+write stops the crawl (:func:`scrapy_walsh.faults.stop`); that item and every later one are kept
+in the state store, and :class:`RedeliveryMiddleware` delivers them on the next run.
+docs/state-store-items.md says what happens to each item, and why.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """A crawl's faults, each said once, with a non-zero exit.
 
-Two kinds reach the user this way:
-
-* **A fault that stops the crawl** (its state store failed, an output could not write an item):
-  :func:`stop` logs the first one once at ERROR (``scrapy_walsh stops this crawl: ...``), closes
-  the crawl with its reason, and makes the process exit non-zero (:mod:`scrapy_walsh.exit_status`).
-  A later fault of the same crawl is not said again: the crawl is already stopping for the first,
-  and each component counts its own in the stats and the summary.
-* **Records the state store did not take before the crawl ended** (a fleet's Redis away when an
-  answer came back, and still away at the end): :func:`unrecorded` collects them, and one ERROR
-  after the crawl closed says what was not recorded and what the next run does about it; the
-  process exits non-zero.
-
-This module imports nothing of the package but the exit status and the crawl's context (where
-each crawl's faults are kept), so any layer above them may report a fault.
+:func:`stop` reports a fault that stops the crawl (its state store failed, an output could not
+write an item); :func:`unrecorded` collects records the store did not take before the crawl
+ended, said in one ERROR after it closed. This module imports only the exit status and the
+crawl's context, so any layer above them may report a fault.
+docs/architecture.md ("The modules, one by one") says more.
 """
 
 from __future__ import annotations

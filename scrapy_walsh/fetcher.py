@@ -1,16 +1,9 @@
 """Who made a record: the project, the spider and the command of the process writing it.
 
-Every project and command of an identity shares one state store (R4 binds the identity), so a
-record says who made it: ``scrapy walsh state forget --spider NAME`` forgets what that spider of
-*this* project fetched, from the record itself (dynamic start requests included), and a later
-crawl refused by R8 names the command that fetched the page (``scrapy shell``, ``fetch``,
-``parse``) rather than itself.
-
-A project is its settings module and the directory of its ``scrapy.cfg``: two projects on one
-host and port, or two copies of one project in two directories, stay apart, while every command
-run anywhere inside one project (a subdirectory too) is that project. A process outside any
-project (a script with ``CrawlerProcess``) is its settings module, if any, and its working
-directory.
+Every project and command of an identity shares one state store, so a record says who made it:
+``scrapy walsh state forget --spider NAME`` forgets what that spider of *this* project fetched,
+and an R8 refusal names the command that fetched the page. A project is its settings module and
+the directory of its ``scrapy.cfg``. docs/records-and-progress.md says why.
 """
 
 from __future__ import annotations

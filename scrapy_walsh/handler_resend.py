@@ -1,18 +1,10 @@
 """Which download handlers the checkpoint wraps, and how each one's automatic resend is turned off.
 
-R4 and R5 count what the server saw: a request it received once must never reach it again
-behind our back. HTTP clients resend an idempotent request on their own when a reused
-keep-alive connection drops after the request was written (RFC 9112 §9.3.1 allows it):
-Twisted's ``HTTPConnectionPool.retryAutomatically`` and aiohttp's ``ClientSession``
-(``_retry_connection``, the switch aiohttp's own test client turns off; there is no public
-one). The server then sees the page twice, milliseconds apart.
-
-So ``WALSH_DOWNLOAD_HANDLER`` (or the project's ``DOWNLOAD_HANDLERS``, which the add-on turns
-into it) must name a handler listed here, or a subclass of one: the checkpoint switches its
-resend off when it builds it. Any other handler is refused at start, in one message naming
-the setting, since we can't tell what it does on a dropped connection. So is a path that
-can't be imported. Each accepted handler is tested against a server that drops a reused
-keep-alive connection after reading the request (tests/e2e/test_checkpoint_resends.py).
+R4 and R5 count what the server saw, but HTTP clients resend an idempotent request on their own
+when a reused keep-alive connection drops (RFC 9112 §9.3.1). ``WALSH_DOWNLOAD_HANDLER`` must name
+a handler listed here, or a subclass of one: the checkpoint switches its resend off when it builds
+it; any other handler is refused at start. docs/checkpoint.md and docs/architecture.md ("The
+modules, one by one") say why.
 """
 
 from __future__ import annotations

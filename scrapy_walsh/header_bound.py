@@ -1,22 +1,11 @@
 """Bounded response headers, enforced while the header block is received.
 
-Twisted's HTTP/1.1 client keeps every header line it parses, and nothing bounds how many: a
-server answering with a million headers (14 MB) took a crawl to 669 MB and held the one
-download slot 13.7 s while the lines were parsed. Scrapy's body bound
-(``download_maxsize``) starts counting after the headers. So the checkpoint's handler counts
-the status and header lines as the parser receives them, and gives up on the response as soon
-as they go over :data:`~scrapy_walsh.policy.bounds.MAX_HEADER_COUNT` lines or
-:data:`~scrapy_walsh.policy.bounds.MAX_HEADER_BYTES` bytes: the connection is closed and the
-request is refused with :class:`~scrapy_walsh.exceptions.ResponseTooLarge`
-(:func:`scrapy_walsh.middlewares.bounds.headers_refused`). A single line is already bounded
-by Twisted (``LineReceiver.MAX_LENGTH``, 16 KiB: a longer one closes the connection).
-
-The count lives in the response parser, which Scrapy's own HTTP/1.1 handler already swaps for
-its lenient one per request, the same way: the handler's connection pool (one per handler, not
-Twisted's global one) is given a protocol factory whose protocols give each request's parser a
-counting subclass. No private name is imported; the attributes reached are listed in
-docs/architecture.md ("Private APIs still in use"). aiohttp's client, the other accepted
-handler, has stricter bounds of its own (128 headers, 8,190 bytes a line), kept as they are.
+The checkpoint's handler counts the status and header lines as Twisted's parser receives them,
+and gives up on a response as soon as they go over
+:data:`~scrapy_walsh.policy.bounds.MAX_HEADER_COUNT` lines or
+:data:`~scrapy_walsh.policy.bounds.MAX_HEADER_BYTES` bytes, before they are held in memory.
+docs/hostile-servers.md ("Bounded headers") says why; docs/architecture.md says how, and lists
+the private attributes reached.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
-"""Progress of a long crawl, in the style of Scrapy's ``LogStats``: every
-``WALSH_PROGRESS_INTERVAL`` seconds (0: never) one line from the logger ``scrapy_walsh.progress``
-says how many targets were answered (done), refused by a gate, and are left (waiting in the
-scheduler or the downloader), and how long the rest takes at least by the pacing bound (R4: one request per
-interval per host, hosts side by side, so the longest host bounds the crawl). The same figures
-are the ``walsh/progress/*`` stats, last set when the spider closes.
+"""Progress of a long crawl, in the style of Scrapy's ``LogStats``.
 
-The time left reads the scheduler's per-host queues and the pacer's local copy of the ledger:
-O(hosts) once per interval, never per request. Targets a spider has not yielded yet (a start
-generator still running) are not counted as left.
+Every ``WALSH_PROGRESS_INTERVAL`` seconds (0: never) one line from the logger
+``scrapy_walsh.progress`` says how many targets were answered, refused and are left, and how
+long the rest takes at least by the pacing bound (R4); the same figures are the
+``walsh/progress/*`` stats. It costs O(hosts) once per interval, never per request.
+docs/records-and-progress.md says how to read it.
 """
 
 from __future__ import annotations

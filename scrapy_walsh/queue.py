@@ -1,40 +1,10 @@
 """R4: a scheduler priority queue that always hands out the host that is ready first.
 
-Requests wait in one sub-queue per host (the URL's hostname), each a Scrapy
-``ScrapyPriorityQueue``, so request priority still orders requests within a host and
-``JOBDIR`` disk queues work as with Scrapy's ``DownloaderAwarePriorityQueue``, which
-this class extends. ``pop()`` picks, among hosts ready now, the one with the most
-waiting work (queued requests × interval: the host that bounds the crawl's length);
-when none is ready, the one ready soonest. A host with a request in the downloader already
-is passed over (the downloader holds up to three requests, one on the network and the next ones
-prepared behind the checkpoint's lock: those are other hosts', so a host's requests still leave in
-their priority order, and no second one waits out the first's interval in the downloader); it
-returns nothing only when every candidate has one.
-
-**Cost: O(log H) per operation in the number H of queued hosts**, so the cost per request stays flat at scale. Two heaps
-index the hosts, both with lazy invalidation (an entry is checked when it reaches the
-top, and dropped or re-filed if it no longer holds):
-
-- the *calendar*: ``(ready time, host)`` of hosts not ready yet, earliest first;
-- the *ready heap*: ``(-(queued × interval), tie, host)`` of hosts ready now, most
-  waiting work first.
-
-A pop moves the calendar's due hosts to the ready heap (each host moves once per
-reservation it waits out: amortised O(log H) per request), then takes the ready heap's
-top. Ready times only move when a request of that host is reserved, settled or paused,
-so a stale entry is found and re-filed when it surfaces, at most once per such change:
-amortised O(log H). Keys are recomputed whenever a host becomes ready, so a host's work
-and interval are current at the moment it competes. Garbage (superseded entries) is
-compacted when it outgrows the live entries, keeping memory O(H).
-
-The ready times are the shared ledger's: a pop refreshes from the state store only the
-few candidates it considers (``CANDIDATES`` per read, at most ``READS`` reads: one sqlite
-query or one Redis ``MGET`` each), so in a fleet a process skips hosts another process
-has just taken, with store round trips per request bounded by a constant, whatever H.
-The choice is advice; the pacing middleware's reservation is what decides. Among equally
-loaded ready hosts the tie is broken by host name, except in a fleet (a Redis store):
-there each process breaks ties in its own random order, so processes holding the same
-targets spread over the hosts instead of all racing for the same one.
+Requests wait in one Scrapy sub-queue per host; ``pop()`` picks, among hosts ready now, the one
+with the most waiting work, else the one ready soonest, passing over a host with a request in
+the downloader already. Two lazily invalidated heaps keep every operation O(log H) in the
+number H of queued hosts. docs/architecture.md ("The modules, one by one") defends the
+structure; docs/requirements/r4-pacing.md says what it gives a crawl.
 """
 
 from __future__ import annotations

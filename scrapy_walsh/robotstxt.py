@@ -1,14 +1,10 @@
 """``scrapy_walsh.RobotParser``: RFC 9309 robots.txt for any Scrapy project.
 
-A drop-in for Scrapy's ``ROBOTSTXT_PARSER`` (a :class:`scrapy.robotstxt.RobotParser`)::
-
-    ROBOTSTXT_PARSER = "scrapy_walsh.RobotParser"
-
-It is the add-on's engine (:class:`scrapy_walsh.policy.robots.RobotsTxt`): the group is
-selected by product token (§2.2.1; a named group overrides ``*`` both ways, and groups
-naming the token are merged), then the longest match decides, Allow on a tie (§2.2.2).
-The User-Agent Scrapy passes (``ROBOTSTXT_USER_AGENT``, else the request's header) is
-reduced to its product token (:func:`~scrapy_walsh.policy.robots.product_token`).
+A drop-in for Scrapy's ``ROBOTSTXT_PARSER`` (``ROBOTSTXT_PARSER = "scrapy_walsh.RobotParser"``)
+running the add-on's engine (:class:`scrapy_walsh.policy.robots.RobotsTxt`): group selection by
+product token (§2.2.1), then the longest match, Allow on a tie (§2.2.2). The User-Agent Scrapy
+passes is reduced to its product token (:func:`~scrapy_walsh.policy.robots.product_token`).
+docs/robotstxt-any-project.md says what changes from Scrapy's parsers.
 """
 
 from __future__ import annotations

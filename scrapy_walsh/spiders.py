@@ -1,30 +1,11 @@
 """R9: ``StructuredSourceSpider``, the structured-source flow for feed-less targets.
 
-R9 forbids scraping HTML; the policy model makes llms.txt a hint and a sitemap discovery only.
-For each declared target the spider tries, in order:
-
-(a) the target itself with ``Accept: text/markdown``; the body is used only when the
-    answer is 2xx with a markdown ``Content-Type`` (``source: "markdown"``);
-(b) otherwise ``/llms.txt`` at the root of the target's origin (fetched once per origin
-    per crawl, through every gate). If it lists a twin of the target (the twin rule in
-    :mod:`scrapy_walsh.policy.llmstxt`), the twin is fetched instead (``"llms_txt_twin"``),
-    through every gate again: blocklist, robots.txt of the twin's own origin, the address
-    guard, pacing. If it lists no twin, the llms.txt itself is the structured
-    representation (``"llms_txt"``: name, summary, sections, optional links);
-(c) otherwise the target is left out with ``no_structured_representation``. A twin that
-    is refused (by a gate, or on sight because it points at a private address) or that
-    does not answer with markdown also ends here: never a fall back to HTML.
-
-A target refused by a gate, or failing at the network, is left out with that gate's
-verdict and nothing else is tried for it. HTML bodies are never parsed, not even for
-``<title>``. Declared sitemaps (``sitemap_targets``) yield their entries as items and are
-never followed (:mod:`scrapy_walsh.policy.sitemaps`).
-
-R6: the llms.txt and twin requests are part of reading a declared target, not link
-following. ``DeclaredTargetsMiddleware`` lets a request yielded from a callback through
-only when :meth:`StructuredSourceSpider.planned_followup` says this spider planned exactly
-that request (URL, step and target) and has not sent it yet; anything else, including a
-request that merely copies the meta marker, is dropped as before.
+For each declared target the spider tries its markdown (``Accept: text/markdown``), then the
+llms.txt of its origin (a listed twin, or the llms.txt itself), and otherwise leaves it out with
+``no_structured_representation``: HTML is never parsed. The llms.txt and twin requests it plans
+pass R6's scope gate (:meth:`StructuredSourceSpider.planned_followup`).
+docs/requirements/r9-structured-sources.md and docs/architecture.md ("The modules, one by
+one") say why.
 """
 
 from __future__ import annotations

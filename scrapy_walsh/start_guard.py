@@ -1,17 +1,9 @@
 """Clean edges: a spider whose declared targets cannot be read stops with one message.
 
-A spider often reads its targets in ``start()`` / ``start_requests()`` from a file, a database
-or an environment variable. When that raises (the file is missing), Scrapy logs a traceback
-and ends the crawl with exit status 0, having fetched nothing: a scheduler sees success.
-:func:`guarded` wraps the spider's start (the discovery middleware, closest to the spider,
-calls it for every spider): the exception becomes one ERROR line naming it and what to do,
-the crawl stops, and the process exits non-zero (:mod:`scrapy_walsh.faults`).
-
-It also gives the reactor a turn at least every :data:`SLICE` seconds while the start is read.
-Scrapy reads ``start()`` in one loop while the downloader is full, and a start that never
-awaits anything (a loop over a list of targets) kept the reactor from every timer and answer until
-its last request was scheduled: most of a minute for 100,000 targets, long enough for the
-operator list's fetch, answered at once, to be read after its download timeout.
+:func:`guarded` wraps the spider's start: an exception there becomes one ERROR line naming it,
+the crawl stops and the process exits non-zero (:mod:`scrapy_walsh.faults`), where Scrapy would
+log a traceback and exit 0. It also gives the reactor a turn at least every :data:`SLICE`
+seconds while the start is read. docs/architecture.md ("The modules, one by one") says why.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The end-of-crawl compliance summary: ``walsh/...`` stats and one readable log block.
 
-Counting happens on Scrapy's downloader signals, which fire for every request that
-passed the whole middleware chain, so robots.txt, blocklist and retried requests are
-counted like spider requests. A request is counted as sent when it reached a socket: a
-response came back, or the download failed after connecting (a timeout, a reset). A name
-that never resolved, or a connection that was refused, sent nothing: it is counted under
-``walsh/requests/not_connected/<why>`` by :class:`NetworkOutcomeMiddleware`.
-
-The summary accounts for every request the spider made, each category with what the user
-can do about it, and is logged at WARNING so it survives ``-L WARNING``.
+Counting happens on Scrapy's downloader signals, so robots.txt, blocklist and retried requests
+are counted like spider requests; a request is counted as sent when it reached a socket, and
+:class:`NetworkOutcomeMiddleware` counts the ones that never did. The summary is logged at
+WARNING so it survives ``-L WARNING``. docs/architecture.md ("The modules, one by one") says
+what counts as sent.
 """
 
 from __future__ import annotations

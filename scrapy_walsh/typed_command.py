@@ -1,13 +1,9 @@
 """``scrapy fetch``, ``shell`` and ``parse URL``: a person typed the URL and waits for it.
 
-Their refusals must not vanish: ``--nolog`` turns logging off, and ``scrapy fetch`` then
-printed nothing and exited 0 when a gate refused the URL (``scrapy parse`` exited 0, logging or
-not). So while one of these commands runs, each refusal is also printed on stderr as one line,
-whatever the log settings, and the process exits 1 (:mod:`scrapy_walsh.exit_status`): nothing
-was fetched for it.
-
-The command is read from the process's arguments as Scrapy's own command line reads it (the
-first argument that is not an option), only when the program is Scrapy's.
+While one of these commands runs, each refusal is also printed on stderr as one line, whatever
+the log settings (``--nolog`` included), and the process exits 1 (:mod:`scrapy_walsh.exit_status`):
+nothing was fetched for it. The command is read from the process's arguments as Scrapy's command
+line reads them, only when the program is Scrapy's. docs/existing-projects.md says why.
 """
 
 from __future__ import annotations

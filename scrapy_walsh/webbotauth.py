@@ -1,28 +1,10 @@
 """Verifiable identity: Web Bot Auth request signatures, the key directory, signed records.
 
-Implements draft-ietf-webbotauth-httpsig-protocol-01 (29 October 2026, the working-group draft
-that absorbed the key directory of draft-meunier-webbotauth-httpsig-directory-00) over
-RFC 9421 (HTTP Message Signatures), with Ed25519 keys and RFC 7638 / RFC 8037 A.3 thumbprints:
-
-- a signed request carries ``Signature-Agent: sig1="URL"`` (a Structured Field Dictionary whose
-  member names our key directory), and a signature labelled ``sig1`` covering ``@authority``
-  and that member (``"signature-agent";key="sig1"``), plus ``@method`` and ``@path``, which the
-  draft recommends to narrow a signature to one request; its parameters are ``created``,
-  ``expires`` (a short lifetime: a signature is replayable until then), ``keyid`` (the key's
-  JWK thumbprint), ``alg="ed25519"`` and ``tag="web-bot-auth"``;
-- the directory is a JWKS served as ``application/http-message-signatures-directory+json``
-  at ``/.well-known/http-message-signatures-directory``; each key's ``kid`` is its thumbprint.
-
-Libraries: ``cryptography`` for Ed25519 and PEM; ``http-message-signatures`` builds and checks
-the RFC 9421 signature base (it resolves dictionary-member components, ``tag``, ``expires``),
-so no signature base is written by hand here; ``http-sf`` (its dependency) writes and reads the
-``Signature-Agent`` dictionary. tests/unit/test_signing.py checks the result against a base
-built independently from the RFC text and against RFC 9421's own ed25519 example.
-
-Attestation records are signed detached: Ed25519 over :func:`canonical_json` of the record.
-
-Everything here is pure (no Scrapy, no network); ``scrapy walsh keys`` and, later, the request
-checkpoint and ``check --sign`` do the I/O.
+Implements draft-ietf-webbotauth-httpsig-protocol-01 over RFC 9421 (HTTP Message Signatures),
+with Ed25519 keys and RFC 7638 thumbprints; attestation records are signed detached, Ed25519
+over :func:`canonical_json`. Everything here is pure (no Scrapy, no network): ``scrapy walsh
+keys``, the request signer and ``check --sign`` do the I/O. docs/verifiable-identity.md shows what
+is signed; docs/architecture.md ("The modules, one by one") says how and with which libraries.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """The policy model: no request reaches a loopback, private, link-local or otherwise non-public address.
 
-Two checks, because either alone has a hole:
-
-1. ``AddressGuardMiddleware`` (downloader middleware 85, after the sub-resource gate and
-   before the blocklist, so a refused target never costs a robots.txt fetch) refuses a URL
-   whose host is such an address, and resolves a name to refuse it when *any* of its
-   addresses is. Own fetches (robots.txt, the blocklist) meet it too.
-2. ``GuardedNameResolver`` wraps the reactor's name resolver, which every HTTP/1.1 and
-   HTTP/2 connection of Scrapy resolves through, so a refused address is never connected
-   to even when DNS answers differently at connect time than at check time (rebinding).
-   It withholds every address of a name when one is refused; Twisted then fails the
-   connection with a ``DNSLookupError`` that no packet preceded.
-   ``ConnectRefusalMiddleware`` (downloader middleware 560, so its ``process_exception``
-   runs before ``RetryMiddleware`` at 550) turns that error back into the same
-   ``PrivateAddressRefused``, which nothing retries.
-
-``WALSH_ALLOW_PRIVATE_ADDRESSES`` is the only way around either check.
+Two checks, because either alone has a hole: ``AddressGuardMiddleware`` (downloader middleware 85)
+refuses a URL whose host is, or resolves to, such an address; ``GuardedNameResolver`` wraps the
+reactor's resolver so such an address is never connected to, even when DNS answers differently
+at connect time (rebinding), and ``ConnectRefusalMiddleware`` (560) turns its refusal back into
+``PrivateAddressRefused``. ``WALSH_ALLOW_PRIVATE_ADDRESSES`` is the only way around either.
+docs/requirements/addresses.md says why.
 """
 
 from __future__ import annotations

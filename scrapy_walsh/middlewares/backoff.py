@@ -1,23 +1,11 @@
 """R5: 429/503 pause the whole host, then the request is retried; Retry-After always wins.
 
-The delay comes from :class:`scrapy_walsh.policy.backoff.Backoff`. It is not slept here: it
-becomes the host's "not before" time in the shared pacer, and the retry goes back to
-the scheduler. The pacing middleware and the politeness queue then hold *every*
-request to that host until the pause ends, while other hosts keep their own pace.
-Scrapy's ``RetryMiddleware`` keeps its other codes and exceptions; the add-on removes
-``WALSH_BACKOFF_HTTP_CODES`` from ``RETRY_HTTP_CODES`` so nothing is retried twice.
-
-Own fetches (robots.txt, the blocklist) and ``dont_retry`` requests are not
-retried, but their 429/503 still pauses the host. A manifest discovery reads is retried
-as a page is (``engine.download_async`` sends the retry, which the pacing gate holds
-until the pause ends); after a timeout it is not (docs/requirements/r5-backoff.md).
-
-A request that got no answer within ``DOWNLOAD_TIMEOUT`` is treated as a 503
-without ``Retry-After`` whose pause is at least ``WALSH_RECHECK_INTERVAL``, doubled for each
-timeout of the host in a row: the crawl is serial, so a hanging server costs every host one
-time budget per request sent to it, and resting its host ever longer bounds that to a few
-budgets per crawl (:func:`~scrapy_walsh.policy.backoff.timeout_rest`). The preset takes the timeout out of
-Scrapy's ``RETRY_EXCEPTIONS``, so it reaches this middleware instead of being retried at once.
+The delay (:class:`scrapy_walsh.policy.backoff.Backoff`) is not slept here: it becomes the host's
+"not before" time in the shared pacer, and the retry goes back to the scheduler, so every request
+to that host waits while other hosts keep their pace. A request with no answer within
+``DOWNLOAD_TIMEOUT`` is treated as a 503 whose pause grows with each timeout of the host in a row
+(:func:`~scrapy_walsh.policy.backoff.timeout_rest`). docs/requirements/r5-backoff.md and
+docs/architecture.md ("The modules, one by one") say why.
 """
 
 from __future__ import annotations

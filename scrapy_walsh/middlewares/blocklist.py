@@ -1,25 +1,11 @@
 """R3: the operator blocklist gate, the first policy gate a request meets.
 
-Before the first request leaves, the list at ``WALSH_BLOCKLIST_URL`` is fetched
-through the crawler (so it carries our User-Agent and is paced), validated against
-the published schema (``WALSH_BLOCKLIST_SCHEMA_URL``, the bundled copy when that
-can't be had) and adopted. It is refreshed on the document's own ``refresh``.
-
-A list that can't be fetched or fails validation never replaces the one we have:
-the last adopted list is persisted in the state store, and a copy on this machine
-(:mod:`scrapy_walsh.store.machine`) that a store started afresh can't take away, so even
-a new process whose first fetch fails still honours yesterday's opt-outs. Only a
-first-ever failure with nothing stored anywhere leaves the list empty, with a WARNING
-and a stat.
-
-The stored list keeps the schema it was validated with (the published one may be looser
-than the bundled copy); a new process re-validates it against that schema, then the
-bundled one, whichever passes (:func:`~scrapy_walsh.policy.blocklist.from_stored`). A
-stored list that passes neither is never replaced by an empty list: until a fresh list is
-adopted, every request is refused (fail closed, one ERROR naming the store record).
-
-A blocked host is refused here, before the robots gate, so it is never contacted,
-not even for robots.txt. Redirect hops are new requests and meet this gate again.
+The list at ``WALSH_BLOCKLIST_URL`` is fetched through the crawler before the first request
+leaves, validated against its published schema and adopted; a list that can't be fetched or
+fails validation never replaces the one we have (kept in the state store and on this machine),
+and a stored list that passes no schema refuses every request (fail closed). A blocked host is
+refused before the robots gate, so it is never contacted, not even for robots.txt.
+docs/requirements/r3-blocklist.md and docs/architecture.md ("The modules, one by one") say why.
 """
 
 from __future__ import annotations

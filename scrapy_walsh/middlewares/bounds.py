@@ -1,21 +1,10 @@
 """Bounded bytes in, after decompression, on every fetch: no server can exhaust our memory.
 
-Scrapy already has the mechanism: ``meta["download_maxsize"]`` stops the download handler
-reading past it, and ``HttpCompressionMiddleware`` stops *decompressing* past it (in 64 KiB
-steps), so a gzip, deflate, brotli or zstd bomb never decodes whole. The add-on uses it:
-
-* the checkpoint (:func:`stamp`, the last point before the network) gives every request its
-  bound: a page ``WALSH_MAX_BODY_BYTES``; a request that asked for its own (sitemaps, llms.txt,
-  the blocklist) keeps it, up to :func:`scrapy_walsh.policy.bounds.ceiling`;
-* :class:`BoundedCompressionMiddleware` takes the place of Scrapy's ``HttpCompressionMiddleware``
-  (a subclass: Scrapy decodes) and turns the refusal into :class:`~scrapy_walsh.exceptions.ResponseTooLarge`,
-  counted under ``walsh/bounds/refused/<kind>`` and named in the summary.
-
-robots.txt is the exception: a refusal would make it unreachable, and a long file is still the
-site's own rules. It is *read up to its bound* (the parse limit plus a little): the download
-stops there (``StopDownload(fail=False)`` on ``bytes_received``, Scrapy's way to keep a partial
-body) and the body is decoded up to the bound (:func:`read_prefix`),
-counted under ``walsh/bounds/cut/robots``.
+The checkpoint (:func:`stamp`) gives every request its ``download_maxsize``, and
+:class:`BoundedCompressionMiddleware` (in place of Scrapy's ``HttpCompressionMiddleware``) turns
+a body that decodes past it into :class:`~scrapy_walsh.exceptions.ResponseTooLarge`. robots.txt
+is the exception: it is read up to its bound (:func:`read_prefix`), never refused for its size.
+docs/hostile-servers.md and docs/architecture.md ("The modules, one by one") say why.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """R7: conditional requests from stored validators; a 304 means "no new data".
 
-For every fetched target the ``ETag`` and ``Last-Modified`` are kept in the state store
-(namespace ``validators``, keyed by canonical URL); nothing of the body is stored. The
-next run sends ``If-None-Match`` / ``If-Modified-Since``. A ``304 Not Modified`` to such a
-request raises :class:`NotModified` (an ``IgnoreRequest``), so the callback is not called;
-errbacks receive it. Validators live as long as the store's 30-day horizon.
-
-A target's validators are written with its R8 record, after it (``Answers.then`` in
-:mod:`scrapy_walsh.middlewares.frequency`): once the items of the answer were delivered or
-kept. A page whose items were lost (a crash, an output that failed) is fetched again by the
-next run unconditionally: a ``304`` would give it nothing to deliver.
+Each fetched target's ``ETag`` and ``Last-Modified`` are kept in the state store (namespace
+``validators``), written with its R8 record once the answer's items were delivered or kept; the
+next run sends ``If-None-Match`` / ``If-Modified-Since``, and a ``304`` raises
+:class:`NotModified`. docs/requirements/r7-freshness.md and docs/architecture.md ("The modules,
+one by one") say why.
 """
 
 from __future__ import annotations

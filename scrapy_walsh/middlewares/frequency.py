@@ -1,53 +1,11 @@
 """R8: a declared target fetched less than ``WALSH_REFETCH_INTERVAL`` ago is not fetched.
 
-The time of each answered fetch of a target is kept in the state store (namespace
-``fetched``, keyed by the target's canonical URL, shared by every spider of the identity),
-and a request for it within the interval is refused with ``skipped_recently_fetched``,
-logged and counted. Redirect hops and retries of a target being fetched now are not
-re-checked: they carry the sealed claim (``scrapy_walsh.admission``), valid only while the
-store holds that very lease, so no meta key a spider sets (``retry_times``,
-``redirect_urls`` ...) makes a request a retry. ``WALSH_REFETCH_INTERVAL = 0`` disables the
-guard (the audit warns, naming R8).
-
-**State records what happened**, so a crash loses nothing unsent. Before the request is sent, the crawl takes a
-*lease* on the target (``store.leases.take``: add-if-absent, atomic), so two processes of a
-fleet (or two requests of one crawl) never both send it. A lease is not a fetch: it holds
-only while its crawl runs (a heartbeat in namespace ``crawls``), so after a ``kill -9`` the
-next run takes it over and sends the target again, paced as usual, whether it was never
-sent or sent and never answered. The target counts as fetched when an answer came back:
-the answer's time replaces the lease (with who fetched it and the status, one
-transaction), written once the answer's callback is done and the items it yielded left
-the item pipelines (:class:`AnsweredMiddleware`, a spider middleware: a crash between the
-answer and the feed fetches the target again, so no item is lost; a ``304`` and an answer
-that never reaches the spider are written at once or when the crawl stops). In a fleet the
-record rides on the process's next round trip to Redis, within :data:`RECORD_WITHIN` at the latest
-(``StateStore.set_many_later``): a crash within it, too, fetches the target again. A fetch that
-gets no answer (a network error, a later gate's refusal) releases the lease, so the target
-can be tried again.
-
-**A final 5xx** (the answer after Scrapy's retries and R5's backoff retries) is an answer:
-the server received the request and answered it, so it counts as fetched for R8 (asking
-again within the interval is the load R8 forbids). Such targets are listed, with their
-status, in the crawl's summary and by ``scrapy walsh state show``;
-``scrapy walsh state forget URL`` makes one fetchable again.
-
-**Answers and items agree** (:mod:`scrapy_walsh.delivery`): the record waits for each item
-of the answer to be delivered, dropped or kept in the store for the next run. When one of them
-could be neither delivered nor kept, the answer is not recorded and its lease goes back, so
-the next run fetches the page again.
-
-**A callback that raises** still had its answer: the server was hit, so the target counts as
-fetched once the items it yielded before the exception left the pipelines. The answer
-records the error, and the crawl's summary and ``scrapy walsh state show`` list each such page
-with the command that fetches it again once the spider is fixed (``scrapy walsh state forget
-URL``). So does **a response refused as too large** (``WALSH_MAX_BODY_BYTES``): the server
-answered, so it is recorded at once, and not downloaded again within the interval.
-
-**An answer while the store is away** (a fleet's Redis down) is not lost: its claim is known
-from the request itself, its callback runs, and its record is written when the store answers
-again (with the next round trip that reaches it, or when the crawl closes). One the store still did not take when
-the crawl ended is said in the crawl's one closing message, with a non-zero exit: its target
-is left unmarked, and the next run fetches it again.
+Each answered fetch's time is kept in the state store (namespace ``fetched``, by canonical URL,
+shared by every spider of the identity). Before a request is sent, the crawl takes a *lease* on
+its target, so no two requests send it; the answer replaces the lease once its items left the
+pipelines (:class:`AnsweredMiddleware`), and a fetch with no answer releases it. State records
+what happened, so a crash loses nothing unsent. docs/requirements/r8-frequency.md and
+docs/architecture.md ("The modules, one by one") say why.
 """
 
 from __future__ import annotations

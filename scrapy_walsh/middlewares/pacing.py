@@ -1,29 +1,11 @@
 """R4: per-host spacing from our own ledger, as late as possible before the network.
 
-Each request to a host starts at least ``max(WALSH_MIN_INTERVAL, Crawl-delay,
-Request-rate, adaptive delay)`` after the previous one to the same host (the URL's
-hostname, also after a redirect); a host never seen goes at once. The interval counts
-from the later of the previous request's send and its answer's arrival: the server saw
-the request by then at the latest, whatever stalled our process in between. When the request
-handed to us must wait but another queued host is ready sooner, the request goes back
-to the scheduler instead of holding a download slot (CONCURRENT_REQUESTS=3, behind the checkpoint's lock):
-the politeness queue then hands out the host that is ready. Only when nothing else is
-ready sooner does it wait here, so the crawl is never idle while some host is ready.
-
-The slot is *reserved* in the pacing ledger (``SharedPacer.reserve``: atomic, one round
-trip) by the checkpoint (``scrapy_walsh.checkpoint``), under the global in-flight lock, so the
-reserved start is the real send time. This middleware's check is the early, advisory one
-(it reads the ledger, takes nothing): it waits or requeues before the request reaches the
-downloader. When the checkpoint finds the slot taken anyway (another process of a fleet, an
-internal fetch or an ``engine.download`` got there first), it raises ``NotYourTurn`` and the
-request waits or is requeued here like any other. If the store
-is unavailable (``StoreUnavailable``, from the reservation or from any gate before it),
-the request is not sent: it goes back to the scheduler after ``STORE_RETRY`` seconds of
-a wait that leaves the reactor free, so Ctrl-C still stops the crawl; once the crawl is
-stopping it is dropped, unsent. No request leaves unreserved.
-
-A host whose Crawl-delay exceeds ``WALSH_MAX_CRAWL_DELAY`` is not crawled at all: its
-requests are refused with ``crawl_delay_exceeds_cap`` (never clamped).
+Each request to a host starts at least ``max(WALSH_MIN_INTERVAL, Crawl-delay, Request-rate,
+adaptive delay)`` after the previous one's send or answer, whichever is later. This middleware's
+check is the early, advisory one: it waits, or requeues when another host is ready sooner; the
+checkpoint reserves the slot. A host whose Crawl-delay exceeds ``WALSH_MAX_CRAWL_DELAY`` is
+refused. docs/requirements/r4-pacing.md and docs/architecture.md ("The modules, one by one")
+say why.
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """R2: the robots.txt gate, replacing Scrapy's ``RobotsTxtMiddleware``.
 
-Per origin (scheme, host, port) robots.txt is fetched once through the crawler, so it
-carries our User-Agent and counts as a request to its host, and the outcome is read
-the RFC 9309 way (§2.3.1):
-
-========================  =====================================================
-2xx                       parsed; verdicts come from the selected group
-4xx other than 429        ``allowed_implicit`` (no robots.txt: nothing is disallowed)
-5xx, 429, network error   ``unknown_unreachable``: blocks in ``respect`` mode, unless a
-                          stored copy under 30 days old can be used instead; asked again
-                          after ``WALSH_RECHECK_INTERVAL`` once its host's rest (R5) is
-                          over (a timeout is a network error)
-2xx that isn't robots.txt ``unknown_parse_error``: allowed, with a warning
-more than 5 redirects     ``allowed_implicit`` (RFC 9309 §2.3.1.2: "unavailable")
-========================  =====================================================
-
-robots.txt is read up to its bound (the parse limit plus 64 KiB, after decompression;
-:mod:`scrapy_walsh.middlewares.bounds`), never refused for its size.
-
-Each redirect hop is a new own fetch, so the blocklist gate and the identity
-middleware see it too; a hop another gate refuses makes robots.txt unreachable.
-
-Results are cached per origin in the state store for ``WALSH_ROBOTS_CACHE_SECONDS``
-(at most 24 h, RFC 9309 §2.4), so a rerun within the day does not refetch. Requests
-to one origin wait only for that origin's robots.txt.
+Per origin (scheme, host, port) robots.txt is fetched once through the crawler, so it carries our
+User-Agent and counts as a request to its host; the outcome is read the RFC 9309 way (§2.3.1),
+and cached in the state store for ``WALSH_ROBOTS_CACHE_SECONDS`` (at most 24 h, §2.4). Requests
+to one origin wait only for that origin's robots.txt. docs/requirements/r2-robots.md gives the
+table of outcomes; docs/architecture.md ("The modules, one by one") says more.
 """
 
 from __future__ import annotations

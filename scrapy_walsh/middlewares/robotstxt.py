@@ -1,36 +1,9 @@
 """``scrapy_walsh.RobotsTxtMiddleware``: a drop-in for Scrapy's, for projects without the add-on.
 
-::
-
-    DOWNLOADER_MIDDLEWARES = {
-        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-        "scrapy_walsh.RobotsTxtMiddleware": 100,
-    }
-    ROBOTSTXT_PARSER = "scrapy_walsh.RobotParser"
-
-What changes from Scrapy 2.19's middleware (docs/robotstxt-any-project.md):
-
-* Every request that waits on an origin's robots.txt gets its outcome. Scrapy's hands one
-  Deferred to all of them, so only the first gets the parser and the others go out
-  unchecked (:mod:`.once` gives each waiter its own).
-* The fetch is read the RFC 9309 way (§2.3.1, :func:`~scrapy_walsh.policy.gates.robots_outcome`,
-  the add-on gate's rule): 2xx parsed; 4xx allow all; 5xx, 429 or a network error disallow
-  all (Scrapy parsed the error page, or allowed everything).
-* robots.txt is kept per origin (scheme, host, port) for at most 24 h (§2.4); an unreachable
-  one is asked again after :data:`~scrapy_walsh.middlewares.robots_gate.UNREACHABLE_RECHECK`.
-* robots.txt is read up to the add-on's bound (the parse limit, 4 MiB, plus 64 KiB:
-  :data:`~scrapy_walsh.policy.bounds.ROBOTS_BYTES`), by the add-on's own code
-  (:class:`~scrapy_walsh.middlewares.bounds.ReadUpTo`): the download stops there and its first
-  rules hold (``walsh/bounds/cut/robots``). Scrapy's ``HttpCompressionMiddleware``, which the
-  add-on replaces, decodes at most that much: a body that decodes to more is refused there and
-  read as unreachable (disallow all), never held whole.
-
-Scrapy's settings and stats keep their meaning: ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_PARSER``,
-``ROBOTSTXT_USER_AGENT``, ``dont_obey_robotstxt``, ``robotstxt/forbidden``,
-``robotstxt/request_count``, ``robotstxt/response_count``,
-``robotstxt/response_status_count/<status>``, ``robotstxt/exception_count/<type>`` and the
-``robots_parsed`` signal. Requests refused because robots.txt is unreachable are counted in
-``walsh/robotstxt/unreachable``.
+Every request that waits on an origin's robots.txt gets its outcome (:mod:`.once`), the fetch is
+read the RFC 9309 way (:func:`~scrapy_walsh.policy.gates.robots_outcome`), kept per origin for at
+most 24 h, and read up to the add-on's bound; Scrapy's settings, stats and signal keep their
+meaning. docs/robotstxt-any-project.md says how to use it and what changes from Scrapy's.
 """
 
 from __future__ import annotations

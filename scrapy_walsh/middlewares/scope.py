@@ -1,29 +1,11 @@
 """R6: declared targets only, and no sub-resources.
 
-``DeclaredTargetsMiddleware`` (a spider middleware) drops every request a callback
-yields: the start requests are the declared targets, so ``response.follow``, a
-``CrawlSpider`` rule or a link extractor yields nothing that reaches the network. The
-drop is explained once per spider in the log and counted. Redirects are not link
-following (they happen in the downloader and pass every gate again). One exemption (R9):
-a ``StructuredSourceSpider``'s own llms.txt and twin requests for a declared target, which
-are part of reading that target; the spider keeps the plan, so a request that merely
-carries the same meta is still dropped (see ``scrapy_walsh.spiders``).
-
-Scrapy passes an errback's output straight to the scheduler, around every spider
-middleware, so the middleware also marks each request it admits (``Meta.DECLARED``, a
-seal of its URL that spider code can't forge: ``scrapy_walsh.admission``) and drops, on
-``request_scheduled``, any request that arrives without a valid seal. Retries and pacing
-requeues copy ``meta`` and keep it; our redirect middleware re-seals the new URL. A request
-that never meets the scheduler (``engine.download``) is refused by the admission gate. A scrapy-redis spider's
-start URLs come from its Redis list (``next_requests()``, also called from its idle
-handler straight into the engine): they are its declared targets and are marked there.
-
-``SubresourceMiddleware`` (a downloader middleware, the first gate) refuses images,
-scripts, stylesheets, fonts, audio and video, by URL extension (read after normalising the
-path: ``logo.png;v=1``, ``logo%2Epng``, ``LOGO.PNG``) or explicit type; and, since any URL
-can answer with an image, drops a response whose ``Content-Type`` is one of those types
-(``process_response``, the last downloader middleware a response meets): its bytes are
-never parsed or emitted, and the drop is a counted ``subresource`` denial.
+``DeclaredTargetsMiddleware`` (spider) drops every request a callback yields, seals each request
+it admits (``scrapy_walsh.admission``), and drops on ``request_scheduled`` one that arrives
+unsealed (an errback's output). ``SubresourceMiddleware`` (downloader, the first gate) refuses
+images, scripts, stylesheets, fonts, audio and video by URL or type, and drops a response whose
+``Content-Type`` is one. docs/requirements/r6-scope.md and docs/architecture.md ("The modules,
+one by one") say why.
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
 """The policy model usage warnings and the site's usage preferences: they travel with the page.
 
-``UsagePreferencesMiddleware`` (downloader) parses ``X-Robots-Tag`` on every final response of
-a spider request (redirects are followed before it sees them; robots.txt and the blocklist
-are the package's own resources, not content, and are skipped) and writes the directives
-that apply to ``WALSH_ROBOTS_TOKEN`` to ``response.meta["walsh"]["usage_warnings"]``: a
-sorted list of lower-case strings, absent when there are none.
-
-It also writes the combined usage decision for ``WALSH_PURPOSES``
-(:func:`scrapy_walsh.policy.preferences.usage_decision`) to
-``response.meta["walsh"]["usage"]``, from the selected robots.txt group's records
-(``Content-Usage``, ``Content-Signal``, ``License``, as the robots gate parsed them),
-``/.well-known/tdmrep.json`` (read in ``respect`` mode only: it costs one more request per
-origin) and the response's headers.
-
-``UsagePreferencesItemMiddleware`` (spider) copies both into each item the callback yields for
-that response: the warnings into a ``usage_warnings`` field (a dict, or an item class
-declaring it; a class that can't is named once in the log and counted), the decision into
-the item's ``walsh`` dict under ``usage``.
-
-``WALSH_USAGE_MODE = "report"`` (default) only attaches and counts. ``"respect"`` refuses,
-before it is sent, a request whose robots.txt or tdmrep.json already reserves one of our
-purposes (:class:`~scrapy_walsh.exceptions.UsageReserved`), and drops an item whose source
-reserves one (headers included).
+``UsagePreferencesMiddleware`` (downloader) writes a spider response's ``X-Robots-Tag`` warnings
+and the usage decision for ``WALSH_PURPOSES`` to ``response.meta["walsh"]``;
+``UsagePreferencesItemMiddleware`` (spider) copies both into each item. ``WALSH_USAGE_MODE =
+"report"`` only attaches and counts; ``"respect"`` refuses what robots.txt or tdmrep.json
+reserves and drops an item whose source reserves one. docs/preferences.md and
+docs/architecture.md ("The modules, one by one") say why.
 """
 
 from __future__ import annotations
