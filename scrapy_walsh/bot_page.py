@@ -50,39 +50,10 @@ def robots_lines(token: str, path: str = "/") -> str:
 
 
 def render(facts: BotFacts) -> str:
+    """The page: who runs the bot and what for, how to recognise, block and pace it, how to check it."""
     e = html.escape
-    who = e(facts.operator) if facts.operator else "an operator who has not given a name here"
-    contact = (
-        f'<a href="{e(_contact_uri(facts.contact))}">{e(facts.contact)}</a>'
-        if facts.contact
-        else "none given on this page"
-    )
-    policy = f'<p>More about the bot: <a href="{e(facts.policy)}">{e(facts.policy)}</a></p>' if facts.policy else ""
-    purposes = "".join(f"<li><code>{e(p)}</code>: {e(PURPOSE_WORDS.get(p, p))}</li>" for p in facts.purposes)
-    keys = "".join(f"<li><code>{e(k)}</code></li>" for k in facts.keyids)
-    signed = (
-        f"<p>Every request is signed (HTTP Message Signatures, Web Bot Auth). The public keys are in the key "
-        f'directory <a href="{DIRECTORY}"><code>/{DIRECTORY}</code></a> and in the '
-        f'<a href="{CARD}">Signature Agent Card</a>; a valid signature names one of these keys:</p>'
-        f'<ul data-walsh-keyids="{e(" ".join(facts.keyids))}">{keys}</ul>'
-        if facts.keyids
-        else '<p data-walsh-keyids="">Requests are not signed: identify the bot by its User-Agent.</p>'
-    )
-    ranges = (
-        "<p>Requests come only from these networks (also in "
-        f'<a href="{IPS}"><code>{IPS}</code></a>):</p><ul data-walsh-ip-ranges="{e(" ".join(facts.ip_ranges))}">'
-        + "".join(f"<li><code>{e(r)}</code></li>" for r in facts.ip_ranges)
-        + "</ul>"
-        if facts.ip_ranges
-        else "<p>The networks the bot sends from are not published: rely on the User-Agent and the signature.</p>"
-    )
-    journal = (
-        "<p>Every request is recorded in a signed journal. Its signed heads, one per day and per chain, are in "
-        f'<a href="journal-heads.json"><code>journal-heads.json</code></a> ({facts.heads} heads): ask us for '
-        "the journal of your site and check it with "
-        "<code>scrapy walsh journal verify --published URL_OF_THIS_PAGE</code>. "
-        "A journal cut or rewritten after these heads were published fails that check.</p>"
-    )
+    who, contact, policy = _operator(facts), _contact(facts), _policy_link(facts)
+    purposes, signed, ranges, journal = _purposes(facts), _signing(facts), _networks(facts), _journal(facts)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>{e(facts.token)}: about this web crawler</title>
@@ -117,6 +88,71 @@ one at a time. It goes slower, never faster, when your site asks: a robots.txt <
 {journal}
 </body></html>
 """
+
+
+def _operator(facts: BotFacts) -> str:
+    """Who operates the bot, as the page names them."""
+    return html.escape(facts.operator) if facts.operator else "an operator who has not given a name here"
+
+
+def _contact(facts: BotFacts) -> str:
+    """How to reach the operator: a link, or a plain statement that none is given."""
+    e = html.escape
+    return (
+        f'<a href="{e(_contact_uri(facts.contact))}">{e(facts.contact)}</a>'
+        if facts.contact
+        else "none given on this page"
+    )
+
+
+def _policy_link(facts: BotFacts) -> str:
+    """The paragraph linking the operator's own page about the bot, when there is one."""
+    e = html.escape
+    return f'<p>More about the bot: <a href="{e(facts.policy)}">{e(facts.policy)}</a></p>' if facts.policy else ""
+
+
+def _purposes(facts: BotFacts) -> str:
+    """The list items saying what the crawl is for."""
+    e = html.escape
+    return "".join(f"<li><code>{e(p)}</code>: {e(PURPOSE_WORDS.get(p, p))}</li>" for p in facts.purposes)
+
+
+def _signing(facts: BotFacts) -> str:
+    """How requests are signed and with which keys, or that they are not."""
+    e = html.escape
+    keys = "".join(f"<li><code>{e(k)}</code></li>" for k in facts.keyids)
+    return (
+        f"<p>Every request is signed (HTTP Message Signatures, Web Bot Auth). The public keys are in the key "
+        f'directory <a href="{DIRECTORY}"><code>/{DIRECTORY}</code></a> and in the '
+        f'<a href="{CARD}">Signature Agent Card</a>; a valid signature names one of these keys:</p>'
+        f'<ul data-walsh-keyids="{e(" ".join(facts.keyids))}">{keys}</ul>'
+        if facts.keyids
+        else '<p data-walsh-keyids="">Requests are not signed: identify the bot by its User-Agent.</p>'
+    )
+
+
+def _networks(facts: BotFacts) -> str:
+    """The networks the bot sends from, or that they are not published."""
+    e = html.escape
+    return (
+        "<p>Requests come only from these networks (also in "
+        f'<a href="{IPS}"><code>{IPS}</code></a>):</p><ul data-walsh-ip-ranges="{e(" ".join(facts.ip_ranges))}">'
+        + "".join(f"<li><code>{e(r)}</code></li>" for r in facts.ip_ranges)
+        + "</ul>"
+        if facts.ip_ranges
+        else "<p>The networks the bot sends from are not published: rely on the User-Agent and the signature.</p>"
+    )
+
+
+def _journal(facts: BotFacts) -> str:
+    """Where the signed journal heads are, and how a site checks its journal against them."""
+    return (
+        "<p>Every request is recorded in a signed journal. Its signed heads, one per day and per chain, are in "
+        f'<a href="journal-heads.json"><code>journal-heads.json</code></a> ({facts.heads} heads): ask us for '
+        "the journal of your site and check it with "
+        "<code>scrapy walsh journal verify --published URL_OF_THIS_PAGE</code>. "
+        "A journal cut or rewritten after these heads were published fails that check.</p>"
+    )
 
 
 def _contact_uri(contact: str) -> str:

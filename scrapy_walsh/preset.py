@@ -38,8 +38,16 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
     the crawl stricter. Only the loosening ``WALSH_*`` settings (docs/loosening.md) can
     make it looser, each with a warning.
     """
+    return (
+        *_pacing_entries(settings),
+        *_retry_entries(settings),
+        *_download_entries(_or_default(lambda: parse(settings, "WALSH_MAX_BODY_BYTES"), MAX_BODY_BYTES)),
+    )
+
+
+def _pacing_entries(settings: BaseSettings) -> tuple[PresetEntry, ...]:
+    """Who the crawl says it is, and how often it asks: one request at a time, the floor per host."""
     min_interval = _or_default(lambda: parse(settings, "WALSH_MIN_INTERVAL"), MIN_INTERVAL_FLOOR)
-    backoff_codes = _or_default(lambda: http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES")), (429, 503))
     return (
         PresetEntry(
             "USER_AGENT",
@@ -70,6 +78,13 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             "Hands the engine the host that is ready first, so one host's delay never idles "
             "the crawl. Works with `JOBDIR`.",
         ),
+    )
+
+
+def _retry_entries(settings: BaseSettings) -> tuple[PresetEntry, ...]:
+    """What Scrapy retries at once (never a back-off code or a timeout: they back off); a request's time budget."""
+    backoff_codes = _or_default(lambda: http_codes(raw(settings, "WALSH_BACKOFF_HTTP_CODES")), (429, 503))
+    return (
         PresetEntry(
             "RETRY_HTTP_CODES",
             [code for code in SCRAPY_RETRY_HTTP_CODES if code not in backoff_codes],
@@ -90,7 +105,6 @@ def preset(settings: BaseSettings) -> tuple[PresetEntry, ...]:
             "The time budget of one request (Scrapy: 180). The crawl is serial: a hanging server "
             "makes every host wait this long, so it is kept short; a longer one is warned about.",
         ),
-        *_download_entries(_or_default(lambda: parse(settings, "WALSH_MAX_BODY_BYTES"), MAX_BODY_BYTES)),
     )
 
 

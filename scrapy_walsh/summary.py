@@ -244,15 +244,31 @@ class NetworkOutcomeMiddleware:
 
 def render_summary(stats: Mapping[str, Any]) -> str:
     """The log block, from stats alone, so it reads the same live or from a stats dump."""
+    lines = _sent_lines(stats)
+    lines += _unanswered_lines(stats)
+    lines += _bounds_lines(stats)
+    lines.append(_blocklist_line(stats))
+    lines += _robots_lines(stats)
+    lines.append(_usage_line(stats))
+    lines += _denied_lines(stats)
+    lines += _what_you_can_do(stats)
+    if stats.get("walsh/outputs/redelivered"):
+        lines.append(
+            f"  items redelivered {stats['walsh/outputs/redelivered']} kept by an earlier run whose output "
+            "failed, delivered now"
+        )
+    lines += _server_errors(stats)
+    lines += _callback_errors(stats)
+    lines += _pacing_lines(stats)
+    return "\n".join(lines)
+
+
+def _sent_lines(stats: Mapping[str, Any]) -> list[str]:
+    """The heading, the identity, and the requests sent to each host (busiest first)."""
     hosts = sorted(
         ((key[len(SENT_HOST) :], n) for key, n in stats.items() if key.startswith(SENT_HOST)),
         key=lambda item: (-item[1], item[0]),
     )
-    denials = sorted(
-        (key[len(DENIED) + 1 :], n) for key, n in stats.items() if key.startswith(DENIED + "/") and key.count("/") == 3
-    )
-    backoffs = sorted((key[len(BACKOFF_PREFIX) :], n) for key, n in stats.items() if key.startswith(BACKOFF_PREFIX))
-    wait = stats.get(WAIT_SECONDS)
     lines = [
         f"scrapy_walsh compliance summary ({stats.get('walsh/spec_version', SPEC_VERSION)})",
         f"  identity          {stats.get('walsh/identity/user_agent', '?')}",
@@ -264,6 +280,12 @@ def render_summary(stats: Mapping[str, Any]) -> str:
         f"      {n:>5}  {host}" + (f" (every {stats[INTERVAL + host]:g} s or more)" if INTERVAL + host in stats else "")
         for host, n in hosts
     ]
+    return lines
+
+
+def _unanswered_lines(stats: Mapping[str, Any]) -> list[str]:
+    """Requests that never connected (nothing sent), and those that failed after connecting."""
+    lines = []
     not_connected = sorted((k[len(NOT_CONNECTED) :], n) for k, n in stats.items() if k.startswith(NOT_CONNECTED))
     if not_connected:
         lines.append(
@@ -276,38 +298,50 @@ def render_summary(stats: Mapping[str, Any]) -> str:
             f"  failed            {sum(n for _, n in failed)} after connecting (counted as sent): "
             + ", ".join(f"{kind}: {n}" for kind, n in failed)
         )
-    lines += _bounds_lines(stats)
-    lines.append(
+    return lines
+
+
+def _blocklist_line(stats: Mapping[str, Any]) -> str:
+    """Where the operator's blocklist came from and how many entries it has."""
+    return (
         f"  blocklist         {stats.get('walsh/blocklist/source', 'not consulted')}, "
         f"{stats.get('walsh/blocklist/entries', 0)} entries "
         f"(schema: {stats.get('walsh/blocklist/schema', 'bundled')}, "
         f"failed fetches: {stats.get('walsh/blocklist/fetch_failed', 0)})"
     )
+
+
+def _robots_lines(stats: Mapping[str, Any]) -> list[str]:
+    """robots.txt: the mode, how each was read, and the count of each verdict."""
     mode = stats.get(ROBOTS_MODE, "respect")
-    lines.append(
+    lines = [
         f"  robots.txt        mode {mode}{'' if mode == 'respect' else ' (R2 NOT ENFORCED)'}; "
         f"{stats.get('walsh/robots/fetched', 0)} fetched, "
         f"{stats.get('walsh/robots/cache_hit', 0)} from the store, "
         f"{stats.get('walsh/robots/unreachable', 0)} unreachable"
-    )
+    ]
     lines += [
         f"      {n:>5}  {verdict}"
         for verdict, n in sorted(
             (key[len(ROBOTS_VERDICT) :], n) for key, n in stats.items() if key.startswith(ROBOTS_VERDICT)
         )
     ]
-    lines.append(_usage_line(stats))
-    lines.append(f"  denied            {stats.get(DENIED, 0)}")
-    lines += [f"      {n:>5}  {what}" for what, n in denials]
-    lines += _what_you_can_do(stats)
-    if stats.get("walsh/outputs/redelivered"):
-        lines.append(
-            f"  items redelivered {stats['walsh/outputs/redelivered']} kept by an earlier run whose output "
-            "failed, delivered now"
-        )
-    lines += _server_errors(stats)
-    lines += _callback_errors(stats)
-    lines.append(
+    return lines
+
+
+def _denied_lines(stats: Mapping[str, Any]) -> list[str]:
+    """The requests denied, and how many by each gate and verdict."""
+    denials = sorted(
+        (key[len(DENIED) + 1 :], n) for key, n in stats.items() if key.startswith(DENIED + "/") and key.count("/") == 3
+    )
+    return [f"  denied            {stats.get(DENIED, 0)}"] + [f"      {n:>5}  {what}" for what, n in denials]
+
+
+def _pacing_lines(stats: Mapping[str, Any]) -> list[str]:
+    """The time spent waiting for politeness, the hosts skipped for their Crawl-delay, the backoffs."""
+    wait = stats.get(WAIT_SECONDS)
+    backoffs = sorted((key[len(BACKOFF_PREFIX) :], n) for key, n in stats.items() if key.startswith(BACKOFF_PREFIX))
+    lines = [
         "  politeness wait   " + f"{wait or 0.0:.1f} s ({stats.get('walsh/pacing/requeued', 0)} requests handed back "
         "to the queue for a host ready sooner)"
         + (
@@ -315,10 +349,10 @@ def render_summary(stats: Mapping[str, Any]) -> str:
             if stats.get("walsh/pacing/capped_hosts")
             else ""
         )
-    )
+    ]
     lines.append(f"  backoffs          {stats.get(BACKOFF_COUNT, 0)} (Scrapy retries: {stats.get('retry/count', 0)})")
     lines += [f"      {n:>5}  {what}" for what, n in backoffs if what != "count"]
-    return "\n".join(lines)
+    return lines
 
 
 def _bounds_lines(stats: Mapping[str, Any]) -> list[str]:

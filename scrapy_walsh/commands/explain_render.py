@@ -16,8 +16,19 @@ def _secs(value: float | None, line: int | None) -> str:
 
 def render(report: dict[str, Any]) -> str:
     """The explanation for people, one gate per paragraph."""
-    b, a, r, p, d = report["blocklist"], report["address"], report["robots"], report["pacing"], report["decision"]
     out = [f"URL          {report['url']}", f"identity     {report['user_agent']} (token {report['token']})", ""]
+    out += _blocklist_lines(report["blocklist"])
+    out += _address_lines(report["address"])
+    out += _robots_lines(report["robots"])
+    out += render_usage(report["usage"])
+    out += _frequency_lines(report["frequency"])
+    out += _pacing_lines(report["pacing"])
+    out += _closing_lines(report)
+    return "\n".join(out)
+
+
+def _blocklist_lines(b: dict[str, Any]) -> list[str]:
+    """The operator's blocklist: the entry that blocks the host, or why none does."""
     if b["verdict"] == BLOCKED_BY_OPERATOR:
         line = f"BLOCKED by entry {b['domain']!r} (added {b['added']}: {b['reason']})"
     elif b["verdict"] == NOT_CONSULTED:
@@ -25,12 +36,20 @@ def render(report: dict[str, Any]) -> str:
     else:
         line = "not blocked: no entry covers this host"
     entries = f"{b['entries']} entr{'y' if b['entries'] == 1 else 'ies'}"
-    out += [f"blocklist    {line}", f"             list: {b['source']}; {entries}", ""]
-    if "verdict" in a:
-        where = f" ({a['address']})" if "address" in a else ""
-        out += [f"address      {a['host']}{where}: " + ("allowed" if a["verdict"] == "allowed" else a["reason"]), ""]
-    out.append(f"robots.txt   {r.get('url', '')}".rstrip())
-    out.append(f"             source: {r['source']}")
+    return [f"blocklist    {line}", f"             list: {b['source']}; {entries}", ""]
+
+
+def _address_lines(a: dict[str, Any]) -> list[str]:
+    """The address gate, when it was consulted."""
+    if "verdict" not in a:
+        return []
+    where = f" ({a['address']})" if "address" in a else ""
+    return [f"address      {a['host']}{where}: " + ("allowed" if a["verdict"] == "allowed" else a["reason"]), ""]
+
+
+def _robots_lines(r: dict[str, Any]) -> list[str]:
+    """robots.txt: where it came from, the group and rule that apply, and the verdict."""
+    out = [f"robots.txt   {r.get('url', '')}".rstrip(), f"             source: {r['source']}"]
     if "mode" in r and r["mode"] != "respect":
         out.append(f"             mode: {r['mode']}")
     if "groups" in r:
@@ -47,10 +66,18 @@ def render(report: dict[str, Any]) -> str:
         )
     if "verdict" in r:
         out.append(f"             verdict: {r['verdict']} -> {r['recommendation']}")
-    out += render_usage(report["usage"])
-    f = report["frequency"]
+    return out
+
+
+def _frequency_lines(f: dict[str, Any]) -> list[str]:
+    """R8: a target fetched too recently to be fetched again."""
     if f["verdict"] == SKIPPED_RECENTLY_FETCHED:
-        out += ["", f"R8           {f['target']}: {f['reason']}"]
+        return ["", f"R8           {f['target']}: {f['reason']}"]
+    return []
+
+
+def _pacing_lines(p: dict[str, Any]) -> list[str]:
+    """The interval to the host and each term it is the largest of; a pause, a wait or a cap."""
     terms = [
         f"WALSH_MIN_INTERVAL {p['floor']:g} s",
         *([f"DOWNLOAD_SLOTS delay {p['host_interval']:g} s"] if p.get("host_interval") else []),
@@ -59,24 +86,29 @@ def render(report: dict[str, Any]) -> str:
     ]
     if p["adaptive"]:
         terms.append(f"adaptive {p['adaptive']:.3g} s (stored ledger)")
-    out += ["", f"pacing       {p['interval']:g} s between requests to this host = max({', '.join(terms)})"]
+    out = ["", f"pacing       {p['interval']:g} s between requests to this host = max({', '.join(terms)})"]
     if p["paused_for"]:
         out.append(f"             paused for {p['paused_for']:.0f} s more (R5 backoff, stored ledger)")
     if "wait" in p:
         out.append(f"wait         {p['wait']['seconds']:.1f} s before the next request: {p['wait']['reason']}")
     if "cap" in p:
         out.append(f"             {p['cap']}: the host is not crawled")
-    cached = report["cached"]
-    out.append(
+    return out
+
+
+def _closing_lines(report: dict[str, Any]) -> list[str]:
+    """What came from the caches, the notes, and the decision."""
+    cached, d = report["cached"], report["decision"]
+    out = [
         f"cached       blocklist: {'yes' if cached['blocklist'] else 'no'}; "
         f"robots.txt: {'yes' if cached['robots'] else 'no'}"
-    )
+    ]
     out += [f"note         {n}" for n in report["notes"]]
     if d["outcome"] == "fetch":
         out += ["", "decision     FETCH (every gate allows it)"]
     else:
         out += ["", f"decision     {d['outcome'].upper()} by the {d['gate']} gate ({d['verdict']})"]
-    return "\n".join(out)
+    return out
 
 
 def render_usage(u: dict[str, Any]) -> list[str]:

@@ -129,27 +129,48 @@ def _kept(store: StateStore, settings: Settings) -> dict[str, list[dict[str, Any
 
 
 def show(store: StateStore, settings: Settings, target: str | None, refetch: float) -> dict[str, Any]:
+    """What the store holds: counts of each kind, or every record of one target URL or host."""
     seen = _seen_namespaces(settings)
     kept = _kept(store, settings)
     if target is None:
-        counts = {ns: sum(1 for _ in store.items(ns)) for ns in (Namespace.FETCHED, Namespace.VALIDATORS)}
-        counts[Namespace.SEEN] = sum(sum(1 for _ in store.items(ns)) for ns in seen)
-        counts[Namespace.ROBOTS] = sum(1 for _ in store.items(Namespace.ROBOTS))
-        counts[Namespace.PACING] = sum(1 for _ in store.items(Namespace.PACING))
-        counts[Namespace.UNDELIVERED] = sum(len(records) for records in kept.values())
-        report: dict[str, Any] = {"store": store.uri, "counts": {str(k): v for k, v in sorted(counts.items())}}
-        answers = _answers(store, None, None)
-        report["server_errors"] = dict(sorted(_server_errors(answers).items()))
-        report["too_large"] = dict(sorted(_too_large(answers).items()))
-        report["callback_errors"] = dict(sorted(_callback_errors(answers).items()))
-        report["kept_items"] = {spider: len(records) for spider, records in sorted(kept.items())}
-        report["crawls"] = len(leases.live_crawls(store))
-        return report
-    is_url = "://" in target
-    urls = set(record_keys(target)) if is_url else None
+        return _overview(store, seen, kept)
+    urls = set(record_keys(target)) if "://" in target else None
     host = _host(target)
-    now = time.time()
     targets: dict[str, dict[str, Any]] = {}
+    _add_fetch_times(targets, store, urls, host, refetch)
+    _add_answers(targets, store, urls, host)
+    for url, validators in _matching(store, Namespace.VALIDATORS, urls, host):
+        targets.setdefault(url, {})["validators"] = validators
+    _add_emitted(targets, store, seen, urls, host)
+    _add_kept_items(targets, kept, urls, host)
+    robots = _robots_of(store, host)
+    ledger = store.get(Namespace.PACING, host)
+    return {"store": store.uri, "target": target, "targets": targets, "robots": robots, "pacing": ledger}
+
+
+def _overview(store: StateStore, seen: list[str], kept: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """``show`` without a target: the records of each kind, the targets fetched without their
+    items, the items kept for a next run, and the crawls holding the store."""
+    counts = {ns: sum(1 for _ in store.items(ns)) for ns in (Namespace.FETCHED, Namespace.VALIDATORS)}
+    counts[Namespace.SEEN] = sum(sum(1 for _ in store.items(ns)) for ns in seen)
+    counts[Namespace.ROBOTS] = sum(1 for _ in store.items(Namespace.ROBOTS))
+    counts[Namespace.PACING] = sum(1 for _ in store.items(Namespace.PACING))
+    counts[Namespace.UNDELIVERED] = sum(len(records) for records in kept.values())
+    report: dict[str, Any] = {"store": store.uri, "counts": {str(k): v for k, v in sorted(counts.items())}}
+    answers = _answers(store, None, None)
+    report["server_errors"] = dict(sorted(_server_errors(answers).items()))
+    report["too_large"] = dict(sorted(_too_large(answers).items()))
+    report["callback_errors"] = dict(sorted(_callback_errors(answers).items()))
+    report["kept_items"] = {spider: len(records) for spider, records in sorted(kept.items())}
+    report["crawls"] = len(leases.live_crawls(store))
+    return report
+
+
+def _add_fetch_times(
+    targets: dict[str, dict[str, Any]], store: StateStore, urls: set[str] | None, host: str | None, refetch: float
+) -> None:
+    """R8: when each target was fetched and may be fetched again, or the lease of a crawl sending it."""
+    now = time.time()
     for url, fetched_at in _matching(store, Namespace.FETCHED, urls, host):
         if leases.is_lease(fetched_at):
             live = leases.alive(store, fetched_at.get("crawl"))
@@ -164,6 +185,12 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
             "fetch_again_after": _stamp(again),
             "skipped_now": refetch > 0 and again > now,
         }
+
+
+def _add_answers(
+    targets: dict[str, dict[str, Any]], store: StateStore, urls: set[str] | None, host: str | None
+) -> None:
+    """Who fetched each target, and the answers that count as fetched without giving items."""
     answers = _answers(store, urls, host)
     for url, by in answers.items():
         if by.get("spider") or by.get("command"):
@@ -174,14 +201,24 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
         targets.setdefault(url, {})["too_large"] = bound
     for url, error in _callback_errors(answers).items():
         targets.setdefault(url, {})["callback_error"] = error
-    for url, validators in _matching(store, Namespace.VALIDATORS, urls, host):
-        targets.setdefault(url, {})["validators"] = validators
+
+
+def _add_emitted(
+    targets: dict[str, dict[str, Any]], store: StateStore, seen: list[str], urls: set[str] | None, host: str | None
+) -> None:
+    """R7: which spiders emitted each target as an item, and when."""
     for namespace in seen:
         for url, emitted_at in _matching(store, namespace, urls, host):
             if leases.is_lease(emitted_at):
                 continue  # an item on its way to the feed: not emitted yet
             spider = namespace.partition(":")[2]
             targets.setdefault(url, {}).setdefault("emitted_by", {})[spider] = _stamp(emitted_at)
+
+
+def _add_kept_items(
+    targets: dict[str, dict[str, Any]], kept: dict[str, list[dict[str, Any]]], urls: set[str] | None, host: str
+) -> None:
+    """How many items of each target are kept for each spider's next run."""
     for spider, records in kept.items():
         for record in records:
             page = record.get("page")
@@ -192,7 +229,11 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
                 continue
             kept_here = targets.setdefault(url, {}).setdefault("kept_items", {})
             kept_here[spider] = kept_here.get(spider, 0) + 1
-    robots = {
+
+
+def _robots_of(store: StateStore, host: str) -> dict[str, dict[str, Any]]:
+    """The cached robots.txt of each of the host's origins (R2)."""
+    return {
         origin: {
             "outcome": saved.get("outcome"),
             "status": saved.get("status"),
@@ -201,8 +242,6 @@ def show(store: StateStore, settings: Settings, target: str | None, refetch: flo
         for origin, saved in sorted(store.items(Namespace.ROBOTS))
         if _url_host(origin) == host
     }
-    ledger = store.get(Namespace.PACING, host)
-    return {"store": store.uri, "target": target, "targets": targets, "robots": robots, "pacing": ledger}
 
 
 def forget(store: StateStore, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
@@ -313,76 +352,92 @@ def _render_dropped(report: dict[str, Any]) -> list[str]:
 
 
 def render(report: dict[str, Any]) -> str:
+    """The report of ``show`` or ``forget`` for people."""
     out = [f"store        {report['store']}"]
     if "counts" in report:
-        out += [f"{name:<12} {count} record(s)" for name, count in report["counts"].items()]
-        out += [
-            f"server error {url}: HTTP {status} after the retries (counted as fetched, R8; "
-            "`scrapy walsh state forget URL` to try again)"
-            for url, status in report["server_errors"].items()
-        ]
-        out += [
-            f"too large    {url}: refused over its bound" + (f" of {bound} bytes" if bound else "") + " (counted as "
-            "fetched, R8; `scrapy walsh state forget URL` to try again, e.g. after raising WALSH_MAX_BODY_BYTES)"
-            for url, bound in report["too_large"].items()
-        ]
-        out += [
-            f"callback     {url}: the callback raised {error} (counted as fetched, R8; once the spider is "
-            f"fixed: scrapy walsh state forget {url})"
-            for url, error in report["callback_errors"].items()
-        ]
-        out += [
-            f"kept items   {count} of spider {spider!r}: an output could not take them; its next run delivers them"
-            for spider, count in report["kept_items"].items()
-        ]
-        if report["crawls"]:
-            out.append(f"crawls       {report['crawls']} running on this store now")
+        out += _render_counts(report)
     elif "dropped" in report:
         out += _render_dropped(report)
     else:
-        if not report["targets"]:
-            out.append(f"targets      none stored for {report['target']}")
-        for url, record in report["targets"].items():
-            out.append(f"target       {url}")
-            fetched = record.get("fetched")
-            being = record.get("being_fetched")
-            if being:
-                who = (
-                    "by a running crawl" if being["crawl_running"] else "by a crawl gone since: the next crawl sends it"
-                )
-                out.append(f"  sending    since {being['since']}, {who} (a lease, not a fetch)")
-            if record.get("server_error"):
-                out.append(f"  answered   HTTP {record['server_error']} after the retries (counted as fetched, R8)")
-            if "too_large" in record:
-                bound = f" of {record['too_large']} bytes" if record["too_large"] else ""
-                out.append(f"  refused    too large: over its bound{bound} (counted as fetched, R8)")
-            if record.get("callback_error"):
-                out.append(
-                    f"  callback   raised {record['callback_error']} (counted as fetched, R8; once the spider is "
-                    f"fixed: scrapy walsh state forget {url})"
-                )
-            for spider, count in record.get("kept_items", {}).items():
-                out.append(f"  kept       {count} item(s) for spider {spider!r}: its next run delivers them")
-            if fetched:
-                why = " (skipped now: R8, WALSH_REFETCH_INTERVAL)" if fetched["skipped_now"] else ""
-                out.append(f"  fetched    {fetched['at']}; again after {fetched['fetch_again_after']}{why}")
-            if record.get("fetched_by"):
-                project = record["fetched_by"]["project"] or "not recorded (an earlier version)"
-                out.append(f"  by         {record['fetched_by']['by']}, project {project}")
-            if record.get("validators"):
-                v = record["validators"]
-                out.append(f"  validators ETag {v.get('etag')}, Last-Modified {v.get('last_modified')} (R7)")
-            for spider, at in record.get("emitted_by", {}).items():
-                out.append(f"  emitted    by spider {spider!r} at {at} (R7: its items are not emitted again)")
-        for origin, robots in report["robots"].items():
-            out.append(
-                f"robots.txt   {origin}: {robots['outcome']} (HTTP {robots['status']}), read {robots['fetched']}"
-            )
-        if report["pacing"]:
-            out.append(f"pacing       {json.dumps(report['pacing'], sort_keys=True)} (read only)")
-        if any(r.get("fetched", {}).get("skipped_now") for r in report["targets"].values()):
-            out.append("hint         scrapy walsh state forget URL  (fetch it again in the next crawl)")
+        out += _render_targets(report)
     return "\n".join(out)
+
+
+def _render_counts(report: dict[str, Any]) -> list[str]:
+    """``show`` without a target: the counts, the targets fetched without items, the kept items, the crawls."""
+    out = [f"{name:<12} {count} record(s)" for name, count in report["counts"].items()]
+    out += [
+        f"server error {url}: HTTP {status} after the retries (counted as fetched, R8; "
+        "`scrapy walsh state forget URL` to try again)"
+        for url, status in report["server_errors"].items()
+    ]
+    out += [
+        f"too large    {url}: refused over its bound" + (f" of {bound} bytes" if bound else "") + " (counted as "
+        "fetched, R8; `scrapy walsh state forget URL` to try again, e.g. after raising WALSH_MAX_BODY_BYTES)"
+        for url, bound in report["too_large"].items()
+    ]
+    out += [
+        f"callback     {url}: the callback raised {error} (counted as fetched, R8; once the spider is "
+        f"fixed: scrapy walsh state forget {url})"
+        for url, error in report["callback_errors"].items()
+    ]
+    out += [
+        f"kept items   {count} of spider {spider!r}: an output could not take them; its next run delivers them"
+        for spider, count in report["kept_items"].items()
+    ]
+    if report["crawls"]:
+        out.append(f"crawls       {report['crawls']} running on this store now")
+    return out
+
+
+def _render_targets(report: dict[str, Any]) -> list[str]:
+    """``show URL|HOST``: each target's records, the host's robots.txt and pacing ledger, a hint."""
+    out = []
+    if not report["targets"]:
+        out.append(f"targets      none stored for {report['target']}")
+    for url, record in report["targets"].items():
+        out += _render_target(url, record)
+    for origin, robots in report["robots"].items():
+        out.append(f"robots.txt   {origin}: {robots['outcome']} (HTTP {robots['status']}), read {robots['fetched']}")
+    if report["pacing"]:
+        out.append(f"pacing       {json.dumps(report['pacing'], sort_keys=True)} (read only)")
+    if any(r.get("fetched", {}).get("skipped_now") for r in report["targets"].values()):
+        out.append("hint         scrapy walsh state forget URL  (fetch it again in the next crawl)")
+    return out
+
+
+def _render_target(url: str, record: dict[str, Any]) -> list[str]:
+    """One target's records: its lease, its answer, kept items, R8 fetch time, fetcher, R7 records."""
+    out = [f"target       {url}"]
+    fetched = record.get("fetched")
+    being = record.get("being_fetched")
+    if being:
+        who = "by a running crawl" if being["crawl_running"] else "by a crawl gone since: the next crawl sends it"
+        out.append(f"  sending    since {being['since']}, {who} (a lease, not a fetch)")
+    if record.get("server_error"):
+        out.append(f"  answered   HTTP {record['server_error']} after the retries (counted as fetched, R8)")
+    if "too_large" in record:
+        bound = f" of {record['too_large']} bytes" if record["too_large"] else ""
+        out.append(f"  refused    too large: over its bound{bound} (counted as fetched, R8)")
+    if record.get("callback_error"):
+        out.append(
+            f"  callback   raised {record['callback_error']} (counted as fetched, R8; once the spider is "
+            f"fixed: scrapy walsh state forget {url})"
+        )
+    for spider, count in record.get("kept_items", {}).items():
+        out.append(f"  kept       {count} item(s) for spider {spider!r}: its next run delivers them")
+    if fetched:
+        why = " (skipped now: R8, WALSH_REFETCH_INTERVAL)" if fetched["skipped_now"] else ""
+        out.append(f"  fetched    {fetched['at']}; again after {fetched['fetch_again_after']}{why}")
+    if record.get("fetched_by"):
+        project = record["fetched_by"]["project"] or "not recorded (an earlier version)"
+        out.append(f"  by         {record['fetched_by']['by']}, project {project}")
+    if record.get("validators"):
+        v = record["validators"]
+        out.append(f"  validators ETag {v.get('etag')}, Last-Modified {v.get('last_modified')} (R7)")
+    for spider, at in record.get("emitted_by", {}).items():
+        out.append(f"  emitted    by spider {spider!r} at {at} (R7: its items are not emitted again)")
+    return out
 
 
 def _running(location: Any, identity: str) -> list[str]:

@@ -116,18 +116,7 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
         raise _refuse_start(str(exc), named=False) from None
 
     def beat() -> None:
-        if store.failure is not None:
-            return
-        presence.touch()
-        try:
-            if not store.writes_check:
-                store.check()
-            leases.register(store, crawl, spider=spider)
-            leases.beaten(crawl)
-        except StoreCannotOpen:
-            raise  # the first beat, while the crawl is being built: the start is refused
-        except StateStoreError:
-            pass  # a lost store stopped the crawl (store.failure); an outage: the lease holds HOLDER_BOUND
+        _beat(store, presence, crawl, spider)
 
     beat()
     loops: list[Any] = []
@@ -138,20 +127,43 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
         waiting.watch_stop_signals()  # Scrapy's handlers are in place: a store call never deafens them
 
     def stopped() -> None:
-        for loop in loops:
-            if loop.running:
-                loop.stop()
-        told = False
-        if store.failure is None:
-            try:
-                leases.unregister(store, crawl)
-                told = True
-            except StateStoreError:
-                pass  # the record expires after HEARTBEAT_TTL; the kept lock file says gone at once
-        presence.release(keep=not told)
+        _release(store, presence, crawl, loops)
 
     crawler.signals.connect(started, signal=signals.engine_started, weak=False)
     crawler.signals.connect(stopped, signal=signals.engine_stopped, weak=False)
+
+
+def _beat(store: StateStore, presence: machine.Presence, crawl: str, spider: str | None) -> None:
+    """One heartbeat of a crawl holding the store: on this machine, then in the store (which is
+    asked whether it is still the one opened); nothing once the store has failed."""
+    if store.failure is not None:
+        return
+    presence.touch()
+    try:
+        if not store.writes_check:
+            store.check()
+        leases.register(store, crawl, spider=spider)
+        leases.beaten(crawl)
+    except StoreCannotOpen:
+        raise  # the first beat, while the crawl is being built: the start is refused
+    except StateStoreError:
+        pass  # a lost store stopped the crawl (store.failure); an outage: the lease holds HOLDER_BOUND
+
+
+def _release(store: StateStore, presence: machine.Presence, crawl: str, loops: list[Any]) -> None:
+    """The engine stopped: stop the heartbeat, unregister the crawl from the store (unless the store
+    failed) and release its lock file on this machine (left, unlocked, when the store was not told)."""
+    for loop in loops:
+        if loop.running:
+            loop.stop()
+    told = False
+    if store.failure is None:
+        try:
+            leases.unregister(store, crawl)
+            told = True
+        except StateStoreError:
+            pass  # the record expires after HEARTBEAT_TTL; the kept lock file says gone at once
+    presence.release(keep=not told)
 
 
 #: The close reason of a crawl the state store failed under.

@@ -1,4 +1,4 @@
-"""No function in the package is longer than a reader can hold: 80 lines, ``def`` to last line."""
+"""No function in the package is longer than a reader can hold: 60 lines, ``def`` to last line."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ from pathlib import Path
 
 import scrapy_walsh
 
-LIMIT = 80
+LIMIT = 60
 PACKAGE = Path(scrapy_walsh.__file__).parent
+#: "path:name" of functions still over the limit. download_request is being split on another
+#: branch: its entry goes when that branch is merged.
+BEING_SPLIT = frozenset({"checkpoint.py:download_request"})
 
 
-def long_functions(root: Path = PACKAGE) -> list[str]:
+def long_functions(root: Path = PACKAGE, allowed: frozenset[str] = frozenset()) -> list[str]:
     found = []
     for path in sorted(root.rglob("*.py")):
         name = path.relative_to(root).as_posix()
@@ -19,16 +22,23 @@ def long_functions(root: Path = PACKAGE) -> list[str]:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 assert node.end_lineno is not None
                 span = node.end_lineno - node.lineno + 1
-                if span > LIMIT:
+                if span > LIMIT and f"{name}:{node.name}" not in allowed:
                     found.append(f"{name}:{node.lineno} {node.name}: {span} lines")
     return found
 
 
-def test_no_function_is_over_80_lines():
-    assert long_functions() == []
+def test_no_function_is_over_60_lines():
+    assert long_functions(allowed=BEING_SPLIT) == []
+
+
+def test_a_function_being_split_is_still_long():
+    """Once it is split, its entry in BEING_SPLIT goes."""
+    still_long = {f"{found.partition(':')[0]}:{found.split()[1].rstrip(':')}" for found in long_functions()}
+    assert BEING_SPLIT <= still_long
 
 
 def test_the_count_sees_a_long_function(tmp_path):
     body = "\n".join(f"    x{i} = {i}" for i in range(LIMIT))
     (tmp_path / "long.py").write_text(f"async def long():\n{body}\n\n\ndef short():\n    return 1\n")
     assert long_functions(tmp_path) == [f"long.py:1 long: {LIMIT + 1} lines"]
+    assert long_functions(tmp_path, allowed=frozenset({"long.py:long"})) == []

@@ -103,77 +103,117 @@ def _compile(schema: Any, root: dict[str, Any], depth: int) -> Callable[[Any], b
 def _compile_keyword(
     key: str, value: Any, schema: dict[str, Any], root: dict[str, Any], depth: int
 ) -> Callable[[Any], bool] | None:
+    """The predicate of one keyword of ``schema``, or None outside the subset."""
     if key == "type":
-        names = [value] if isinstance(value, str) else value
-        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-            return None
-        if len(names) == 1 and names[0] in _PY_TYPES:
-            cls = _PY_TYPES[names[0]]
-            return lambda x: isinstance(x, cls)
-        prepare_jsonschema()
-        from jsonschema import Draft202012Validator  # already loaded: a plan is being built
-
-        is_type = Draft202012Validator.TYPE_CHECKER.is_type
-        return lambda x: any(is_type(x, name) for name in names)
+        return _compile_type(value)
     if key == "required":
-        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
-            return None
-        return lambda x: not isinstance(x, dict) or all(name in x for name in value)
+        return _compile_required(value)
     if key == "properties":
-        if not isinstance(value, dict):
-            return None
-        subs = [(name, _compile(sub, root, depth + 1)) for name, sub in value.items()]
-        if any(check is None for _, check in subs):
-            return None
-
-        def check_properties(x: Any) -> bool:
-            if isinstance(x, dict):
-                for name, check in subs:
-                    if name in x and not check(x[name]):  # type: ignore[misc]
-                        return False
-            return True
-
-        return check_properties
+        return _compile_properties(value, root, depth)
     if key == "additionalProperties":
-        if value is True:
-            return _always
-        if value is False and "patternProperties" not in schema:
-            allowed = frozenset(schema.get("properties") or ())
-            return lambda x: not isinstance(x, dict) or allowed.issuperset(x)
-        return None
+        return _compile_additional_properties(value, schema)
     if key in ("anyOf", "allOf"):
-        if not isinstance(value, list) or not value:
-            return None
-        branches = [_compile(sub, root, depth + 1) for sub in value]
-        if any(check is None for check in branches):
-            return None
-        if key == "allOf":
-            return _all(branches)  # type: ignore[arg-type]
-        return lambda x: any(check(x) for check in branches)  # type: ignore[misc]
+        return _compile_branches(key, value, root, depth)
     if key == "format":
-        if not isinstance(value, str):
-            return None
-        prepare_jsonschema()
-        from jsonschema import Draft202012Validator
-
-        conforms = Draft202012Validator.FORMAT_CHECKER.conforms
-        return lambda x: conforms(x, value)
+        return _compile_format(value)
     if key == "pattern":
-        try:
-            regex = re.compile(value)
-        except (re.error, TypeError):
-            return None
-        return lambda x: not isinstance(x, str) or regex.search(x) is not None
+        return _compile_pattern(value)
     if key in ("minLength", "maxLength"):
-        if not isinstance(value, int) or isinstance(value, bool):
-            return None
-        if key == "minLength":
-            return lambda x: not isinstance(x, str) or len(x) >= value
-        return lambda x: not isinstance(x, str) or len(x) <= value
+        return _compile_length(key, value)
     if key == "$ref":
-        m = _LOCAL_REF.fullmatch(value) if isinstance(value, str) else None
-        defs = root.get(m.group(1)) if m else None
-        if not isinstance(defs, dict) or m is None or m.group(2) not in defs:
-            return None
-        return _compile(defs[m.group(2)], root, depth + 1)
+        return _compile_ref(value, root, depth)
     return None
+
+
+def _compile_type(value: Any) -> Callable[[Any], bool] | None:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        return None
+    if len(names) == 1 and names[0] in _PY_TYPES:
+        cls = _PY_TYPES[names[0]]
+        return lambda x: isinstance(x, cls)
+    prepare_jsonschema()
+    from jsonschema import Draft202012Validator  # already loaded: a plan is being built
+
+    is_type = Draft202012Validator.TYPE_CHECKER.is_type
+    return lambda x: any(is_type(x, name) for name in names)
+
+
+def _compile_required(value: Any) -> Callable[[Any], bool] | None:
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        return None
+    return lambda x: not isinstance(x, dict) or all(name in x for name in value)
+
+
+def _compile_properties(value: Any, root: dict[str, Any], depth: int) -> Callable[[Any], bool] | None:
+    if not isinstance(value, dict):
+        return None
+    subs = [(name, _compile(sub, root, depth + 1)) for name, sub in value.items()]
+    if any(check is None for _, check in subs):
+        return None
+
+    def check_properties(x: Any) -> bool:
+        if isinstance(x, dict):
+            for name, check in subs:
+                if name in x and not check(x[name]):  # type: ignore[misc]
+                    return False
+        return True
+
+    return check_properties
+
+
+def _compile_additional_properties(value: Any, schema: dict[str, Any]) -> Callable[[Any], bool] | None:
+    if value is True:
+        return _always
+    if value is False and "patternProperties" not in schema:
+        allowed = frozenset(schema.get("properties") or ())
+        return lambda x: not isinstance(x, dict) or allowed.issuperset(x)
+    return None
+
+
+def _compile_branches(key: str, value: Any, root: dict[str, Any], depth: int) -> Callable[[Any], bool] | None:
+    """``anyOf`` or ``allOf``."""
+    if not isinstance(value, list) or not value:
+        return None
+    branches = [_compile(sub, root, depth + 1) for sub in value]
+    if any(check is None for check in branches):
+        return None
+    if key == "allOf":
+        return _all(branches)  # type: ignore[arg-type]
+    return lambda x: any(check(x) for check in branches)  # type: ignore[misc]
+
+
+def _compile_format(value: Any) -> Callable[[Any], bool] | None:
+    if not isinstance(value, str):
+        return None
+    prepare_jsonschema()
+    from jsonschema import Draft202012Validator
+
+    conforms = Draft202012Validator.FORMAT_CHECKER.conforms
+    return lambda x: conforms(x, value)
+
+
+def _compile_pattern(value: Any) -> Callable[[Any], bool] | None:
+    try:
+        regex = re.compile(value)
+    except (re.error, TypeError):
+        return None
+    return lambda x: not isinstance(x, str) or regex.search(x) is not None
+
+
+def _compile_length(key: str, value: Any) -> Callable[[Any], bool] | None:
+    """``minLength`` or ``maxLength``."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    if key == "minLength":
+        return lambda x: not isinstance(x, str) or len(x) >= value
+    return lambda x: not isinstance(x, str) or len(x) <= value
+
+
+def _compile_ref(value: Any, root: dict[str, Any], depth: int) -> Callable[[Any], bool] | None:
+    """A local ``$ref`` ("#/$defs/name"): the referenced schema, compiled."""
+    m = _LOCAL_REF.fullmatch(value) if isinstance(value, str) else None
+    defs = root.get(m.group(1)) if m else None
+    if not isinstance(defs, dict) or m is None or m.group(2) not in defs:
+        return None
+    return _compile(defs[m.group(2)], root, depth + 1)
