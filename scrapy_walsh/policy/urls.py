@@ -17,7 +17,7 @@ from w3lib.url import safe_url_string
 
 from .blocklist.hosts import normalise_host
 
-__all__ = ["UnsafeURL", "reading_urls", "readings", "remove_dot_segments", "resolved", "sent_url", "split"]
+__all__ = ("UnsafeURL", "reading_urls", "readings", "remove_dot_segments", "resolved", "sent_url", "split")
 
 #: A path segment that is ``.`` or ``..`` once ``%2e`` is read as the dot it encodes.
 _DOTS = frozenset({".", ".."})
