@@ -10,7 +10,9 @@ Twisted or the adapters.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import import_module
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -37,16 +39,18 @@ _EXCEPTIONS = (
     "RobotsTxtForbidden",
 )
 #: public name -> the module that defines it
-_LAZY = {
-    "Addon": "scrapy_walsh.addon",
-    "SPEC_VERSION": "scrapy_walsh.settings",
-    "StructuredSourceSpider": "scrapy_walsh.spiders",
-    "RobotParser": "scrapy_walsh.robotstxt",
-    "RobotsTxtMiddleware": "scrapy_walsh.middlewares.robotstxt",
-    **dict.fromkeys(_EXCEPTIONS, "scrapy_walsh.exceptions"),
-}
+_LAZY: Mapping[str, str] = MappingProxyType(
+    {
+        "Addon": "scrapy_walsh.addon",
+        "SPEC_VERSION": "scrapy_walsh.settings",
+        "StructuredSourceSpider": "scrapy_walsh.spiders",
+        "RobotParser": "scrapy_walsh.robotstxt",
+        "RobotsTxtMiddleware": "scrapy_walsh.middlewares.robotstxt",
+        **dict.fromkeys(_EXCEPTIONS, "scrapy_walsh.exceptions"),
+    }
+)
 
-__all__ = [*_LAZY, "__version__"]
+__all__ = (*_LAZY, "__version__")
 
 if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported through __all__)
     from .addon import Addon

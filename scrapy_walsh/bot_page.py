@@ -11,17 +11,20 @@ attributes, so ``scrapy walsh check`` can tell when a page served no longer matc
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from types import MappingProxyType
 from typing import Any
 
 #: What each aipref purpose means to a site owner.
-PURPOSE_WORDS = {
-    "search": "building a search index (pages are found and linked, not reused as text)",
-    "train-ai": "training AI models",
-    "ai-input": "feeding AI applications at answer time",
-}
+PURPOSE_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "search": "building a search index (pages are found and linked, not reused as text)",
+        "train-ai": "training AI models",
+        "ai-input": "feeding AI applications at answer time",
+    }
+)
 #: The published folder's files (the key directory at its well-known URI).
 DIRECTORY = ".well-known/http-message-signatures-directory"
 CARD = ".well-known/signature-agent-card.json"

@@ -11,9 +11,10 @@ them per gate and verdict. All are importable from ``scrapy_walsh`` too::
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
@@ -194,30 +195,46 @@ class ConformanceError(ValueError):
 logger = logging.getLogger("scrapy_walsh.denials")
 
 #: ``gate/verdict`` -> what the user can do about it, said with the first denial of its kind.
-_HINTS: dict[str, str] = {
-    "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
-    "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
-    "address/private_address": "a private or local address (the address rule); for a site you run, list its "
-    'addresses or networks: WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1", "10.0.0.0/8"]',
-    "blocklist/blocked_by_operator": "the operator blocklist lists the host: an opt-out, never contacted (R3)",
-    "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows the line",
-    "robots/unknown_unreachable": "robots.txt could not be read, so nothing is fetched from that origin (R2, "
-    "RFC 9309 §2.3.1.4); try later, `scrapy walsh explain URL`",
-    "frequency/skipped_recently_fetched": "fetch times are shared by every spider of the identity for "
-    "WALSH_REFETCH_INTERVAL (R8); `scrapy walsh state show URL` shows the record",
-    "pacing/crawl_delay_exceeds_cap": "the site's Crawl-delay is over WALSH_MAX_CRAWL_DELAY (R4)",
-    "pacing/host_paused_beyond_max_delay": "the site asked us (Retry-After) to stay away longer than "
-    "WALSH_BACKOFF_MAX_DELAY (R5)",
-}
+_HINTS: Mapping[str, str] = MappingProxyType(
+    {
+        "scope/not_declared": "declare the page to fetch it (start_urls, start(), a StructuredSourceSpider's targets)",
+        "scope/subresource": "images, scripts, styles, fonts and media are never fetched (R6)",
+        "address/private_address": "a private or local address (the address rule); for a site you run, list its "
+        'addresses or networks: WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1", "10.0.0.0/8"]',
+        "blocklist/blocked_by_operator": "the operator blocklist lists the host: an opt-out, never contacted (R3)",
+        "robots/disallowed_explicit": "the site's robots.txt disallows it (R2); `scrapy walsh explain URL` shows "
+        "the line",
+        "robots/unknown_unreachable": "robots.txt could not be read, so nothing is fetched from that origin (R2, "
+        "RFC 9309 §2.3.1.4); try later, `scrapy walsh explain URL`",
+        "frequency/skipped_recently_fetched": "fetch times are shared by every spider of the identity for "
+        "WALSH_REFETCH_INTERVAL (R8); `scrapy walsh state show URL` shows the record",
+        "pacing/crawl_delay_exceeds_cap": "the site's Crawl-delay is over WALSH_MAX_CRAWL_DELAY (R4)",
+        "pacing/host_paused_beyond_max_delay": "the site asked us (Retry-After) to stay away longer than "
+        "WALSH_BACKOFF_MAX_DELAY (R5)",
+    }
+)
 
 #: the troubleshooting section of each kind of denial (any other: "a-url-is-denied")
-_HINT_SECTIONS = {
-    "scope/not_declared": "links-yield-nothing",
-    "frequency/skipped_recently_fetched": "a-second-run-yields-nothing",
-}
-HINTS: dict[str, str] = {
-    kind: f"{hint}; see {troubleshooting(_HINT_SECTIONS.get(kind, 'a-url-is-denied'))}" for kind, hint in _HINTS.items()
-}
+_HINT_SECTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "scope/not_declared": "links-yield-nothing",
+        "frequency/skipped_recently_fetched": "a-second-run-yields-nothing",
+    }
+)
+#: What the first denial of a kind is logged with: a gate's hint and its troubleshooting section, or the checkpoint's.
+HINTS: Mapping[str, str] = MappingProxyType(
+    {
+        kind: f"{hint}; see {troubleshooting(_HINT_SECTIONS.get(kind, 'a-url-is-denied'))}"
+        for kind, hint in _HINTS.items()
+    }
+    | {
+        "checkpoint/not_admitted": "it reached the network without passing every gate (a path around the "
+        "middlewares, such as engine.download or a late middleware's rewrite)",
+        "checkpoint/host_header_mismatch": "a Host header must name the URL's own host",
+        "checkpoint/proxy_refused": "the proxy is blocklisted or a private address: it is sent nothing",
+        "checkpoint/scheme_not_allowed": "only http and https URLs are fetched",
+    }
+)
 
 
 #: Signal sent by :func:`refuse` for every refusal (args: ``exception``, ``spider``);
@@ -310,15 +327,6 @@ class RobotsTxtForbidden(WalshDropped):
 
 #: The package's other drops (not a gate's verdict), for the reference docs.
 NOT_SENT: tuple[type[WalshDropped], ...] = (CrawlClosing, NotSent, OfflineNotSent, RobotsTxtForbidden)
-HINTS.update(
-    {
-        "checkpoint/not_admitted": "it reached the network without passing every gate (a path around the "
-        "middlewares, such as engine.download or a late middleware's rewrite)",
-        "checkpoint/host_header_mismatch": "a Host header must name the URL's own host",
-        "checkpoint/proxy_refused": "the proxy is blocklisted or a private address: it is sent nothing",
-        "checkpoint/scheme_not_allowed": "only http and https URLs are fetched",
-    }
-)
 
 
 class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"

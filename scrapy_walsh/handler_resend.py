@@ -10,10 +10,11 @@ modules, one by one") say why.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["ACCEPTED", "check", "load", "turn_off_resend"]
+__all__ = ("ACCEPTED", "check", "load", "turn_off_resend")
 
 
 def _twisted(handler: Any) -> None:
@@ -25,10 +26,12 @@ def _aiohttp(handler: Any) -> None:
 
 
 #: class path -> how its resend is turned off (a subclass inherits its base's entry).
-ACCEPTED: dict[str, Callable[[Any], None]] = {
-    "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler": _twisted,
-    "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler": _aiohttp,
-}
+ACCEPTED: Mapping[str, Callable[[Any], None]] = MappingProxyType(
+    {
+        "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler": _twisted,
+        "scrapy.core.downloader.handlers._aiohttp.AiohttpDownloadHandler": _aiohttp,
+    }
+)
 
 
 def load(path: str) -> type:

@@ -15,7 +15,7 @@ from typing import Any
 from .policy.bounds import header_block_over
 from .protocol_mixins import with_mixin
 
-__all__ = ["HeaderBlockOverBound", "bound_headers", "over_bound"]
+__all__ = ("HeaderBlockOverBound", "bound_headers", "over_bound")
 
 
 class HeaderBlockOverBound(Exception):

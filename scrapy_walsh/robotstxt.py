@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-__all__ = ["RobotParser"]
+__all__ = ("RobotParser",)
 
 
 def _text(value: str | bytes) -> str:

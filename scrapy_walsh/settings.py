@@ -7,7 +7,9 @@ them in sync. Defaults are written at Scrapy's ``"default"`` priority, so
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -400,7 +402,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     ),
 )
 
-SETTINGS_BY_NAME: dict[str, WalshSetting] = {s.name: s for s in WALSH_SETTINGS}
+SETTINGS_BY_NAME: Mapping[str, WalshSetting] = MappingProxyType({s.name: s for s in WALSH_SETTINGS})
 
 
 def download_handlers() -> dict[str, str | None]:

@@ -52,7 +52,7 @@ ACCEPT_FEED = "application/atom+xml, application/rss+xml, application/feed+json,
 #: Markdown and llms.txt bodies are read only up to this size (the download is cut there).
 MAX_STRUCTURED_BYTES = 1_048_576
 #: Non-2xx answers reach the callbacks (redirects are still followed: no 3xx here).
-ANY_ERROR_STATUS = list(range(400, 600))
+ANY_ERROR_STATUS = tuple(range(400, 600))
 #: Gate verdicts that mean "nothing new", not "refused" (R8 frequency, R7 304).
 UNCHANGED = frozenset({SKIPPED_RECENTLY_FETCHED, NOT_MODIFIED})
 #: Parsed llms.txt files are kept in the state store this long, so a later run whose

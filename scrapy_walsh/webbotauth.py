@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import http_sf
@@ -104,7 +105,9 @@ def public_jwk(key: Ed25519PrivateKey | Ed25519PublicKey) -> dict[str, str]:
 
 
 #: RFC 7638 section 3.2: the required members of each key type, the only ones hashed.
-_THUMBPRINT_MEMBERS = {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y"), "RSA": ("e", "kty", "n")}
+_THUMBPRINT_MEMBERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y"), "RSA": ("e", "kty", "n")}
+)
 
 
 def jwk_thumbprint(jwk: Mapping[str, Any]) -> str:

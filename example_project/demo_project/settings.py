@@ -4,7 +4,8 @@ import os
 
 from scrapy.settings import default_settings
 
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT, HOSTS
+from scrapy_walsh.demo import hosts as demo_hosts
+from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT
 
 BOT_NAME = "demo_project"
 
@@ -26,7 +27,7 @@ if hasattr(default_settings, "TWISTED_DNS_RESOLVER"):
 else:
     DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
 # The demo site's own addresses, and nothing else on loopback.
-WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in HOSTS.values()]
+WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in demo_hosts.HOSTS.values()]
 # The demo operator's blocklist instead of https://wal.sh/.
 WALSH_BLOCKLIST_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_PATH}"
 WALSH_BLOCKLIST_SCHEMA_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_SCHEMA_PATH}"

@@ -13,8 +13,10 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .. import config
@@ -30,7 +32,9 @@ HELP = "edit the operator blocklist deterministically (add, remove) or check it 
 SYNTAX = "{add DOMAIN --reason TEXT | remove DOMAIN} [--file F] | validate FILE"
 DEFAULT_FILE = "blocklist.json"
 #: option -> setting, for the fields of a new document
-FIELD_SETTINGS = {name: f"WALSH_BLOCKLIST_{name.upper()}" for name in OPERATOR_FIELDS}
+FIELD_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {name: f"WALSH_BLOCKLIST_{name.upper()}" for name in OPERATOR_FIELDS}
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

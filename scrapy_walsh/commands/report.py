@@ -8,7 +8,9 @@ without importing each other.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any
 
 from scrapy import Spider
@@ -92,17 +94,19 @@ def effective_settings(settings: Settings, spidercls: type[Spider] | None) -> tu
 
 
 #: Where an ``ADDONS`` value that drops the add-on came from, by its Scrapy priority.
-_ADDONS_SOURCES = {
-    "cmdline": "the command line (-s ADDONS=...) replaces ADDONS",
-    "spider": "the spider's custom_settings replace ADDONS",
-}
+_ADDONS_SOURCES: Mapping[str, str] = MappingProxyType(
+    {
+        "cmdline": "the command line (-s ADDONS=...) replaces ADDONS",
+        "spider": "the spider's custom_settings replace ADDONS",
+    }
+)
 
 
 def _not_enabled(settings: Settings, effective: Settings, spidercls: type[Spider] | None) -> str:
     """Why the add-on is off, naming what removed it when settings.py had it."""
     text = f"scrapy_walsh.Addon is not enabled: add {ADDON_LINE} to settings.py; without it nothing below is enforced"
     source = {v: k for k, v in SETTINGS_PRIORITIES.items()}.get(effective.getpriority("ADDONS") or 0)
-    if source in _ADDONS_SOURCES:
+    if source is not None and source in _ADDONS_SOURCES:
         who = f" ({getattr(spidercls, 'name', '')})" if source == "spider" and spidercls else ""
         text = (
             f"scrapy_walsh.Addon is removed: {_ADDONS_SOURCES[source]}{who} without it, "

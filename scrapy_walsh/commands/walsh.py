@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from types import ModuleType
+from collections.abc import Mapping
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
@@ -21,17 +22,19 @@ from scrapy.exceptions import UsageError
 from .. import exit_status
 
 #: subcommand name -> module (imported on use, so one broken subcommand can't hide the others)
-SUBCOMMANDS: dict[str, str] = {
-    "check": "scrapy_walsh.commands.check",
-    "explain": "scrapy_walsh.commands.explain",
-    "plan": "scrapy_walsh.commands.plan",
-    "blocklist": "scrapy_walsh.commands.blocklist",
-    "genspider": "scrapy_walsh.commands.genspider",
-    "state": "scrapy_walsh.commands.state",
-    "keys": "scrapy_walsh.commands.keys",
-    "journal": "scrapy_walsh.commands.journal",
-    "publish": "scrapy_walsh.commands.publish",
-}
+SUBCOMMANDS: Mapping[str, str] = MappingProxyType(
+    {
+        "check": "scrapy_walsh.commands.check",
+        "explain": "scrapy_walsh.commands.explain",
+        "plan": "scrapy_walsh.commands.plan",
+        "blocklist": "scrapy_walsh.commands.blocklist",
+        "genspider": "scrapy_walsh.commands.genspider",
+        "state": "scrapy_walsh.commands.state",
+        "keys": "scrapy_walsh.commands.keys",
+        "journal": "scrapy_walsh.commands.journal",
+        "publish": "scrapy_walsh.commands.publish",
+    }
+)
 
 
 def load(name: str) -> ModuleType:
@@ -43,38 +46,45 @@ def load(name: str) -> ModuleType:
 
 
 #: An example for every command, at every depth (``--help`` prints it under the options).
-EXAMPLES: dict[str, tuple[str, ...]] = {
-    "check": ("scrapy walsh check", "scrapy walsh check myspider --json", "scrapy walsh check --live"),
-    "explain": ("scrapy walsh explain https://example.com/page", "scrapy walsh explain URL --offline --json"),
-    "plan": ("scrapy walsh plan myspider", "scrapy walsh plan myspider --json"),
-    "blocklist": ("scrapy walsh blocklist add spam.example --reason 'asked to be left out'",),
-    "blocklist add": ("scrapy walsh blocklist add spam.example --reason 'asked to be left out' --file blocklist.json",),
-    "blocklist remove": ("scrapy walsh blocklist remove spam.example --file blocklist.json",),
-    "blocklist validate": ("scrapy walsh blocklist validate blocklist.json",),
-    "genspider": ("scrapy walsh genspider docs https://example.com/docs/",),
-    "state": ("scrapy walsh state show", "scrapy walsh state forget --spider myspider"),
-    "state show": ("scrapy walsh state show https://example.com/page", "scrapy walsh state show example.com --json"),
-    "state forget": (
-        "scrapy walsh state forget --spider myspider",
-        "scrapy walsh state forget https://example.com/page --items",
-        "scrapy walsh state forget --robots example.com",
-    ),
-    "state reset": ("scrapy walsh state reset --yes",),
-    "keys": ("scrapy walsh keys generate keys/walsh.key",),
-    "keys generate": ("scrapy walsh keys generate keys/walsh.key",),
-    "keys directory": ("scrapy walsh keys directory --key keys/walsh.key",),
-    "keys card": ("scrapy walsh keys card --key keys/walsh.key > signature-agent-card.json",),
-    "keys verify": (
-        "scrapy walsh keys verify https://example.com/.well-known/http-message-signatures-directory",
-        "scrapy walsh keys verify --card https://example.com/.well-known/signature-agent-card.json",
-    ),
-    "journal": ("scrapy walsh journal show --host example.com",),
-    "publish": ("scrapy walsh publish /srv/www/bot --key keys/walsh.key",),
-    "journal show": ("scrapy walsh journal show --host example.com --since 2026-11-01",),
-    "journal verify": ("scrapy walsh journal verify --key keys/walsh.key.pub",),
-    "journal match": ("scrapy walsh journal match --host example.com /var/log/nginx/access.log",),
-    "journal report": ("scrapy walsh journal report --host example.com --html example.com.html",),
-}
+EXAMPLES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "check": ("scrapy walsh check", "scrapy walsh check myspider --json", "scrapy walsh check --live"),
+        "explain": ("scrapy walsh explain https://example.com/page", "scrapy walsh explain URL --offline --json"),
+        "plan": ("scrapy walsh plan myspider", "scrapy walsh plan myspider --json"),
+        "blocklist": ("scrapy walsh blocklist add spam.example --reason 'asked to be left out'",),
+        "blocklist add": (
+            "scrapy walsh blocklist add spam.example --reason 'asked to be left out' --file blocklist.json",
+        ),
+        "blocklist remove": ("scrapy walsh blocklist remove spam.example --file blocklist.json",),
+        "blocklist validate": ("scrapy walsh blocklist validate blocklist.json",),
+        "genspider": ("scrapy walsh genspider docs https://example.com/docs/",),
+        "state": ("scrapy walsh state show", "scrapy walsh state forget --spider myspider"),
+        "state show": (
+            "scrapy walsh state show https://example.com/page",
+            "scrapy walsh state show example.com --json",
+        ),
+        "state forget": (
+            "scrapy walsh state forget --spider myspider",
+            "scrapy walsh state forget https://example.com/page --items",
+            "scrapy walsh state forget --robots example.com",
+        ),
+        "state reset": ("scrapy walsh state reset --yes",),
+        "keys": ("scrapy walsh keys generate keys/walsh.key",),
+        "keys generate": ("scrapy walsh keys generate keys/walsh.key",),
+        "keys directory": ("scrapy walsh keys directory --key keys/walsh.key",),
+        "keys card": ("scrapy walsh keys card --key keys/walsh.key > signature-agent-card.json",),
+        "keys verify": (
+            "scrapy walsh keys verify https://example.com/.well-known/http-message-signatures-directory",
+            "scrapy walsh keys verify --card https://example.com/.well-known/signature-agent-card.json",
+        ),
+        "journal": ("scrapy walsh journal show --host example.com",),
+        "publish": ("scrapy walsh publish /srv/www/bot --key keys/walsh.key",),
+        "journal show": ("scrapy walsh journal show --host example.com --since 2026-11-01",),
+        "journal verify": ("scrapy walsh journal verify --key keys/walsh.key.pub",),
+        "journal match": ("scrapy walsh journal match --host example.com /var/log/nginx/access.log",),
+        "journal report": ("scrapy walsh journal report --host example.com --html example.com.html",),
+    }
+)
 
 
 class _LineFormatter(ScrapyHelpFormatter):

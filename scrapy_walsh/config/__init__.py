@@ -64,7 +64,7 @@ from .reading import (
 from .values import as_list, flag, http_codes, is_http_url, number, number_or_none, whole_number
 from .walsh_config import WalshConfig
 
-__all__ = [
+__all__ = (
     "MIN_BODY_BYTES",
     "PARSERS",
     "PRODUCT_TOKEN",
@@ -127,4 +127,4 @@ __all__ = [
     "usage_mode",
     "user_agent",
     "whole_number",
-]
+)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -367,51 +368,55 @@ def published(value: Any) -> str | None:
     return value.strip()
 
 
-PARSERS: dict[str, Callable[[Any], Any]] = {
-    "WALSH_USER_AGENT": user_agent,
-    "WALSH_ROBOTS_TOKEN": robots_token,
-    "WALSH_BLOCKLIST_URL": blocklist_url,
-    "WALSH_BLOCKLIST_SCHEMA_URL": blocklist_schema_url,
-    "WALSH_BLOCKLIST_EXTRA": blocklist_extra,
-    "WALSH_BLOCKLIST_OPERATOR": document_field,
-    "WALSH_BLOCKLIST_CONTACT": document_field,
-    "WALSH_BLOCKLIST_POLICY": document_field,
-    "WALSH_BLOCKLIST_REFRESH": document_field,
-    "WALSH_ROBOTS_MODE": robots_mode,
-    "WALSH_ROBOTS_CACHE_SECONDS": robots_cache_seconds,
-    "WALSH_MIN_INTERVAL": min_interval,
-    "WALSH_BACKOFF_HTTP_CODES": backoff_http_codes,
-    "WALSH_BACKOFF_BASE": backoff_base,
-    "WALSH_BACKOFF_MAX_RETRIES": backoff_max_retries,
-    "WALSH_MAX_FIELD_CHARS": max_field_chars,
-    "WALSH_MAX_BODY_BYTES": max_body_bytes,
-    "WALSH_RECHECK_INTERVAL": recheck_interval,
-    "WALSH_REFETCH_INTERVAL": refetch_interval,
-    "WALSH_DEDUP_RESET": flag,
-    "WALSH_DEDUP_KEY": dedup_key,
-    "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
-    "WALSH_SIGNING_KEY": signing_key,
-    "WALSH_SIGNATURE_AGENT": signature_agent,
-    "WALSH_STATE_URI": state_uri,
-    "WALSH_SEPARATE_BOT": flag,
-    "WALSH_PACE_BY": pace_by,
-    "WALSH_PURPOSES": purposes,
-    "WALSH_USAGE_MODE": usage_mode,
-    "WALSH_MAX_ITEM_CHARS": max_item_chars,
-    "WALSH_DOWNLOAD_HANDLER": download_handler,
-    "WALSH_JOURNAL": flag,
-    "WALSH_JOURNAL_DIR": journal_dir,
-    "WALSH_JOURNAL_RETENTION_DAYS": journal_retention_days,
-    "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,
-    "WALSH_IP_RANGES": ip_ranges,
-    "WALSH_PUBLISHED": published,
-    "WALSH_PROGRESS_INTERVAL": progress_interval,
-    "WALSH_DISCOVERY": manifest_kinds,
-    "WALSH_DISCOVERY_ROUTES": route_table,
-}
+PARSERS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
+    {
+        "WALSH_USER_AGENT": user_agent,
+        "WALSH_ROBOTS_TOKEN": robots_token,
+        "WALSH_BLOCKLIST_URL": blocklist_url,
+        "WALSH_BLOCKLIST_SCHEMA_URL": blocklist_schema_url,
+        "WALSH_BLOCKLIST_EXTRA": blocklist_extra,
+        "WALSH_BLOCKLIST_OPERATOR": document_field,
+        "WALSH_BLOCKLIST_CONTACT": document_field,
+        "WALSH_BLOCKLIST_POLICY": document_field,
+        "WALSH_BLOCKLIST_REFRESH": document_field,
+        "WALSH_ROBOTS_MODE": robots_mode,
+        "WALSH_ROBOTS_CACHE_SECONDS": robots_cache_seconds,
+        "WALSH_MIN_INTERVAL": min_interval,
+        "WALSH_BACKOFF_HTTP_CODES": backoff_http_codes,
+        "WALSH_BACKOFF_BASE": backoff_base,
+        "WALSH_BACKOFF_MAX_RETRIES": backoff_max_retries,
+        "WALSH_MAX_FIELD_CHARS": max_field_chars,
+        "WALSH_MAX_BODY_BYTES": max_body_bytes,
+        "WALSH_RECHECK_INTERVAL": recheck_interval,
+        "WALSH_REFETCH_INTERVAL": refetch_interval,
+        "WALSH_DEDUP_RESET": flag,
+        "WALSH_DEDUP_KEY": dedup_key,
+        "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
+        "WALSH_SIGNING_KEY": signing_key,
+        "WALSH_SIGNATURE_AGENT": signature_agent,
+        "WALSH_STATE_URI": state_uri,
+        "WALSH_SEPARATE_BOT": flag,
+        "WALSH_PACE_BY": pace_by,
+        "WALSH_PURPOSES": purposes,
+        "WALSH_USAGE_MODE": usage_mode,
+        "WALSH_MAX_ITEM_CHARS": max_item_chars,
+        "WALSH_DOWNLOAD_HANDLER": download_handler,
+        "WALSH_JOURNAL": flag,
+        "WALSH_JOURNAL_DIR": journal_dir,
+        "WALSH_JOURNAL_RETENTION_DAYS": journal_retention_days,
+        "WALSH_JOURNAL_SIGN_EVERY": journal_sign_every,
+        "WALSH_IP_RANGES": ip_ranges,
+        "WALSH_PUBLISHED": published,
+        "WALSH_PROGRESS_INTERVAL": progress_interval,
+        "WALSH_DISCOVERY": manifest_kinds,
+        "WALSH_DISCOVERY_ROUTES": route_table,
+    }
+)
 
 
-RELATIVE: dict[str, Callable[[Any, float], Any]] = {
-    "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
-    "WALSH_BACKOFF_MAX_DELAY": backoff_max_delay,
-}
+RELATIVE: Mapping[str, Callable[[Any, float], Any]] = MappingProxyType(
+    {
+        "WALSH_MAX_CRAWL_DELAY": max_crawl_delay,
+        "WALSH_BACKOFF_MAX_DELAY": backoff_max_delay,
+    }
+)

@@ -26,7 +26,7 @@ from .engine import (
 )
 from .guard import ConformanceGuard
 
-__all__ = [
+__all__ = (
     "CHECKLIST",
     "FAIL",
     "GENERAL_ROW",
@@ -48,4 +48,4 @@ __all__ = [
     "overall",
     "path_of",
     "user_set",
-]
+)

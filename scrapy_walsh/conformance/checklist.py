@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from .engine import FAIL, PASS, WARN, Finding, Status
 
@@ -38,7 +40,7 @@ CHECKLIST: tuple[ChecklistRow, ...] = (
 )
 #: Findings not tied to one row (unknown WALSH_* names, a missing add-on, unreadable values).
 GENERAL_ROW = ChecklistRow("-", "configuration", MUST, "the configuration can be audited")
-_STATUS_RANK = {PASS: 0, WARN: 1, FAIL: 2}
+_STATUS_RANK: Mapping[str, int] = MappingProxyType({PASS: 0, WARN: 1, FAIL: 2})
 
 
 @dataclass(frozen=True)

@@ -10,4 +10,4 @@ from __future__ import annotations
 from .hosts import DEFAULT_PORT, DEMO_DOMAIN, HOSTS
 from .server import DemoSite, load_request_log
 
-__all__ = ["DEFAULT_PORT", "DEMO_DOMAIN", "HOSTS", "DemoSite", "load_request_log"]
+__all__ = ("DEFAULT_PORT", "DEMO_DOMAIN", "HOSTS", "DemoSite", "load_request_log")

@@ -23,12 +23,13 @@ from functools import lru_cache
 from http import HTTPStatus
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
 from .hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 
-__all__ = [
+__all__ = (
     "DemoRequest",
     "DemoResponse",
     "LAST_MODIFIED",
@@ -37,7 +38,7 @@ __all__ = [
     "default_blocklist",
     "respond",
     "robots_txt",
-]
+)
 
 # Fixed so that conditional GETs are reproducible across runs.
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
@@ -241,67 +242,71 @@ def _png_1x1() -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
 
 
-STATIC: dict[str, tuple[str, bytes]] = {
-    "/static/logo.png": ("image/png", _png_1x1()),
-    "/static/site.css": ("text/css", b"body { font-family: sans-serif; margin: 2em; }\n"),
-    "/static/app.js": ("application/javascript", b"document.documentElement.dataset.demo = 'walsh';\n"),
-    "/static/font.woff2": ("font/woff2", b"wOF2" + bytes(44)),
-    "/static/clip.mp4": ("video/mp4", struct.pack(">I", 24) + b"ftypisom" + b"\x00\x00\x02\x00" + b"isomiso2"),
-}
+STATIC: Mapping[str, tuple[str, bytes]] = MappingProxyType(
+    {
+        "/static/logo.png": ("image/png", _png_1x1()),
+        "/static/site.css": ("text/css", b"body { font-family: sans-serif; margin: 2em; }\n"),
+        "/static/app.js": ("application/javascript", b"document.documentElement.dataset.demo = 'walsh';\n"),
+        "/static/font.woff2": ("font/woff2", b"wOF2" + bytes(44)),
+        "/static/clip.mp4": ("video/mp4", struct.pack(">I", 24) + b"ftypisom" + b"\x00\x00\x02\x00" + b"isomiso2"),
+    }
+)
 
 
 # --------------------------------------------------------------------------- robots.txt
 
 ALLOW_ALL = "User-agent: *\nDisallow:\n"
 
-ROBOTS: dict[str, str] = {
-    "open": "User-agent: *\nDisallow: /private/\n\nSitemap: {base}/sitemap.xml\n",
-    "named": (
-        "# A group naming us overrides * in both directions.\n"
-        "User-agent: *\n"
-        "Disallow: /members/\n"
-        "\n"
-        "User-agent: Walsh-Research\n"
-        "Disallow: /research-off/\n"
-    ),
-    "slow": (
-        "User-agent: *\n"
-        "Crawl-delay: 30\n"
-        "Disallow: /nothing-for-others/\n"
-        "\n"
-        "User-agent: Walsh-Research\n"
-        "Crawl-delay: 2\n"
-        "Disallow: /nothing-for-us/\n"
-    ),
-    "blocked": "User-agent: *\nAllow: /\n",
-    "www.blocked": "User-agent: *\nAllow: /\n",
-    "busy": ALLOW_ALL,
-    "docs": ALLOW_ALL + "\nSitemap: {base}/sitemap.xml\n",
-    "llmsonly": ALLOW_ALL,
-    "htmlonly": ALLOW_ALL,
-    "decoys": (
-        "User-agent: bot\nDisallow: /\n\n"
-        "User-agent: Mozilla\nDisallow: /\n\n"
-        "User-agent: wal\nDisallow: /\n\n"
-        "User-agent: sh\nDisallow: /\n\n"
-        "User-agent: Walsh\nDisallow: /\n\n"
-        "User-agent: Walsh-Research-Extra\nDisallow: /\n\n"
-        "User-agent: *\nDisallow: /private/\n"
-    ),
-    "hostile": ALLOW_ALL,
-    "ops": ALLOW_ALL,
-    "usage": (
-        "# Usage preferences: RSL licence, Content Signals, aipref Content-Usage.\n"
-        "License: {base}/license.xml\n"
-        "\n"
-        "User-agent: *\n"
-        "Content-Signal: search=yes, ai-input=yes, ai-train=no\n"
-        "Content-Usage: /closed/ search=n\n"
-        "Allow: /\n"
-    ),
-    "ratelimit": ALLOW_ALL,
-    "feeds": ALLOW_ALL + "\nSitemap: {base}/blog/feed.xml\n",
-}
+ROBOTS: Mapping[str, str] = MappingProxyType(
+    {
+        "open": "User-agent: *\nDisallow: /private/\n\nSitemap: {base}/sitemap.xml\n",
+        "named": (
+            "# A group naming us overrides * in both directions.\n"
+            "User-agent: *\n"
+            "Disallow: /members/\n"
+            "\n"
+            "User-agent: Walsh-Research\n"
+            "Disallow: /research-off/\n"
+        ),
+        "slow": (
+            "User-agent: *\n"
+            "Crawl-delay: 30\n"
+            "Disallow: /nothing-for-others/\n"
+            "\n"
+            "User-agent: Walsh-Research\n"
+            "Crawl-delay: 2\n"
+            "Disallow: /nothing-for-us/\n"
+        ),
+        "blocked": "User-agent: *\nAllow: /\n",
+        "www.blocked": "User-agent: *\nAllow: /\n",
+        "busy": ALLOW_ALL,
+        "docs": ALLOW_ALL + "\nSitemap: {base}/sitemap.xml\n",
+        "llmsonly": ALLOW_ALL,
+        "htmlonly": ALLOW_ALL,
+        "decoys": (
+            "User-agent: bot\nDisallow: /\n\n"
+            "User-agent: Mozilla\nDisallow: /\n\n"
+            "User-agent: wal\nDisallow: /\n\n"
+            "User-agent: sh\nDisallow: /\n\n"
+            "User-agent: Walsh\nDisallow: /\n\n"
+            "User-agent: Walsh-Research-Extra\nDisallow: /\n\n"
+            "User-agent: *\nDisallow: /private/\n"
+        ),
+        "hostile": ALLOW_ALL,
+        "ops": ALLOW_ALL,
+        "usage": (
+            "# Usage preferences: RSL licence, Content Signals, aipref Content-Usage.\n"
+            "License: {base}/license.xml\n"
+            "\n"
+            "User-agent: *\n"
+            "Content-Signal: search=yes, ai-input=yes, ai-train=no\n"
+            "Content-Usage: /closed/ search=n\n"
+            "Allow: /\n"
+        ),
+        "ratelimit": ALLOW_ALL,
+        "feeds": ALLOW_ALL + "\nSitemap: {base}/blog/feed.xml\n",
+    }
+)
 
 # An error page that *looks* like an allow-all robots.txt: a crawler that parses the
 # body of a 5xx instead of treating robots as unreachable is caught out (RFC 9309 2.3.1.4).
@@ -659,7 +664,7 @@ def _redirect(req: DemoRequest) -> DemoResponse:
 # ---------------------------------------------------------------------------------- usage, feeds
 
 #: What every page of the ratelimit host answers with: 2 requests per 5 s, i.e. 2.5 s apart.
-RATELIMIT_HEADERS = [("RateLimit-Policy", '"pages";q=2;w=5'), ("RateLimit", '"pages";r=2;t=5')]
+RATELIMIT_HEADERS = (("RateLimit-Policy", '"pages";q=2;w=5'), ("RateLimit", '"pages";r=2;t=5'))
 RATELIMIT_INTERVAL = 2.5
 TDM_POLICY_PATH = "/tdm-policy.json"
 
@@ -670,11 +675,11 @@ def _tdmrep(req: DemoRequest) -> DemoResponse:
 
 
 #: (slug, title, published, author, categories) of the demo feeds' entries.
-FEED_ENTRIES = [
-    ("post-1", "First post", "2026-11-01T10:00:00Z", "Ada", ["news", "demo"]),
-    ("post-2", "Second post", "2026-11-02T10:00:00Z", "Grace", ["demo"]),
-    ("post-3", "Third post", "2026-11-03T10:00:00Z", "Ada", []),
-]
+FEED_ENTRIES = (
+    ("post-1", "First post", "2026-11-01T10:00:00Z", "Ada", ("news", "demo")),
+    ("post-2", "Second post", "2026-11-02T10:00:00Z", "Grace", ("demo",)),
+    ("post-3", "Third post", "2026-11-03T10:00:00Z", "Ada", ()),
+)
 #: The body text of every entry: a crawler that emits it breaks R6.
 FEED_ENTRY_BODY = "The full text of this entry, which is content and never leaves the crawl."
 
@@ -750,78 +755,98 @@ def _busy_limited(req: DemoRequest) -> DemoResponse:
 Route = Callable[[DemoRequest, "tuple[int, bytes]"], DemoResponse]
 
 # Exact paths per host; checked before the generic routes so a host can override them.
-HOST_ROUTES: dict[str, dict[str, Route]] = {
-    "open": {
-        "/sitemap.xml": lambda r, _: DemoResponse(200, [("Content-Type", XML)], _open_sitemap(r)),
-        "/sitemap.xml.gz": lambda r, _: DemoResponse(
-            200, [("Content-Type", "application/gzip")], gzip.compress(_open_sitemap(r), mtime=0)
+HOST_ROUTES: Mapping[str, Mapping[str, Route]] = MappingProxyType(
+    {
+        "open": MappingProxyType(
+            {
+                "/sitemap.xml": lambda r, _: DemoResponse(200, [("Content-Type", XML)], _open_sitemap(r)),
+                "/sitemap.xml.gz": lambda r, _: DemoResponse(
+                    200, [("Content-Type", "application/gzip")], gzip.compress(_open_sitemap(r), mtime=0)
+                ),
+                "/sitemap_index.xml": lambda r, _: DemoResponse(
+                    200, [("Content-Type", XML)], _sitemap_index([f"{r.base}/sitemap.xml", f"{r.base}/sitemap.xml.gz"])
+                ),
+                "/sitemap-many.xml": lambda r, _: DemoResponse(200, [("Content-Type", XML)], _many_sitemap(r.base)),
+                "/sitemap-huge.xml.gz": lambda r, _: DemoResponse(
+                    200, [("Content-Type", "application/gzip")], _huge_sitemap_gz(r.base)
+                ),
+                "/noindex": lambda r, _: _html_page(
+                    r,
+                    "noindex",
+                    extra=[("X-Robots-Tag", "noindex"), ("X-Robots-Tag", "walsh-research: noai, nofollow")],
+                ),
+            }
         ),
-        "/sitemap_index.xml": lambda r, _: DemoResponse(
-            200, [("Content-Type", XML)], _sitemap_index([f"{r.base}/sitemap.xml", f"{r.base}/sitemap.xml.gz"])
+        "busy": MappingProxyType({"/limited": lambda r, _: _busy_limited(r)}),
+        "docs": MappingProxyType(
+            {
+                "/guide/intro": lambda r, _: _guide_page(r, "intro", True),
+                "/guide/setup": lambda r, _: _guide_page(r, "setup", True),
+                "/guide/intro.md": lambda r, _: _guide_page(r, "intro", False),
+                "/guide/setup.md": lambda r, _: _guide_page(r, "setup", False),
+                "/guide/faq": lambda r, _: _guide_page(r, "faq", False, html_only=True),
+                "/guide/faq.md": lambda r, _: _guide_page(r, "faq", False),
+                "/changelog.md": lambda r, _: _text(200, CHANGELOG, MARKDOWN),
+                "/llms.txt": lambda r, _: _text(200, _docs_llms(r)),
+                "/sitemap.xml": lambda r, _: DemoResponse(
+                    200,
+                    [("Content-Type", XML)],
+                    _urlset([(f"{r.base}/guide/intro", "2026-11-01"), (f"{r.base}/guide/setup", "2026-11-02")]),
+                ),
+            }
         ),
-        "/sitemap-many.xml": lambda r, _: DemoResponse(200, [("Content-Type", XML)], _many_sitemap(r.base)),
-        "/sitemap-huge.xml.gz": lambda r, _: DemoResponse(
-            200, [("Content-Type", "application/gzip")], _huge_sitemap_gz(r.base)
+        "llmsonly": MappingProxyType({"/llms.txt": lambda r, _: _text(200, _llmsonly_llms(r))}),
+        "usage": MappingProxyType(
+            {
+                "/.well-known/tdmrep.json": lambda r, _: _tdmrep(r),
+                "/headers/content-usage": lambda r, _: _html_page(
+                    r, "content-usage", extra=[("Content-Usage", "search=n")]
+                ),
+                "/headers/tdm": lambda r, _: _html_page(
+                    r, "tdm", extra=[("tdm-reservation", "1"), ("tdm-policy", r.base + TDM_POLICY_PATH)]
+                ),
+            }
         ),
-        "/noindex": lambda r, _: _html_page(
-            r, "noindex", extra=[("X-Robots-Tag", "noindex"), ("X-Robots-Tag", "walsh-research: noai, nofollow")]
+        "feeds": MappingProxyType(
+            {
+                "/blog/feed.xml": lambda r, _: DemoResponse(
+                    200, [("Content-Type", "application/rss+xml")], _rss(r, "/blog/")
+                ),
+                "/news/atom.xml": lambda r, _: DemoResponse(
+                    200, [("Content-Type", "application/atom+xml")], _atom(r, "/news/")
+                ),
+                "/updates/feed.json": lambda r, _: DemoResponse(
+                    200, [("Content-Type", "application/feed+json")], _json_feed(r, "/updates/")
+                ),
+                "/llms.txt": lambda r, _: _text(200, _feeds_llms(r)),
+            }
         ),
-    },
-    "busy": {"/limited": lambda r, _: _busy_limited(r)},
-    "docs": {
-        "/guide/intro": lambda r, _: _guide_page(r, "intro", True),
-        "/guide/setup": lambda r, _: _guide_page(r, "setup", True),
-        "/guide/intro.md": lambda r, _: _guide_page(r, "intro", False),
-        "/guide/setup.md": lambda r, _: _guide_page(r, "setup", False),
-        "/guide/faq": lambda r, _: _guide_page(r, "faq", False, html_only=True),
-        "/guide/faq.md": lambda r, _: _guide_page(r, "faq", False),
-        "/changelog.md": lambda r, _: _text(200, CHANGELOG, MARKDOWN),
-        "/llms.txt": lambda r, _: _text(200, _docs_llms(r)),
-        "/sitemap.xml": lambda r, _: DemoResponse(
-            200,
-            [("Content-Type", XML)],
-            _urlset([(f"{r.base}/guide/intro", "2026-11-01"), (f"{r.base}/guide/setup", "2026-11-02")]),
+        "hostile": MappingProxyType({"/llms.txt": lambda r, _: _text(200, _hostile_llms(r))}),
+        "ops": MappingProxyType(
+            {
+                BLOCKLIST_PATH: lambda r, bl: DemoResponse(bl[0], [("Content-Type", JSON)], bl[1]),
+                BLOCKLIST_SCHEMA_PATH: lambda r, _: DemoResponse(
+                    200, [("Content-Type", "application/schema+json")], blocklist_schema_bytes()
+                ),
+            }
         ),
-    },
-    "llmsonly": {"/llms.txt": lambda r, _: _text(200, _llmsonly_llms(r))},
-    "usage": {
-        "/.well-known/tdmrep.json": lambda r, _: _tdmrep(r),
-        "/headers/content-usage": lambda r, _: _html_page(r, "content-usage", extra=[("Content-Usage", "search=n")]),
-        "/headers/tdm": lambda r, _: _html_page(
-            r, "tdm", extra=[("tdm-reservation", "1"), ("tdm-policy", r.base + TDM_POLICY_PATH)]
-        ),
-    },
-    "feeds": {
-        "/blog/feed.xml": lambda r, _: DemoResponse(200, [("Content-Type", "application/rss+xml")], _rss(r, "/blog/")),
-        "/news/atom.xml": lambda r, _: DemoResponse(
-            200, [("Content-Type", "application/atom+xml")], _atom(r, "/news/")
-        ),
-        "/updates/feed.json": lambda r, _: DemoResponse(
-            200, [("Content-Type", "application/feed+json")], _json_feed(r, "/updates/")
-        ),
-        "/llms.txt": lambda r, _: _text(200, _feeds_llms(r)),
-    },
-    "hostile": {"/llms.txt": lambda r, _: _text(200, _hostile_llms(r))},
-    "ops": {
-        BLOCKLIST_PATH: lambda r, bl: DemoResponse(bl[0], [("Content-Type", JSON)], bl[1]),
-        BLOCKLIST_SCHEMA_PATH: lambda r, _: DemoResponse(
-            200, [("Content-Type", "application/schema+json")], blocklist_schema_bytes()
-        ),
-    },
-}
+    }
+)
 
 # Path prefixes that hold ordinary pages on a host: mostly the areas robots.txt fences
 # off, which must exist so that only the crawler's own rules keep it out.
-SECTIONS: dict[str, tuple[str, ...]] = {
-    "open": ("/private/",),
-    "named": ("/members/", "/research-off/"),
-    "slow": ("/nothing-for-others/", "/nothing-for-us/"),
-    "decoys": ("/private/",),
-    "ops": ("/bot/",),
-    "hostile": ("/research-off/",),
-    "usage": ("/open/", "/closed/", "/tdm/"),
-    "feeds": ("/blog/", "/news/", "/updates/"),
-}
+SECTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "open": ("/private/",),
+        "named": ("/members/", "/research-off/"),
+        "slow": ("/nothing-for-others/", "/nothing-for-us/"),
+        "decoys": ("/private/",),
+        "ops": ("/bot/",),
+        "hostile": ("/research-off/",),
+        "usage": ("/open/", "/closed/", "/tdm/"),
+        "feeds": ("/blog/", "/news/", "/updates/"),
+    }
+)
 
 
 def _route(req: DemoRequest, blocklist: tuple[int, bytes]) -> DemoResponse:

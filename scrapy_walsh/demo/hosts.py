@@ -9,7 +9,9 @@ sentinels in tests.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 DEMO_DOMAIN = "walsh-demo.test"
 DEFAULT_PORT = 8787
@@ -26,7 +28,7 @@ class DemoHost:
         return f"{self.key}.{DEMO_DOMAIN}"
 
 
-_TABLE = [
+_TABLE = (
     ("open", "127.0.0.2", "allows all but /private/; sitemaps (.gz, index, over limits), X-Robots-Tag page"),
     ("named", "127.0.0.3", "a Walsh-Research group overriding * both ways"),
     ("slow", "127.0.0.4", "Crawl-delay 2 in our group (30 in *)"),
@@ -49,11 +51,11 @@ _TABLE = [
     ),
     ("ratelimit", "127.0.0.17", "pages answer with RateLimit-Policy and RateLimit headers asking 2.5 s per request"),
     ("feeds", "127.0.0.18", "RSS, Atom and JSON Feed; a feed listed by robots.txt Sitemap and one by llms.txt"),
-]
+)
 
-HOSTS: dict[str, DemoHost] = {key: DemoHost(key, ip, purpose) for key, ip, purpose in _TABLE}
-BY_NAME: dict[str, DemoHost] = {h.name: h for h in HOSTS.values()}
-BY_IP: dict[str, DemoHost] = {h.ip: h for h in HOSTS.values()}
+HOSTS: Mapping[str, DemoHost] = MappingProxyType({key: DemoHost(key, ip, purpose) for key, ip, purpose in _TABLE})
+BY_NAME: Mapping[str, DemoHost] = MappingProxyType({h.name: h for h in HOSTS.values()})
+BY_IP: Mapping[str, DemoHost] = MappingProxyType({h.ip: h for h in HOSTS.values()})
 
 BLOCKLIST_PATH = "/.well-known/walsh-research/blocklist.json"
 BLOCKLIST_SCHEMA_PATH = "/.well-known/walsh-research/blocklist.schema.json"

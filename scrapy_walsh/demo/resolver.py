@@ -8,7 +8,8 @@ public-looking name, a rebinding name). docs/demo.md says why.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
@@ -17,10 +18,12 @@ from twisted.internet.error import DNSLookupError
 from .hosts import BY_NAME, DEMO_DOMAIN, HOSTS
 
 #: Names that resolve to an address the guard refuses (no server: nothing may reach them).
-LOOPBACK_NAMES = {
-    f"loopback.{DEMO_DOMAIN}": "127.0.0.1",
-    f"loopback6.{DEMO_DOMAIN}": "::1",
-}
+LOOPBACK_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        f"loopback.{DEMO_DOMAIN}": "127.0.0.1",
+        f"loopback6.{DEMO_DOMAIN}": "::1",
+    }
+)
 #: Answers the demo host ``open``'s address on odd lookups and 127.0.0.1 on even ones:
 #: a check at request time sees a permitted address, the connection a refused one.
 REBIND_NAME = f"rebind.{DEMO_DOMAIN}"

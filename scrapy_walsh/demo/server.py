@@ -36,7 +36,7 @@ from .content import (
 from .hosts import BY_IP, HOSTS, lookup
 from .verifier import VERIFIED, VERIFIER_HEADER, SignatureVerifier
 
-__all__ = ["DemoSite", "SENTINEL_IPS", "load_request_log"]
+__all__ = ("DemoSite", "SENTINEL_IPS", "load_request_log")
 
 # Addresses no demo host uses: anything arriving there is a request that should not exist.
 SENTINEL_IPS = ("127.0.0.1", "::1")

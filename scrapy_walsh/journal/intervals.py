@@ -10,20 +10,25 @@ neither reads as unknown, never as the floor.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
-WHY_WORDS = {
-    "floor": "our minimum interval",
-    "crawl-delay": "your robots.txt Crawl-delay",
-    "request-rate": "your robots.txt Request-rate",
-    "ratelimit": "your RateLimit response fields",
-    "retry-after": "your Retry-After",
-    "backoff": "our backoff after an error answer",
-    "timeout-rest": "a rest after timeouts",
-    "adaptive": "your server's response time",
-}
+WHY_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "floor": "our minimum interval",
+        "crawl-delay": "your robots.txt Crawl-delay",
+        "request-rate": "your robots.txt Request-rate",
+        "ratelimit": "your RateLimit response fields",
+        "retry-after": "your Retry-After",
+        "backoff": "our backoff after an error answer",
+        "timeout-rest": "a rest after timeouts",
+        "adaptive": "your server's response time",
+    }
+)
 #: ``by`` of the older ``{"seconds", "by"}`` form -> ``why``.
-_OLDER = {"floor": "floor", "crawl_delay": "crawl-delay", "request_rate": "request-rate", "ratelimit": "ratelimit"}
+_OLDER: Mapping[str, str] = MappingProxyType(
+    {"floor": "floor", "crawl_delay": "crawl-delay", "request_rate": "request-rate", "ratelimit": "ratelimit"}
+)
 #: Answers that make us pause a host (R5).
 PAUSING = (429, 503)
 

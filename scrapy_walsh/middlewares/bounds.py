@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import weakref
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -40,7 +41,7 @@ REFUSED = "walsh/bounds/refused/"
 REFUSED_HEADERS = "walsh/bounds/refused_headers/"
 CUT = "walsh/bounds/cut/"
 #: The kinds of fetch read up to their bound rather than refused over it.
-CUT_KINDS = {own_fetch.ROBOTS: ROBOTS_BYTES}
+CUT_KINDS: Mapping[str, int] = MappingProxyType({own_fetch.ROBOTS: ROBOTS_BYTES})
 
 
 def kind_of(request: Request) -> str:
@@ -112,7 +113,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
     ) -> Request | Response:
         self._read.done(request)
         kind = admission.own_fetch_kind(request)
-        if kind in CUT_KINDS:
+        if kind is not None and kind in CUT_KINDS:
             return self._cut(kind, CUT_KINDS[kind], response)
         try:
             return super().process_response(request, response)
@@ -268,13 +269,15 @@ def _unzstd(body: bytes, limit: int) -> bytes:
     return bytes(out)
 
 
-DECODERS: dict[bytes, Callable[[bytes, int], bytes]] = {
-    b"gzip": _gunzip,
-    b"x-gzip": _gunzip,
-    b"deflate": _inflate,
-    b"br": _unbrotli,
-    b"zstd": _unzstd,
-}
+DECODERS: Mapping[bytes, Callable[[bytes, int], bytes]] = MappingProxyType(
+    {
+        b"gzip": _gunzip,
+        b"x-gzip": _gunzip,
+        b"deflate": _inflate,
+        b"br": _unbrotli,
+        b"zstd": _unzstd,
+    }
+)
 
 
 def encodings_of(values: Sequence[bytes]) -> list[bytes]:

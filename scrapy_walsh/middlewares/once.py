@@ -17,7 +17,7 @@ from twisted.python.failure import Failure
 
 T = TypeVar("T")
 
-__all__ = ["OncePerKey"]
+__all__ = ("OncePerKey",)
 
 
 class OncePerKey(Generic[T]):

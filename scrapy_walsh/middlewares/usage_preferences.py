@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -49,11 +51,13 @@ RESERVED = GateVerdict.USAGE_RESERVED
 TDMREP = "tdmrep"
 TDMREP_PATH = "/.well-known/tdmrep.json"
 #: Stats per answer, completed with the purpose: ``walsh/usage/reserved/train-ai``.
-PREFERENCE_STATS = {
-    Preference.ALLOWED: "walsh/usage/allowed/",
-    Preference.RESERVED: "walsh/usage/reserved/",
-    Preference.UNKNOWN: "walsh/usage/unknown/",
-}
+PREFERENCE_STATS: Mapping[Preference, str] = MappingProxyType(
+    {
+        Preference.ALLOWED: "walsh/usage/allowed/",
+        Preference.RESERVED: "walsh/usage/reserved/",
+        Preference.UNKNOWN: "walsh/usage/unknown/",
+    }
+)
 #: Directive names that become their own stats key; others count under "other".
 _STAT_NAME = re.compile(r"^[a-z0-9_-]{1,40}$")
 

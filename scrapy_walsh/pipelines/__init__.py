@@ -3,4 +3,4 @@
 from .dedup import DedupPipeline
 from .metadata import MetadataOnlyPipeline
 
-__all__ = ["DedupPipeline", "MetadataOnlyPipeline"]
+__all__ = ("DedupPipeline", "MetadataOnlyPipeline")

@@ -18,8 +18,8 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: Addresses whose :func:`refusal` an allowance keeps (the cache starts again when full).
 REFUSALS_KEPT = 4096
 
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off", "none", ""}
+_TRUE = frozenset({"true", "1", "yes", "on"})
+_FALSE = frozenset({"false", "0", "no", "off", "none", ""})
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,16 @@ resource). :func:`legacy_canonical_url` keeps the key earlier versions wrote, an
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 from urllib.parse import urlunsplit
 
 from .urls import remove_dot_segments, split
 
-__all__ = ["canonical_url", "legacy_canonical_url", "record_keys"]
+__all__ = ("canonical_url", "legacy_canonical_url", "record_keys")
 
-DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
+DEFAULT_PORTS: Mapping[str, int] = MappingProxyType({"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21})
 UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: What a path or query may hold as it is (RFC 3986 pchar, plus "/" and "?"); the rest is encoded.
 ALLOWED = UNRESERVED | frozenset("!$&'()*+,;=:@/?")

@@ -9,9 +9,10 @@ this one function (:func:`route_for`). docs/link-following-projects.md says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import MappingProxyType
 
 from .urls import UnsafeURL, sent_url, split
 
@@ -25,7 +26,9 @@ MAX_MANIFESTS_PER_HOST = 50
 #: holds in memory and in its scheduler. The rest are counted, not kept.
 MAX_TARGETS = 50_000
 #: The manifests tried on a host when robots.txt names none, by kind.
-WELL_KNOWN = {SITEMAP: ("/sitemap.xml",), FEED: ("/feed.xml",), LLMS_TXT: ("/llms.txt",)}
+WELL_KNOWN: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {SITEMAP: ("/sitemap.xml",), FEED: ("/feed.xml",), LLMS_TXT: ("/llms.txt",)}
+)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from functools import lru_cache
 from .blocklist.hosts import normalise_host
 from .urls import split
 
-__all__ = ["host_key", "url_host"]
+__all__ = ("host_key", "url_host")
 
 
 @lru_cache(maxsize=65536)

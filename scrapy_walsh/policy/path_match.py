@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from .urls import split
 
-__all__ = [
+__all__ = (
     "KEPT",
     "KEPT_ESCAPES",
     "index_page_rule",
@@ -25,7 +25,7 @@ __all__ = [
     "spell_rule",
     "url_path",
     "url_path_as_written",
-]
+)
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: Characters kept as written, so a pattern of these alone is its own spelling: unreserved, and

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 from scrapy_walsh.policy.path_match import (
@@ -26,7 +27,7 @@ from scrapy_walsh.policy.path_match import (
 )
 from scrapy_walsh.policy.vocabulary import Verdict
 
-__all__ = ["MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict", "product_token"]
+__all__ = ("MAX_BYTES", "GroupSpan", "RobotsExplanation", "RuleLine", "RobotsTxt", "Verdict", "product_token")
 
 #: The parse limit, the one constant every reader of robots.txt bytes uses (the fetch bound
 #: is this plus a little). RFC 9309 §2.5: "at least 500 kibibytes"; we read 4 MiB, so the
@@ -43,7 +44,7 @@ _DELAY: Final = 4
 _RATE: Final = 5
 #: Record names, lowercased. The misspellings are those Google's parser accepts
 #: (and Protego): a site that wrote one meant the record.
-_KEYS: dict[str, int] = {
+_KEYS: Mapping[str, int] = MappingProxyType({
     "user-agent": _UA, "useragent": _UA, "user agent": _UA,
     "allow": _ALLOW,
     "disallow": _DISALLOW, "dissallow": _DISALLOW, "dissalow": _DISALLOW,
@@ -51,7 +52,7 @@ _KEYS: dict[str, int] = {
     "sitemap": _SITEMAP, "site-map": _SITEMAP,
     "crawl-delay": _DELAY, "crawl delay": _DELAY,
     "request-rate": _RATE, "request rate": _RATE,
-}  # fmt: skip
+})  # fmt: skip
 _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
 #: Record names as written (``User-agent``, ``Disallow``) -> kind, learned by :func:`_record_kind`,
 #: so a line pays one dict lookup instead of strip and lower.
@@ -74,7 +75,7 @@ _REQUEST_RATE = re.compile(
     re.IGNORECASE | re.DOTALL | re.ASCII,
 ).fullmatch
 _CRAWL_DELAY = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII).fullmatch
-_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_UNIT_SECONDS: Mapping[str, int] = MappingProxyType({"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400})
 
 #: RFC 9309 §2.2's WS is space and tab. The other ASCII whitespace (\v, \f) is a control
 #: character a path pattern cannot hold, so it goes too, as in Google's parser; non-ASCII

@@ -9,69 +9,79 @@ Documents and data are not. docs/requirements/r6-scope.md says why.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import unquote
 
 from .urls import split
 
-KINDS: dict[str, frozenset[str]] = {
-    "image": frozenset("apng avif bmp gif ico jpeg jpg png svg svgz tif tiff webp".split()),
-    "script": frozenset("js mjs cjs jsx ts wasm".split()),
-    "stylesheet": frozenset("css less sass scss".split()),
-    "font": frozenset("eot otf ttf woff woff2".split()),
-    "media": frozenset("aac flac m4a m4v mkv mov mp3 mp4 mpeg mpg oga ogg ogv opus wav weba webm".split()),
-}
-BY_EXTENSION = {ext: kind for kind, exts in KINDS.items() for ext in exts}
+KINDS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "image": frozenset("apng avif bmp gif ico jpeg jpg png svg svgz tif tiff webp".split()),
+        "script": frozenset("js mjs cjs jsx ts wasm".split()),
+        "stylesheet": frozenset("css less sass scss".split()),
+        "font": frozenset("eot otf ttf woff woff2".split()),
+        "media": frozenset("aac flac m4a m4v mkv mov mp3 mp4 mpeg mpg oga ogg ogv opus wav weba webm".split()),
+    }
+)
+BY_EXTENSION: Mapping[str, str] = MappingProxyType({ext: kind for kind, exts in KINDS.items() for ext in exts})
 #: Explicit types (``meta["resource_type"]``, ``Sec-Fetch-Dest``) mapped onto our kinds.
-EXPLICIT = {
-    "image": "image",
-    "img": "image",
-    "script": "script",
-    "stylesheet": "stylesheet",
-    "style": "stylesheet",
-    "font": "font",
-    "media": "media",
-    "audio": "media",
-    "video": "media",
-    "track": "media",
-}
+EXPLICIT: Mapping[str, str] = MappingProxyType(
+    {
+        "image": "image",
+        "img": "image",
+        "script": "script",
+        "stylesheet": "stylesheet",
+        "style": "stylesheet",
+        "font": "font",
+        "media": "media",
+        "audio": "media",
+        "video": "media",
+        "track": "media",
+    }
+)
 #: Media types by their top-level type: every subtype is a sub-resource.
-TOP_LEVEL_TYPES = {"image": "image", "font": "font", "audio": "media", "video": "media"}
+TOP_LEVEL_TYPES: Mapping[str, str] = MappingProxyType(
+    {"image": "image", "font": "font", "audio": "media", "video": "media"}
+)
 #: Other media types of sub-resources, lower case, without parameters.
-MEDIA_TYPES: dict[str, str] = {
-    "text/css": "stylesheet",
-    **dict.fromkeys(
-        [
-            "text/javascript",  # RFC 9239: the one to use; the rest are its obsolete aliases
-            "application/javascript",
-            "application/x-javascript",
-            "application/ecmascript",
-            "application/x-ecmascript",
-            "text/ecmascript",
-            "text/x-javascript",
-            "text/jscript",
-            "text/livescript",
-            "application/wasm",
-        ],
-        "script",
-    ),
-    **dict.fromkeys(
-        [
-            "application/font-woff",
-            "application/font-woff2",
-            "application/font-sfnt",
-            "application/x-font-ttf",
-            "application/x-font-otf",
-            "application/x-font-woff",
-            "application/vnd.ms-fontobject",
-        ],
-        "font",
-    ),
-    **dict.fromkeys(
-        ["application/ogg", "application/vnd.apple.mpegurl", "application/x-mpegurl", "application/dash+xml"],
-        "media",
-    ),
-}
+MEDIA_TYPES: Mapping[str, str] = MappingProxyType(
+    {
+        "text/css": "stylesheet",
+        **dict.fromkeys(
+            [
+                "text/javascript",  # RFC 9239: the one to use; the rest are its obsolete aliases
+                "application/javascript",
+                "application/x-javascript",
+                "application/ecmascript",
+                "application/x-ecmascript",
+                "text/ecmascript",
+                "text/x-javascript",
+                "text/jscript",
+                "text/livescript",
+                "application/wasm",
+            ],
+            "script",
+        ),
+        **dict.fromkeys(
+            [
+                "application/font-woff",
+                "application/font-woff2",
+                "application/font-sfnt",
+                "application/x-font-ttf",
+                "application/x-font-otf",
+                "application/x-font-woff",
+                "application/vnd.ms-fontobject",
+            ],
+            "font",
+        ),
+        **dict.fromkeys(
+            ["application/ogg", "application/vnd.apple.mpegurl", "application/x-mpegurl", "application/dash+xml"],
+            "media",
+        ),
+    }
+)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:").match
 #: What is not part of a name's extension at its end: dots and whitespace (``logo.png.``).
 _TRAILING = ". \t\r\n\f\v\x00"

@@ -17,7 +17,7 @@ from w3lib.url import safe_url_string
 
 from .blocklist.hosts import normalise_host
 
-__all__ = [
+__all__ = (
     "UnsafeURL",
     "path_readings",
     "reading_urls",
@@ -26,7 +26,7 @@ __all__ = [
     "resolved",
     "sent_url",
     "split",
-]
+)
 
 #: A path segment that is ``.`` or ``..`` once ``%2e`` is read as the dot it encodes.
 _DOTS = frozenset({".", ".."})

@@ -9,24 +9,28 @@ keys and store namespaces are generated from :data:`META_KEYS` and :data:`NAMESP
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from types import MappingProxyType
 
 #: What messages call each requirement: its number and subject (the contract's headings), never
 #: a seed file or a checklist number alone. The address rule and usage preferences have no
 #: number of their own (the policy model's policy model).
-REQUIREMENT_NAMES: dict[str, str] = {
-    "R1": "R1 User-Agent",
-    "R2": "R2 robots.txt",
-    "R3": "R3 operator blocklist",
-    "R4": "R4 rate limit and Crawl-delay",
-    "R5": "R5 backoff and Retry-After",
-    "R6": "R6 scope",
-    "R7": "R7 conditional fetch and dedup",
-    "R8": "R8 frequency",
-    "R9": "R9 structured formats",
-    "addresses": "the address rule (no private or loopback addresses)",
-    "usage": "usage preferences",
-}
+REQUIREMENT_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "R1": "R1 User-Agent",
+        "R2": "R2 robots.txt",
+        "R3": "R3 operator blocklist",
+        "R4": "R4 rate limit and Crawl-delay",
+        "R5": "R5 backoff and Retry-After",
+        "R6": "R6 scope",
+        "R7": "R7 conditional fetch and dedup",
+        "R8": "R8 frequency",
+        "R9": "R9 structured formats",
+        "addresses": "the address rule (no private or loopback addresses)",
+        "usage": "usage preferences",
+    }
+)
 
 
 #: The docs' troubleshooting page, by symptom. A message about something the user can fix names
@@ -90,14 +94,16 @@ class Recommendation(StrEnum):
 
 
 #: The policy model, "Fetch recommendation".
-RECOMMENDATION: dict[Verdict, Recommendation] = {
-    Verdict.ALLOWED_EXPLICIT: Recommendation.RECOMMENDED,
-    Verdict.ALLOWED_IMPLICIT: Recommendation.RECOMMENDED,
-    Verdict.DISALLOWED_EXPLICIT: Recommendation.NOT_RECOMMENDED,
-    Verdict.UNKNOWN_UNREACHABLE: Recommendation.UNKNOWN_DO_NOT_FETCH_BY_DEFAULT,
-    Verdict.UNKNOWN_PARSE_ERROR: Recommendation.ALLOWED_BUT_WARN,
-    Verdict.SKIPPED_BY_USER_POLICY: Recommendation.RECOMMENDED,
-}
+RECOMMENDATION: Mapping[Verdict, Recommendation] = MappingProxyType(
+    {
+        Verdict.ALLOWED_EXPLICIT: Recommendation.RECOMMENDED,
+        Verdict.ALLOWED_IMPLICIT: Recommendation.RECOMMENDED,
+        Verdict.DISALLOWED_EXPLICIT: Recommendation.NOT_RECOMMENDED,
+        Verdict.UNKNOWN_UNREACHABLE: Recommendation.UNKNOWN_DO_NOT_FETCH_BY_DEFAULT,
+        Verdict.UNKNOWN_PARSE_ERROR: Recommendation.ALLOWED_BUT_WARN,
+        Verdict.SKIPPED_BY_USER_POLICY: Recommendation.RECOMMENDED,
+    }
+)
 
 #: The verdicts ``respect`` mode refuses to fetch.
 BLOCKING_VERDICTS = frozenset({Verdict.DISALLOWED_EXPLICIT, Verdict.UNKNOWN_UNREACHABLE})
@@ -194,21 +200,23 @@ class Meta(StrEnum):
 
 
 #: What each meta key means, for the reference docs.
-META_KEYS: dict[Meta, str] = {
-    Meta.WALSH: 'Written by the gates, read by callbacks: `{"verdicts": {gate: verdict}, <gate>: {...}}` '
-    "on `response.meta`, plus the fetch recommendation and usage warnings.",
-    Meta.INTERNAL: "Informational: what a request the package sends for itself is for (robots.txt, the "
-    "blocklist and its schema). Never read: the package knows its own requests by object identity.",
-    Meta.DECLARED: "Marks a request R6 admitted (a start request, or a step a StructuredSourceSpider planned): "
-    "a seal of its URL under the identity's secret; any other value is ignored.",
-    Meta.REQUEUED: "How often pacing sent the request back to the scheduler; its verdicts are counted once.",
-    Meta.BACKOFF_ATTEMPT: "R5: the retry number of a request the backoff gate rescheduled after 429/503.",
-    Meta.FETCH_CLAIM: "R8: the request holds the fetch lease of its target (released if it fails, replaced by "
-    "the answer's time); sealed, and valid only while the store holds that very lease.",
-    Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
-    Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
-    Meta.DISCOVERED: "R6: the manifest that listed a discovered target, and its `lastmod` (for callbacks to read).",
-}
+META_KEYS: Mapping[Meta, str] = MappingProxyType(
+    {
+        Meta.WALSH: 'Written by the gates, read by callbacks: `{"verdicts": {gate: verdict}, <gate>: {...}}` '
+        "on `response.meta`, plus the fetch recommendation and usage warnings.",
+        Meta.INTERNAL: "Informational: what a request the package sends for itself is for (robots.txt, the "
+        "blocklist and its schema). Never read: the package knows its own requests by object identity.",
+        Meta.DECLARED: "Marks a request R6 admitted (a start request, or a step a StructuredSourceSpider planned): "
+        "a seal of its URL under the identity's secret; any other value is ignored.",
+        Meta.REQUEUED: "How often pacing sent the request back to the scheduler; its verdicts are counted once.",
+        Meta.BACKOFF_ATTEMPT: "R5: the retry number of a request the backoff gate rescheduled after 429/503.",
+        Meta.FETCH_CLAIM: "R8: the request holds the fetch lease of its target (released if it fails, replaced by "
+        "the answer's time); sealed, and valid only while the store holds that very lease.",
+        Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
+        Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
+        Meta.DISCOVERED: "R6: the manifest that listed a discovered target, and its `lastmod` (for callbacks to read).",
+    }
+)
 
 
 class IntervalWhy(StrEnum):
@@ -251,29 +259,32 @@ class Namespace(StrEnum):
 
 
 #: What each namespace holds and for how long, for the reference docs.
-NAMESPACES: dict[Namespace, str] = {
-    Namespace.PACING: "R4/R5: the per-host ledger (last start, Crawl-delay, adaptive delay, backoff pause).",
-    Namespace.ROBOTS: "R2: each origin's robots.txt outcome and body, kept 30 days for the stale-copy rule.",
-    Namespace.BLOCKLIST: "R3: the last adopted operator blocklist, and the published schema it was checked with.",
-    Namespace.FETCHED: "R8: when each target was last answered (expires after WALSH_REFETCH_INTERVAL), or the "
-    "short lease of a crawl sending it now (taken over once that crawl is gone).",
-    Namespace.FETCHED_BY: "R8: who fetched each target (the project, the spider, and the command for `scrapy "
-    "shell`/`fetch`/`parse`; `state forget --spider` reads it) and the final status (a 5xx after the retries "
-    "is listed by `scrapy walsh state show`).",
-    Namespace.VALIDATORS: "R7: each target's ETag and Last-Modified.",
-    Namespace.SEEN: "R7: item URLs already emitted, per spider (`seen:<spider>`).",
-    Namespace.LLMS_TXT: "R9: parsed llms.txt indexes, reused across runs.",
-    Namespace.CHECK: "`scrapy walsh check`: a short-lived probe key that proves the store is writable.",
-    Namespace.CRAWLS: "The crawls holding the store now (pid, machine; a heartbeat every 5 s, gone after 20 s): a "
-    "lease of a crawl no longer here is taken over, and `scrapy walsh state reset` refuses while one runs.",
-    Namespace.UNDELIVERED: "Items an output could not take (a full disk under the feed, a pipeline that raised), "
-    "per spider (`undelivered:<spider>`), as JSON: the spider's next run delivers them first, without fetching "
-    "their pages again, and removes each once delivered.",
-    Namespace.DELIVERING: "The short lease of a crawl delivering a kept item now (`delivering:<spider>`), so two "
-    "processes of a fleet never both deliver it; taken over once that crawl is gone.",
-    Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` (never expires).",
-    Namespace.META: "Redis: the store's id (`meta:id`, never expires), checked by every operation: a store that lost "
-    "it (FLUSHALL, a restart without persistence) is refused at start and stops a running crawl.",
-    Namespace.DISCOVERED: "R7: when each target a manifest listed was last answered, kept 400 days: a target whose "
-    "`lastmod` is not newer is not fetched again.",
-}
+NAMESPACES: Mapping[Namespace, str] = MappingProxyType(
+    {
+        Namespace.PACING: "R4/R5: the per-host ledger (last start, Crawl-delay, adaptive delay, backoff pause).",
+        Namespace.ROBOTS: "R2: each origin's robots.txt outcome and body, kept 30 days for the stale-copy rule.",
+        Namespace.BLOCKLIST: "R3: the last adopted operator blocklist, and the published schema it was checked with.",
+        Namespace.FETCHED: "R8: when each target was last answered (expires after WALSH_REFETCH_INTERVAL), or the "
+        "short lease of a crawl sending it now (taken over once that crawl is gone).",
+        Namespace.FETCHED_BY: "R8: who fetched each target (the project, the spider, and the command for `scrapy "
+        "shell`/`fetch`/`parse`; `state forget --spider` reads it) and the final status (a 5xx after the retries "
+        "is listed by `scrapy walsh state show`).",
+        Namespace.VALIDATORS: "R7: each target's ETag and Last-Modified.",
+        Namespace.SEEN: "R7: item URLs already emitted, per spider (`seen:<spider>`).",
+        Namespace.LLMS_TXT: "R9: parsed llms.txt indexes, reused across runs.",
+        Namespace.CHECK: "`scrapy walsh check`: a short-lived probe key that proves the store is writable.",
+        Namespace.CRAWLS: "The crawls holding the store now (pid, machine; a heartbeat every 5 s, gone after 20 s): a "
+        "lease of a crawl no longer here is taken over, and `scrapy walsh state reset` refuses while one runs.",
+        Namespace.UNDELIVERED: "Items an output could not take (a full disk under the feed, a pipeline that raised), "
+        "per spider (`undelivered:<spider>`), as JSON: the spider's next run delivers them first, without fetching "
+        "their pages again, and removes each once delivered.",
+        Namespace.DELIVERING: "The short lease of a crawl delivering a kept item now (`delivering:<spider>`), so two "
+        "processes of a fleet never both deliver it; taken over once that crawl is gone.",
+        Namespace.ADMISSION: "The identity's secret that seals declared targets and R8 claims in `meta` "
+        "(never expires).",
+        Namespace.META: "Redis: the store's id (`meta:id`, never expires), checked by every operation: a store that "
+        "lost it (FLUSHALL, a restart without persistence) is refused at start and stops a running crawl.",
+        Namespace.DISCOVERED: "R7: when each target a manifest listed was last answered, kept 400 days: a target whose "
+        "`lastmod` is not newer is not fetched again.",
+    }
+)

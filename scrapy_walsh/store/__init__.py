@@ -9,7 +9,8 @@ store of a crawl, closed when the engine stops. docs/state-store.md says why.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .. import faults
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-__all__ = [
+__all__ = (
     "Ledger",
     "Operation",
     "Reservation",
@@ -43,7 +44,7 @@ __all__ = [
     "open_store",
     "open_crawl_store",
     "state_location",
-]
+)
 
 
 def state_location(settings: BaseSettings) -> StateLocation:
@@ -65,12 +66,14 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
 
 
 #: The store's operation counts (what a request costs the store), as stats at the end of a crawl.
-COUNT_STATS = {
-    "reads": "walsh/store/reads",
-    "keys_read": "walsh/store/keys_read",
-    "transactions": "walsh/store/transactions",
-    "unsynced_transactions": "walsh/store/unsynced_transactions",
-}
+COUNT_STATS: Mapping[str, str] = MappingProxyType(
+    {
+        "reads": "walsh/store/reads",
+        "keys_read": "walsh/store/keys_read",
+        "transactions": "walsh/store/transactions",
+        "unsynced_transactions": "walsh/store/unsynced_transactions",
+    }
+)
 
 
 def _announce(store: StateStore, shared: bool) -> None:

@@ -14,9 +14,10 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from .base import Entry, Operation, StateStore, StateStoreError, Step, StoreLost, StoreRefused, Updated, entry_ttl
@@ -53,7 +54,9 @@ FULL, NORMAL, OFF = "FULL", "NORMAL", "OFF"
 #: time and its fetcher after the answer) are one per request, and a power cut could lose the
 #: last ones: those pages may be fetched again after the reboot. Everything else, the
 #: blocklist, robots.txt records and validators included, is FULL.
-SYNC_BY_NAMESPACE = {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL, "crawls": NORMAL}
+SYNC_BY_NAMESPACE: Mapping[str, str] = MappingProxyType(
+    {"fetching": OFF, "fetched": NORMAL, "fetched_by": NORMAL, "crawls": NORMAL}
+)
 
 
 def id_file(path: Path) -> Path:

@@ -5,7 +5,8 @@ import os
 
 from scrapy.settings import default_settings
 
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT, HOSTS
+from scrapy_walsh.demo import hosts as demo_hosts
+from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT
 
 BOT_NAME = "fleet_project"
 SPIDER_MODULES = ["fleet_project.spiders"]
@@ -31,7 +32,7 @@ if hasattr(default_settings, "TWISTED_DNS_RESOLVER"):
     TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
 else:
     DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
-WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in HOSTS.values()]
+WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in demo_hosts.HOSTS.values()]
 WALSH_BLOCKLIST_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_PATH}"
 WALSH_BLOCKLIST_SCHEMA_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_SCHEMA_PATH}"
 # Which worker sent a request, so run_fleet.py can show the split (demo only).

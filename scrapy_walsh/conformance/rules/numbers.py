@@ -11,29 +11,32 @@ with the same message, rather than crashing the crawl later with a traceback.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ..engine import FAIL, Finding, Subject
 
 #: Scrapy's numeric settings, with the checklist row and requirement each one bears on.
-SCRAPY_NUMBERS: dict[str, tuple[str, str]] = {
-    "DOWNLOAD_DELAY": ("4", "R4"),
-    "DOWNLOAD_DELAY_JITTER": ("4", "R4"),
-    "CONCURRENT_REQUESTS": ("4", "R4"),
-    "CONCURRENT_REQUESTS_PER_DOMAIN": ("4", "R4"),
-    "CONCURRENT_REQUESTS_PER_IP": ("4", "R4"),
-    "CONCURRENT_ITEMS": ("-", "configuration"),
-    "AUTOTHROTTLE_START_DELAY": ("4", "R4"),
-    "AUTOTHROTTLE_MAX_DELAY": ("4", "R4"),
-    "AUTOTHROTTLE_TARGET_CONCURRENCY": ("4", "R4"),
-    "DOWNLOAD_TIMEOUT": ("4", "R4"),
-    "DNS_TIMEOUT": ("4", "R4"),
-    "RETRY_TIMES": ("5", "R5"),
-    "REDIRECT_MAX_TIMES": ("-", "configuration"),
-    "DOWNLOAD_MAXSIZE": ("-", "configuration"),
-    "DOWNLOAD_WARNSIZE": ("-", "configuration"),
-}
+SCRAPY_NUMBERS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "DOWNLOAD_DELAY": ("4", "R4"),
+        "DOWNLOAD_DELAY_JITTER": ("4", "R4"),
+        "CONCURRENT_REQUESTS": ("4", "R4"),
+        "CONCURRENT_REQUESTS_PER_DOMAIN": ("4", "R4"),
+        "CONCURRENT_REQUESTS_PER_IP": ("4", "R4"),
+        "CONCURRENT_ITEMS": ("-", "configuration"),
+        "AUTOTHROTTLE_START_DELAY": ("4", "R4"),
+        "AUTOTHROTTLE_MAX_DELAY": ("4", "R4"),
+        "AUTOTHROTTLE_TARGET_CONCURRENCY": ("4", "R4"),
+        "DOWNLOAD_TIMEOUT": ("4", "R4"),
+        "DNS_TIMEOUT": ("4", "R4"),
+        "RETRY_TIMES": ("5", "R5"),
+        "REDIRECT_MAX_TIMES": ("-", "configuration"),
+        "DOWNLOAD_MAXSIZE": ("-", "configuration"),
+        "DOWNLOAD_WARNSIZE": ("-", "configuration"),
+    }
+)
 
 
 def _finite(value: Any) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
@@ -17,14 +18,16 @@ from ..engine import FAIL, PASS, WARN, Finding, Subject, gate_removed, number
 #: is still prepared while a page waits in the downloader for its origin's robots.txt (that page and
 #: the robots.txt fetch take two places). More would only hold decisions longer before their send
 #: (and 0 is Scrapy's "no limit").
-SERIAL = {
-    1: "1: requests are serial",
-    2: "2: requests are serial (one on the network, the checkpoint's lock; the next one prepared behind it)",
-    3: (
-        "3: requests are serial (one on the network, the checkpoint's lock; the next ones prepared "
-        "behind it, even while a page waits for its origin's robots.txt)"
-    ),
-}
+SERIAL: Mapping[int, str] = MappingProxyType(
+    {
+        1: "1: requests are serial",
+        2: "2: requests are serial (one on the network, the checkpoint's lock; the next one prepared behind it)",
+        3: (
+            "3: requests are serial (one on the network, the checkpoint's lock; the next ones prepared "
+            "behind it, even while a page waits for its origin's robots.txt)"
+        ),
+    }
+)
 
 
 def serial(subject: Subject) -> Iterator[Finding]:

@@ -32,7 +32,7 @@ from .stored import (
     stored_record,
 )
 
-__all__ = [
+__all__ = (
     "ADOPTED_SCHEMA",
     "BUNDLED_SCHEMA",
     "CONTRACT",
@@ -56,4 +56,4 @@ __all__ = [
     "schema_digest",
     "schema_record",
     "stored_record",
-]
+)

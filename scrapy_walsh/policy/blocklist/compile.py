@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .formats import prepare as prepare_jsonschema
@@ -18,7 +19,8 @@ from .formats import prepare as prepare_jsonschema
 _ANNOTATIONS = frozenset(
     {"title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"}
 )
-_PY_TYPES: dict[str, type] = {"object": dict, "array": list, "string": str}  # exactly jsonschema's checks
+# exactly jsonschema's checks
+_PY_TYPES: Mapping[str, type] = MappingProxyType({"object": dict, "array": list, "string": str})
 _LOCAL_REF = re.compile(r"#/(\$defs|definitions)/([A-Za-z0-9_.-]+)")
 _UNSAFE_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$anchor"})
 

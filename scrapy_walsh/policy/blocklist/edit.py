@@ -19,7 +19,7 @@ from .errors import InvalidBlocklist
 from .hosts import canonical_domain
 from .jsontext import parse
 
-__all__ = [
+__all__ = (
     "EditResult",
     "InvalidBlocklist",
     "add",
@@ -30,7 +30,7 @@ __all__ = [
     "remove",
     "serialise",
     "utc_now_text",
-]
+)
 
 #: The contract's key order (the contract (§5.2)), kept for people reading the file.
 TOP_KEYS = ("contract", "updated", "operator", "contact", "policy", "refresh", "blocked")

@@ -10,7 +10,8 @@ first error names the rule, e.g.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidBlocklist, InvalidSchema, short, where
@@ -23,9 +24,11 @@ if TYPE_CHECKING:
 
 
 #: The schema's patterns, said in words: a bare regular expression tells an operator nothing.
-PATTERN_WORDS: dict[str, str] = {
-    r"^\S+(?![\s\S])": "is empty or holds white space: a domain is one word, with no spaces, tabs or line breaks",
-}
+PATTERN_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        r"^\S+(?![\s\S])": "is empty or holds white space: a domain is one word, with no spaces, tabs or line breaks",
+    }
+)
 
 
 def pattern_words(pattern: object) -> str:

@@ -25,7 +25,7 @@ from scrapy_walsh.policy.preferences.model import (
 from scrapy_walsh.policy.preferences.robots import RobotsLine, RobotsPreferences
 from scrapy_walsh.policy.preferences.tdmrep import TdmRep, TdmRepError
 
-__all__ = [
+__all__ = (
     "PURPOSES",
     "Preference",
     "PurposeDecision",
@@ -38,7 +38,7 @@ __all__ = [
     "combine",
     "usage_decision",
     "validate_purposes",
-]
+)
 
 
 def usage_decision(

@@ -8,7 +8,8 @@ Read here: ``Content-Usage``, ``Content-Signal``, ``tdm-reservation`` / ``tdm-po
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 from scrapy_walsh.policy.preferences.model import AI_INPUT, SEARCH, TRAIN_AI, Preference, Signal, Statement
 from scrapy_walsh.policy.preferences.syntax import parse_aipref, parse_content_signal
@@ -18,12 +19,14 @@ HeaderLines = Iterable[tuple[str | bytes, str | bytes]]
 MAX_SOURCE_CHARS = 200
 _AI = (TRAIN_AI, AI_INPUT)
 #: X-Robots-Tag directive -> the purposes it reserves (``noimageai`` only for images).
-X_ROBOTS_RESERVES: dict[str, tuple[str, ...]] = {
-    "noai": _AI,
-    "noimageai": _AI,
-    "noindex": (SEARCH,),
-    "none": (SEARCH,),
-}
+X_ROBOTS_RESERVES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "noai": _AI,
+        "noimageai": _AI,
+        "noindex": (SEARCH,),
+        "none": (SEARCH,),
+    }
+)
 
 
 def _text(value: str | bytes) -> str:

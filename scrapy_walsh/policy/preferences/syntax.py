@@ -7,6 +7,8 @@ are split leniently, case-insensitive. docs/preferences.md ("Each parser's readi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import http_sf
@@ -14,11 +16,13 @@ import http_sf
 from scrapy_walsh.policy.preferences.model import AI_INPUT, SEARCH, TRAIN_AI, Preference
 
 #: vocab-07 Table 1; the labels are ours already.
-AIPREF_LABELS: dict[str, str] = {"search": SEARCH, "train-ai": TRAIN_AI}
+AIPREF_LABELS: Mapping[str, str] = MappingProxyType({"search": SEARCH, "train-ai": TRAIN_AI})
 #: Content Signals label -> our purpose.
-CONTENT_SIGNAL_LABELS: dict[str, str] = {"search": SEARCH, "ai-train": TRAIN_AI, "ai-input": AI_INPUT}
-_AIPREF_VALUES = {"y": Preference.ALLOWED, "n": Preference.RESERVED}
-_SIGNAL_VALUES = {"yes": Preference.ALLOWED, "no": Preference.RESERVED}
+CONTENT_SIGNAL_LABELS: Mapping[str, str] = MappingProxyType(
+    {"search": SEARCH, "ai-train": TRAIN_AI, "ai-input": AI_INPUT}
+)
+_AIPREF_VALUES: Mapping[str, Preference] = MappingProxyType({"y": Preference.ALLOWED, "n": Preference.RESERVED})
+_SIGNAL_VALUES: Mapping[str, Preference] = MappingProxyType({"yes": Preference.ALLOWED, "no": Preference.RESERVED})
 #: A statement longer than this says nothing: parsing it would cost more than it can mean.
 MAX_VALUE_BYTES = 8192
 
