@@ -97,9 +97,9 @@ def stamp(request: Request, gate: str) -> None:
     PROCESS.stamps.setdefault(request, {})[gate] = request.url
 
 
-def missing_stamps(request: Request) -> list[str]:
-    """The gates that did not pass this object at its current URL (empty: admitted)."""
-    kind = own_fetch_kind(request)
+def missing_stamps(request: Request, kind: str | None) -> list[str]:
+    """The gates that did not pass this object at its current URL (empty: admitted); ``kind`` is
+    its :func:`own_fetch_kind`, which the checkpoint read once for every step."""
     required = SPIDER_GATES if kind is None else OWN_FETCH_GATES - ({BLOCKLIST} if kind in BLOCKLIST_KINDS else set())
     if kind in ROBOTS_GATED_KINDS:
         required = required | {ROBOTS}

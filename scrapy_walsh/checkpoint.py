@@ -148,6 +148,9 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.signer = context.get(load_signer)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = context.get(CrawlJournal)  # every send and refusal, hash-chained
         self.generations = context.get(Generations)  # what the gates' decisions rested on
+        #: What every crawler of the process shares: the in-flight lock (R4 serial per process), the sends
+        self.process = context.process
+        self.lock = self.process.in_flight
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
 
@@ -163,8 +166,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         the answer on once the next request is written (when one waits)."""
         kind = admission.own_fetch_kind(request)
         host = await self.admit(request, kind)
-        lock = self.context.process.in_flight
-        await maybe_deferred_to_future(lock.acquire())
+        await maybe_deferred_to_future(self.lock.acquire())
         next_waits = False
         try:
             flight = self.prepare(request, host)
@@ -173,7 +175,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             finally:
                 next_waits = self.settle(flight, kind)
         finally:
-            lock.release()
+            self.lock.release()
             await self.hand_on(next_waits, kind)
 
     # ------------------------------------------------------------------ the steps
@@ -182,7 +184,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         """Before the lock: the checks, the final headers and bounds; the request's host key."""
         # only http(s) reach this handler (the preset routes every other scheme to None, and the
         # admission gate refuses them by name): the scheme is checked once, there
-        missing = admission.missing_stamps(request)
+        missing = admission.missing_stamps(request, kind)
         if missing:
             _refuse(
                 self.crawler,
@@ -223,7 +225,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
 
     async def send(self, request: Request, flight: send_gate.Send, kind: str | None) -> Response:
         """The journal's ``send`` entry (write-ahead), the download, then its ``outcome`` entry."""
-        sends = self.context.process.sends
+        sends = self.process.sends
         sends.append(flight)
         # every send of the process is in ``sends`` until its answer: R4 is the count staying 1
         self.stats.max_value(MAX_IN_FLIGHT, len(sends))
@@ -255,7 +257,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
     def settle(self, flight: send_gate.Send, kind: str | None) -> bool:
         """The send ended: the host is settled; True when the next request waits at the lock."""
         flight.stop()
-        self.context.process.sends.remove(flight)
+        self.process.sends.remove(flight)
         if flight.refusal is None:
             # answer, timeout or reset: the interval counts from now (the reservation already
             # stamped the start, so a store that fails here loses no answer); an answer ends a run
@@ -263,7 +265,7 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             # reservation while the host lease holds the host.
             with suppress(StoreUnavailable):
                 self.politeness.settle(flight.host, answered=False, held_until=flight.lease.until)
-        if not self.context.process.in_flight.waiting:
+        if not self.lock.waiting:
             return False
         self.stats.inc_value(f"{NEXT_PREPARED}/{kind or 'page'}")
         return True
