@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import CrawlContext
 from .policy.vocabulary import Meta, Namespace
+from .process import PROCESS
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -50,11 +51,9 @@ ROBOTS_GATED_KINDS = frozenset({"manifest"})
 #: site's pages, and the targets it lists are lost for the run when it is not read.
 RETRIED_KINDS = frozenset({"manifest"})
 
-_OWN_FETCHES: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()
-_STAMPS: weakref.WeakKeyDictionary[Request, dict[str, str]] = weakref.WeakKeyDictionary()
-#: (target, lease token) -> the one Request object that holds the claim now; a copy made with
-#: ``replace()`` carries the same sealed meta but is not the owner.
-_CLAIM_OWNERS: dict[tuple[str, str], weakref.ref[Request]] = {}
+# The marks are kept in the process's state (scrapy_walsh.process): own fetches by kind, the gate
+# stamps, and (target, lease token) -> the one Request object that holds the claim now (a copy made
+# with ``replace()`` carries the same sealed meta but is not the owner).
 _SECRET_KEY = "seal-key"
 
 
@@ -62,31 +61,31 @@ _SECRET_KEY = "seal-key"
 
 
 def register_own_fetch(request: Request, kind: str) -> Request:
-    _OWN_FETCHES[request] = kind
+    PROCESS.own_fetches[request] = kind
     return request
 
 
 def own_fetch_kind(request: Request) -> str | None:
     """What an own fetch is for; None for every other request, whatever its meta says."""
-    return _OWN_FETCHES.get(request)
+    return PROCESS.own_fetches.get(request)
 
 
 def not_retried(request: Request) -> bool:
     """An own fetch no retry is made of (robots.txt, the blocklist: their gates decide what a
     failure means); a page and a manifest are retried."""
-    kind = _OWN_FETCHES.get(request)
+    kind = PROCESS.own_fetches.get(request)
     return kind is not None and kind not in RETRIED_KINDS
 
 
 def carry(old: Request, new: Request) -> Request:
     """A redirect, retry or requeue made ``new`` from ``old``: the own-fetch mark and the
     ownership of an R8 claim follow (gate stamps don't: ``new`` meets the gates again)."""
-    kind = _OWN_FETCHES.get(old)
+    kind = PROCESS.own_fetches.get(old)
     if kind is not None:
-        _OWN_FETCHES[new] = kind
+        PROCESS.own_fetches[new] = kind
     key = _claim_key(old)
     if key is not None and _owner(key) is old:
-        _CLAIM_OWNERS[key] = weakref.ref(new)
+        PROCESS.claim_owners[key] = weakref.ref(new)
     return new
 
 
@@ -95,16 +94,16 @@ def carry(old: Request, new: Request) -> Request:
 
 def stamp(request: Request, gate: str) -> None:
     """``gate`` let ``request`` (this object, at this URL) through."""
-    _STAMPS.setdefault(request, {})[gate] = request.url
+    PROCESS.stamps.setdefault(request, {})[gate] = request.url
 
 
-def missing_stamps(request: Request) -> list[str]:
-    """The gates that did not pass this object at its current URL (empty: admitted)."""
-    kind = own_fetch_kind(request)
+def missing_stamps(request: Request, kind: str | None) -> list[str]:
+    """The gates that did not pass this object at its current URL (empty: admitted); ``kind`` is
+    its :func:`own_fetch_kind`, which the checkpoint read once for every step."""
     required = SPIDER_GATES if kind is None else OWN_FETCH_GATES - ({BLOCKLIST} if kind in BLOCKLIST_KINDS else set())
     if kind in ROBOTS_GATED_KINDS:
         required = required | {ROBOTS}
-    stamps = _STAMPS.get(request, {})
+    stamps = PROCESS.stamps.get(request, {})
     return sorted(g for g in required if stamps.get(g) != request.url)
 
 
@@ -148,14 +147,14 @@ def declared(crawler: Crawler, request: Request) -> bool:
 def seal_claim(crawler: Crawler, request: Request, target: str, lease: str) -> None:
     """R8: ``request`` holds the fetch lease of ``target`` (its token, :mod:`scrapy_walsh.store.leases`)."""
     request.meta[Meta.FETCH_CLAIM] = {"target": target, "lease": lease, "seal": _seal(crawler, "claim", target, lease)}
-    _CLAIM_OWNERS[(target, lease)] = weakref.ref(request)
+    PROCESS.claim_owners[(target, lease)] = weakref.ref(request)
 
 
 def drop_claim(request: Request) -> None:
     """The claim is settled (answered or released): forget its owner."""
     key = _claim_key(request)
     if key is not None:
-        _CLAIM_OWNERS.pop(key, None)
+        PROCESS.claim_owners.pop(key, None)
 
 
 def _claim_key(request: Request) -> tuple[str, str] | None:
@@ -166,7 +165,7 @@ def _claim_key(request: Request) -> tuple[str, str] | None:
 
 
 def _owner(key: tuple[str, str]) -> Request | None:
-    ref = _CLAIM_OWNERS.get(key)
+    ref = PROCESS.claim_owners.get(key)
     return None if ref is None else ref()
 
 
@@ -197,5 +196,5 @@ def live_claim(crawler: Crawler, request: Request, store: StateStore, namespace:
     target, lease = key
     if not leases.holds(store, namespace, target, lease):
         return None
-    _CLAIM_OWNERS[key] = weakref.ref(request)  # e.g. read back from a JOBDIR queue
+    PROCESS.claim_owners[key] = weakref.ref(request)  # e.g. read back from a JOBDIR queue
     return target

@@ -4,7 +4,11 @@ Every request that reaches a socket passes a download handler, whatever sent it 
 spider, ``engine.download``, robots.txt, the blocklist, a plugin) and whatever a downloader
 middleware at any priority did to it. So the last word is said here, not in a middleware:
 the preset routes ``http`` and ``https`` to :class:`CheckpointDownloadHandler` and every other
-scheme to ``None``. For each request the checkpoint
+scheme to ``None``. Its steps, each a method: :meth:`~CheckpointDownloadHandler.admit` (the
+checks), :meth:`~CheckpointDownloadHandler.prepare` (under the in-flight lock: the decision still
+holds, the reservation, the signature), :meth:`~CheckpointDownloadHandler.send` (the journal's
+write-ahead entry, the download, its outcome entry), then ``settle`` and ``hand_on``. For each
+request the checkpoint
 
 * refuses it unless every gate stamped this very object at this URL (``scrapy_walsh.admission``);
 * sets the final ``User-Agent``, the one place R1 is enforced (whoever set another one, a spider,
@@ -29,14 +33,13 @@ scheme to ``None``. For each request the checkpoint
   (:mod:`scrapy_walsh.generations`: its origin's robots.txt, the operator's list, its host's
   pause); else it walks the gates again
   (:class:`~scrapy_walsh.exceptions.DecisionStale`);
-* takes the host's pacing reservation itself, under one lock per *process* (:data:`IN_FLIGHT`,
-  shared by every crawler of a ``CrawlerProcess``, ``CrawlerRunner`` or ``AsyncCrawlerRunner``)
-  held for the reservation and the download only (never while waiting), so at most one request
-  is on the network at any moment (R4: serial per process) and the reserved start is the real
-  send time. A taken slot raises
-  :class:`NotYourTurn`, which the pacing middleware turns into a wait or a requeue. Whatever
-  the outcome (an answer, a timeout, a reset), the host is settled when we stop waiting, so
-  its next request counts its interval from then.
+* takes the host's pacing reservation itself, under one lock per *process* (the process state's
+  ``in_flight``, :mod:`scrapy_walsh.process`: shared by every crawler of a ``CrawlerProcess``,
+  ``CrawlerRunner`` or ``AsyncCrawlerRunner``) held for the reservation and the download only
+  (never while waiting), so at most one request is on the network at any moment (R4: serial per
+  process) and the reserved start is the real send time. A taken slot raises :class:`NotYourTurn`,
+  which the pacing middleware turns into a wait or a requeue. Whatever the outcome (an answer, a
+  timeout, a reset), the host is settled when we stop waiting, so its next request counts its interval from then.
 
 The wrapped handler (``WALSH_DOWNLOAD_HANDLER``) has its own silent resend turned off
 (:mod:`scrapy_walsh.handler_resend`: Twisted's ``retryAutomatically``, aiohttp's resend on a
@@ -57,7 +60,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler
-from twisted.internet.defer import DeferredLock
 
 from . import admission, handler_resend, own_fetch, send_gate
 from .context import CrawlContext
@@ -68,6 +70,7 @@ from .exceptions import (
     NotYourTurn,
     OfflineNotSent,
     RecentlyFetched,
+    WalshIgnoreRequest,
     refuse,
 )
 from .generations import Generations
@@ -121,12 +124,6 @@ NEXT_PREPARED = "walsh/checkpoint/next_prepared"
 NEVER_HELD = frozenset({own_fetch.BLOCKLIST, own_fetch.BLOCKLIST_SCHEMA})
 
 
-#: R4 "serial per process": the one lock every checkpoint of this process takes around a
-#: reservation and its download, whatever crawler it belongs to (a lock per crawler let two
-#: spiders of one ``CrawlerProcess`` put two requests on the network at once).
-IN_FLIGHT = DeferredLock()
-
-
 def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> NoReturn:
     refuse(crawler, CheckpointRefused(verdict, reason, request.url, **details))
 
@@ -151,7 +148,9 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.signer = context.get(load_signer)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = context.get(CrawlJournal)  # every send and refusal, hash-chained
         self.generations = context.get(Generations)  # what the gates' decisions rested on
-        self.lock = IN_FLIGHT
+        #: What every crawler of the process shares: the in-flight lock (R4 serial per process), the sends
+        self.process = context.process
+        self.lock = self.process.in_flight
         self._logged_ua = False
         self._found_gates: tuple[Any, Any] | None = None
 
@@ -163,9 +162,29 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         return CrawlContext.of(self.crawler).get(SharedPacer)
 
     async def download_request(self, request: Request) -> Response:
+        """Admit, prepare under the process's in-flight lock, send; then pass the lock on, and hand
+        the answer on once the next request is written (when one waits)."""
+        kind = admission.own_fetch_kind(request)
+        host = await self.admit(request, kind)
+        await maybe_deferred_to_future(self.lock.acquire())
+        next_waits = False
+        try:
+            flight = self.prepare(request, host)
+            try:
+                return await self.send(request, flight, kind)
+            finally:
+                next_waits = self.settle(flight, kind)
+        finally:
+            self.lock.release()
+            await self.hand_on(next_waits, kind)
+
+    # ------------------------------------------------------------------ the steps
+
+    async def admit(self, request: Request, kind: str | None) -> str:
+        """Before the lock: the checks, the final headers and bounds; the request's host key."""
         # only http(s) reach this handler (the preset routes every other scheme to None, and the
         # admission gate refuses them by name): the scheme is checked once, there
-        missing = admission.missing_stamps(request)
+        missing = admission.missing_stamps(request, kind)
         if missing:
             _refuse(
                 self.crawler,
@@ -181,75 +200,95 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         await self._blocklist_and_proxy(request)
         self._timeout(request)
         if self.context.dry_run:
-            self._dry_run(request, host)
+            self._dry_run(request, host, kind)
         self._lease_still_ours(request)
         stamp_bound(request, self.max_body_bytes)
-        await maybe_deferred_to_future(self.lock.acquire())
-        next_waits = False
+        return host
+
+    def prepare(self, request: Request, host: str) -> send_gate.Send:
+        """Under the lock: the decision still holds, the host's slot is reserved, the request signed."""
+        if (kind := self.generations.moved(request)) is not None:
+            # prepared while another request was on the network, and since then its origin's
+            # robots.txt, the operator's list or its host's pause changed: never sent on the old
+            # verdict, it walks the gates again
+            self.stats.inc_value(f"{REDONE}/{kind}")
+            raise DecisionStale(host, kind)
+        began = time.monotonic()
+        # the authoritative reservation, with the host lease held until the request is written
+        lease = self.politeness.reserve_to_send(host, uuid.uuid4().hex)
+        if lease.wait:
+            self.stats.inc_value(SLOT_TAKEN)
+            raise NotYourTurn(host, lease.wait)
+        if self.signer is not None:
+            self.signer.sign(request)  # last: the User-Agent and every header are final
+        return send_gate.Send(self.politeness, host, lease, began)
+
+    async def send(self, request: Request, flight: send_gate.Send, kind: str | None) -> Response:
+        """The journal's ``send`` entry (write-ahead), the download, then its ``outcome`` entry."""
+        sends = self.process.sends
+        sends.append(flight)
+        # every send of the process is in ``sends`` until its answer: R4 is the count staying 1
+        self.stats.max_value(MAX_IN_FLIGHT, len(sends))
+        flight.start()
+        sid = self.journal.before_send(request, flight.host, flight.lease, kind)  # before the bytes leave
         try:
-            if (kind := self.generations.moved(request)) is not None:
-                # prepared while another request was on the network, and since then its origin's
-                # robots.txt, the operator's list or its host's pause changed: never sent on the old
-                # verdict, it walks the gates again
-                self.stats.inc_value(f"{REDONE}/{kind}")
-                raise DecisionStale(host, kind)
-            began = time.monotonic()
-            # the authoritative reservation, with the host lease held until the request is written
-            lease = self.politeness.reserve_to_send(host, uuid.uuid4().hex)
-            if lease.wait:
-                self.stats.inc_value(SLOT_TAKEN)
-                raise NotYourTurn(host, lease.wait)
-            if self.signer is not None:
-                self.signer.sign(request)  # last: the User-Agent and every header are final
-            send = send_gate.Send(self.politeness, host, lease, began)
-            send_gate.CURRENT.append(send)
-            # every send of the process is in CURRENT until its answer: R4 is the count staying 1
-            self.stats.max_value(MAX_IN_FLIGHT, len(send_gate.CURRENT))
-            try:
-                send.start()
-                # its journal entry is written before the request goes on the wire
-                return await self.journal.sent(request, host, lease, lambda: self.inner.download_request(request))
-            except send_gate.NotWritten as exc:
-                # nothing was written: the slot was not ours any more, or the store could not say
-                self.stats.inc_value(NOT_WRITTEN)
-                if exc.cause is not None:
-                    raise exc.cause from None
-                raise NotYourTurn(host, exc.wait) from None
-            except Exception as exc:
-                if (over := over_bound(exc)) is not None:
-                    raise headers_refused(self.crawler, request, over.why, over.lines, over.size) from exc
-                raise
-            finally:
-                send.stop()
-                send_gate.CURRENT.remove(send)
-                if send.refusal is None:
-                    # answer, timeout or reset: the interval counts from now (the reservation
-                    # already stamped the start, so a store that fails here loses no answer); an
-                    # answer ends a run of timeouts at the pacing gate, which sees it is one.
-                    # Written with the next reservation while the host lease holds the host.
-                    with suppress(StoreUnavailable):
-                        self.politeness.settle(host, answered=False, held_until=lease.until)
-                if self.lock.waiting:
-                    next_waits = True
-                    self.stats.inc_value(f"{NEXT_PREPARED}/{admission.own_fetch_kind(request) or 'page'}")
-        finally:
-            self.lock.release()
-            send_gate.hand_on_held()  # a send that ended unwritten holds no answer back
-            if next_waits and self.write_hook and admission.own_fetch_kind(request) not in NEVER_HELD:
-                # the answer (or its failure) is handed on once the next request is written
-                await maybe_deferred_to_future(send_gate.hold_until_next_write())
+            response = await self.inner.download_request(request)
+        except BaseException as exc:
+            # refused on the way (the address guard at connect time: a refusal entry follows), or
+            # connected but the host's slot was not ours any more: nothing was written to the server
+            written = not isinstance(exc, (WalshIgnoreRequest, send_gate.NotWritten))
+            self.journal.unanswered(sid, flight.host, exc, written)
+            self._failed(request, flight.host, exc)
+        self.journal.answered(sid, request, flight.host, response, kind)
+        return response
+
+    def _failed(self, request: Request, host: str, exc: BaseException) -> NoReturn:
+        """Raise what a send that got no answer ends with."""
+        if isinstance(exc, send_gate.NotWritten):
+            # nothing was written: the slot was not ours any more, or the store could not say
+            self.stats.inc_value(NOT_WRITTEN)
+            if exc.cause is not None:
+                raise exc.cause from None
+            raise NotYourTurn(host, exc.wait) from None
+        if isinstance(exc, Exception) and (over := over_bound(exc)) is not None:
+            raise headers_refused(self.crawler, request, over.why, over.lines, over.size) from exc
+        raise exc
+
+    def settle(self, flight: send_gate.Send, kind: str | None) -> bool:
+        """The send ended: the host is settled; True when the next request waits at the lock."""
+        flight.stop()
+        self.process.sends.remove(flight)
+        if flight.refusal is None:
+            # answer, timeout or reset: the interval counts from now (the reservation already
+            # stamped the start, so a store that fails here loses no answer); an answer ends a run
+            # of timeouts at the pacing gate, which sees it is one. Written with the next
+            # reservation while the host lease holds the host.
+            with suppress(StoreUnavailable):
+                self.politeness.settle(flight.host, answered=False, held_until=flight.lease.until)
+        if not self.lock.waiting:
+            return False
+        self.stats.inc_value(f"{NEXT_PREPARED}/{kind or 'page'}")
+        return True
+
+    async def hand_on(self, next_waits: bool, kind: str | None) -> None:
+        """After the lock is passed on: the answers held so far go; this one, when the next request
+        waits, goes once that request is written (an answer that may not wait goes at once)."""
+        send_gate.hand_on_held()  # a send that ended unwritten holds no answer back
+        if next_waits and self.write_hook and kind not in NEVER_HELD:
+            # the answer (or its failure) is handed on once the next request is written
+            await maybe_deferred_to_future(send_gate.hold_until_next_write())
 
     async def close(self) -> None:
         await self.inner.close()
 
     # ------------------------------------------------------------------ the checks
 
-    def _dry_run(self, request: Request, host: str) -> None:
+    def _dry_run(self, request: Request, host: str, kind: str | None) -> None:
         """Explain's crawler: a target is evaluated and not sent (its pace read from the
         shared ledger, nothing reserved); offline, nothing at all is sent."""
-        if self.context.offline and admission.own_fetch_kind(request) is not None:
+        if self.context.offline and kind is not None:
             raise OfflineNotSent(f"not sent (--offline): {request.url}")
-        if admission.own_fetch_kind(request) is None:
+        if kind is None:
             self.politeness.refresh([host])
             wait = self.politeness.peek(host)  # what the reservation would answer, nothing taken
             if wait > self.politeness.max_pause:

@@ -17,8 +17,9 @@ before Scrapy builds any component (``scrapy walsh explain`` marks its crawler a
 ``crawl()``), and setting an attribute on Scrapy's ``Crawler`` changes an object that is not ours.
 Making a context changes nothing outside it.
 
-What is shared by every crawler of a process (the one request in flight,
-``scrapy_walsh.checkpoint.IN_FLIGHT``) is not here: it is per process, by requirement.
+What every crawler of a process shares (the one request in flight, the admission marks, ...) is
+the process's state, :attr:`CrawlContext.process` (:mod:`scrapy_walsh.process`): per process, by
+requirement.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import clean_refusal
 from .exceptions import FAIL, ConformanceError, Finding
+from .process import PROCESS, ProcessState
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -76,6 +78,11 @@ class CrawlContext:
     def find(crawler: Crawler) -> CrawlContext | None:
         """The crawl's context if a component made it, else None (nothing is made)."""
         return _CONTEXTS.get(crawler)
+
+    @property
+    def process(self) -> ProcessState:
+        """What every crawler of this process shares (the in-flight lock, the admission marks, ...)."""
+        return PROCESS
 
     @property
     def config(self) -> WalshConfig:

@@ -14,7 +14,8 @@ handlers are flushed, then the process ends with ``os._exit``: exit handlers reg
 before the first refusal don't run (logging's own flush is done here).
 
 A script that handles the refusal itself and means to exit 0 calls :func:`handled`.
-This module imports nothing of the package: any layer may report a fatal fault.
+This module imports only :mod:`scrapy_walsh.process` (where the refusals are kept): any layer may
+report a fatal fault.
 """
 
 from __future__ import annotations
@@ -26,59 +27,57 @@ import os
 import sys
 from collections.abc import Callable
 
-__all__ = ["EXIT_STATUS", "fatal", "handled", "pending"]
+from .process import PROCESS
+
+__all__ = ("EXIT_STATUS", "fatal", "handled", "pending")
 
 #: The exit status of a process in which a crawl was refused or stopped by a store fault.
 EXIT_STATUS = 1
 
-_reasons: list[str] = []
-#: The messages of those refusals already logged (a script that swallows the failure, e.g.
-#: ``gather(..., return_exceptions=True)``, logs nothing: they are logged at exit instead).
-_reported: set[str] = set()
-_registered = False
-#: Called by :func:`handled` (``clean_refusal`` gives the process its own ``sys.excepthook`` back).
-_on_handled: list[Callable[[], None]] = []
+# Kept in the process's state: the refusals recorded (``refusals``), the messages of those already
+# logged (``reported``: a script that swallows the failure, e.g. ``gather(..., return_exceptions=True)``,
+# logs nothing, so they are logged at exit instead), and the callbacks of :func:`handled`
+# (``on_handled``: ``clean_refusal`` gives the process its own ``sys.excepthook`` back).
 
 
 def fatal(what: str) -> None:
     """A crawl of this process was refused or stopped, ``what`` (its one message): the
     process will exit non-zero."""
-    global _registered
-    _reasons.append(what)
-    if not _registered:
-        _registered = True
+    PROCESS.refusals.append(what)
+    if not PROCESS.exit_registered:
+        PROCESS.exit_registered = True
         atexit.register(_exit)
 
 
 def pending() -> tuple[str, ...]:
     """What :func:`fatal` recorded and :func:`handled` did not clear."""
-    return tuple(_reasons)
+    return tuple(PROCESS.refusals)
 
 
 def handled() -> None:
     """The caller dealt with the refusals so far: they no longer change the exit status."""
-    _reasons.clear()
-    for callback in _on_handled:
+    PROCESS.refusals.clear()
+    for callback in PROCESS.on_handled:
         callback()
 
 
 def on_handled(callback: Callable[[], None]) -> None:
     """``callback`` is called when the refusals are :func:`handled` (once added, each time)."""
-    if callback not in _on_handled:
-        _on_handled.append(callback)
+    if callback not in PROCESS.on_handled:
+        PROCESS.on_handled.append(callback)
 
 
 def reported(message: str) -> None:
     """``message`` was logged (by :mod:`scrapy_walsh.clean_refusal`): not logged again at exit."""
-    _reported.add(message)
+    PROCESS.reported.add(message)
 
 
 def _exit() -> None:
-    if not _reasons:
+    if not PROCESS.refusals:
         return
     gc.collect()  # a dropped failed Deferred logs its (clean) failure now, not after us
-    for message in dict.fromkeys(_reasons):
-        if message not in _reported:
+    for message in dict.fromkeys(PROCESS.refusals):
+        if message not in PROCESS.reported:
             logging.getLogger("scrapy_walsh").critical("%s", message)
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):

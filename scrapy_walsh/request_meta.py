@@ -9,12 +9,12 @@ every gate, the queue and the checkpoint ask for is worked out once per Request 
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult
 
 from .policy import hostkey, urls
 from .policy.vocabulary import Meta
+from .process import PROCESS
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -44,18 +44,16 @@ def first_pass(request: Request) -> bool:
     return not request.meta.get(REQUEUED)
 
 
-#: Request -> (the URL its parts and host key were worked out from, those parts, that key).
-_HOSTS: weakref.WeakKeyDictionary[Request, tuple[str, SplitResult | None, str]] = weakref.WeakKeyDictionary()
-
-
 def _parsed(request: Request) -> tuple[str, SplitResult | None, str]:
-    found = _HOSTS.get(request)
+    """(the URL its parts and host key were worked out from, those parts, that key), kept per
+    Request object in the process's state."""
+    found = PROCESS.hosts.get(request)
     if found is None or found[0] != request.url:
         try:
             parts: SplitResult | None = urls.split(request.url)
         except ValueError:
             parts = None
-        found = _HOSTS[request] = (request.url, parts, hostkey.url_host(request.url))
+        found = PROCESS.hosts[request] = (request.url, parts, hostkey.url_host(request.url))
     return found
 
 

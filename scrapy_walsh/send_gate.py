@@ -60,6 +60,7 @@ from twisted.internet.interfaces import IHandshakeListener
 from twisted.protocols.tls import TLSMemoryBIOProtocol
 from zope.interface import implementer
 
+from .process import PROCESS
 from .protocol_mixins import with_mixin
 from .shared_pacer import PACING_MARGIN
 from .store import StateStoreError, waiting
@@ -159,11 +160,9 @@ class Send:
                 self.politeness.stamp_written(self.host, self.lease, late)
 
 
-#: The send in progress in this process, if any: the checkpoint's in-flight lock makes it one.
-CURRENT: list[Send] = []
-#: Answers waiting for the next request of the process to be written (or to give up), each with
-#: its deadline.
-_HELD: list[tuple[Deferred[None], DelayedCall]] = []
+# The process's state keeps the send in progress (``sends``: the checkpoint's in-flight lock makes
+# it one) and the answers waiting for the next request of the process to be written, or to give
+# up (``held``, each with its deadline).
 
 
 def hold_until_next_write() -> Deferred[None]:
@@ -171,23 +170,23 @@ def hold_until_next_write() -> Deferred[None]:
     or after :data:`HOLD_AT_MOST`: the checkpoint awaits it before handing an answer on."""
     held: Deferred[None] = Deferred()
     deadline = waiting.call_later(HOLD_AT_MOST, lambda: _fire([(held, deadline)]))
-    _HELD.append((held, deadline))
+    PROCESS.held.append((held, deadline))
     return held
 
 
 def hand_on_held() -> None:
     """Hand on every held answer, at the reactor's next turn: never inside a write or a lock's
     release, whatever reactor runs the crawl."""
-    if _HELD:
-        held = list(_HELD)
-        _HELD.clear()
+    if PROCESS.held:
+        held = list(PROCESS.held)
+        PROCESS.held.clear()
         waiting.call_later(0, lambda: _fire(held))
 
 
 def _fire(held: list[tuple[Deferred[None], DelayedCall]]) -> None:
     for answer, deadline in held:
-        if (answer, deadline) in _HELD:
-            _HELD.remove((answer, deadline))
+        if (answer, deadline) in PROCESS.held:
+            PROCESS.held.remove((answer, deadline))
         if deadline.active():
             deadline.cancel()
         if not answer.called:
@@ -196,15 +195,15 @@ def _fire(held: list[tuple[Deferred[None], DelayedCall]]) -> None:
 
 def before_write() -> None:
     """Called right before a request's bytes are written: raises :class:`NotWritten` to stop it."""
-    if CURRENT:
-        CURRENT[0].before_write()
+    if PROCESS.sends:
+        PROCESS.sends[0].before_write()
 
 
 def after_write() -> None:
     """Called once a request's bytes were handed to the kernel (:meth:`Send.after_write`): the
     answers held for this write are handed on."""
-    if CURRENT:
-        CURRENT[0].after_write()
+    if PROCESS.sends:
+        PROCESS.sends[0].after_write()
     hand_on_held()
 
 

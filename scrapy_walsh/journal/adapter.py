@@ -1,10 +1,11 @@
-"""The journal of one crawl: what the checkpoint calls for each send, and what each refusal appends.
+"""The journal of one crawl: what the checkpoint records around each send, and what each refusal appends.
 
-The crawl's one :class:`CrawlJournal` opens its writer once; sends come from the checkpoint
-(:meth:`CrawlJournal.sent`), refusals from :data:`~scrapy_walsh.exceptions.denial_recorded`.
-Each request gets a ``send`` entry, written before it goes on the wire, and an ``outcome``
-entry; an entry that cannot be written stops its request and the crawl.
-docs/journal-proof.md ("Written before the request leaves") says why.
+The crawl's one :class:`CrawlJournal` opens its writer once. The checkpoint runs each download and
+records around it: :meth:`CrawlJournal.before_send` writes the ``send`` entry before the request goes
+on the wire, :meth:`~CrawlJournal.answered` or :meth:`~CrawlJournal.unanswered` its ``outcome``;
+refusals come from :data:`~scrapy_walsh.exceptions.denial_recorded`. An entry that cannot be
+written stops its request and the crawl. docs/journal-proof.md ("Written before the request
+leaves") says why.
 """
 
 from __future__ import annotations
@@ -13,20 +14,18 @@ import base64
 import hashlib
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
-from .. import admission, faults
+from .. import faults
 from ..context import CrawlContext
 from ..exceptions import CrawlClosing, WalshIgnoreRequest, denial_recorded
 from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from ..policy.hostkey import url_host
 from ..request_meta import request_parts
 from ..request_signer import load_signer
-from ..send_gate import NotWritten
 from ..store import StoreUnavailable, open_crawl_store
 from .writer import JournalWriter
 
@@ -72,17 +71,16 @@ class CrawlJournal:
         crawler.signals.connect(self._refused, signal=denial_recorded, weak=False)
         crawler.signals.connect(self.close, signal=signals.spider_closed, weak=False)
 
-    async def sent(
-        self, request: Request, host: str, lease: Lease, download: Callable[[], Awaitable[Response]]
-    ) -> Response:
-        """Write the request's ``send`` entry (write-ahead), then ``download()``, then its
-        ``outcome`` entry: answer, network outcome, or not sent after all.
+    def before_send(self, request: Request, host: str, lease: Lease, internal: str | None) -> str | None:
+        """Write the request's ``send`` entry (write-ahead: the checkpoint calls it right before the
+        download), and give its ``id`` for :meth:`answered` or :meth:`unanswered`; None when the
+        journal is off. ``internal``: the own fetch's kind, None for a page.
 
         A request whose entry cannot be written is not sent (:class:`CrawlClosing`), and the crawl
         stops: no request leaves without its entry, and one killed on the wire keeps it (a
         ``send`` without an ``outcome``: sent, outcome unknown)."""
         if not self.enabled:
-            return await download()
+            return None
         if self.failed:
             raise self._closing()
         started, cpu = time.time(), time.thread_time()
@@ -94,7 +92,7 @@ class CrawlJournal:
             "url": request.url,
             "host": host,
             "ua": b", ".join(request.headers.getlist(b"User-Agent")).decode("latin-1"),
-            "internal": admission.own_fetch_kind(request),
+            "internal": internal,
             "robots": self._robots(request),
             "interval": round(lease.interval, 6),
             "why": str(lease.why),
@@ -105,21 +103,27 @@ class CrawlJournal:
         self.cpu += time.thread_time() - cpu
         if self.failed:  # no entry, no request
             raise self._closing()
-        try:
-            response = await download()
-        except (WalshIgnoreRequest, NotWritten) as exc:
-            # refused on the way (the address guard at connect time: a refusal entry follows), or
-            # connected but the host's slot was not ours any more: nothing was written to the server
-            self._outcome(sid, host, sent=False, outcome=f"not sent: {exc}"[:200])
-            raise
-        except BaseException as exc:
-            self._outcome(sid, host, outcome=f"{type(exc).__name__}: {exc}"[:200])
-            raise
+        return sid
+
+    def answered(self, sid: str | None, request: Request, host: str, response: Response, internal: str | None) -> None:
+        """The ``outcome`` entry of send ``sid``: its answer (a robots.txt body's digest is kept)."""
+        if sid is None:
+            return
         cpu = time.thread_time()
-        self._robots_body(request, response)
+        if internal == "robots":
+            self._robots_body(request, response)
         self.cpu += time.thread_time() - cpu
         self._outcome(sid, host, status=response.status, bytes=len(response.body))
-        return response
+
+    def unanswered(self, sid: str | None, host: str, exc: BaseException, written: bool = True) -> None:
+        """The ``outcome`` entry of send ``sid`` that got no answer: its network outcome, or ``sent:
+        false`` when it was not ``written`` after all (refused on the way, or the slot was not ours)."""
+        if sid is None:
+            return
+        if written:
+            self._outcome(sid, host, outcome=f"{type(exc).__name__}: {exc}"[:200])
+        else:
+            self._outcome(sid, host, sent=False, outcome=f"not sent: {exc}"[:200])
 
     def _closing(self) -> CrawlClosing:
         return CrawlClosing(f"not sent: the request journal at {self.directory} cannot be written")
@@ -132,8 +136,6 @@ class CrawlJournal:
     def _robots_body(self, request: Request, response: Response) -> None:
         """Keep the digest of a robots.txt body this crawl fetched: the one its gate is about to
         decide the origin's requests on (no store read)."""
-        if admission.own_fetch_kind(request) != "robots":
-            return
         origin = origin_of(request.url)
         if 200 <= response.status < 300 and request_parts(request).path == "/robots.txt":
             digest = hashlib.sha256(response.body[:STORED_BODY_LIMIT]).hexdigest()

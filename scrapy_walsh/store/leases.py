@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..policy.vocabulary import Namespace
+from ..process import PROCESS
 from . import machine
 from .base import Operation, StateStore, StoreUnavailable
 
@@ -88,10 +89,9 @@ def unregister(store: StateStore, crawl: str) -> None:
     store.delete(NAMESPACE, crawl)
 
 
-#: crawl -> ``time.monotonic()`` of its last heartbeat that reached the store (this process's crawls)
-_BEATS: dict[str, float] = {}
-#: this process's crawls that went so long without a heartbeat that their record may have lapsed
-_LAPSED: set[str] = set()
+# The process's state keeps, for this process's crawls, ``beats``: crawl -> ``time.monotonic()`` of
+# its last heartbeat that reached the store, and ``lapsed``: the crawls that went so long without a
+# heartbeat that their record may have lapsed.
 #: A crawl this long without a heartbeat may have lost its record (and its leases) to a reader
 #: elsewhere: a beat late by two periods is the margin.
 LAPSE = HOLDER_BOUND - 2 * HEARTBEAT
@@ -100,17 +100,17 @@ LAPSE = HOLDER_BOUND - 2 * HEARTBEAT
 def beaten(crawl: str) -> None:
     """``crawl``'s heartbeat reached the store now."""
     may_have_lapsed(crawl)
-    _BEATS[crawl] = time.monotonic()
+    PROCESS.beats[crawl] = time.monotonic()
 
 
 def may_have_lapsed(crawl: str) -> bool:
     """True once this crawl went :data:`LAPSE` s without a heartbeat (frozen, cut off from the
     store): a lease it took may have been taken over by a crawl elsewhere, so each must be checked
     before its request is sent (the rest of the crawl long: which ones lapsed is not known)."""
-    last = _BEATS.get(crawl)
+    last = PROCESS.beats.get(crawl)
     if last is not None and time.monotonic() - last > LAPSE:
-        _LAPSED.add(crawl)
-    return crawl in _LAPSED
+        PROCESS.lapsed.add(crawl)
+    return crawl in PROCESS.lapsed
 
 
 def running(crawl: Any, record: Any) -> bool:
@@ -132,11 +132,6 @@ def live_crawls(store: StateStore) -> list[tuple[str, dict[str, Any]]]:
 
 def is_lease(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("lease"), str)
-
-
-#: (namespace, key) -> the token of a claim whose answer was lost (the store went away while it
-#: answered): the claim may have been written, and a lease holding that token is this one's.
-_UNSURE: dict[tuple[str, str], str] = {}
 
 
 def take(store: StateStore, namespace: str, key: str, crawl: str, ttl: float = LEASE_TTL) -> str | None:
@@ -167,9 +162,11 @@ def take_reading(
         if claimed:
             return token, found
     except StoreUnavailable:
-        _UNSURE[(namespace, key)] = token
+        # the store went away while it answered: the claim may have been written, and a lease
+        # holding this token is this one's (kept in the process's state)
+        PROCESS.unsure[(namespace, key)] = token
         raise
-    unsure = _UNSURE.pop((namespace, key), None)
+    unsure = PROCESS.unsure.pop((namespace, key), None)
     held = store.get(namespace, key)
     if held is None:  # expired between the two calls
         return (token if store.claim(namespace, key, lease, ttl=ttl) else None), None

@@ -30,7 +30,7 @@ from .base import (
     Updated,
     entry_ttl,
 )
-from .waiting import STOPPING, Interrupted, interruptible
+from .waiting import Interrupted, interruptible, stopping
 
 logger = logging.getLogger(__name__)
 
@@ -296,7 +296,7 @@ class RedisStore(StateStore):
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         """``fn()``, retried for at most ``RETRY_BUDGET`` s while Redis is unreachable, then
         :class:`StoreUnavailable` (the module docstring has the policy)."""
-        if STOPPING.is_set():
+        if stopping():
             self._stopping()
             if self._down_since is not None:
                 raise StoreUnavailable(f"state store {self.uri}: {what}: not asked again, the crawl is stopping")
@@ -304,7 +304,7 @@ class RedisStore(StateStore):
         delay = RETRY_FIRST
         # the first call of an outage rides out a blip; later ones fail fast until it ends; once
         # the crawl is stopping, none is retried
-        budget = 0.0 if STOPPING.is_set() else RETRY_BUDGET if self._down_since is None else RETRY_FIRST
+        budget = 0.0 if stopping() else RETRY_BUDGET if self._down_since is None else RETRY_FIRST
         try:
             with interruptible():
                 while True:

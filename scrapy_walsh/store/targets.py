@@ -13,25 +13,25 @@ skipped).
 from __future__ import annotations
 
 import time
-import weakref
 from typing import Any
 
 from ..policy.canonical import record_keys
 from ..policy.vocabulary import Namespace
+from ..process import PROCESS
 from .base import StateStore
 
 #: The key (namespace ``admission``) that holds when this version first read the store.
 UPGRADED = "keys-v2"
-_UPGRADED_AT: weakref.WeakKeyDictionary[StateStore, float] = weakref.WeakKeyDictionary()
 
 
 def upgraded_at(store: StateStore) -> float:
-    """When the first process of this version read ``store`` (records before it used old keys)."""
-    found = _UPGRADED_AT.get(store)
+    """When the first process of this version read ``store`` (records before it used old keys); read
+    once per store object, kept in the process's state."""
+    found = PROCESS.upgraded_at.get(store)
     if found is None:
         store.claim(Namespace.ADMISSION, UPGRADED, time.time())
         value = store.get(Namespace.ADMISSION, UPGRADED)
-        found = _UPGRADED_AT[store] = float(value) if isinstance(value, (int, float)) else 0.0
+        found = PROCESS.upgraded_at[store] = float(value) if isinstance(value, (int, float)) else 0.0
     return found
 
 

@@ -11,7 +11,7 @@ answering (``SIGSTOP``, a partition that drops packets) up to its socket timeout
 retries. Scrapy's signal handler only asks the reactor to stop, which it can do once the call
 returns. So a crawl watches SIGINT and SIGTERM too (:func:`watch_stop_signals`): a signal that
 arrives while a store call waits gives that call up at once (:class:`Interrupted`), and from
-then on (:data:`STOPPING`) a store that failed to answer is not asked again: the crawl stops
+then on (:func:`stopping`) a store that failed to answer is not asked again: the crawl stops
 in a few seconds whatever the store does, and what could not be written is not marked.
 """
 
@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..process import PROCESS
 from .base import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -64,9 +65,10 @@ async def when_available(crawler: Crawler, call: Callable[[], T], pause: float =
             await sleep(pause)
 
 
-#: Set once this process was asked to stop (SIGINT, SIGTERM; :func:`watch_stop_signals`): from
-#: then on a store call never waits for a store that failed to answer, and never retries.
-STOPPING = threading.Event()
+def stopping() -> bool:
+    """True once this process was asked to stop (SIGINT, SIGTERM; :func:`watch_stop_signals`): from
+    then on a store call never waits for a store that failed to answer, and never retries."""
+    return PROCESS.stopping.is_set()
 
 
 class Interrupted(BaseException):
@@ -74,29 +76,26 @@ class Interrupted(BaseException):
     (a ``BaseException``, like ``KeyboardInterrupt``, so redis-py drops the connection it read)."""
 
 
-#: Store calls under way on the main thread, where signal handlers run.
-_WAITING = [0]
-
-
 @contextmanager
 def interruptible() -> Iterator[None]:
     """A store call that may wait (on a socket, or between retries): a stop signal received
-    meanwhile raises :class:`Interrupted` in it, so the crawl stops whatever the store does."""
+    meanwhile raises :class:`Interrupted` in it, so the crawl stops whatever the store does (the
+    process counts the calls under way on the main thread, where signal handlers run)."""
     main = threading.current_thread() is threading.main_thread()
     if main:
-        _WAITING[0] += 1
+        PROCESS.store_calls += 1
     try:
         yield
     finally:
         if main:
-            _WAITING[0] -= 1
+            PROCESS.store_calls -= 1
 
 
 def _on_stop(previous: Callable[[int, Any], Any]) -> Callable[[int, Any], Any]:
     def handle(signum: int, frame: Any) -> None:
-        STOPPING.set()
+        PROCESS.stopping.set()
         previous(signum, frame)  # Scrapy's: "shutting down gracefully", and the reactor is told
-        if _WAITING[0]:
+        if PROCESS.store_calls:
             raise Interrupted(f"signal {signum} while the state store was awaited")
 
     handle.walsh_stop = True  # type: ignore[attr-defined]

@@ -61,7 +61,8 @@ def test_the_checkpoint_reserves_then_signs_as_drawn():
 
     from scrapy_walsh.checkpoint import CheckpointDownloadHandler
 
-    code = inspect.getsource(CheckpointDownloadHandler.download_request)
+    assert "self.prepare(" in inspect.getsource(CheckpointDownloadHandler.download_request)
+    code = inspect.getsource(CheckpointDownloadHandler.prepare)  # the step under the in-flight lock
     assert code.index(".reserve_to_send(") < code.index(".sign(request)")
     drawing = " ".join(_drawing().split())
     assert drawing.index("the reservation, and the signature last") > drawing.index("CheckpointDownloadHandler")
