@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Final
 
@@ -54,16 +55,10 @@ _KEYS: Mapping[str, int] = MappingProxyType({
     "request-rate": _RATE, "request rate": _RATE,
 })  # fmt: skip
 _PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*").match
-#: Record names as written (``User-agent``, ``Disallow``) -> kind, learned by :func:`_record_kind`,
-#: so a line pays one dict lookup instead of strip and lower.
-_KINDS: dict[str, int] = dict(_KEYS)
-_MAX_KINDS = 4096  # a hostile file's made-up names can't grow it without bound
+#: Names as written that :func:`_kind_as_written` remembers (a file repeats a few names; an HTML
+#: page served as robots.txt, its CSS names), so a line pays one lookup instead of strip and lower.
+_MAX_KINDS = 4096
 _USAGE: Final = 6  # a usage-preference record (:func:`_usage_record`)
-#: Names as written before a colon that are no record (``display`` and ``color`` of the CSS in
-#: an HTML page served as robots.txt), learned by :func:`_record_kind`: a set of its own, so
-#: they can't crowd the record names out of :data:`_KINDS`; short names only.
-_NOT_RECORDS: set[str] = set()
-_MAX_NAME = 32
 #: A run of the surrogates ``surrogateescape`` leaves for octets that are not UTF-8 (the
 #: pattern is built at run time: a compiled module can't hold a lone surrogate literal).
 _NOT_UTF8 = re.compile("[" + chr(0xDC80) + "-" + chr(0xDCFF) + "]+").sub
@@ -355,7 +350,7 @@ def _may_start_record(char: int) -> bool:
 def _usual_kind(line: str, start: int, colon: int) -> int:
     """The kind of record ``line[start:colon]`` names when it is Disallow, User-agent, Allow or
     Sitemap in any ASCII case, compared in place (no copy of the name, no hash); -1 for any
-    other name, which is then looked up as written (:func:`_record_kind`).
+    other name, which is then looked up as written (:func:`_kind_as_written`).
 
     ``| 32`` lowers an ASCII letter, keeps ``-``, and turns only CR (never in a line) into it."""
     first = ord(line[start]) | 32
@@ -397,15 +392,12 @@ def _value(line: str, start: int, end: int) -> str:
     return line[start:end]
 
 
+@lru_cache(maxsize=_MAX_KINDS)  # a hostile file's made-up names can't grow it without bound
 def _kind_as_written(name: str) -> int:
-    """The kind of record a name as written is, or -1: looked up as written, else
-    :func:`_record_kind` reads it (and remembers it either way)."""
-    kind = _KINDS.get(name)
-    if kind is not None:
-        return kind
-    if name in _NOT_RECORDS:
-        return -1
-    kind = _record_kind(name)
+    """The kind of record a name as written (trailing WS kept) is (:data:`_USAGE` for a
+    usage-preference record), or -1; remembered, since a file repeats its few names."""
+    lowered = name.strip(_WS).lower()
+    kind = _KEYS.get(lowered, _USAGE if lowered in _USAGE_RECORDS else None)
     return -1 if kind is None else kind
 
 
@@ -425,19 +417,6 @@ def _without_colon(line: str) -> tuple[int, str]:
     if len(words) != 2:
         return -1, ""
     return kind, words[1]
-
-
-def _record_kind(name: str) -> int | None:
-    """The kind of record a name as written (trailing WS kept) is (:data:`_USAGE` for a
-    usage-preference record), or None; remembered either way."""
-    lowered = name.strip(_WS).lower()
-    kind = _KEYS.get(lowered, _USAGE if lowered in _USAGE_RECORDS else None)
-    if kind is not None:
-        if len(_KINDS) < _MAX_KINDS:
-            _KINDS[name] = kind
-    elif len(name) <= _MAX_NAME and len(_NOT_RECORDS) < _MAX_KINDS:
-        _NOT_RECORDS.add(name)
-    return kind
 
 
 def _group_token(value: str) -> str:
@@ -460,19 +439,13 @@ def _names(agent: str, wanted: str) -> bool:
     return not after or not after.isascii() or not (after.isalpha() or after == "_" or after == "-")
 
 
-#: A crawler's token -> the product token groups are compared with, remembered by :func:`_wanted`
-#: (a crawl asks with one or two tokens; every parse selects for them).
-_WANTED: dict[str, str] = {}
-
-
+@lru_cache(maxsize=_MAX_KINDS)  # a crawl asks with one or two tokens; every parse selects for them
 def _wanted(token: str) -> str:
     """``token`` as the product token :func:`_names` compares: stripped and lowercased, or ""
     when it is no product token (no group's token can be it)."""
     wanted = token.strip().lower()
     if _PRODUCT_TOKEN(wanted).end() != len(wanted):  # type: ignore[union-attr]  # it always matches
         wanted = ""
-    if len(_WANTED) < _MAX_KINDS:
-        _WANTED[token] = wanted
     return wanted
 
 
@@ -747,9 +720,7 @@ class RobotsTxt:
     def _select(self, token: str) -> list[_Group]:
         """RFC 9309 §2.2.1: every group naming ``token`` (case-insensitively, by product
         token), else every ``*`` group, else none."""
-        wanted = _WANTED.get(token)
-        if wanted is None:
-            wanted = _wanted(token)
+        wanted = _wanted(token)
         named = [g for g in self._groups if wanted and any(_names(agent, wanted) for agent in g.agents)]
         chosen = self._selected[token] = named or [g for g in self._groups if any(_is_any(a) for a in g.agents)]
         return chosen

@@ -58,9 +58,9 @@ def load_schema(obj: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
     return schema
 
 
-def _schema_key(schema: Mapping[str, Any]) -> str:
+def _schema_key(schema: Mapping[str, Any], sort_keys: bool = True) -> str:
     try:
-        return json.dumps(schema, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        return json.dumps(schema, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidSchema(f"schema: not JSON-serialisable: {exc}") from None
 
@@ -77,24 +77,20 @@ class Plan:
     entry_ok: Callable[[Any], bool] | None = None
 
 
-#: Plans by schema (canonical JSON text); a process sees one or two schemas.
-_PLANS: dict[str, Plan] = {}
-
-
 def _plan_for(schema: Mapping[str, Any]) -> Plan:
     """One plan per distinct schema, built once: checking the schema, compiling its
     regexes and entry predicate is not repeated on every refresh."""
-    key = _schema_key(schema)
-    plan = _PLANS.get(key)
-    if plan is None:
-        try:
-            plan = _build_plan(copy.deepcopy(dict(schema)))  # our own copy: the caller's may change
-        except RecursionError:  # jsonschema and deepcopy recurse per level of nesting
-            raise InvalidSchema("schema: nested too deeply") from None
-        if len(_PLANS) >= 8:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    return plan
+    return _plan_for_text(_schema_key(schema, sort_keys=False))
+
+
+@lru_cache(maxsize=8)  # by JSON text: a process sees one or two schemas
+def _plan_for_text(text: str) -> Plan:
+    try:
+        # our own copy, read back from the text in the schema's own key order (the order of its
+        # keywords decides which error a validator reports first)
+        return _build_plan(json.loads(text))
+    except RecursionError:  # jsonschema and json recurse per level of nesting
+        raise InvalidSchema("schema: nested too deeply") from None
 
 
 def _build_plan(schema: dict[str, Any]) -> Plan:
