@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -15,7 +14,18 @@ import time
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import SqliteStore
 
-from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, crawl_targets, new_project, run_scrapy, stat
+from ..helpers import (
+    CLOCK_TOLERANCE,
+    CRAWLS_OWN_ROUND_TRIPS,
+    GATES_SPIDER,
+    add_addon_line,
+    crawl_targets,
+    new_project,
+    round_trips_by_kind,
+    run_scrapy,
+    stat,
+    timed_round_trips,
+)
 
 #: Seed 001 R7 and RFC 3986 §6.2.2.2: six distinct URIs, three pairs an earlier key merged.
 SIX = ["/k?x=%2F", "/k?x=/", "/p?a=1&b=2", "/p?b=2&a=1", "/w?a=1+2", "/w?a=1%202"]
@@ -129,27 +139,15 @@ def test_two_projects_pacing_by_host_and_by_address_meet(project, demo_site, tmp
     assert max(r["in_flight"] for r in demo_site.requests_for("gone")) == 1
 
 
-def _round_trips_by_kind(log):
-    """``walsh/store/round_trips/<kind>`` of a crawl's stats dump, by kind."""
-    return {kind: int(n) for kind, n in re.findall(r"'walsh/store/round_trips/([^']+)': (\d+)", log)}
-
-
 #: Round trips whose count the crawl's content decides, whatever the timing: per kind, the stat
-#: whose value it equals (``pages``: the 12 pages; ``hosts``: robots.txt's fetch claim and release,
-#: one per host fetched, the pages' two), or a constant (the crawl's own: the store's id, its clock,
-#: the blocklist, the pacing ledger's and the kept items' scans, the sealing key).
+#: whose value it equals (robots.txt's fetch claim and release: one per host fetched, the pages'
+#: two), and the crawl's own.
 FIXED = {
     "SET NX+GET fetched,validators": "pages",  # R8's lease, reading R7's validators
     "SET NX+GET seen:gates": "items",  # the item's lease (R7's dedup)
     "GET+SET NX fetching,robots": "walsh/robots/fetched",
     "SET+DEL fetching,robots": "walsh/robots/fetched",
-    "GET": 2,
-    "SET NX": 1,
-    "TIME": 1,
-    "SCAN": 2,
-    "MGET blocklist": 1,
-    "SET blocklist": 2,
-    "SET NX+GET admission": 1,
+    **CRAWLS_OWN_ROUND_TRIPS,
 }
 
 
@@ -162,18 +160,12 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
     item's lease one: exactly 3 per page, plus per host robots.txt's read with its fetch claim and
     its record with the claim's release, and the crawl's own 10 (:data:`FIXED`).
 
-    What timing decides is bounded by what the crawl did: an answer's record, with the validators
-    and the item's row, rides on the next round trip or is written alone by its deadline, half a
-    second after the answer (``kept``, at most one per answer); a settle no reservation came to
-    carry is written by its lease's end (``advance``, at most one per answer); a request written
-    late pays a confirmation (``confirm``: exactly ``walsh/pacing/confirmed_late`` and
-    ``walsh/pacing/stamped_after_write``); a pop reads the hosts the last reservation did not read
-    ahead (``MGET pacing``, at most one per pop); a request sent back re-reads its claim and the
-    validators (at most one of each per requeue or wait: ``again``); a reservation that found its
-    slot taken sent nothing, and the request reserves again; the crawl's heartbeat, every 5 s, is a cost per
-    second. Counted as a total, 8.7 per request, then 5.2-5.6 without the confirmations, before
-    the pop's read and robots.txt's claim rode on other round trips; 4.62 before the record did;
-    and that total read 4.06-4.19 idle and 4.38-5.12 next to two busy loops: so the test counts kinds."""
+    What timing decides (a record riding or written alone, a settle by its lease's end, a late
+    request's confirmation, a pop's read, a slot found taken) is bounded by what the crawl did
+    (:func:`~tests.helpers.timed_round_trips`). Counted as a total, 8.7 per request, then 5.2-5.6
+    without the confirmations, before the pop's read and robots.txt's claim rode on other round
+    trips; 4.62 before the record did; and that total read 4.06-4.19 idle and 4.38-5.12 next to
+    two busy loops (the confirmations subtracted): so the test counts kinds."""
     import redis
 
     redis.Redis.from_url(redis_server.url).flushdb()
@@ -184,35 +176,14 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
     log = result.stderr
     pages = len([r for r in demo_site.requests if r["path"].startswith("/page/")])
     assert pages == 12 and len(items) == 12
-    sent, requeued = stat(log, "walsh/requests/sent"), stat(log, "walsh/pacing/requeued", 0)
-    by_kind = _round_trips_by_kind(log)
+    sent, by_kind = stat(log, "walsh/requests/sent"), round_trips_by_kind(log)
     print(f"round trips: {stat(log, 'walsh/store/round_trips')} for {sent} requests: {by_kind}")
-    assert sum(by_kind.values()) == stat(log, "walsh/store/round_trips"), "every round trip has its kind"
+    fixed = timed_round_trips(log, by_kind, answers=len(items), hosts=2)
     counts = {"pages": pages, "items": len(items)}
     expected = {kind: n if isinstance(n, int) else counts.get(n) or stat(log, n) for kind, n in FIXED.items()}
-    assert {kind: by_kind.get(kind, 0) for kind in FIXED} == expected
-    # one reservation per request sent (the previous settle and the next pop's read ride on it)
-    fixed = sum(expected.values()) + sent
-    assert fixed / sent <= 3.5, "3 per page, and robots.txt's and the crawl's own spread over the pages"
-
-    varying = {kind: n for kind, n in by_kind.items() if kind not in FIXED}
-    answers = len(items)
-    # a reservation that found its slot taken (or its lease lapsed before the write) sent nothing
-    again = stat(log, "walsh/checkpoint/slot_taken", 0) + stat(log, "walsh/checkpoint/not_written", 0)
-    assert varying.pop("reserve pacing") == sent + again
-    again += requeued + sum(int(n) for n in re.findall(r"'walsh/checkpoint/redone/[^']+': (\d+)", log))
-    assert varying.pop("confirm pacing", 0) == stat(log, "walsh/pacing/confirmed_late", 0) + stat(
-        log, "walsh/pacing/stamped_after_write", 0
-    )
-    rode, alone = stat(log, "walsh/store/kept/rode"), stat(log, "walsh/store/kept/alone")
-    assert rode + alone <= answers, "each answer's record is written once, riding or alone"
-    assert varying.pop("kept", 0) <= alone
-    assert not stat(log, "walsh/backoff/count", 0)  # no pause: every advance is a settle
-    assert varying.pop("advance pacing", 0) <= answers
-    assert varying.pop("MGET pacing", 0) <= sent + requeued, "one read per pop at most"
-    assert varying.pop("MGET fetched", 0) <= again and varying.pop("MGET validators", 0) <= again
-    assert varying.pop("SET crawls") >= 1, "its registration, then a heartbeat every 5 s"
-    assert not varying, f"a new kind of round trip: {varying}"
+    assert fixed == expected, "a kind of round trip more, or one more of a kind"
+    # and one reservation per request sent (the previous settle and the next pop's read ride on it)
+    assert (sum(expected.values()) + sent) / sent <= 3.5, "3 per page, robots.txt's and the crawl's own"
 
 
 def test_a_final_5xx_counts_as_fetched_and_is_listed(project, demo_site):
