@@ -432,7 +432,9 @@ class SharedPacer:
         stopped the crawl already: the scheduler's pop is no place for its traceback). Hosts read
         ahead with the last reservation are not read again, by every pop until the next one (the
         downloader's places may take several): that read is as fresh as the pop's own would have
-        been a request ago, and the reservation still decides."""
+        been a request ago, and the reservation still decides. Nor are the hosts an earlier pop
+        read since then (pops with no reservation between them: a busy machine's engine asks again
+        and again, milliseconds apart)."""
         keys = {self.key(h): h for h in hosts if h not in self._read_ahead}
         if not keys:
             return
@@ -440,6 +442,7 @@ class SharedPacer:
             found = self.ledger.get_many(keys)
         except StateStoreError:
             return
+        self._read_ahead.update(keys.values())
         for key, data in found.items():
             self._merge(self.pacer.pace(keys[key]), data)
 

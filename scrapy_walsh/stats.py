@@ -565,6 +565,22 @@ STATS: tuple[Stat, ...] = (
         "Fleet mode: commands sent to the Redis state store (a script or a pipeline counts once).",
     ),
     Stat(
+        "walsh/store/round_trips/<kind>",
+        "Fleet mode: the same, by what each was for: its operation and the namespaces of its keys "
+        "(`reserve pacing`, `SET NX+GET fetched` ...); `kept`: answers' records written on their own, "
+        "by their deadline or at the close, as no other round trip came first.",
+    ),
+    Stat(
+        "walsh/store/kept/rode",
+        "Fleet mode: answers' records (with what waits for them) written in the round trip of another "
+        "operation: no round trip of their own.",
+    ),
+    Stat(
+        "walsh/store/kept/alone",
+        "Fleet mode: answers' records written on their own round trip (`walsh/store/round_trips/kept`, "
+        "which may write several at once).",
+    ),
+    Stat(
         "walsh/store/unreachable_seconds",
         "Fleet mode: time spent waiting for an unreachable Redis (nothing was sent meanwhile).",
     ),

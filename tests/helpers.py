@@ -103,6 +103,60 @@ def stat(log: str, key: str, default=None):
     return raw.strip("'") if raw.startswith("'") else (float(raw) if "." in raw else int(raw))
 
 
+def round_trips_by_kind(log: str) -> dict[str, int]:
+    """A fleet crawl's ``walsh/store/round_trips/<kind>``, by kind (they add up to the total)."""
+    found = {kind: int(n) for kind, n in re.findall(r"'walsh/store/round_trips/([^']+)': (\d+)", log)}
+    assert sum(found.values()) == stat(log, "walsh/store/round_trips"), "every round trip has its kind"
+    return found
+
+
+#: A fleet crawl's own round trips, by kind, on a store it creates: the store's id (read, created,
+#: read again), its clock, the blocklist's read and its two writes, the pacing ledger's and the kept
+#: items' scans, the sealing key.
+CRAWLS_OWN_ROUND_TRIPS = {
+    "GET": 2,
+    "SET NX": 1,
+    "TIME": 1,
+    "SCAN": 2,
+    "MGET blocklist": 1,
+    "SET blocklist": 2,
+    "SET NX+GET admission": 1,
+}
+
+
+def timed_round_trips(log: str, by_kind: dict[str, int], answers: int, hosts: int) -> dict[str, int]:
+    """Check the round trips of ``by_kind`` whose count timing decides against what bounds them,
+    whatever the timing, and return the others (which the crawl's content decides) and the
+    reservations. ``answers``: the crawl's answered pages; ``hosts``: its pages' hosts.
+
+    An answer's record rides on the next round trip or is written alone by its deadline
+    (``kept``: at most one per answer); a settle no reservation came to carry is written by its
+    lease's end (``advance``: at most one per answer, in a crawl without pauses); a request written
+    late pays a confirmation (exactly ``confirmed_late`` and ``stamped_after_write``); a
+    reservation that found its slot taken sent nothing (the request reserves again); a pop reads
+    each host at most once between two reservations; a request that went through the gates
+    again re-reads its claim and R7's validators; the heartbeat is a cost per 5 s."""
+    left = dict(by_kind)
+    assert left.pop("confirm pacing", 0) == stat(log, "walsh/pacing/confirmed_late", 0) + stat(
+        log, "walsh/pacing/stamped_after_write", 0
+    )
+    rode, alone = stat(log, "walsh/store/kept/rode"), stat(log, "walsh/store/kept/alone")
+    assert rode + alone <= answers, "each answer's record is written once, riding or alone"
+    assert left.pop("kept", 0) <= alone
+    assert not stat(log, "walsh/backoff/count", 0), "no pause: every advance is a settle"
+    assert left.pop("advance pacing", 0) <= answers
+    sent = stat(log, "walsh/requests/sent")
+    again = stat(log, "walsh/checkpoint/slot_taken", 0) + stat(log, "walsh/checkpoint/not_written", 0)
+    reservations = left.pop("reserve pacing")
+    assert reservations == sent + again, "one reservation per request sent, and one per slot found taken"
+    assert left.pop("MGET pacing", 0) <= hosts * (reservations + 1)
+    again += stat(log, "walsh/pacing/requeued", 0)
+    again += sum(int(n) for n in re.findall(r"'walsh/checkpoint/redone/[^']+': (\d+)", log))
+    assert left.pop("MGET fetched", 0) <= again and left.pop("MGET validators", 0) <= again
+    assert left.pop("SET crawls") >= 1, "its registration, then a heartbeat every 5 s"
+    return left
+
+
 #: A spider of declared targets given on the command line (``-a urls=u1,u2``). It yields
 #: one item per target: the response's verdicts, or the gate and verdict that refused it.
 GATES_SPIDER = """

@@ -261,6 +261,10 @@ def open_crawl_store(crawler: Crawler) -> StateStore:
                 stats.set_value(key, store.counts[name])
         if hasattr(store, "round_trips"):
             stats.set_value("walsh/store/round_trips", getattr(store, "round_trips", 0))
+            for kind, count in getattr(store, "round_trips_by", {}).items():
+                stats.set_value(f"walsh/store/round_trips/{kind}", count)
+            stats.set_value("walsh/store/kept/rode", getattr(store, "kept_rode", 0))
+            stats.set_value("walsh/store/kept/alone", getattr(store, "kept_alone", 0))
             stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
 
     crawler.signals.connect(record, signal=signals.spider_closed, weak=False)

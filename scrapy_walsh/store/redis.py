@@ -12,6 +12,7 @@ import json
 import logging
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -243,6 +244,13 @@ class RedisStore(StateStore):
         self._loaded: set[str] = set()
         #: Redis commands sent (a pipeline or a script counts once): the bench reports it.
         self.round_trips = 0
+        #: The same, by what each was for (:meth:`_kind`: its operation and namespaces; ``kept``: the
+        #: writes kept for the next round trip, written on their own): the tests count them per kind.
+        self.round_trips_by: Counter[str] = Counter()
+        #: Groups of writes kept for the next round trip (:meth:`set_many_later`) that rode on another
+        #: round trip, and that were written on their own (``kept``).
+        self.kept_rode = 0
+        self.kept_alone = 0
         #: Writes kept for the next round trip (:meth:`set_many_later`): key -> (entries, written).
         self._later: dict[Hashable, tuple[list[Entry], Callable[[], None]]] = {}
         #: Seconds Redis was unreachable in earlier outages (see :attr:`unreachable_seconds`).
@@ -285,6 +293,15 @@ class RedisStore(StateStore):
     def _key(self, namespace: str, key: str) -> str:
         return f"{self.prefix}{namespace.replace('%', '%25').replace(':', '%3A')}:{key}"
 
+    def _kind(self, label: str, full_keys: Iterable[str]) -> str:
+        """What a round trip on ``full_keys`` is for: ``label`` and the namespaces of its keys."""
+        found = {
+            key[len(self.prefix) :].split(":", 1)[0].replace("%3A", ":").replace("%25", "%")
+            for key in full_keys
+            if key.startswith(self.prefix) and key != self._marker
+        }
+        return f"{label} {','.join(sorted(found))}" if found else label
+
     # -- the fail-safe wrapper -----------------------------------------------------------
 
     @property
@@ -293,9 +310,10 @@ class RedisStore(StateStore):
         down = 0.0 if self._down_since is None else time.monotonic() - self._down_since
         return self._unreachable + down
 
-    def _call(self, what: str, fn: Callable[[], T]) -> T:
+    def _call(self, what: str, fn: Callable[[], T], kind: str | None = None) -> T:
         """``fn()``, retried for at most ``RETRY_BUDGET`` s while Redis is unreachable, then
-        :class:`StoreUnavailable` (the module docstring has the policy)."""
+        :class:`StoreUnavailable` (docs/fleet.md has the policy); each try counted as ``kind``
+        (default ``what``)."""
         if stopping():
             self._stopping()
             if self._down_since is not None:
@@ -310,6 +328,7 @@ class RedisStore(StateStore):
                 while True:
                     try:
                         self.round_trips += 1
+                        self.round_trips_by[kind or what] += 1
                         result = fn()
                     except self._refusals as exc:  # a wrong password: no retry makes it right
                         raise StateStoreError(f"state store {self.uri}: {what} refused: {exc}") from exc
@@ -416,7 +435,8 @@ class RedisStore(StateStore):
         if self._later:
             values = self._run_many("", [], full_keys)[1]
         else:
-            values = self._call("MGET", lambda: self._redis.mget([*full_keys, self._marker]))
+            kind = self._kind("MGET", full_keys)
+            values = self._call("MGET", lambda: self._redis.mget([*full_keys, self._marker]), kind)
             if values[-1] != self.store_id:
                 raise self._lost()
         return {k: json.loads(v) for k, v in zip(full_keys, values) if v is not None}
@@ -432,7 +452,9 @@ class RedisStore(StateStore):
         """:meth:`_run`'s script alone."""
         script = self._script(source)
         try:
-            answer = self._call(what, lambda: script(keys=[self._marker, *keys], args=[self.store_id, *args]))
+            answer = self._call(
+                what, lambda: script(keys=[self._marker, *keys], args=[self.store_id, *args]), self._kind(what, keys)
+            )
             self._loaded.add(script.sha)  # redis-py's Script loads it when Redis lacks it
             return answer
         except StateStoreError as exc:
@@ -441,7 +463,7 @@ class RedisStore(StateStore):
             raise
 
     def _run_many(
-        self, what: str, calls: list[tuple[str, list[str], list[Any]]], reads: Sequence[str] = ()
+        self, what: str, calls: list[tuple[str, list[str], list[Any]]], reads: Sequence[str] = (), label: str = ""
     ) -> tuple[list[Any], list[Any]]:
         """Several guarded scripts (:meth:`_run`'s) in one pipeline, by their SHA (redis-py's own
         pipelined scripts ask ``SCRIPT EXISTS`` first: a second round trip), then the raw values
@@ -451,14 +473,23 @@ class RedisStore(StateStore):
         the scripts: a step it refuses so is loaded and run again, in order.
 
         The writes kept for the next round trip (:meth:`set_many_later`) go first, in one ``_SET``
-        script: written with this round trip or, when it fails, kept for the next one."""
+        script: written with this round trip or, when it fails, kept for the next one. ``label``:
+        what the round trip is for (default ``what``), counted with its keys' namespaces."""
         kept, self._later = self._later, {}
+        if calls or reads:
+            kind = self._kind(label or what or "MGET", [*(key for _, keys, _ in calls for key in keys), *reads])
+        else:
+            kind = "kept"
         try:
-            done, read = self._pipeline(what, calls, reads, kept)
+            done, read = self._pipeline(what, calls, reads, kept, kind)
         except BaseException:
             for key, value in kept.items():
                 self._later.setdefault(key, value)  # a newer hand-over of one key wins
             raise
+        if calls or reads:
+            self.kept_rode += len(kept)
+        else:
+            self.kept_alone += len(kept)
         for _, written in kept.values():
             written()
         return done, read
@@ -469,8 +500,9 @@ class RedisStore(StateStore):
         calls: list[tuple[str, list[str], list[Any]]],
         reads: Sequence[str],
         kept: dict[Hashable, tuple[list[Entry], Callable[[], None]]],
+        kind: str,
     ) -> tuple[list[Any], list[Any]]:
-        """:meth:`_run_many`'s one round trip, ``kept``'s writes first."""
+        """:meth:`_run_many`'s one round trip, ``kept``'s writes first, counted as ``kind``."""
         if kept:
             calls = [self._set_call([entry for entries, _ in kept.values() for entry in entries]), *calls]
         what = "+".join(part for part in ("SET" if kept else "", what, "MGET" if reads else "") if part)
@@ -487,7 +519,7 @@ class RedisStore(StateStore):
                 pipe.mget([*reads, self._marker])
             return pipe.execute(raise_on_error=False)
 
-        answers = self._call(what, send)
+        answers = self._call(what, send, kind)
         self._loaded.update(script.sha for script in scripts)
         read: list[Any] = []
         if reads:
@@ -540,7 +572,8 @@ class RedisStore(StateStore):
             step = steps[0]
             return [self.update_all(step.namespace, step.keys, step.operation, step.args, step.ttl, fsync)]
         calls = [self._script_call(step) for step in steps]
-        return [_updated(answer) for answer in self._run_many("+".join(s.operation.name for s in steps), calls)[0]]
+        what, label = "+".join(s.operation.name for s in steps), steps[-1].operation.name  # kept advances first
+        return [_updated(answer) for answer in self._run_many(what, calls, label=label)[0]]
 
     def update_batch_reading(
         self, steps: Sequence[Step], reads: Sequence[tuple[str, str]], fsync: bool = True
@@ -550,7 +583,7 @@ class RedisStore(StateStore):
             return self.update_batch(steps, fsync), []
         calls = [self._script_call(step) for step in steps]
         what = "+".join(s.operation.name for s in steps)
-        done, raw = self._run_many(what, calls, [self._key(n, k) for n, k in reads])
+        done, raw = self._run_many(what, calls, [self._key(n, k) for n, k in reads], steps[-1].operation.name)
         return [_updated(answer) for answer in done], [None if v is None else json.loads(v) for v in raw]
 
     def _script_call(self, step: Step) -> tuple[str, list[str], list[Any]]:
