@@ -8,12 +8,18 @@ proves the package works from an ordinary project directory.
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 from scrapy_walsh.demo import DemoSite
 
 from .helpers import add_addon_line, new_project, run_scrapy, write_spider
 from .robots_builds import stale_extension
 from .shop_site import PAGINATED_SPIDER, Shop
+
+# Hypothesis's default deadline (200 ms per example) is a timed test: on a loaded machine it fails
+# examples that are right, only slow. The suite asserts what code does, never how fast.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 def pytest_configure(config):
