@@ -1,19 +1,10 @@
 """Admission tokens that spider code cannot forge by setting ``meta``.
 
-Three kinds, each held by the package, never a plain meta string:
-
-* **own fetches** (robots.txt, the blocklist and its schema): object identity. ``own_fetch.fetch``
-  registers the Request object it builds; such requests go through ``engine.download_async``
-  and never cross the scheduler, so identity is enough.
-* **gate stamps**: object identity. Each gate that lets a request pass stamps *that object*
-  with the URL it judged; the checkpoint (``scrapy_walsh.checkpoint``) refuses a request
-  missing a stamp or whose URL changed since.
-* **declared (R6) and the R8 fetch claim**: these must survive the scheduler, which may
-  serialise a request (``JOBDIR`` disk queues, scrapy-redis) and hand back a new object. They
-  are sealed: ``meta`` holds an HMAC of the URL (of the claimed target and its lease token) under a
-  secret kept in the state store, so a copy with a changed URL, or a bare ``True``, is worth
-  nothing. A claim token is valid only while the store still holds that exact lease: once
-  the answer is recorded, a copy of the meta replays nothing.
+Own fetches and gate stamps are marked by object identity (they never cross the scheduler).
+Declared targets (R6) and the R8 fetch claim must survive a scheduler that serialises requests,
+so ``meta`` holds an HMAC of the URL (and of the claim's lease token) under a secret kept in the
+state store; a claim is worth something only while the store holds that lease.
+docs/checkpoint.md says why.
 """
 
 from __future__ import annotations

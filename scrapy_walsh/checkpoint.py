@@ -1,50 +1,11 @@
 """The one checkpoint before the network: a download handler wrapping Scrapy's.
 
-Every request that reaches a socket passes a download handler, whatever sent it (the
-spider, ``engine.download``, robots.txt, the blocklist, a plugin) and whatever a downloader
-middleware at any priority did to it. So the last word is said here, not in a middleware:
-the preset routes ``http`` and ``https`` to :class:`CheckpointDownloadHandler` and every other
-scheme to ``None``. Its steps, each a method: :meth:`~CheckpointDownloadHandler.admit` (the
-checks), :meth:`~CheckpointDownloadHandler.prepare` (under the in-flight lock: the decision still
-holds, the reservation, the signature), :meth:`~CheckpointDownloadHandler.send` (the journal's
-write-ahead entry, the download, its outcome entry), then ``settle`` and ``hand_on``. For each
-request the checkpoint
-
-* refuses it unless every gate stamped this very object at this URL (``scrapy_walsh.admission``);
-* sets the final ``User-Agent``, the one place R1 is enforced (whoever set another one, a spider,
-  a request's headers or any middleware, is overridden and counted);
-* refuses a ``Host`` header naming another host than the URL's;
-* asks the blocklist gate's own check again (a list refreshed while the request waited), and
-  applies the blocklist and the address guard to any proxy (``meta["proxy"]``, whoever set
-  it; no gate sees it): a refused proxy is sent nothing, not a CONNECT;
-* raises a ``download_timeout`` under :data:`~scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR`;
-* gives it its byte bound after decompression (``download_maxsize``,
-  :func:`scrapy_walsh.middlewares.bounds.stamp`): a careless ``0`` or a huge value never
-  lets a compression bomb take the memory; the header block is bounded while it arrives
-  (:mod:`scrapy_walsh.header_bound`);
-* signs the request (Web Bot Auth, ``scrapy_walsh.request_signer``) when a key is configured, last;
-* the downloader holds the next requests while one is on the network (``CONCURRENT_REQUESTS = 3``:
-  one place more than the next request, for a page that waits for its origin's robots.txt
-  while that fetch is on the network): their gates decided ahead, they wait for the lock here.
-  A page's answer that ends with the next request waiting is handed on once that request is
-  written (:func:`~scrapy_walsh.send_gate.hold_until_next_write`), so Scrapy's work on it runs
-  while the next one is on the wire;
-  Under the lock each is sent only if nothing its decisions read changed meanwhile
-  (:mod:`scrapy_walsh.generations`: its origin's robots.txt, the operator's list, its host's
-  pause); else it walks the gates again
-  (:class:`~scrapy_walsh.exceptions.DecisionStale`);
-* takes the host's pacing reservation itself, under one lock per *process* (the process state's
-  ``in_flight``, :mod:`scrapy_walsh.process`: shared by every crawler of a ``CrawlerProcess``,
-  ``CrawlerRunner`` or ``AsyncCrawlerRunner``) held for the reservation and the download only
-  (never while waiting), so at most one request is on the network at any moment (R4: serial per
-  process) and the reserved start is the real send time. A taken slot raises :class:`NotYourTurn`,
-  which the pacing middleware turns into a wait or a requeue. Whatever the outcome (an answer, a
-  timeout, a reset), the host is settled when we stop waiting, so its next request counts its interval from then.
-
-The wrapped handler (``WALSH_DOWNLOAD_HANDLER``) has its own silent resend turned off
-(:mod:`scrapy_walsh.handler_resend`: Twisted's ``retryAutomatically``, aiohttp's resend on a
-dropped keep-alive connection): a request the server saw once is never sent again behind our
-back. A handler whose resend can't be turned off is refused at start.
+Every request that reaches a socket passes a download handler, whatever sent it, so the last word
+is said here: :meth:`~CheckpointDownloadHandler.admit` (gate stamps, User-Agent, Host, blocklist and
+proxy, timeout floor, byte bound), then under the process's in-flight lock
+:meth:`~CheckpointDownloadHandler.prepare` (the decision still holds, the reservation, the signature)
+and :meth:`~CheckpointDownloadHandler.send`, then ``settle`` and ``hand_on``. The wrapped handler's
+silent resend is turned off. docs/checkpoint.md says why.
 """
 
 from __future__ import annotations

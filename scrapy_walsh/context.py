@@ -1,25 +1,9 @@
 """What one crawl's components share: its config, store, pacer, journal, signer and records.
 
-Every component of the add-on finds the crawl's shared objects here, through its crawler, the way
-Scrapy's own components find each other (``crawler.get_extension(cls)``):
-``CrawlContext.of(crawler)`` is the crawl's one context, and :meth:`CrawlContext.get` its one
-object of a kind (the state store, the pacer, the journal, ...), made by the first component that
-asks and shared by every other. Made lazily, because making one has effects (the store opens a
-file or a connection and registers the crawl): a crawl that never needs one never opens it.
-
-It sits low in the package: it knows no component, only how to hold one. The builders live with
-what they build (``scrapy_walsh.store.open_crawl_store``, the pacer's class, ...), so no module
-here calls up into a layer above it.
-
-Contexts are kept in one registry keyed by the crawler, weakly (a crawler gone takes its
-context with it). A registry rather than an attribute of the crawler: the context must exist
-before Scrapy builds any component (``scrapy walsh explain`` marks its crawler as a dry run before
-``crawl()``), and setting an attribute on Scrapy's ``Crawler`` changes an object that is not ours.
-Making a context changes nothing outside it.
-
-What every crawler of a process shares (the one request in flight, the admission marks, ...) is
-the process's state, :attr:`CrawlContext.process` (:mod:`scrapy_walsh.process`): per process, by
-requirement.
+``CrawlContext.of(crawler)`` is the crawl's one context and :meth:`CrawlContext.get` its one object of
+a kind, made lazily by the first component that asks. The context knows no component, only how to
+hold one (the builders live with what they build), so it sits low in the package. What every crawler
+of a process shares is :attr:`CrawlContext.process`. docs/architecture.md says why.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """The process's exit status after a refused or failed crawl: never 0, so a scheduler never sees success.
 
-``scrapy crawl`` exits 1 when a crawl can't start, but a script that runs crawlers itself
-(``CrawlerProcess``, ``CrawlerRunner``, ``AsyncCrawlerRunner``, one crawler or several) exits
-with whatever status the script ends with: 0 unless it checks ``bootstrap_failed``. A
-scheduler would then see success for a crawl that never ran. So when the add-on refuses a
-crawl at start (a setting that breaks a MUST, a state store or download handler that can't
-be had) or a crawl is stopped by a state store that fails mid-run, :func:`fatal` records it,
-and when the interpreter exits the process ends with :data:`EXIT_STATUS` instead.
-
-At exit, failures Twisted still holds are collected first (their "Unhandled error in
-Deferred" carries the one clean message, :mod:`scrapy_walsh.clean_refusal`), the logging
-handlers are flushed, then the process ends with ``os._exit``: exit handlers registered
-before the first refusal don't run (logging's own flush is done here).
-
-A script that handles the refusal itself and means to exit 0 calls :func:`handled`.
-This module imports only :mod:`scrapy_walsh.process` (where the refusals are kept): any layer may
-report a fatal fault.
+:func:`fatal` records a crawl refused at start or stopped by a failing state store; at interpreter
+exit the process ends with :data:`EXIT_STATUS` (with ``os._exit``, after Twisted's held failures are
+reported and the logs flushed) unless the script called :func:`handled`. It imports only
+:mod:`scrapy_walsh.process`, so any layer may report a fatal fault. docs/existing-projects.md says why.
 """
 
 from __future__ import annotations

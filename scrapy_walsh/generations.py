@@ -1,24 +1,9 @@
 """Generation counters of what a gate's decision rests on: a decision made ahead is never sent stale.
 
-The downloader holds the next requests while one is on the network (``CONCURRENT_REQUESTS = 3``):
-they pass the gates then, and wait at the checkpoint's lock with their decisions made. Three inputs
-of those decisions may change before it is sent, and each has a counter here, bumped when it
-changes *or starts to* (a fetch whose answer is in hand is read only after the lock has passed
-on, so waiting for the new value would be too late):
-
-* ``robots``, per origin: a robots.txt fetch starts, or its outcome is adopted;
-* ``blocklist``: a refresh of the operator's list starts, or a list is adopted or refused (R3 fails closed);
-* ``pace``, per pacing key: a pause (a 429 or 503, Retry-After, RateLimit, a run of timeouts).
-  An answer whose pause its middlewares have not read yet needs no counter: the checkpoint
-  settles the host under the lock before passing it on, so a request for the same key finds its
-  slot taken at the reservation.
-
-A gate notes the counters it read on the request it lets through (this object, as
-:mod:`scrapy_walsh.admission` stamps it: nothing a spider sets in ``meta`` counts). Under its lock,
-right before the reservation, the checkpoint asks :meth:`Generations.moved`: a request one of whose
-counters moved is not sent; it walks the gates again (:class:`~scrapy_walsh.exceptions.DecisionStale`),
-which read the new robots.txt, list or pause. A counter is one dict entry, bumped and compared in
-constant time, whatever the number of hosts.
+A gate notes on the request it lets through the counters it read (an origin's robots.txt, the
+operator's list, a pacing key's pause); under the in-flight lock the checkpoint asks
+:meth:`Generations.moved`, and a request whose inputs moved walks the gates again
+(:class:`~scrapy_walsh.exceptions.DecisionStale`). docs/checkpoint.md says why.
 """
 
 from __future__ import annotations

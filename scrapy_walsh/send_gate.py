@@ -1,50 +1,10 @@
 """R4 as the server sees it: a host's slot is held from its reservation until the request leaves.
 
-The checkpoint reserves a host's slot before the download starts, but the request reaches the
-server only once its connection is made (a lost SYN is resent after 1 s), its TLS handshake is
-done and its bytes are written. Stamping the start at the reservation let another process's
-request land next to ours when our connect was slow. So the reservation also takes a short
-**host lease** (:meth:`scrapy_walsh.shared_pacer.SharedPacer.reserve_to_send`): while it is live
-no other process may start a request to the host, and it lasts one slot, so a request written
-at once costs nothing more than the reservation did. Right before the request's bytes are
-written (:func:`before_write`, called by the HTTP/1.1 client protocol this module puts into the
-wrapped handler's connection pool):
-
-* written within :data:`FAST_WRITE` of the reservation: the reservation is the send (the
-  slot's ready time already adds ``PACING_MARGIN``), nothing more is written;
-* later (a slow connect, a TLS handshake, a stalled process): the start is stamped again *now*,
-  in one atomic step that succeeds only if no other process started since and none is
-  connecting (:meth:`~scrapy_walsh.shared_pacer.SharedPacer.confirm`); then the bytes are
-  written and pushed to the kernel before anything else runs. If the step fails (another
-  process took the host after our lease lapsed, or the store is unavailable) nothing is
-  written: the connection is aborted and the request waits and goes again
-  (:class:`NotWritten`).
-
-While the connection is being made, the lease is renewed every half slot
-(:meth:`~scrapy_walsh.shared_pacer.SharedPacer.renew`), so a slow connect keeps the host; a
-frozen or dead holder stops renewing and loses it within one slot. Since the stamp is made in
-the same call that writes the bytes, a process frozen after the lease lapsed finds, when it
-wakes, either its lease or another process's start, never a stale "go".
-
-The store stamps a start when it runs the call, and the bytes leave once its answer is back: a
-slow answer (a far or busy store) or a process stalled in between puts the write after the
-stamp. So once the bytes are out (:func:`after_write`), a write that came more than
-:data:`FAST_WRITE` after the call that stamped it is stamped again, now: the host's next
-request counts from the write, as the server sees it. The host is still ours then (the lease,
-or the start the first stamp wrote, keeps every other process off it for a slot), so this
-stamp only moves the start later. A process stalled longer than a slot may find another
-process's start there already: it writes its own all the same and logs it.
-
-An answer that ends while the next request waits, prepared, at the in-flight lock is handed on
-to Scrapy once that request is written (:func:`hold_until_next_write`), so what Scrapy does with it
-(the middlewares, the spider's callback, the pipelines) runs while the next request is on the wire,
-not between the two: the single thread's work between an answer and the next request is the
-reservation, the journal entry and the connection only.
-
-Only Scrapy's ``HTTP11DownloadHandler`` (and subclasses that keep its connection pool) has this
-hook (:func:`install`). With another wrapped handler the lease is renewed until the download
-ends and the settle stamps the end: a slow connect still keeps the host, but a process frozen
-between its last renewal and its write is not caught (docs/fleet.md says so).
+The reservation takes a host lease, renewed while the connection is made; right before the bytes
+are written (:func:`before_write`, hooked into the HTTP/1.1 client protocol by :func:`install`) a
+late request stamps its start again atomically or is not written (:class:`NotWritten`), and
+:func:`after_write` stamps a write that came late after its stamp. :func:`hold_until_next_write`
+hands an answer on once the next request is written. docs/fleet.md says why.
 """
 
 from __future__ import annotations

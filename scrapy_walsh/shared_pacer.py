@@ -1,22 +1,9 @@
 """The crawl's one pacer, persisted, shared by the pacing and backoff middlewares and the queue.
 
 ``CrawlContext.of(crawler).get(SharedPacer)`` returns the same object to every component. The pacing
-:class:`~scrapy_walsh.store.ledger.Ledger` (namespace ``pacing`` of the state store) is
-the authority, the local :class:`Pacer` a copy: a request's slot is *reserved* in the
-ledger (one atomic read-modify-write that takes the host's next slot only if it is free
-now), and settles and pauses only ever raise the stored times. With sqlite that
-survives restarts and covers several processes sharing the file; with Redis (fleet
-mode) every process of the identity, on any machine, shares one ledger, so ten
-processes still make one request per interval per host, and a pause set by one holds
-for all. Stored times are the store's clock; the local pacer follows it
-through the ledger's ``skew``, so comparing a stored time with "now" means the same on
-every machine.
-
-The queue refreshes only the few candidates a pop considers, in one read (``get_many``),
-so it picks hosts that are free fleet-wide with a bounded number of round trips per
-request, whatever the number of queued hosts. That read is advice: when the
-store is unavailable the queue chooses from the local copy, and the reservation still
-decides. :meth:`SharedPacer.sooner_elsewhere` asks each queue's calendar (O(log H)).
+:class:`~scrapy_walsh.store.ledger.Ledger` in the state store is the authority (a slot is reserved
+there atomically), the local :class:`Pacer` a copy the queue may choose from. With Redis every
+process of the identity shares one ledger. docs/requirements/r4-pacing.md says why.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """Short leases held by a live crawl, and the crawls holding the store now.
 
-A record that says "this happened" (R8: the target was answered; R7: the item is in the
-feed) is written only once it happened. Before that, the crawl doing it holds a **lease**
-on the same key: ``{"lease": token, "crawl": id, "at": time}``, taken with the store's
-atomic add-if-absent, so two processes of a fleet never both send one target or emit one
-item. A lease names its holder by the crawl's random id, and is worth something only while
-that crawl is alive:
-
-* every crawl that opens the store registers in namespace ``crawls`` (its machine, spider,
-  and for the reader, its pid) and renews that record every :data:`HEARTBEAT` s; it expires
-  :data:`HOLDER_BOUND` s after the last renewal, and a crawl that stops deletes it;
-* on the machine it runs on, a crawl holds a lock while it runs
-  (:func:`scrapy_walsh.store.machine.running_here`): a crawl of this machine is alive exactly
-  while its lock is held, so a ``kill -9`` is seen at once, a frozen crawl (``SIGSTOP``, a
-  paused container) keeps its leases, and a process id that means another process in another
-  PID namespace (two containers with one host name) changes nothing;
-* a crawl whose lock this machine cannot see (another machine, a container with its own state
-  directory) is alive while its record lives: frozen or cut off for more than
-  :data:`HOLDER_BOUND` s, it loses its leases;
-* a lease of a crawl that is gone is taken over by the next one that asks, atomically
-  (:data:`TAKE_OVER` replaces it only if it is still that very lease).
-
-So a crash leaves nothing marked as done that was not done: the next run sends again what
-was never sent and what was sent but never answered. ``scrapy walsh state reset`` reads
-the same records to refuse while a crawl holds the store.
+A record that says "this happened" (R8 answered, R7 emitted) is written only once it happened;
+until then the crawl doing it holds a lease on the key, worth something only while that crawl is
+alive (its machine lock, or its heartbeat in namespace ``crawls``). A lease of a crawl that is gone
+is taken over atomically (:data:`TAKE_OVER`). docs/state-store.md says why.
 """
 
 from __future__ import annotations

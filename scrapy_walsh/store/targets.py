@@ -1,13 +1,8 @@
 """A target's record, read under its canonical key or the key an earlier version wrote.
 
-:func:`scrapy_walsh.policy.canonical.record_keys` gives both. A record is written under the
-canonical key only. The key an earlier version wrote is read too, so a store written by an
-earlier version neither re-fetches nor skips a target after the upgrade, but only for a record older
-than the upgrade: the first process of this version to read a store marks when (namespace
-``admission``, key ``keys-v2``), and a later record under that key is another URI's own (the
-old key of ``/k?x=/`` is the new key of ``/k?x=%2F``). R8 fetch times and R7 emitted items
-are read both ways; validators are not (without one the next fetch is unconditional, never
-skipped).
+A record is written under the canonical key only; the key an earlier version wrote
+(:func:`scrapy_walsh.policy.canonical.record_keys`) is read too, for a record older than the
+upgrade (namespace ``admission``, key ``keys-v2``). docs/state-store.md says why.
 """
 
 from __future__ import annotations

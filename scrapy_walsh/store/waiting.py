@@ -1,18 +1,9 @@
 """Waiting for an unavailable state store without holding the reactor, or a stop signal.
 
-A store call raises :class:`~scrapy_walsh.store.base.StoreUnavailable` after its bounded
-retries (:mod:`scrapy_walsh.store.redis`). A component that must have the answer, and
-runs in a coroutine, asks again with :func:`when_available`: the reactor keeps running
-between attempts, so Scrapy's Ctrl-C handling stops the crawl, and once the crawl is
-stopping the error goes back to the caller instead of another wait.
-
-A store call itself runs on the reactor's thread and can wait: for a Redis that stopped
-answering (``SIGSTOP``, a partition that drops packets) up to its socket timeout, or between
-retries. Scrapy's signal handler only asks the reactor to stop, which it can do once the call
-returns. So a crawl watches SIGINT and SIGTERM too (:func:`watch_stop_signals`): a signal that
-arrives while a store call waits gives that call up at once (:class:`Interrupted`), and from
-then on (:func:`stopping`) a store that failed to answer is not asked again: the crawl stops
-in a few seconds whatever the store does, and what could not be written is not marked.
+:func:`when_available` asks again while the reactor runs, until the crawl is stopping.
+:func:`watch_stop_signals` gives a waiting store call up at once on SIGINT or SIGTERM
+(:class:`Interrupted`), and once :func:`stopping`, a store that failed is not asked again.
+docs/fleet.md says why.
 """
 
 from __future__ import annotations
