@@ -279,8 +279,10 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
 
     def _taken(self, host: str) -> bool:
         """A request handed out for ``host`` is still in the downloader (its gates, its wait for
-        the checkpoint's lock, the network, its answer's middlewares)."""
-        return host in self._out
+        the checkpoint's lock, the network, its answer's middlewares). Never in a dry run (``plan``,
+        ``explain``): its targets wait for no interval and are not sent, so a host's next one goes
+        at once instead of the engine asking again once per target."""
+        return host in self._out and not CrawlContext.of(self._crawler).dry_run
 
     def _forget_left(self) -> None:
         """Drop the hand-outs that left the downloader, so ``_out`` holds at most the downloader's

@@ -27,7 +27,7 @@ from scrapy import signals
 
 from ..checkpoint import NotSent
 from ..context import CrawlContext
-from ..discovery import DiscoveryMiddleware
+from ..discovery import Discovery, DiscoveryMiddleware
 from ..policy.hostkey import url_host
 from ..policy.pacing import crawl_duration
 from ..shared_pacer import SharedPacer
@@ -124,6 +124,9 @@ def plan_settings(project: Settings) -> Settings:
     middlewares[f"{PlanRecorder.__module__}.{PlanRecorder.__qualname__}"] = PRIORITY
     settings.set("SPIDER_MIDDLEWARES", middlewares, priority="cmdline")
     settings.set("FEEDS", {}, priority="cmdline")  # nothing is emitted; no file is opened either
+    # each target's decision is an errback with no output: Scrapy's scraper would start this many
+    # tasks for each one (100 by default, most of a 60,000-URL plan's time)
+    settings.set("CONCURRENT_ITEMS", 1, priority="cmdline")
     return settings
 
 
@@ -134,7 +137,8 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     entries = list(recorder.decisions.values())
     discovery = crawler.get_spider_middleware(DiscoveryMiddleware)
     manifests: Counter[str] = Counter()
-    if discovery is not None and discovery.discovery is not None:
+    reader = discovery.discovery if discovery is not None else None
+    if reader is not None:
         for found in discovery.discovery.outcomes:
             if found.skipped in DISCOVERY_REASONS:
                 reason, detail = DISCOVERY_REASONS[found.skipped]
@@ -150,15 +154,42 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     latency = statistics.median(recorder.latencies) if recorder.latencies else 0.0
     per_request = latency + pacer.margin
     seconds = crawl_duration(((int(h["requests"]), float(h["interval"])) for h in hosts.values()), per_request)
+    skips = Counter(e["reason"] for e in entries if e["decision"] == "skip")
     return {
         "spider": crawler.spidercls.name,
+        "why_nothing": None if fetch else why_nothing(entries, reader, skips),
         "fetch": sorted(fetch, key=lambda e: e["url"]),
         "skip": sorted((e for e in entries if e["decision"] == "skip"), key=lambda e: (e["reason"], e["url"])),
-        "skipped_by_reason": dict(Counter(e["reason"] for e in entries if e["decision"] == "skip")),
+        "skipped_by_reason": dict(skips),
         "hosts": hosts,
         "seconds": round(seconds, 1),
         "per_request_seconds": round(per_request, 3),
     }
+
+
+def why_nothing(entries: list[dict[str, Any]], discovery: Discovery | None, skips: Counter[str]) -> str:
+    """Why a plan has no target, in a line or two: a refused manifest (and by what), the gate that
+    refused every target, or nothing routed (and what the manifests listed that no route names)."""
+    unread = discovery.unread if discovery is not None else []
+    refused = [(url, REASONS.get(str(gate), str(gate))) for url, _, gate in unread if gate]
+    lines = []
+    if refused:
+        more = f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
+        lines.append("manifest refused: " + "; ".join(f"{url} by {by}" for url, by in refused[:3]) + more)
+    elif unread:
+        more = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
+        lines.append(f"manifest not read: {unread[0][0]} ({unread[0][1]}){more}")
+    unrouted = [e["url"] for e in entries if e.get("verdict") == "not_routed"]
+    gates = skips.copy()
+    gates["scope"] -= len(unrouted)
+    if +gates:
+        lines.append("every target was refused: " + ", ".join(f"{r} {n}" for r, n in sorted((+gates).items())))
+    if unrouted:
+        shown = ", ".join(unrouted[:2]) + (", ..." if len(unrouted) > 2 else "")
+        lines.append(f"nothing routed: {len(unrouted)} URL(s) listed that no route of the spider names ({shown})")
+    if not lines:
+        lines.append("no target: neither the spider's start nor a manifest listed a URL")
+    return "\n".join(lines[:2])
 
 
 def render(plan: dict[str, Any]) -> str:
@@ -169,6 +200,8 @@ def render(plan: dict[str, Any]) -> str:
     lines.append(
         f"{len(plan['fetch'])} to fetch, {len(plan['skip'])} skipped" + (f" ({by_reason})" if by_reason else "")
     )
+    if plan.get("why_nothing"):
+        lines += [f"why nothing: {line}" for line in plan["why_nothing"].splitlines()]
     lines.append(
         f"time by the pacing bound: {plan['seconds']:.1f} s "
         f"(each request {plan['per_request_seconds'] * 1000:.0f} ms on the wire, as the dry run's answers took)"
