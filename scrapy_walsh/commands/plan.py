@@ -139,13 +139,13 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     manifests: Counter[str] = Counter()
     reader = discovery.discovery if discovery is not None else None
     if reader is not None:
-        for found in discovery.discovery.outcomes:
+        for found in reader.outcomes:
             if found.skipped in DISCOVERY_REASONS:
                 reason, detail = DISCOVERY_REASONS[found.skipped]
                 entries.append(
                     {"url": found.url, "decision": "skip", "reason": reason, "verdict": found.skipped, "detail": detail}
                 )
-        manifests.update(discovery.discovery.manifests_read)
+        manifests.update(reader.manifests_read)
     fetch = [e for e in entries if e["decision"] == "fetch"]
     per_host = Counter(url_host(e["url"]) for e in fetch) + manifests
     pacer = CrawlContext.of(crawler).get(SharedPacer).pacer
