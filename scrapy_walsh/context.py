@@ -49,6 +49,9 @@ class CrawlContext:
         #: What the store did not record before the crawl ended: (what, why) in the order reported.
         self.unrecorded: list[tuple[str, str]] = []
         self._shared: dict[Callable[[Crawler], Any], Any] = {}
+        #: the scheduler's queues of this crawl (the add-on's own, each adds itself): how many
+        #: requests wait is their length, read without Scrapy's private engine slot
+        self.queues: weakref.WeakSet[Any] = weakref.WeakSet()
 
     @classmethod
     def of(cls, crawler: Crawler) -> CrawlContext:

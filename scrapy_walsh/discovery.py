@@ -1,41 +1,25 @@
 """R6 discovery: the site's own manifests declare a link-following spider's targets.
 
-A ``CrawlSpider``, a spider that calls ``response.follow`` and a ``SitemapSpider`` find their
-pages by following links, which R6 forbids. With ``WALSH_DISCOVERY`` (and always for a
-``SitemapSpider``) the crawl asks the site instead: :class:`DiscoveryMiddleware` (a spider
-middleware, in front of the R6 gate) replaces the spider's start with
-
-1. the spider's own start requests, read for their hosts (a start URL the spider's routing
-   names is a target too; one it doesn't, a listing page, is navigation and is not fetched);
-2. for each host of those and of ``allowed_domains``, the manifests: robots.txt's
-   ``Sitemap:`` lines (or ``/sitemap.xml`` when it names none), feeds, ``/llms.txt``; for a
-   ``SitemapSpider``, its ``sitemap_urls`` and ``sitemap_follow``. Each is an own fetch
-   (:mod:`scrapy_walsh.own_fetch`, kind ``manifest``): robots.txt, the blocklist, the address
-   rule, pacing and the byte bounds rule it and the journal records it, like any request to
-   its host; R8 does not (a manifest is read again on the next run: that is how new pages are
-   found). Indexes are followed on the same host only, within
-   :data:`~scrapy_walsh.policy.discovery.MAX_MANIFESTS_PER_HOST`;
-3. each URL a manifest lists, on the manifest's host, that a route names
-   (:func:`scrapy_walsh.policy.discovery.route_for`) and whose ``lastmod`` is newer than our last
-   fetch of it becomes a start request with the route's callback: a declared target, which
-   then meets every gate as any other.
-
-Nothing a manifest says reaches the project's items: the manifests have no callback. The
-decision for one URL is the pure core's, so ``scrapy walsh plan`` lists what a crawl fetches.
+:class:`DiscoveryMiddleware` replaces the start of a ``CrawlSpider``, a ``response.follow``
+spider (with ``WALSH_DISCOVERY``) or a ``SitemapSpider``: it reads each host's manifests
+(sitemaps, feeds, llms.txt) as own fetches through every gate, and yields each listed URL a
+route names as a declared target, as it is read. The decision for one URL is the pure core's,
+so ``scrapy walsh plan`` lists what a crawl fetches. docs/link-following-projects.md says how.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import scrapy
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spiders import CrawlSpider, SitemapSpider
 
@@ -61,10 +45,11 @@ from .policy.discovery import (
     same_host,
     unchanged_since,
 )
+from .policy.gates import UNREACHABLE
 from .policy.hostkey import url_host
-from .policy.sitemaps import SITEMAPINDEX, read_sitemap
-from .policy.urls import UnsafeURL, sent_url
-from .policy.vocabulary import Meta, Namespace
+from .policy.sitemaps import SITEMAPINDEX, stream_sitemap
+from .policy.urls import UnsafeURL, sent_url, split
+from .policy.vocabulary import Gate, Meta, Namespace
 from .spiders import read_feed
 from .start_guard import guarded
 from .store import open_crawl_store
@@ -90,6 +75,9 @@ STATS = "walsh/discovery/"
 #: A spider class with this attribute true is one of the add-on's commands (``explain``, the
 #: probes): its start is what was typed, so discovery and the project's routes never apply to it.
 COMMAND_SPIDER = "walsh_command_spider"
+#: Discovered targets are handed to the scheduler while it holds fewer requests than this; the
+#: rest wait in discovery as the URLs they are (a request in the queue is several times its URL).
+WINDOW = 2_000
 
 
 @dataclass
@@ -205,7 +193,7 @@ def route_findings(routing: SpiderRoutes) -> list[Finding]:
     return [Finding("6", "R6", FAIL, where, message) for where, message in routing.broken]
 
 
-@dataclass
+@dataclass(slots=True)
 class Surfaced:
     """One URL a manifest listed, and what discovery decided for it."""
 
@@ -216,6 +204,8 @@ class Surfaced:
     #: why it is not a target: ``not_routed``, ``lastmod_unchanged``, ``other_host``, ``unsafe_url``,
     #: ``over_bound``
     skipped: str | None = None
+    #: its canonical form, the key of its lastmod record (set by the decision)
+    key: str = ""
 
 
 class Discovery:
@@ -227,27 +217,37 @@ class Discovery:
         self.stats = crawler.stats
         self.routing = routing
         self.store: StateStore = CrawlContext.of(crawler).get(open_crawl_store)
-        self._seen: set[str] = set()
+        #: a digest of each surfaced URL's key (16 bytes, not the URL: a manifest's URLs may be 2 KB each)
+        self._seen: set[bytes] = set()
         self._targets = 0
         #: manifests fetched per host (``plan`` counts them in the crawl's time)
         self.manifests_read: Counter[str] = Counter()
-        #: every surfaced URL's outcome, for ``plan`` and the closing warning
-        self.outcomes: list[Surfaced] = []
+        #: the manifests that could not be read: URL, why, and the gate that refused it (or None)
+        #: (``plan`` says it when nothing is planned)
+        self.unread: list[tuple[str, str, str | None]] = []
         #: (manifest, why) for each one given up after its retries, for ``plan``
         self.given_up: list[tuple[str, str]] = []
         #: the statuses a page is retried on (R5's, Scrapy's): a manifest still answering one is given up
         config = CrawlContext.of(crawler).config
         self.retried = {*config.backoff_http_codes, *(int(c) for c in crawler.settings.getlist("RETRY_HTTP_CODES"))}
+        #: targets read while the scheduler was full, per origin (see :meth:`start`)
+        self._waiting: dict[str, deque[Surfaced]] = {}
+        #: the skipped URLs, kept for ``plan`` in a dry run only (the last :data:`MAX_TARGETS`)
+        self.outcomes: deque[Surfaced] = deque(maxlen=MAX_TARGETS)
+        self._keep = CrawlContext.of(crawler).dry_run
 
     # ------------------------------------------------------------------ the start
 
     async def start(self, start: AsyncIterator[Any] | None) -> AsyncIterator[Any]:
         """The spider's start, replaced: routed start requests, then each host's discovered targets.
 
-        The targets are yielded once every manifest is read: a target in the downloader while a
-        manifest is fetched would be two requests in flight (serial per process, R4)."""
+        Each target is yielded as soon as it is decided, while later manifests are still to be
+        read: the checkpoint's process-wide lock keeps one request on the network whatever the
+        downloader holds (serial per process, R4), so a target and a manifest never overlap there.
+        Past :data:`WINDOW` requests in the scheduler, the targets wait here as they were read (a
+        URL, not a request) and are yielded once every manifest is read, each host's in turn, as
+        the scheduler makes room: a 50,000-URL sitemap is never 50,000 requests at once."""
         origins: list[str] = []
-        targets: list[scrapy.Request] = []
         if start is not None:
             async for entry in start:
                 if not isinstance(entry, scrapy.Request):
@@ -258,18 +258,32 @@ class Discovery:
                     origins.append(origin)
                 target = self._decide(Surfaced(entry.url, entry.url))
                 if target is not None:
-                    targets.append(entry.replace(callback=self.routing.callbacks[target.callback]))
+                    yield entry.replace(callback=self.routing.callbacks[target.callback])
         spider = self.crawler.spider
         for domain in getattr(spider, "allowed_domains", None) or ():
-            if isinstance(domain, str) and domain and not any(urlsplit(o).hostname == domain for o in origins):
+            if isinstance(domain, str) and domain and not any(split(o).hostname == domain for o in origins):
                 origins.append(f"https://{domain.lower()}")
         manifests = self._declared_manifests(origins)
         for origin in dict.fromkeys(_origin(m) or m for m in manifests) if manifests is not None else origins:
             listed = [m for m in manifests if _origin(m) == origin] if manifests is not None else None
-            async for request in self._host(origin, listed):
-                targets.append(request)
-        for request in targets:
-            yield request
+            async for found in self._host(origin, listed):
+                if self._waiting or not self._room():
+                    self._waiting.setdefault(origin, deque()).append(found)
+                else:
+                    yield self._request(found)
+        while self._waiting:  # each host's in turn, so the scheduler can pace the hosts side by side
+            for origin in list(self._waiting):
+                while not self._room():
+                    await self.crawler.signals.wait_for(signals.request_reached_downloader)
+                waiting = self._waiting[origin]
+                yield self._request(waiting.popleft())
+                if not waiting:
+                    del self._waiting[origin]
+
+    def _room(self) -> bool:
+        """True while the scheduler's queues hold fewer than :data:`WINDOW` requests (with none of
+        the add-on's queues, every target is handed over as it is read)."""
+        return sum(len(queue) for queue in CrawlContext.of(self.crawler).queues) < WINDOW
 
     def _declared_manifests(self, origins: list[str]) -> list[str] | None:
         """A SitemapSpider's own manifests (robots.txt URLs among them are read for their Sitemap lines)."""
@@ -277,12 +291,12 @@ class Discovery:
             return None
         return [m for m in self.routing.manifests if _origin(m)]
 
-    async def _host(self, origin: str, listed: list[str] | None) -> AsyncIterator[scrapy.Request]:
+    async def _host(self, origin: str, listed: list[str] | None) -> AsyncIterator[Surfaced]:
         queue: deque[tuple[str, str]] = deque()
         sitemaps = await self._robots_sitemaps(origin)
         if listed is not None:  # a SitemapSpider: its own list
             for url in listed:
-                if urlsplit(url).path == "/robots.txt":
+                if split(url).path == "/robots.txt":
                     queue.extend((SITEMAP, s) for s in sitemaps)
                 else:
                     queue.append((SITEMAP, url))
@@ -303,9 +317,8 @@ class Discovery:
             if response is None:
                 continue
             for child in self._children(kind, url, response, queue):
-                target = self._decide(child)
-                if target is not None:
-                    yield self._request(child, target)
+                if self._decide(child) is not None:
+                    yield child
         if queue:
             self.stats.inc_value(STATS + "manifests_over_bound", len(queue))
             logger.warning(
@@ -322,6 +335,9 @@ class Discovery:
         if gate is None:
             return []
         robots = await gate.robots_for(scrapy.Request(origin + "/robots.txt"))
+        if robots.outcome == UNREACHABLE:  # refused (the address rule, the blocklist) or no answer
+            gate_name = next((g for g in (Gate.ADDRESS, Gate.BLOCKLIST) if str(g) in robots.reason.lower()), None)
+            self.unread.append((origin + "/robots.txt", f"{robots.outcome}: {robots.reason}", gate_name))
         return [u for u in robots.sitemaps if isinstance(u, str) and len(u) <= 2000]
 
     async def _fetch(self, url: str) -> Response | None:
@@ -335,7 +351,7 @@ class Discovery:
             self._unreadable(url, f"not sent: {exc.reason}", given_up=True)
             return None
         except IgnoreRequest as exc:  # a gate refused it: robots.txt, the blocklist, the address rule
-            self._unreadable(url, f"refused: {exc}")
+            self._unreadable(url, f"refused: {exc}", gate=str(getattr(exc, "gate", "") or "") or None)
             return None
         except Exception as exc:  # noqa: BLE001 - the network's failure is this manifest's, not the crawl's
             self._unreadable(url, f"{type(exc).__name__}: {exc}", given_up=True)
@@ -351,8 +367,12 @@ class Discovery:
             return None
         return response
 
-    def _unreadable(self, url: str, why: str, quiet: bool = False, given_up: bool = False) -> None:
+    def _unreadable(
+        self, url: str, why: str, quiet: bool = False, gate: str | None = None, given_up: bool = False
+    ) -> None:
         self.stats.inc_value(STATS + "manifests_unreadable")
+        if len(self.unread) < MAX_MANIFESTS_PER_HOST:
+            self.unread.append((url, why, gate))
         if given_up:  # the retries a page gets are spent: what it lists is not declared this run
             self.stats.inc_value(STATS + "manifests_given_up")
             if len(self.given_up) < MAX_MANIFESTS_PER_HOST * 20:
@@ -370,11 +390,11 @@ class Discovery:
         """What one manifest lists: targets-to-be as :class:`Surfaced`; an index's children go on ``queue``."""
         self.stats.inc_value(STATS + "manifests_read")
         if kind == SITEMAP:
-            reading = read_sitemap(response.body)
+            reading = stream_sitemap(response.body)
             if reading.verdict is not None:
                 self._unreadable(url, f"{reading.verdict}: {reading.reason}")
                 return
-            entries = self._filtered(reading.entries)
+            entries = self._filtered(reading)
             if reading.kind == SITEMAPINDEX:
                 for entry in entries:
                     loc = str(entry["loc"])
@@ -400,17 +420,24 @@ class Discovery:
             for listed in index.entries():
                 yield Surfaced(listed.url, url)
 
-    def _filtered(self, entries: list[dict[str, str | None]]) -> list[dict[str, Any]]:
-        """A SitemapSpider's ``sitemap_filter`` has its say, as in Scrapy (its code, its errors logged)."""
+    def _filtered(self, entries: Iterable[dict[str, str | None]]) -> Iterator[dict[str, Any]]:
+        """A SitemapSpider's ``sitemap_filter`` has its say, as in Scrapy (its code, its errors logged).
+
+        The entries stream through it as through Scrapy's (an iterable in, one out); when it
+        raises, the entries it had not yet passed are used unfiltered."""
         spider = self.crawler.spider
         sieve = getattr(spider, "sitemap_filter", None)
         if self.routing.manifests is None or not callable(sieve):
-            return list(entries)
+            yield from entries
+            return
+        source = iter(entries)
         try:
-            return [e for e in sieve(entries) if isinstance(e, dict) and isinstance(e.get("loc"), str)]
+            for entry in sieve(source):
+                if isinstance(entry, dict) and isinstance(entry.get("loc"), str):
+                    yield entry
         except Exception:  # noqa: BLE001 - the project's filter failing is reported, the crawl goes on
             logger.exception("discovery: %s.sitemap_filter raised; the sitemap's entries are used unfiltered", spider)
-            return list(entries)
+            yield from source
 
     # ------------------------------------------------------------------ one URL
 
@@ -424,16 +451,16 @@ class Discovery:
                 found.url = sent_url(found.url)
             except UnsafeURL:
                 found.url = found.url[:2000]
-                self.outcomes.append(found)
                 return self._skip(found, "unsafe_url")
         try:
             key = canonical_url(found.url) if found.url.startswith(("http://", "https://")) else found.url
         except ValueError:  # a spider's own URL with a host or port urllib can't read: keyed as written
             key = found.url
-        if key in self._seen:
+        found.key = found.url if key == found.url else key  # one string, not two, when it is the URL
+        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        if digest in self._seen:
             return None
-        self._seen.add(key)
-        self.outcomes.append(found)
+        self._seen.add(digest)
         if found.manifest != found.url and not same_host(found.url, found.manifest):
             return self._skip(found, "other_host")
         found.route = route_for(found.url, self.routing.routes)
@@ -454,23 +481,22 @@ class Discovery:
         """Record why ``found`` is not a target; None, for :meth:`_decide` to return."""
         found.skipped = why
         self.stats.inc_value(STATS + why)
-        if len(self.outcomes) > MAX_TARGETS:  # keep memory bounded on a hostile manifest
-            self.outcomes.pop(0)
+        if self._keep:  # plan lists them; a crawl counts them (the deque keeps memory bounded)
+            self.outcomes.append(found)
         return None
 
-    def _request(self, found: Surfaced, route: Route) -> scrapy.Request:
-        return scrapy.Request(
-            found.url,
-            callback=self.routing.callbacks[route.callback],
-            meta={
-                Meta.DISCOVERED: {"manifest": found.manifest, "lastmod": found.lastmod, "key": canonical_url(found.url)}
-            },
-        )
+    def _request(self, found: Surfaced) -> scrapy.Request:
+        assert found.route is not None
+        request = scrapy.Request(found.url, callback=self.routing.callbacks[found.route.callback])
+        # one string when the key is the URL as Scrapy keeps it: 50,000 targets may wait in the queue
+        key = request.url if found.key == request.url else found.key
+        request.meta[Meta.DISCOVERED] = {"manifest": found.manifest, "lastmod": found.lastmod, "key": key}
+        return request
 
 
 def _origin(url: str) -> str | None:
     try:
-        parts = urlsplit(url)
+        parts = split(url)
     except ValueError:
         return None
     if parts.scheme not in ("http", "https") or not parts.hostname:

@@ -106,6 +106,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
         **kwargs: Any,
     ):
         self.politeness = CrawlContext.of(crawler).get(SharedPacer)
+        CrawlContext.of(crawler).queues.add(self)
         #: Scrapy's queue for start requests, passed on to each host's queue (see pqfactory).
         self.start_queue_cls = kwargs.get("start_queue_cls")
         #: this process's tie-break order among equally loaded hosts (fleet mode only)
@@ -249,8 +250,10 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
 
     def _taken(self, host: str) -> bool:
         """A request handed out for ``host`` is still in the downloader (its gates, its wait for
-        the checkpoint's lock, the network, its answer's middlewares)."""
-        return host in self._out
+        the checkpoint's lock, the network, its answer's middlewares). Never in a dry run (``plan``,
+        ``explain``): its targets wait for no interval and are not sent, so a host's next one goes
+        at once instead of the engine asking again once per target."""
+        return host in self._out and not CrawlContext.of(self._crawler).dry_run
 
     def _forget_left(self) -> None:
         """Drop the hand-outs that left the downloader, so ``_out`` holds at most the downloader's

@@ -1,18 +1,9 @@
 """``scrapy walsh plan SPIDER``: every target a crawl would fetch, every skip with its reason, and
 the time the pacing bound gives for the whole crawl.
 
-The plan is the crawl in explain's dry run (:mod:`scrapy_walsh.commands.explain`): the project's
-spider starts with the project's settings, its start requests (and, with discovery, the site's
-manifests) go through the add-on's own components, and each target meets every gate and then the
-checkpoint, which sends it nothing. What the gates need on the way goes out as in a crawl
-(the blocklist, each origin's robots.txt, the manifests: own fetches, paced and journaled), so
-the plan and the crawl cannot disagree. A recorder in front of the R6 gate turns each target's
-callback and errback into the plan's own, so no callback of the project runs and nothing reaches
-its feeds or pipelines.
-
-Exit status: 0 when the plan was made, 1 when the spider is unknown, the dry run was refused at
-start or stopped (its one message said, as for a crawl) or reached no decision, 2 when the settings
-are refused.
+The plan is the crawl in explain's dry run: each target meets the add-on's own gates and the
+checkpoint, which sends it nothing, so the plan and the crawl cannot disagree. docs/plan.md says
+how, and what each exit status means.
 """
 
 from __future__ import annotations
@@ -22,6 +13,8 @@ import json
 import statistics
 import sys
 from collections import Counter
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -29,7 +22,7 @@ from scrapy import signals
 from .. import exit_status
 from ..checkpoint import NotSent
 from ..context import CrawlContext
-from ..discovery import DiscoveryMiddleware
+from ..discovery import Discovery, DiscoveryMiddleware
 from ..policy.hostkey import url_host
 from ..policy.pacing import crawl_duration
 from ..shared_pacer import SharedPacer
@@ -46,25 +39,29 @@ SYNTAX = "SPIDER [-a NAME=VALUE ...] [--json]"
 #: Between the discovery middleware (995) and the R6 gate (990): it sees every target, declared after.
 PRIORITY = 993
 #: The reason a skip is listed under, by the gate that refused it.
-REASONS = {
-    "robots": "robots.txt",
-    "blocklist": "blocklist",
-    "frequency": "R8",
-    "scope": "scope",
-    "address": "address rule",
-    "admission": "scope",
-    "usage": "usage preferences",
-    "backoff": "backoff",
-    "pacing": "pacing",
-}
+REASONS: Mapping[str, str] = MappingProxyType(
+    {
+        "robots": "robots.txt",
+        "blocklist": "blocklist",
+        "frequency": "R8",
+        "scope": "scope",
+        "address": "address rule",
+        "admission": "scope",
+        "usage": "usage preferences",
+        "backoff": "backoff",
+        "pacing": "pacing",
+    }
+)
 #: Discovery's own skips, by what it recorded.
-DISCOVERY_REASONS = {
-    "not_routed": ("scope", "no route of the spider names it (R6)"),
-    "other_host": ("scope", "listed by another host's manifest"),
-    "unsafe_url": ("scope", "not an http(s) URL, or parsers read different hosts in it"),
-    "lastmod_unchanged": ("lastmod", "the manifest's lastmod is not newer than our last fetch (R7)"),
-    "over_bound": ("scope", "past the number of targets one run takes from manifests"),
-}
+DISCOVERY_REASONS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "not_routed": ("scope", "no route of the spider names it (R6)"),
+        "other_host": ("scope", "listed by another host's manifest"),
+        "unsafe_url": ("scope", "not an http(s) URL, or parsers read different hosts in it"),
+        "lastmod_unchanged": ("lastmod", "the manifest's lastmod is not newer than our last fetch (R7)"),
+        "over_bound": ("scope", "past the number of targets one run takes from manifests"),
+    }
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -127,6 +124,9 @@ def plan_settings(project: Settings) -> Settings:
     middlewares[f"{PlanRecorder.__module__}.{PlanRecorder.__qualname__}"] = PRIORITY
     settings.set("SPIDER_MIDDLEWARES", middlewares, priority="cmdline")
     settings.set("FEEDS", {}, priority="cmdline")  # nothing is emitted; no file is opened either
+    # each target's decision is an errback with no output: Scrapy's scraper would start this many
+    # tasks for each one (100 by default, most of a 60,000-URL plan's time)
+    settings.set("CONCURRENT_ITEMS", 1, priority="cmdline")
     return settings
 
 
@@ -138,15 +138,16 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     discovery = crawler.get_spider_middleware(DiscoveryMiddleware)
     manifests: Counter[str] = Counter()
     given_up: list[dict[str, str]] = []
-    if discovery is not None and discovery.discovery is not None:
-        given_up = [{"url": url, "why": why} for url, why in discovery.discovery.given_up]
-        for found in discovery.discovery.outcomes:
-            if found.skipped in DISCOVERY_REASONS:
+    reader = discovery.discovery if discovery is not None else None
+    if reader is not None:
+        given_up = [{"url": url, "why": why} for url, why in reader.given_up]
+        for found in reader.outcomes:
+            if found.skipped is not None and found.skipped in DISCOVERY_REASONS:
                 reason, detail = DISCOVERY_REASONS[found.skipped]
                 entries.append(
                     {"url": found.url, "decision": "skip", "reason": reason, "verdict": found.skipped, "detail": detail}
                 )
-        manifests.update(discovery.discovery.manifests_read)
+        manifests.update(reader.manifests_read)
     fetch = [e for e in entries if e["decision"] == "fetch"]
     per_host = Counter(url_host(e["url"]) for e in fetch) + manifests
     pacer = CrawlContext.of(crawler).get(SharedPacer).pacer
@@ -155,16 +156,43 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     latency = statistics.median(recorder.latencies) if recorder.latencies else 0.0
     per_request = latency + pacer.margin
     seconds = crawl_duration(((int(h["requests"]), float(h["interval"])) for h in hosts.values()), per_request)
+    skips = Counter(e["reason"] for e in entries if e["decision"] == "skip")
     return {
         "spider": crawler.spidercls.name,
+        "why_nothing": None if fetch else why_nothing(entries, reader, skips),
         "fetch": sorted(fetch, key=lambda e: e["url"]),
         "skip": sorted((e for e in entries if e["decision"] == "skip"), key=lambda e: (e["reason"], e["url"])),
-        "skipped_by_reason": dict(Counter(e["reason"] for e in entries if e["decision"] == "skip")),
+        "skipped_by_reason": dict(skips),
         "hosts": hosts,
         "seconds": round(seconds, 1),
         "per_request_seconds": round(per_request, 3),
         "manifests_given_up": given_up,
     }
+
+
+def why_nothing(entries: list[dict[str, Any]], discovery: Discovery | None, skips: Counter[str]) -> str:
+    """Why a plan has no target, in a line or two: a refused manifest (and by what), the gate that
+    refused every target, or nothing routed (and what the manifests listed that no route names)."""
+    unread = discovery.unread if discovery is not None else []
+    refused = [(url, REASONS.get(str(gate), str(gate))) for url, _, gate in unread if gate]
+    lines = []
+    if refused:
+        more = f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
+        lines.append("manifest refused: " + "; ".join(f"{url} by {by}" for url, by in refused[:3]) + more)
+    elif unread:
+        more = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
+        lines.append(f"manifest not read: {unread[0][0]} ({unread[0][1]}){more}")
+    unrouted = [e["url"] for e in entries if e.get("verdict") == "not_routed"]
+    gates = skips.copy()
+    gates["scope"] -= len(unrouted)
+    if +gates:
+        lines.append("every target was refused: " + ", ".join(f"{r} {n}" for r, n in sorted((+gates).items())))
+    if unrouted:
+        shown = ", ".join(unrouted[:2]) + (", ..." if len(unrouted) > 2 else "")
+        lines.append(f"nothing routed: {len(unrouted)} URL(s) listed that no route of the spider names ({shown})")
+    if not lines:
+        lines.append("no target: neither the spider's start nor a manifest listed a URL")
+    return "\n".join(lines[:2])
 
 
 def render(plan: dict[str, Any]) -> str:
@@ -181,6 +209,8 @@ def render(plan: dict[str, Any]) -> str:
             + ", ".join(f"{e['url']} ({e['why']})" for e in given_up)
             + "; the pages they list are not in this plan"
         )
+    if plan.get("why_nothing"):
+        lines += [f"why nothing: {line}" for line in plan["why_nothing"].splitlines()]
     lines.append(
         f"time by the pacing bound: {plan['seconds']:.1f} s "
         f"(each request {plan['per_request_seconds'] * 1000:.0f} ms on the wire, as the dry run's answers took)"

@@ -40,6 +40,8 @@ HOST_PAUSED = HOST_PAUSED_BEYOND_MAX_DELAY
 #: Seconds a request that found the state store unavailable waits before it goes back to
 #: the scheduler (the reactor runs meanwhile).
 STORE_RETRY = 1.0
+#: Scrapy's downloader slot for a dry run's targets (``scrapy walsh plan`` and ``explain``).
+DRY_RUN_SLOT = "walsh dry run"
 
 
 def _header_lines(response: Response) -> list[tuple[bytes, bytes]]:
@@ -65,6 +67,10 @@ class PacingMiddleware:
         # Scrapy's own slot (DOWNLOAD_DELAY, a second, coarser pacer) follows the same host,
         # not the host a redirect came from.
         request.meta["download_slot"] = host
+        if admission.own_fetch_kind(request) is None and CrawlContext.of(self.crawler).dry_run:
+            # explain's and plan's targets are never sent: Scrapy's slot would space them a
+            # DOWNLOAD_DELAY apart for nothing (a 60,000-URL plan, 17 hours)
+            request.meta["download_slot"] = self._dry_run_slot()
         self._check_cap(request, host)
         while wait := self._wait(host):  # 0 once the slot looks free (the checkpoint reserves it)
             self._refuse_beyond_max_pause(request, host, wait)
@@ -80,6 +86,13 @@ class PacingMiddleware:
         # a pause of the host from now until the send is read again at the checkpoint
         self.generations.note(request, PACE, self.politeness.key(host))
         return None
+
+    def _dry_run_slot(self) -> str:
+        """The downloader slot of the targets a dry run evaluates: no delay, as the checkpoint sends nothing."""
+        downloader = getattr(self.crawler.engine, "downloader", None)
+        if downloader is not None:
+            downloader.per_slot_settings.setdefault(DRY_RUN_SLOT, {"delay": 0.0, "randomize_delay": False})
+        return DRY_RUN_SLOT
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         host = request_host(request)

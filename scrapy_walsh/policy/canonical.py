@@ -22,7 +22,11 @@ DEFAULT_PORTS: Mapping[str, int] = MappingProxyType({"http": 80, "https": 443, "
 UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: What a path or query may hold as it is (RFC 3986 pchar, plus "/" and "?"); the rest is encoded.
 ALLOWED = UNRESERVED | frozenset("!$&'()*+,;=:@/?")
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_KEPT = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
+#: A text :func:`_normalise` leaves as it is: allowed characters only, no escape.
+_PLAIN = re.compile(f"[{_KEPT}]*")
+#: What it changes: an escape (or a ``%`` that starts none), a character a URI can't hold.
+_SPECIAL = re.compile(f"%(?:[0-9A-Fa-f]{{2}})?|[^{_KEPT}%]")
 
 
 @lru_cache(maxsize=4096)  # a URL is canonicalised on the way out and back (R8, R7): once is enough
@@ -88,22 +92,20 @@ def _a_labels(host: str) -> str:
 
 def _normalise(text: str) -> str:
     """Percent-encodings in upper case, unreserved characters decoded, the rest kept; what a
-    URI can't hold is encoded as UTF-8 (a ``%`` that starts no escape becomes ``%25``)."""
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "%":
-            match = _ESCAPE.match(text, i)
-            if match:
-                decoded = chr(int(match.group(1), 16))
-                out.append(decoded if decoded in UNRESERVED else "%" + match.group(1).upper())
-                i += 3
-                continue
-            out.append("%25")
-        elif char in ALLOWED:
-            out.append(char)
-        else:
-            out.extend(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass"))
-        i += 1
-    return "".join(out)
+    URI can't hold is encoded as UTF-8 (a ``%`` that starts no escape becomes ``%25``).
+
+    One regular-expression pass (a 1,000-character path of a sitemap is no Python loop), and
+    none beyond the check when there is nothing to change."""
+    if _PLAIN.fullmatch(text):
+        return text
+    return _SPECIAL.sub(_replace, text)
+
+
+def _replace(match: re.Match[str]) -> str:
+    found = match.group(0)
+    if found[0] == "%":
+        if len(found) == 1:
+            return "%25"
+        decoded = chr(int(found[1:], 16))
+        return decoded if decoded in UNRESERVED else found.upper()
+    return "".join(f"%{b:02X}" for b in found.encode("utf-8", "surrogatepass"))
