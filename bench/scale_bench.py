@@ -285,7 +285,7 @@ def journal_cost(sizes: list[int], seconds: float, root: Path, rounds: int = 3) 
     interleaved ``rounds`` times in the same run: the add-on process's CPU per request of each,
     the journal's share as the difference of the medians from journal-off, and its own thread-CPU
     stat (walsh/journal/cpu_seconds) against the process's CPU per request."""
-    from scrapy_walsh import webbotauth as signing
+    from scrapy_walsh.identity import webbotauth as signing
 
     key = root / "journal-bench.pem"
     root.mkdir(parents=True, exist_ok=True)

@@ -18,10 +18,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from scrapy_walsh import webbotauth
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.access_log import combined_log
 from scrapy_walsh.demo.hosts import DEFAULT_PORT
+from scrapy_walsh.identity import webbotauth
 
 HERE = Path(__file__).resolve().parent
 

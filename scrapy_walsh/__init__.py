@@ -43,8 +43,8 @@ _LAZY: Mapping[str, str] = MappingProxyType(
     {
         "Addon": "scrapy_walsh.addon",
         "SPEC_VERSION": "scrapy_walsh.settings",
-        "StructuredSourceSpider": "scrapy_walsh.spiders",
-        "RobotParser": "scrapy_walsh.robotstxt",
+        "StructuredSourceSpider": "scrapy_walsh.discovery.structured",
+        "RobotParser": "scrapy_walsh.middlewares.robots_parser",
         "RobotsTxtMiddleware": "scrapy_walsh.middlewares.robotstxt",
         **dict.fromkeys(_EXCEPTIONS, "scrapy_walsh.exceptions"),
     }
@@ -53,8 +53,9 @@ _LAZY: Mapping[str, str] = MappingProxyType(
 __all__ = (*_LAZY, "__version__")
 
 if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported through __all__)
-    from .addon import Addon
-    from .exceptions import (
+    from scrapy_walsh.addon import Addon
+    from scrapy_walsh.discovery.structured import StructuredSourceSpider
+    from scrapy_walsh.exceptions import (
         BlockedByOperator,
         CheckpointRefused,
         ConformanceError,
@@ -74,10 +75,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported throug
         WalshDropped,
         WalshIgnoreRequest,
     )
-    from .middlewares.robotstxt import RobotsTxtMiddleware
-    from .robotstxt import RobotParser
-    from .settings import SPEC_VERSION
-    from .spiders import StructuredSourceSpider
+    from scrapy_walsh.middlewares.robots_parser import RobotParser
+    from scrapy_walsh.middlewares.robotstxt import RobotsTxtMiddleware
+    from scrapy_walsh.settings import SPEC_VERSION
 
 
 def __getattr__(name: str) -> Any:

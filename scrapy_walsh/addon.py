@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from . import clean_refusal, exit_status
-from .components import PLACED
-from .conformance import ConformanceError, ConformanceGuard, enforce, user_set
-from .conformance.engine import path_of
-from .preset import preset
-from .progress import Progress
-from .settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, WALSH_SETTINGS
-from .summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
+from scrapy_walsh.components import PLACED
+from scrapy_walsh.conformance import ConformanceError, ConformanceGuard, enforce, user_set
+from scrapy_walsh.conformance.engine import path_of
+from scrapy_walsh.outputs import clean_refusal, exit_status
+from scrapy_walsh.outputs.progress import Progress
+from scrapy_walsh.outputs.summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
+from scrapy_walsh.preset import preset
+from scrapy_walsh.settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, WALSH_SETTINGS
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

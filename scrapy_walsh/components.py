@@ -12,17 +12,18 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, Redirec
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
-from . import delivery, discovery
-from .middlewares import addresses, admission, bounds, conditional, frequency, scope, usage_preferences
-from .middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
-from .middlewares.backoff import BackoffMiddleware
-from .middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
-from .middlewares.blocklist import BlocklistMiddleware
-from .middlewares.pacing import PRIORITY as PACING_PRIORITY
-from .middlewares.pacing import PacingMiddleware
-from .middlewares.robots_gate import PRIORITY as ROBOTS_PRIORITY
-from .middlewares.robots_gate import RobotsMiddleware
-from .pipelines import dedup, metadata
+from scrapy_walsh.discovery import manifests
+from scrapy_walsh.middlewares import addresses, admission, bounds, conditional, frequency, scope, usage_preferences
+from scrapy_walsh.middlewares.backoff import PRIORITY as BACKOFF_PRIORITY
+from scrapy_walsh.middlewares.backoff import BackoffMiddleware
+from scrapy_walsh.middlewares.blocklist import PRIORITY as BLOCKLIST_PRIORITY
+from scrapy_walsh.middlewares.blocklist import BlocklistMiddleware
+from scrapy_walsh.middlewares.pacing import PRIORITY as PACING_PRIORITY
+from scrapy_walsh.middlewares.pacing import PacingMiddleware
+from scrapy_walsh.middlewares.robots_gate import PRIORITY as ROBOTS_PRIORITY
+from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
+from scrapy_walsh.outputs import delivery
+from scrapy_walsh.pipelines import dedup, metadata
 
 #: (setting, component, priority): every component the add-on places, but for its audit
 #: (``ConformanceGuard``) and its summary, which the add-on adds after these.
@@ -39,7 +40,7 @@ PLACED = (
     ("DOWNLOADER_MIDDLEWARES", admission.WalshRetryMiddleware, admission.RETRY_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", admission.AdmissionMiddleware, admission.PRIORITY),
     ("SPIDER_MIDDLEWARES", scope.DeclaredTargetsMiddleware, scope.SPIDER_PRIORITY),
-    ("SPIDER_MIDDLEWARES", discovery.DiscoveryMiddleware, discovery.SPIDER_PRIORITY),
+    ("SPIDER_MIDDLEWARES", manifests.DiscoveryMiddleware, manifests.SPIDER_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", scope.SubresourceMiddleware, scope.SUBRESOURCE_PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", addresses.AddressGuardMiddleware, addresses.PRIORITY),
     ("DOWNLOADER_MIDDLEWARES", addresses.ConnectRefusalMiddleware, addresses.CONNECT_PRIORITY),

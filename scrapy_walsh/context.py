@@ -13,14 +13,14 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import clean_refusal
-from .exceptions import FAIL, ConformanceError, Finding
-from .process import PROCESS, ProcessState
+from scrapy_walsh.exceptions import FAIL, ConformanceError, Finding
+from scrapy_walsh.outputs import clean_refusal
+from scrapy_walsh.process import PROCESS, ProcessState
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from .config import WalshConfig
+    from scrapy_walsh.config import WalshConfig
 
 T = TypeVar("T")
 

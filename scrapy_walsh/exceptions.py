@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
-from . import typed_command
-from .policy.vocabulary import Gate, requirement_name, troubleshooting
+from scrapy_walsh.outputs import typed_command
+from scrapy_walsh.policy.vocabulary import Gate, requirement_name, troubleshooting
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -175,9 +175,9 @@ class ConformanceError(ValueError):
     """Raised at start-up when a setting would break a MUST; names setting and requirement.
 
     Making one changes nothing else: the add-on installs the hook that reports a refusal as
-    its reasons (:mod:`scrapy_walsh.clean_refusal`)."""
+    its reasons (:mod:`scrapy_walsh.outputs.clean_refusal`)."""
 
-    #: reported as its reasons alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    #: reported as its reasons alone, never a traceback (scrapy_walsh/outputs/clean_refusal.py)
     clean_refusal = True
 
     def __init__(self, findings: Iterable[Finding]):
@@ -341,7 +341,7 @@ class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask agai
 class DecisionStale(NotYourTurn):
     """Not a refusal: an input of the request's gate decisions (its origin's robots.txt, the
     operator's list, its host's pause) changed while it waited at the checkpoint
-    (:mod:`scrapy_walsh.generations`); nothing was sent, and it walks the gates again."""
+    (:mod:`scrapy_walsh.sending.decision_inputs`); nothing was sent, and it walks the gates again."""
 
     def __init__(self, host: str, kind: str):
         self.kind = kind

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .config import http_codes, parse, raw
-from .settings import (
+from scrapy_walsh.config import http_codes, parse, raw
+from scrapy_walsh.settings import (
     DOWNLOAD_TIMEOUT,
     MAX_BODY_BYTES,
     MIN_INTERVAL_FLOOR,
@@ -73,7 +73,7 @@ def _pacing_entries(settings: BaseSettings) -> tuple[PresetEntry, ...]:
         ),
         PresetEntry(
             "SCHEDULER_PRIORITY_QUEUE",
-            "scrapy_walsh.queue.PolitenessAwarePriorityQueue",
+            "scrapy_walsh.sending.queue.PolitenessAwarePriorityQueue",
             "R4",
             "Hands the engine the host that is ready first, so one host's delay never idles "
             "the crawl. Works with `JOBDIR`.",
@@ -131,7 +131,7 @@ def _download_entries(max_body_bytes: int) -> tuple[PresetEntry, ...]:
             download_handlers(),
             "R1-R6",
             "http and https go through the checkpoint before the network "
-            "(`scrapy_walsh.checkpoint.CheckpointDownloadHandler`); every other scheme "
+            "(`scrapy_walsh.sending.checkpoint.CheckpointDownloadHandler`); every other scheme "
             "(file, data, ftp, s3 ...) has no handler: nothing is read.",
         ),
         PresetEntry(

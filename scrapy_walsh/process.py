@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from twisted.internet.base import DelayedCall
     from twisted.internet.defer import Deferred, DeferredLock
 
-    from .send_gate import Send
-    from .store.base import StateStore
+    from scrapy_walsh.sending.send_gate import Send
+    from scrapy_walsh.store.base import StateStore
 
 
 class ProcessState:

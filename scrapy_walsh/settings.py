@@ -307,7 +307,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler",
         "R1-R6",
         "The download handler the checkpoint wraps for http and https (the preset routes both "
-        "schemes to `scrapy_walsh.checkpoint.CheckpointDownloadHandler`). Set this, not "
+        "schemes to `scrapy_walsh.sending.checkpoint.CheckpointDownloadHandler`). Set this, not "
         "`DOWNLOAD_HANDLERS`, to use another handler; its connection pool's silent resend is "
         "turned off when it has one.",
     ),
@@ -378,7 +378,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "WALSH_PROGRESS_INTERVAL",
         60.0,
         "R4",
-        "Seconds between two progress lines (logger `scrapy_walsh.progress`, in the style of Scrapy's "
+        "Seconds between two progress lines (logger `scrapy_walsh.outputs.progress`, in the style of Scrapy's "
         "LogStats): targets done, refused and left, and the time left by the pacing bound; also the "
         "`walsh/progress/*` stats. 0 switches it off.",
     ),
@@ -426,5 +426,5 @@ def retry_exceptions() -> list[Any]:
     return [e for e in RETRY_EXCEPTIONS if e != TIMEOUT_EXCEPTION]
 
 
-CHECKPOINT_HANDLER = "scrapy_walsh.checkpoint.CheckpointDownloadHandler"
+CHECKPOINT_HANDLER = "scrapy_walsh.sending.checkpoint.CheckpointDownloadHandler"
 CHECKPOINT_SCHEMES = ("http", "https")

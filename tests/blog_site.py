@@ -14,7 +14,7 @@ import gzip
 import time
 from http.server import BaseHTTPRequestHandler
 
-from .shop_site import Shop
+from tests.shop_site import Shop
 
 POSTS = 4
 #: The post robots.txt disallows; the sitemap lists it anyway.

@@ -11,10 +11,9 @@ import pytest
 from hypothesis import settings
 
 from scrapy_walsh.demo import DemoSite
-
-from .helpers import add_addon_line, new_project, run_scrapy, write_spider
-from .robots_builds import stale_extension
-from .shop_site import PAGINATED_SPIDER, Shop
+from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
+from tests.robots_builds import stale_extension
+from tests.shop_site import PAGINATED_SPIDER, Shop
 
 # Hypothesis's default deadline (200 ms per example) is a timed test: on a loaded machine it fails
 # examples that are right, only slow. The suite asserts what code does, never how fast.
@@ -60,9 +59,9 @@ def private_state_home(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def _refusals_handled():
     """A test that makes the add-on refuse a crawl in this process (a unit test of the audit)
-    has dealt with it: it must not turn pytest's own exit status into 1 (scrapy_walsh.exit_status)."""
+    has dealt with it: it must not turn pytest's own exit status into 1 (scrapy_walsh.outputs.exit_status)."""
     yield
-    from scrapy_walsh import exit_status
+    from scrapy_walsh.outputs import exit_status
 
     exit_status.handled()
 
@@ -91,7 +90,7 @@ def project(plain_project, demo_site):
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory):
     """A real redis-server on a free loopback port (tests/redis_server.py), per module."""
-    from .redis_server import RedisServer
+    from tests.redis_server import RedisServer
 
     with RedisServer(tmp_path_factory.mktemp("redis")) as server:
         yield server

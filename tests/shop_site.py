@@ -13,7 +13,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .helpers import run_scrapy
+from tests.helpers import run_scrapy
 
 PAGES = 8
 PER_PAGE = 3

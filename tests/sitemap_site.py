@@ -13,7 +13,7 @@ import gzip
 import time
 from http.server import BaseHTTPRequestHandler
 
-from .shop_site import Shop
+from tests.shop_site import Shop
 
 #: One entry's markup around its ``loc``, to size a document.
 ENTRY = "<url><loc>{loc}</loc><lastmod>2026-01-01</lastmod></url>\n"

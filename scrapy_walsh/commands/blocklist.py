@@ -19,11 +19,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .. import config
-from ..policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema, formats
-from ..policy.blocklist.edit import OPERATOR_FIELDS, EditResult, add, new_document, parse_document, remove, serialise
-from ..policy.blocklist.errors import short
-from ..policy.blocklist.validate import pattern_words
+from scrapy_walsh import config
+from scrapy_walsh.policy.blocklist import MAX_DOCUMENT_BYTES, Blocklist, InvalidBlocklist, bundled_schema, formats
+from scrapy_walsh.policy.blocklist.edit import (
+    OPERATOR_FIELDS,
+    EditResult,
+    add,
+    new_document,
+    parse_document,
+    remove,
+    serialise,
+)
+from scrapy_walsh.policy.blocklist.errors import short
+from scrapy_walsh.policy.blocklist.validate import pattern_words
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings

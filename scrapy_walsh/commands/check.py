@@ -15,11 +15,9 @@ from typing import Any
 
 from scrapy.settings import Settings
 
-from ..conformance import FAIL, PASS, WARN, Finding, audit_settings, checklist, overall
-from ..policy.vocabulary import requirement_name
-from .output_changes import change_findings, output_changes
-from .publish import published_findings
-from .report import (
+from scrapy_walsh.commands.output_changes import change_findings, output_changes
+from scrapy_walsh.commands.publish import published_findings
+from scrapy_walsh.commands.report import (
     UnknownSpider,
     addon_enabled,
     effective_settings,
@@ -28,7 +26,9 @@ from .report import (
     rows_json,
     spider_classes,
 )
-from .self_audit import audit_spider, probe_state_store
+from scrapy_walsh.commands.self_audit import audit_spider, probe_state_store
+from scrapy_walsh.conformance import FAIL, PASS, WARN, Finding, audit_settings, checklist, overall
+from scrapy_walsh.policy.vocabulary import requirement_name
 
 HELP = (
     "audit the effective settings and spider against each requirement of walsh-research-compliance/v1 "
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     key = None
     if args.sign:
-        from ..config import parse
+        from scrapy_walsh.config import parse
 
         try:
             key = parse(settings, "WALSH_SIGNING_KEY")
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return 2
     try:
         if args.live:
-            from .live import live_report
+            from scrapy_walsh.commands.live import live_report
 
             report = live_report(settings, args.spider)
         else:
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"scrapy walsh check: {exc}", file=sys.stderr)
         return 2
     if key:
-        from .signed_record import journal_heads, settings_digest, sign_report
+        from scrapy_walsh.commands.signed_record import journal_heads, settings_digest, sign_report
 
         report.setdefault("journal", journal_heads(settings))  # the latest head when no crawl ran
         spidercls = spider_classes(settings, args.spider)[0] if args.spider else None
@@ -123,9 +123,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def verify(path: str, key: str | None, settings: Settings) -> int:
     """``scrapy walsh check verify FILE``: 0 when the record's signature holds, else 1."""
-    from .. import webbotauth
-    from .keys import key_path
-    from .signed_record import load_public_keys, verify_file
+    from scrapy_walsh.commands.keys import key_path
+    from scrapy_walsh.commands.signed_record import load_public_keys, verify_file
+    from scrapy_walsh.identity import webbotauth
 
     try:
         keyid, record = verify_file(path, load_public_keys(key_path(key, settings)))
@@ -150,7 +150,7 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     findings += published_findings(effective)
     if not spider and addon_enabled(effective):
         findings += removed_by_spiders(settings, classes)
-    from ..config import parse
+    from scrapy_walsh.config import parse
 
     try:
         dedup_key = parse(effective, "WALSH_DEDUP_KEY")

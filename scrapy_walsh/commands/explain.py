@@ -21,18 +21,18 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
 
-from ..context import CrawlContext
-from ..demo.hosts import DEMO_DOMAIN
-from ..demo.resolver import DemoResolver
-from ..middlewares.blocklist import BlocklistMiddleware
-from ..middlewares.robots_gate import RobotsMiddleware
-from ..policy.addresses import parse_ip
-from ..policy.blocklist import Blocklist, InvalidBlocklist
-from ..policy.gates import AVAILABLE, OriginRobots, origin_of
-from ..policy.hostkey import url_problem
-from ..policy.robots import RobotsTxt
-from .explain_render import render
-from .explain_sections import describe, gate_of
+from scrapy_walsh.commands.explain_render import render
+from scrapy_walsh.commands.explain_sections import describe, gate_of
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.demo.hosts import DEMO_DOMAIN
+from scrapy_walsh.demo.resolver import DemoResolver
+from scrapy_walsh.middlewares.blocklist import BlocklistMiddleware
+from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
+from scrapy_walsh.policy.addresses import parse_ip
+from scrapy_walsh.policy.blocklist import Blocklist, InvalidBlocklist
+from scrapy_walsh.policy.gates import AVAILABLE, OriginRobots, origin_of
+from scrapy_walsh.policy.hostkey import url_problem
+from scrapy_walsh.policy.robots import RobotsTxt
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -114,7 +114,7 @@ def crawl_settings(project: Settings, offline: bool) -> Settings:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from scrapy.crawler import CrawlerProcess
 
-    from ..addon import Addon
+    from scrapy_walsh.addon import Addon
 
     if problem := url_problem(args.url):
         print(f"error: {problem}", file=sys.stderr)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..policy.vocabulary import BLOCKED_BY_OPERATOR, SKIPPED_RECENTLY_FETCHED
-from .explain_sections import NOT_CONSULTED
+from scrapy_walsh.commands.explain_sections import NOT_CONSULTED
+from scrapy_walsh.policy.vocabulary import BLOCKED_BY_OPERATOR, SKIPPED_RECENTLY_FETCHED
 
 
 def _secs(value: float | None, line: int | None) -> str:

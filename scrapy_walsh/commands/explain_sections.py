@@ -10,16 +10,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..checkpoint import NotSent
-from ..config import parse
-from ..context import CrawlContext
-from ..exceptions import BlockedByOperator, PrivateAddressRefused, RecentlyFetched, WalshIgnoreRequest
-from ..middlewares.addresses import AddressGuardMiddleware
-from ..middlewares.blocklist import BlocklistMiddleware
-from ..middlewares.robots_gate import RobotsMiddleware
-from ..policy.addresses import PrivateAddressAllowance, parse_ip
-from ..policy.canonical import canonical_url
-from ..policy.gates import (
+from scrapy_walsh.config import parse
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import BlockedByOperator, PrivateAddressRefused, RecentlyFetched, WalshIgnoreRequest
+from scrapy_walsh.middlewares.addresses import AddressGuardMiddleware
+from scrapy_walsh.middlewares.blocklist import BlocklistMiddleware
+from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance, parse_ip
+from scrapy_walsh.policy.canonical import canonical_url
+from scrapy_walsh.policy.gates import (
     ADDRESS_REFUSED,
     AVAILABLE,
     DNS_FAILURE,
@@ -29,10 +28,10 @@ from ..policy.gates import (
     address_decision,
     origin_of,
 )
-from ..policy.hostkey import url_host
-from ..policy.pacing import wait_reason
-from ..policy.urls import split
-from ..policy.vocabulary import (
+from scrapy_walsh.policy.hostkey import url_host
+from scrapy_walsh.policy.pacing import wait_reason
+from scrapy_walsh.policy.urls import split
+from scrapy_walsh.policy.vocabulary import (
     BLOCKED_BY_OPERATOR,
     BLOCKING_VERDICTS,
     NOT_BLOCKED,
@@ -42,7 +41,8 @@ from ..policy.vocabulary import (
     Verdict,
     recommendation,
 )
-from ..shared_pacer import SharedPacer
+from scrapy_walsh.sending.checkpoint import NotSent
+from scrapy_walsh.sending.pacer import SharedPacer
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -266,7 +266,7 @@ def usage_section(crawler: Crawler, outcome: OriginRobots | None, url: str, host
     """Per declared purpose, what the selected robots.txt group says (the crawl's own model,
     :func:`~scrapy_walsh.policy.preferences.usage_decision`), and the host's RateLimit term
     in the crawl's pacer. tdmrep.json and the response's headers are known only at fetch."""
-    from ..policy.preferences import usage_decision
+    from scrapy_walsh.policy.preferences import usage_decision
 
     settings = crawler.settings
     token = CrawlContext.of(crawler).config.robots_token

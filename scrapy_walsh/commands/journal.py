@@ -18,11 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import webbotauth
-from ..journal import reading, report
-from ..journal.chain import no_journal
-from .publish import PublishedHeads
-from .signed_record import load_public_keys
+from scrapy_walsh.commands.publish import PublishedHeads
+from scrapy_walsh.commands.signed_record import load_public_keys
+from scrapy_walsh.identity import webbotauth
+from scrapy_walsh.journal import reading, report
+from scrapy_walsh.journal.chain import no_journal
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -122,13 +122,13 @@ def verify(
 
 
 def _default(settings: Settings) -> Path:
-    from ..config import journal_location
+    from scrapy_walsh.config import journal_location
 
     return journal_location(settings)
 
 
 def _ua(settings: Settings) -> str:
-    from ..config import parse
+    from scrapy_walsh.config import parse
 
     return str(parse(settings, "WALSH_USER_AGENT"))
 
@@ -163,7 +163,7 @@ def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None
         else:
             data = Path(source).read_bytes()
         return webbotauth.directory_keys(json.loads(data))
-    from ..config import parse
+    from scrapy_walsh.config import parse
 
     configured = parse(settings, "WALSH_SIGNING_KEY")
     if configured:

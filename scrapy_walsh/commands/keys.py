@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .. import card as agent_card
-from .. import webbotauth
-from ..policy.urls import split
+from scrapy_walsh.identity import agent_card as agent_card
+from scrapy_walsh.identity import webbotauth
+from scrapy_walsh.policy.urls import split
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
-    from ..config import Readings
+    from scrapy_walsh.config import Readings
 
 HELP = "Web Bot Auth keys: generate a key pair, print the key directory, verify a published directory"
 SYNTAX = (
@@ -78,7 +78,7 @@ def _fail(message: str) -> int:
 
 def key_path(given: str | None, settings: Settings) -> str:
     """``--key PATH`` when given, else ``WALSH_SIGNING_KEY``; SigningError when neither is set."""
-    from ..config import parse
+    from scrapy_walsh.config import parse
 
     path = given or parse(settings, "WALSH_SIGNING_KEY")
     if not path:
@@ -160,7 +160,7 @@ def verify(url: str, key: Ed25519PrivateKey, user_agent: str) -> int:
 
 def _user_agent(settings: Settings) -> str:
     """The identity the command's own fetches carry, as every request of a crawl does (R1)."""
-    from ..config import parse
+    from scrapy_walsh.config import parse
 
     return str(parse(settings, "WALSH_USER_AGENT"))
 
@@ -173,9 +173,9 @@ def accepted_settings(settings: Settings) -> Readings:
     """Every ``WALSH_*`` setting read as a crawl's start-up audit reads it; one a crawl would refuse
     raises :class:`SettingRefused` naming it and its requirement: what we publish about the bot
     (the card, its page) must not describe a crawl that never runs."""
-    from ..config import Readings
-    from ..policy.vocabulary import requirement_name
-    from ..settings import SETTINGS_BY_NAME
+    from scrapy_walsh.config import Readings
+    from scrapy_walsh.policy.vocabulary import requirement_name
+    from scrapy_walsh.settings import SETTINGS_BY_NAME
 
     readings = Readings(settings)
     if readings.errors:

@@ -3,7 +3,7 @@
 It starts the demo site on loopback and runs the project's own settings with the probe spider
 (:mod:`.probe`), overriding only what points it at the demo and keeps real state untouched;
 then the hostile probe (:mod:`.probe_hostile`). The verdicts come from the server's log
-(:func:`scrapy_walsh.attestation.judge`, :func:`~scrapy_walsh.attestation.judge_hostile`).
+(:func:`scrapy_walsh.conformance.attestation.judge`, :func:`~scrapy_walsh.conformance.attestation.judge_hostile`).
 docs/command-check.md says why.
 """
 
@@ -21,14 +21,14 @@ from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.conf import closest_scrapy_cfg
 
-from ..attestation import NOT_OBSERVED_LIVE, judge, judge_hostile
-from ..conformance import FAIL, Finding, checklist, overall
-from ..demo import DemoSite
-from ..demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
-from ..exceptions import REFUSAL_HEADLINE, ConformanceError
-from ..settings import USER_AGENT
-from .report import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
-from .signed_record import digest, journal_dir, journal_files, journal_heads
+from scrapy_walsh.commands.report import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
+from scrapy_walsh.commands.signed_record import digest, journal_dir, journal_files, journal_heads
+from scrapy_walsh.conformance import FAIL, Finding, checklist, overall
+from scrapy_walsh.conformance.attestation import NOT_OBSERVED_LIVE, judge, judge_hostile
+from scrapy_walsh.demo import DemoSite
+from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
+from scrapy_walsh.exceptions import REFUSAL_HEADLINE, ConformanceError
+from scrapy_walsh.settings import USER_AGENT
 
 #: A crawl that is not over by then is stopped (a project that follows every link).
 CLOSESPIDER_TIMEOUT = 60
@@ -73,7 +73,7 @@ def refusal(output: str) -> str:
     """Why the crawl refused to start, from its log: the ConformanceError, else the last line."""
     lines = [line for line in output.splitlines() if line.strip()]
     error = f"{ConformanceError.__module__}.{ConformanceError.__qualname__}:"
-    # the refusal is logged as its reasons (scrapy_walsh.clean_refusal); a traceback ends the same way
+    # the refusal is logged as its reasons (scrapy_walsh.outputs.clean_refusal); a traceback ends the same way
     starts = [i for i, line in enumerate(lines) if line.startswith(error) or REFUSAL_HEADLINE in line]
     if starts:
         reasons = []

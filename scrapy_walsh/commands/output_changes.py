@@ -7,11 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..conformance.engine import WARN, Finding
-from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
-from ..policy.urls import split
-from ..policy.vocabulary import troubleshooting
-from .spider_source import (
+from scrapy_walsh.commands.spider_source import (
     Method,
     SpiderCode,
     declared_urls,
@@ -21,6 +17,10 @@ from .spider_source import (
     request_sites,
     spider_code,
 )
+from scrapy_walsh.conformance.engine import WARN, Finding
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from scrapy_walsh.policy.urls import split
+from scrapy_walsh.policy.vocabulary import troubleshooting
 
 
 @dataclass(frozen=True)

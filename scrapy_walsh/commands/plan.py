@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
-from .. import exit_status
-from ..checkpoint import NotSent
-from ..context import CrawlContext
-from ..discovery import Discovery, DiscoveryMiddleware
-from ..policy.hostkey import url_host
-from ..policy.pacing import crawl_duration
-from ..shared_pacer import SharedPacer
-from .explain import crawl_settings
+from scrapy_walsh.commands.explain import crawl_settings
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.discovery.manifests import Discovery, DiscoveryMiddleware
+from scrapy_walsh.outputs import exit_status
+from scrapy_walsh.policy.hostkey import url_host
+from scrapy_walsh.policy.pacing import crawl_duration
+from scrapy_walsh.sending.checkpoint import NotSent
+from scrapy_walsh.sending.pacer import SharedPacer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -225,7 +225,7 @@ def render(plan: dict[str, Any]) -> str:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from scrapy.crawler import CrawlerProcess
 
-    from ..addon import Addon
+    from scrapy_walsh.addon import Addon
 
     project = plan_settings(settings)
     try:

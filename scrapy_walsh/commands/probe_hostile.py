@@ -3,7 +3,7 @@ get around every gate, the way careless or hostile spider code would.
 
 Meta forgery, paths around the middlewares, one host in two spellings, ``file://`` schemes and
 a chunked item, then a start with ``WALSH_BACKOFF_MAX_DELAY=nan``. The verdicts come from
-:func:`scrapy_walsh.attestation.judge_hostile`, over what the server saw and what reached the
+:func:`scrapy_walsh.conformance.attestation.judge_hostile`, over what the server saw and what reached the
 feed; nothing the spider reports is trusted. docs/command-check.md lists every attempt.
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 
 import scrapy
 
-from ..attestation import HOSTILE_ENGINE, HOSTILE_TARGETS, HOSTILE_UA
-from ..demo.hosts import HOSTS
-from ..policy.vocabulary import Meta
+from scrapy_walsh.conformance.attestation import HOSTILE_ENGINE, HOSTILE_TARGETS, HOSTILE_UA
+from scrapy_walsh.demo.hosts import HOSTS
+from scrapy_walsh.policy.vocabulary import Meta
 
 #: The chunked item: 50 strings of 1,000 characters (50,000 in all).
 CHUNKS = 50
@@ -99,7 +99,7 @@ class HostileProbeSpider(scrapy.Spider):
 def hostile_attributes(name: str | None) -> dict[str, Any]:
     """The project's spider ``name``'s ``custom_settings`` and ``user_agent``, with the
     hostile UA middleware added to its downloader middlewares."""
-    from .probe import spider_attributes
+    from scrapy_walsh.commands.probe import spider_attributes
 
     attrs = spider_attributes(name) if name else {"custom_settings": {}}
     settings = dict(attrs.get("custom_settings") or {})

@@ -17,18 +17,18 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import bot_page, webbotauth
-from .. import card as agent_card
-from ..journal import published
-from ..journal.chain import no_journal
-from .keys import SettingRefused, accepted_settings, card_fields, read_source
+from scrapy_walsh.commands.keys import SettingRefused, accepted_settings, card_fields, read_source
+from scrapy_walsh.identity import agent_card as agent_card
+from scrapy_walsh.identity import bot_page, webbotauth
+from scrapy_walsh.journal import published
+from scrapy_walsh.journal.chain import no_journal
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from scrapy.settings import Settings
 
-    from ..config import Readings
-    from ..conformance import Finding
+    from scrapy_walsh.config import Readings
+    from scrapy_walsh.conformance import Finding
 
 HELP = "write the bot's public page, key directory, Signature Agent Card and signed journal heads to a folder"
 SYNTAX = "DIR [--key PATH] [--journal DIR]"
@@ -105,7 +105,7 @@ def _key(given: str | None, readings: Readings) -> Ed25519PrivateKey | None:
 
 
 def _journal(settings: Settings) -> Path | None:
-    from ..config import journal_location
+    from scrapy_walsh.config import journal_location
 
     try:
         return journal_location(settings)
@@ -155,7 +155,7 @@ def published_source(location: str, name: str) -> str:
 def published_findings(settings: Settings) -> list[Finding]:
     """``check``: a warning for each fact the folder ``WALSH_PUBLISHED`` states otherwise than the
     settings (product token, User-Agent, interval, keys); nothing when it is not set."""
-    from ..conformance import PASS, WARN, Finding
+    from scrapy_walsh.conformance import PASS, WARN, Finding
 
     try:
         readings = accepted_settings(settings)

@@ -19,11 +19,11 @@ from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
 
-from .. import __version__
-from ..addon import Addon
-from ..conformance import FAIL, Finding, RowResult
-from ..exceptions import ConformanceError
-from ..settings import SPEC_VERSION, WALSH_SETTINGS
+from scrapy_walsh import __version__
+from scrapy_walsh.addon import Addon
+from scrapy_walsh.conformance import FAIL, Finding, RowResult
+from scrapy_walsh.exceptions import ConformanceError
+from scrapy_walsh.settings import SPEC_VERSION, WALSH_SETTINGS
 
 ADDON_LINE = 'ADDONS = {"scrapy_walsh.Addon": 500}'
 

@@ -12,12 +12,20 @@ import uuid
 
 from scrapy.settings import BaseSettings
 
-from ..config import raw, state_location
-from ..conformance.engine import FAIL, PASS, WARN, Finding
-from ..policy.vocabulary import Namespace
-from ..settings import ROBOTS_TOKEN
-from ..store import StateStoreError, open_store
-from .spider_source import Site, SpiderCode, declared_urls, method_roles, request_sites, spider_code, start_urls_ignored
+from scrapy_walsh.commands.spider_source import (
+    Site,
+    SpiderCode,
+    declared_urls,
+    method_roles,
+    request_sites,
+    spider_code,
+    start_urls_ignored,
+)
+from scrapy_walsh.config import raw, state_location
+from scrapy_walsh.conformance.engine import FAIL, PASS, WARN, Finding
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.settings import ROBOTS_TOKEN
+from scrapy_walsh.store import StateStoreError, open_store
 
 DECLARE = "declare the pages to fetch instead (start_urls, start(), or a StructuredSourceSpider's targets)"
 
@@ -93,7 +101,7 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
     """Row 6 for a spider whose targets discovery declares (``WALSH_DISCOVERY``, a SitemapSpider):
     its link following is replaced, so its rules and follows are not findings; a rule without a
     callback is reported as not needed. None when discovery does not apply."""
-    from ..discovery import route_findings, spider_routes
+    from scrapy_walsh.discovery.manifests import route_findings, spider_routes
 
     try:
         routing = spider_routes(spidercls, settings if settings is not None else BaseSettings())

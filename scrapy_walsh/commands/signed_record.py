@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from .. import webbotauth
-from ..preset import preset
-from ..settings import WALSH_SETTINGS
+from scrapy_walsh.identity import webbotauth
+from scrapy_walsh.preset import preset
+from scrapy_walsh.settings import WALSH_SETTINGS
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -86,7 +86,7 @@ def verify_file(path: str, keys: dict[str, Ed25519PublicKey]) -> tuple[str, dict
 
 def journal_dir(settings: BaseSettings) -> Path | None:
     """The journal directory of these settings, or None when they don't say one (refused)."""
-    from ..config import journal_location
+    from scrapy_walsh.config import journal_location
 
     try:
         return journal_location(settings)
@@ -96,7 +96,7 @@ def journal_dir(settings: BaseSettings) -> Path | None:
 
 def journal_files(settings: BaseSettings) -> set[Path]:
     """The journal files of these settings now (a crawl's files are the ones it adds)."""
-    from ..journal.chain import journal_files as files
+    from scrapy_walsh.journal.chain import journal_files as files
 
     location = journal_dir(settings)
     return set(files(location)) if location is not None and location.is_dir() else set()
@@ -106,7 +106,7 @@ def journal_heads(settings: BaseSettings, before: set[Path] | None = None) -> di
     """The journal's chain heads for the record: of the files a crawl added since
     ``before``, else of the newest file; the record quotes them, and their signed heads vouch
     for every entry, so the record and the journal vouch for each other."""
-    from ..journal.chain import file_heads
+    from scrapy_walsh.journal.chain import file_heads
 
     location = journal_dir(settings)
     if location is None:

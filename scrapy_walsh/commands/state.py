@@ -16,16 +16,16 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .. import fetcher
-from ..policy.canonical import canonical_url, record_keys
-from ..policy.hostkey import host_key, url_host, url_problem
-from ..policy.vocabulary import Namespace
-from ..store import leases
+from scrapy_walsh.outputs import made_by
+from scrapy_walsh.policy.canonical import canonical_url, record_keys
+from scrapy_walsh.policy.hostkey import host_key, url_host, url_problem
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.store import leases
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
-    from ..store import StateStore
+    from scrapy_walsh.store import StateStore
 
 HELP = "show or forget what the state store remembers: R8 fetch times, R7 validators and items, cached robots.txt"
 SYNTAX = (
@@ -194,7 +194,7 @@ def _add_answers(
     answers = _answers(store, urls, host)
     for url, by in answers.items():
         if by.get("spider") or by.get("command"):
-            targets.setdefault(url, {})["fetched_by"] = {"by": fetcher.described(by), "project": by.get("project")}
+            targets.setdefault(url, {})["fetched_by"] = {"by": made_by.described(by), "project": by.get("project")}
     for url, status in _server_errors(answers).items():
         targets.setdefault(url, {})["server_error"] = status
     for url, bound in _too_large(answers).items():
@@ -297,20 +297,20 @@ def fetched_by_spider(store: StateStore, spider: str, unowned_hosts: list[str]) 
 
     A record that names no project was written by an earlier version: it is taken by the earlier
     rule, the hosts of the spider's static ``start_urls`` and ``allowed_domains``."""
-    here = fetcher.project()
+    here = made_by.project()
     found: set[str] = set()
     theirs: set[str] = set()
     others: set[str] = set()
     named: dict[str, bool | None] = {}
     for url, by in store.items(Namespace.FETCHED_BY):
-        named[url] = mine = fetcher.made_by(by, spider, here)
+        named[url] = mine = made_by.made_by(by, spider, here)
         if mine:
             found.add(url)
         elif mine is False and by.get("spider") == spider:
             theirs.add(url)
             others.add(str(by.get("project")))
     for url, record in store.items(Namespace.DISCOVERED):  # kept past R8's record, for the lastmod rule
-        if isinstance(record, dict) and fetcher.made_by(record.get("by"), spider, here):
+        if isinstance(record, dict) and made_by.made_by(record.get("by"), spider, here):
             found.add(url)
     hosts = set(unowned_hosts)
     for namespace in (Namespace.FETCHED, Namespace.VALIDATORS):
@@ -443,7 +443,7 @@ def _render_target(url: str, record: dict[str, Any]) -> list[str]:
 def _running(location: Any, identity: str) -> list[str]:
     """The crawls that hold the store now (pid and machine), read from the store itself; none
     when it can't be opened (a refused store holds no crawl: a crawl can't open it either)."""
-    from ..store import StateStoreError, open_store
+    from scrapy_walsh.store import StateStoreError, open_store
 
     try:
         store = open_store(location, identity)
@@ -461,11 +461,11 @@ def reset_redis(location: Any, yes: bool, identity: str) -> int:
     """A Redis store that lost its data (or now holds another store) is refused by every machine
     that remembers it; this machine forgets the id it remembers, so its next crawl starts afresh
     on the store as it is. Nothing in Redis is deleted: a fleet's store is never cleared from here."""
-    from ..store import machine
-    from ..store.redis import current_id, redis_address
+    from scrapy_walsh.store import machine_state
+    from scrapy_walsh.store.redis import current_id, redis_address
 
     address = redis_address(location.uri)
-    remembered = machine.remembered_id(identity, address)
+    remembered = machine_state.remembered_id(identity, address)
     if remembered is None:
         print(f"this machine remembers no store at {location.shown}: nothing to reset")
         return 0
@@ -490,7 +490,7 @@ def reset_redis(location: Any, yes: bool, identity: str) -> int:
             file=sys.stderr,
         )
         return 1
-    machine.forget_id(identity, address)
+    machine_state.forget_id(identity, address)
     print(f"forgot       store {remembered} at {location.shown} (it {now}); the next crawl starts afresh there")
     return 0
 
@@ -498,7 +498,7 @@ def reset_redis(location: Any, yes: bool, identity: str) -> int:
 def reset(location: Any, yes: bool, identity: str) -> int:
     """Remove an sqlite store's files (the only way to start afresh on a refused store); refused
     while a crawl holds the store (its ledger would split). Redis: :func:`reset_redis`."""
-    from ..store.sqlite import store_files
+    from scrapy_walsh.store.sqlite import store_files
 
     if location.scheme != "sqlite":
         return reset_redis(location, yes, identity)
@@ -528,9 +528,9 @@ def reset(location: Any, yes: bool, identity: str) -> int:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from ..addon import Addon
-    from ..config import WalshConfig
-    from ..store import StateStoreError, open_store
+    from scrapy_walsh.addon import Addon
+    from scrapy_walsh.config import WalshConfig
+    from scrapy_walsh.store import StateStoreError, open_store
 
     if args.action == "forget" and not (args.urls or args.host or args.robots or args.spider or args.kept):
         print(

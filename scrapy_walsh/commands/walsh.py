@@ -19,7 +19,7 @@ from typing import Any
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
 from scrapy.exceptions import UsageError
 
-from .. import exit_status
+from scrapy_walsh.outputs import exit_status
 
 #: subcommand name -> module (imported on use, so one broken subcommand can't hide the others)
 SUBCOMMANDS: Mapping[str, str] = MappingProxyType(

@@ -8,8 +8,15 @@ never a ``WALSH_*`` setting. docs/development.md ("Settings, parsed once") says 
 
 from __future__ import annotations
 
-from .locations import StateLocation, default_state, journal_path, masked_uri, parse_state_uri, state_dir
-from .parsers import (
+from scrapy_walsh.config.locations import (
+    StateLocation,
+    default_state,
+    journal_path,
+    masked_uri,
+    parse_state_uri,
+    state_dir,
+)
+from scrapy_walsh.config.parsers import (
     MIN_BODY_BYTES,
     PARSERS,
     PRODUCT_TOKEN,
@@ -50,7 +57,7 @@ from .parsers import (
     usage_mode,
     user_agent,
 )
-from .reading import (
+from scrapy_walsh.config.reading import (
     Readings,
     applied,
     attribute,
@@ -61,8 +68,8 @@ from .reading import (
     raw,
     state_location,
 )
-from .values import as_list, flag, http_codes, is_http_url, number, number_or_none, whole_number
-from .walsh_config import WalshConfig
+from scrapy_walsh.config.values import as_list, flag, http_codes, is_http_url, number, number_or_none, whole_number
+from scrapy_walsh.config.walsh_config import WalshConfig
 
 __all__ = (
     "MIN_BODY_BYTES",

@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from ..settings import (
-    ROBOTS_TOKEN,
-)
+from scrapy_walsh.settings import ROBOTS_TOKEN
 
 if TYPE_CHECKING:
     pass

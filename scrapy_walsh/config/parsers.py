@@ -14,17 +14,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..policy.addresses import PrivateAddressAllowance, parse_ip
-from ..policy.discovery import manifest_kinds, route_table
-from ..settings import (
-    MIN_INTERVAL_FLOOR,
-    ROBOTS_CACHE_SECONDS,
-)
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance, parse_ip
+from scrapy_walsh.policy.discovery import manifest_kinds, route_table
+from scrapy_walsh.settings import MIN_INTERVAL_FLOOR, ROBOTS_CACHE_SECONDS
 
 if TYPE_CHECKING:
     pass
-from .locations import StateLocation, parse_state_uri
-from .values import _finite_note, flag, http_codes, is_http_url, number_or_none, whole_number
+from scrapy_walsh.config.locations import StateLocation, parse_state_uri
+from scrapy_walsh.config.values import _finite_note, flag, http_codes, is_http_url, number_or_none, whole_number
 
 #: RFC 9309 §2.2.1: a product token is letters, "_" and "-" only.
 PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
@@ -64,7 +61,7 @@ def blocklist_schema_url(value: Any) -> str | None:
 
 
 def blocklist_extra(value: Any) -> tuple[str, ...]:
-    from ..policy.blocklist import Blocklist
+    from scrapy_walsh.policy.blocklist import Blocklist
 
     if isinstance(value, str):
         value = [d for d in value.split(",") if d.strip()]
@@ -88,7 +85,7 @@ def signing_key(value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValueError(f"expected a path to an Ed25519 private key, got {value!r}")
-    from ..webbotauth import SigningError, load_private_key
+    from scrapy_walsh.identity.webbotauth import SigningError, load_private_key
 
     try:
         load_private_key(value)
@@ -289,7 +286,7 @@ def pace_by(value: Any) -> str:
 
 def purposes(value: Any) -> tuple[str, ...]:
     """aipref purposes; None (not declared) means every purpose we know."""
-    from ..policy.preferences.model import PURPOSES, validate_purposes
+    from scrapy_walsh.policy.preferences.model import PURPOSES, validate_purposes
 
     if value is None:
         return PURPOSES
@@ -333,9 +330,9 @@ def download_handler(value: Any) -> str:
         value = f"{value.__module__}.{value.__qualname__}"
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{value!r} is not an import path of a download handler")
-    if value.strip() == "scrapy_walsh.checkpoint.CheckpointDownloadHandler":
+    if value.strip() == "scrapy_walsh.sending.checkpoint.CheckpointDownloadHandler":
         raise ValueError("the checkpoint cannot wrap itself: name the handler that does the download")
-    from ..handler_resend import check  # imports the handler's module: only when the setting is read
+    from scrapy_walsh.sending.handler_resend import check  # imports the handler's module: only when the setting is read
 
     return check(value.strip())
 

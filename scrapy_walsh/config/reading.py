@@ -7,18 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..policy.hostkey import host_key
-from ..settings import (
-    MIN_INTERVAL_FLOOR,
-    SETTINGS_BY_NAME,
-    WALSH_SETTINGS,
-)
+from scrapy_walsh.policy.hostkey import host_key
+from scrapy_walsh.settings import MIN_INTERVAL_FLOOR, SETTINGS_BY_NAME, WALSH_SETTINGS
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
-from .locations import StateLocation, default_state, journal_path
-from .parsers import PARSERS, RELATIVE
-from .values import number_or_none
+from scrapy_walsh.config.locations import StateLocation, default_state, journal_path
+from scrapy_walsh.config.parsers import PARSERS, RELATIVE
+from scrapy_walsh.config.values import number_or_none
 
 
 def attribute(name: str) -> str:

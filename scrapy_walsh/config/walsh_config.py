@@ -6,16 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..policy.addresses import PrivateAddressAllowance
-from ..settings import (
-    MAX_BODY_BYTES,
-    RECHECK_INTERVAL,
-)
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance
+from scrapy_walsh.settings import MAX_BODY_BYTES, RECHECK_INTERVAL
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
-from .locations import StateLocation, default_state, journal_path
-from .reading import Readings, attribute
+from scrapy_walsh.config.locations import StateLocation, default_state, journal_path
+from scrapy_walsh.config.reading import Readings, attribute
 
 
 @dataclass(frozen=True)

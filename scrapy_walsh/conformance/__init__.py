@@ -10,10 +10,18 @@
 
 from __future__ import annotations
 
-from ..exceptions import ConformanceError
-from .audit import audit_settings, enforce
-from .checklist import CHECKLIST, GENERAL_ROW, MUST, SHOULD, ChecklistRow, RowResult, checklist, overall
-from .engine import (
+from scrapy_walsh.conformance.audit import audit_settings, enforce
+from scrapy_walsh.conformance.checklist import (
+    CHECKLIST,
+    GENERAL_ROW,
+    MUST,
+    SHOULD,
+    ChecklistRow,
+    RowResult,
+    checklist,
+    overall,
+)
+from scrapy_walsh.conformance.engine import (
     FAIL,
     PASS,
     WARN,
@@ -24,7 +32,8 @@ from .engine import (
     path_of,
     user_set,
 )
-from .guard import ConformanceGuard
+from scrapy_walsh.conformance.guard import ConformanceGuard
+from scrapy_walsh.exceptions import ConformanceError
 
 __all__ = (
     "CHECKLIST",

@@ -10,11 +10,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from .. import clean_refusal
-from ..config import Readings
-from ..exceptions import FAIL, WARN, ConformanceError, Finding
-from .engine import Subject
-from .rules import RULES
+from scrapy_walsh.config import Readings
+from scrapy_walsh.conformance.engine import Subject
+from scrapy_walsh.conformance.rules import RULES
+from scrapy_walsh.exceptions import FAIL, WARN, ConformanceError, Finding
+from scrapy_walsh.outputs import clean_refusal
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

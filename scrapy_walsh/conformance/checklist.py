@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .engine import FAIL, PASS, WARN, Finding, Status
+from scrapy_walsh.conformance.engine import FAIL, PASS, WARN, Finding, Status
 
 MUST, SHOULD = "MUST", "SHOULD"
 

@@ -18,13 +18,13 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
-from ..components import PLACED
-from ..config import Readings
-from ..exceptions import FAIL, Finding
-from ..exceptions import PASS as PASS  # the rules read the statuses from here
-from ..exceptions import WARN as WARN
-from ..exceptions import Status as Status
-from ..policy.vocabulary import requirement_name
+from scrapy_walsh.components import PLACED
+from scrapy_walsh.config import Readings
+from scrapy_walsh.exceptions import FAIL, Finding
+from scrapy_walsh.exceptions import PASS as PASS  # the rules read the statuses from here
+from scrapy_walsh.exceptions import WARN as WARN
+from scrapy_walsh.exceptions import Status as Status
+from scrapy_walsh.policy.vocabulary import requirement_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

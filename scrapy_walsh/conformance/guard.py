@@ -5,14 +5,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from .. import clean_refusal, exit_status
-from ..config import WalshConfig
-from ..context import CrawlContext
-from ..discovery import route_findings, spider_routes
-from ..exceptions import ConformanceError
-from ..settings import SPEC_VERSION
-from .audit import enforce
-from .engine import PASS, WARN, Finding
+from scrapy_walsh.config import WalshConfig
+from scrapy_walsh.conformance.audit import enforce
+from scrapy_walsh.conformance.engine import PASS, WARN, Finding
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.discovery.manifests import route_findings, spider_routes
+from scrapy_walsh.exceptions import ConformanceError
+from scrapy_walsh.outputs import clean_refusal, exit_status
+from scrapy_walsh.settings import SPEC_VERSION
 
 logger = logging.getLogger(__name__)
 

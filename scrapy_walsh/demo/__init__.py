@@ -7,7 +7,7 @@ Stdlib only, so it can run anywhere the package is installed, without Scrapy.
 
 from __future__ import annotations
 
-from .hosts import DEFAULT_PORT, DEMO_DOMAIN, HOSTS
-from .server import DemoSite, load_request_log
+from scrapy_walsh.demo.hosts import DEFAULT_PORT, DEMO_DOMAIN, HOSTS
+from scrapy_walsh.demo.server import DemoSite, load_request_log
 
 __all__ = ("DEFAULT_PORT", "DEMO_DOMAIN", "HOSTS", "DemoSite", "load_request_log")

@@ -13,8 +13,8 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from .hosts import DEFAULT_PORT, HOSTS
-from .server import DemoSite
+from scrapy_walsh.demo.hosts import DEFAULT_PORT, HOSTS
+from scrapy_walsh.demo.server import DemoSite
 
 
 def host_table(port: int) -> str:

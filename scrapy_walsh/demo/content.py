@@ -27,7 +27,7 @@ from types import MappingProxyType
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
-from .hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
+from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 
 __all__ = (
     "DemoRequest",

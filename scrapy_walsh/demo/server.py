@@ -25,7 +25,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
-from .content import (
+from scrapy_walsh.demo.content import (
     NO_BODY_STATUSES,
     DemoRequest,
     DemoResponse,
@@ -33,8 +33,8 @@ from .content import (
     default_blocklist,
     respond,
 )
-from .hosts import BY_IP, HOSTS, lookup
-from .verifier import VERIFIED, VERIFIER_HEADER, SignatureVerifier
+from scrapy_walsh.demo.hosts import BY_IP, HOSTS, lookup
+from scrapy_walsh.demo.verifier import VERIFIED, VERIFIER_HEADER, SignatureVerifier
 
 __all__ = ("DemoSite", "SENTINEL_IPS", "load_request_log")
 

@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
-from .. import webbotauth
-from .hosts import lookup
+from scrapy_walsh.demo.hosts import lookup
+from scrapy_walsh.identity import webbotauth
 
 #: The header the site's own directory fetches carry (left out of the request log).
 VERIFIER_HEADER = "X-Walsh-Demo-Verifier"

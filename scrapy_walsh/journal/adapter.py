@@ -19,22 +19,22 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
-from .. import faults
-from ..context import CrawlContext
-from ..exceptions import CrawlClosing, WalshIgnoreRequest, denial_recorded
-from ..policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
-from ..policy.hostkey import url_host
-from ..request_meta import request_parts
-from ..request_signer import load_signer
-from ..store import StoreUnavailable, open_crawl_store
-from .writer import JournalWriter
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import CrawlClosing, WalshIgnoreRequest, denial_recorded
+from scrapy_walsh.identity.signer import load_signer
+from scrapy_walsh.journal.writer import JournalWriter
+from scrapy_walsh.outputs import faults
+from scrapy_walsh.policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
+from scrapy_walsh.policy.hostkey import url_host
+from scrapy_walsh.sending.request_meta import request_parts
+from scrapy_walsh.store import StoreUnavailable, open_crawl_store
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..shared_pacer import Lease
+    from scrapy_walsh.sending.pacer import Lease
 
 
 ENTRIES = "walsh/journal/entries"

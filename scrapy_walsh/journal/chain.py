@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..webbotauth import SignatureInvalid, canonical_json, sign_record, verify_record
+from scrapy_walsh.identity.webbotauth import SignatureInvalid, canonical_json, sign_record, verify_record
 
 FORMAT = "walsh-journal/v1"
 #: ``prev`` of a file's first entry.

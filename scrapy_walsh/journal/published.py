@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..webbotauth import SignatureInvalid, canonical_json, verify_record
-from .chain import entries, journal_files, line_hash, verify_lines
-from .writer import day_of
+from scrapy_walsh.identity.webbotauth import SignatureInvalid, canonical_json, verify_record
+from scrapy_walsh.journal.chain import entries, journal_files, line_hash, verify_lines
+from scrapy_walsh.journal.writer import day_of
 
 FORMAT = "walsh-journal-heads/v1"
 #: The file name under the published folder.

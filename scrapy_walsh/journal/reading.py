@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..policy.urls import split
-from .chain import JournalReport, verify_path
-from .intervals import words as interval_words
+from scrapy_walsh.journal.chain import JournalReport, verify_path
+from scrapy_walsh.journal.intervals import words as interval_words
+from scrapy_walsh.policy.urls import split
 
 
 def when(t: float) -> str:

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import intervals
-from .chain import JournalReport
-from .reading import HostView, _target, when
+from scrapy_walsh.journal import intervals
+from scrapy_walsh.journal.chain import JournalReport
+from scrapy_walsh.journal.reading import HostView, _target, when
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from .chain import FORMAT, SUFFIX, Chain, line_hash
+from scrapy_walsh.journal.chain import FORMAT, SUFFIX, Chain, line_hash
 
 #: At most one fsync per this many entries ...
 SYNC_EVERY = 100

@@ -26,15 +26,15 @@ try:  # Scrapy >= 2.14 wraps Twisted's DNSLookupError
 except ImportError:  # pragma: no cover - older Scrapy raises Twisted's own
     _SCRAPY_DNS_ERRORS = ()
 
-from .. import admission
-from ..context import CrawlContext
-from ..exceptions import PrivateAddressRefused, refuse
-from ..policy.addresses import PrivateAddressAllowance, parse_ip, refusal
-from ..policy.gates import ADDRESS_REFUSED, address_decision
-from ..policy.hostkey import host_key
-from ..policy.vocabulary import PRIVATE_ADDRESS
-from ..request_meta import request_host, request_parts
-from ..shared_pacer import SharedPacer
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import PrivateAddressRefused, refuse
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from scrapy_walsh.policy.gates import ADDRESS_REFUSED, address_decision
+from scrapy_walsh.policy.hostkey import host_key
+from scrapy_walsh.policy.vocabulary import PRIVATE_ADDRESS
+from scrapy_walsh.sending import admission
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.request_meta import request_host, request_parts
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -1,7 +1,7 @@
 """The admission gate, first of the downloader gates, and the middlewares that carry its tokens.
 
 :class:`AdmissionMiddleware` lets through http(s) requests that are declared targets or the
-package's own fetches (:mod:`scrapy_walsh.admission` holds the tokens), and stamps each one it
+package's own fetches (:mod:`scrapy_walsh.sending.admission` holds the tokens), and stamps each one it
 admits; the checkpoint refuses a request without the stamp. Redirects and retries make new
 Request objects: :class:`WalshRedirectMiddleware`, :class:`WalshMetaRefreshMiddleware` and
 :class:`WalshRetryMiddleware` (Scrapy's, placed by the add-on in their stead) hand the tokens on.
@@ -15,12 +15,12 @@ from scrapy import Request
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
-from .. import admission
-from ..exceptions import CheckpointRefused, OutOfScope, refuse
-from ..policy.urls import UnsafeURL, sent_url
-from ..policy.vocabulary import AMBIGUOUS_URL, NOT_DECLARED, SCHEME_NOT_ALLOWED
-from ..request_meta import request_parts
-from ..settings import CHECKPOINT_SCHEMES
+from scrapy_walsh.exceptions import CheckpointRefused, OutOfScope, refuse
+from scrapy_walsh.policy.urls import UnsafeURL, sent_url
+from scrapy_walsh.policy.vocabulary import AMBIGUOUS_URL, NOT_DECLARED, SCHEME_NOT_ALLOWED
+from scrapy_walsh.sending import admission
+from scrapy_walsh.sending.request_meta import request_parts
+from scrapy_walsh.settings import CHECKPOINT_SCHEMES
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from scrapy.exceptions import DownloadTimeoutError
 from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
-from .. import admission
-from ..context import CrawlContext
-from ..policy.backoff import Backoff
-from ..policy.vocabulary import IntervalWhy, Meta
-from ..request_meta import request_host
-from ..shared_pacer import SharedPacer
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.policy.backoff import Backoff
+from scrapy_walsh.policy.vocabulary import IntervalWhy, Meta
+from scrapy_walsh.sending import admission
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.request_meta import request_host
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

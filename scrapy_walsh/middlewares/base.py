@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..context import CrawlContext
-from ..store import open_crawl_store
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.store import open_crawl_store
 
 if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
 
-    from ..store import StateStore
+    from scrapy_walsh.store import StateStore
 
 
 class StatefulGate:

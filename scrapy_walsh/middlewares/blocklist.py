@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from .. import admission, own_fetch, request_meta
-from ..context import CrawlContext
-from ..exceptions import BlockedByOperator, refuse
-from ..generations import BLOCKLIST, Generations
-from ..policy.blocklist import (
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import BlockedByOperator, refuse
+from scrapy_walsh.middlewares.base import StatefulGate
+from scrapy_walsh.policy.blocklist import (
     MAX_DOCUMENT_BYTES,
     Blocklist,
     BlocklistEntry,
@@ -36,18 +35,19 @@ from ..policy.blocklist import (
     schema_record,
     stored_record,
 )
-from ..policy.hostkey import url_host
-from ..policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
-from ..request_meta import request_host
-from ..shared_pacer import SharedPacer
-from ..store import machine
-from .base import StatefulGate
+from scrapy_walsh.policy.hostkey import url_host
+from scrapy_walsh.policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
+from scrapy_walsh.sending import admission, own_fetch, request_meta
+from scrapy_walsh.sending.decision_inputs import BLOCKLIST, Generations
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.request_meta import request_host
+from scrapy_walsh.store import machine_state
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
 
-    from ..store import StateStore
+    from scrapy_walsh.store import StateStore
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ class BlocklistMiddleware(StatefulGate):
                         self._adopt(fetched, "fetched")
                         record = stored_record(fetched, self._schema, time.time())
                         self.store.set(NAMESPACE, self.url, record)
-                        machine.save_blocklist(self.store.identity, self.url, record)  # one the store can't lose
+                        machine_state.save_blocklist(self.store.identity, self.url, record)  # one the store can't lose
                     return
         self._keep(failure)
 
@@ -213,7 +213,7 @@ class BlocklistMiddleware(StatefulGate):
     def _host_not_ready(self) -> bool:
         """With a list in force, the refresh never makes the targets wait for the list's host
         (R3): while the host is paused (a Retry-After or RateLimit it asked for, capped
-        at the time the list is due again, :meth:`~scrapy_walsh.shared_pacer.SharedPacer.settle_list_asks`)
+        at the time the list is due again, :meth:`~scrapy_walsh.sending.pacer.SharedPacer.settle_list_asks`)
         or still in its interval, the list in force is kept, said once,
         and the refresh is tried again when the host is ready."""
         if self.source not in ("stored", "fetched"):
@@ -325,7 +325,7 @@ class BlocklistMiddleware(StatefulGate):
         re-validated against the schema it was adopted with, or the bundled one. The store's, or
         this machine's copy of the last list adopted here when the store has none or an older
         one (a store started afresh never means an empty list, R3)."""
-        copy = machine.saved_blocklist(self.store.identity, self.url)
+        copy = machine_state.saved_blocklist(self.store.identity, self.url)
         keys = [self.url, self._schema_key] if self.schema_url else [self.url]
         stored = self.store.get_many(NAMESPACE, keys)  # the list and its schema in one read
         self._schema_stored = stored.get(self._schema_key)
@@ -347,7 +347,7 @@ class BlocklistMiddleware(StatefulGate):
         self._adopt(restored, "stored")
         self.stats.set_value("walsh/blocklist/stored_schema", schema)
         self.next_refresh = 0.0  # still fetch a fresh copy before the first request
-        machine.save_blocklist(self.store.identity, self.url, saved)
+        machine_state.save_blocklist(self.store.identity, self.url, saved)
 
     def _newest(self, stored: Any, copy: Any) -> Any:
         """The store's record, or this machine's copy when the store has none or the copy's list

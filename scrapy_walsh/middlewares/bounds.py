@@ -21,12 +21,12 @@ from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddlewa
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from twisted.internet.defer import CancelledError
 
-from .. import admission, own_fetch
-from ..context import CrawlContext
-from ..exceptions import ResponseTooLarge, answer_refused
-from ..policy.bounds import MAX_HEADER_BYTES, MAX_HEADER_COUNT, ROBOTS_BYTES, bound_for
-from ..policy.vocabulary import RESPONSE_TOO_LARGE, Meta
-from ..summary import count_sent
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import ResponseTooLarge, answer_refused
+from scrapy_walsh.outputs.summary import count_sent
+from scrapy_walsh.policy.bounds import MAX_HEADER_BYTES, MAX_HEADER_COUNT, ROBOTS_BYTES, bound_for
+from scrapy_walsh.policy.vocabulary import RESPONSE_TOO_LARGE, Meta
+from scrapy_walsh.sending import admission, own_fetch
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -174,7 +174,7 @@ class BoundedCompressionMiddleware(HttpCompressionMiddleware):
 
 def headers_refused(crawler: Crawler, request: Request, why: str, lines: int, size: int) -> ResponseTooLarge:
     """The refusal of a response whose header block went over its bound while it was received
-    (:mod:`scrapy_walsh.header_bound`): counted under ``walsh/bounds/refused_headers/<kind>``,
+    (:mod:`scrapy_walsh.sending.header_bound`): counted under ``walsh/bounds/refused_headers/<kind>``,
     logged, and raised by the checkpoint. The server saw the request."""
     kind = kind_of(request)
     assert crawler.stats is not None

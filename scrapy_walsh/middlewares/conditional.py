@@ -11,20 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import admission, request_meta
-from ..context import CrawlContext
-from ..exceptions import NotModified
-from ..policy.canonical import canonical_url
-from ..policy.vocabulary import NOT_MODIFIED, Meta, Namespace
-from .base import StatefulGate
-from .frequency import Answers
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import NotModified
+from scrapy_walsh.middlewares.base import StatefulGate
+from scrapy_walsh.middlewares.frequency import Answers
+from scrapy_walsh.policy.canonical import canonical_url
+from scrapy_walsh.policy.vocabulary import NOT_MODIFIED, Meta, Namespace
+from scrapy_walsh.sending import admission, request_meta
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from ..store import StateStore
+    from scrapy_walsh.store import StateStore
 
 #: After robots (100), before the frequency guard (120) on the way out.
 PRIORITY = 110

@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request, signals
 from scrapy.exceptions import CloseSpider, IgnoreRequest
 
-from .. import admission, faults
-from ..context import CrawlContext
-from ..delivery import NOT_KEPT, Delivery, Outcome
-from ..exceptions import RecentlyFetched, answer_refused, refuse
-from ..fetcher import fetcher
-from ..policy.canonical import canonical_url
-from ..policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
-from ..policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
-from ..store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets, waiting
-from .base import StatefulGate
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import RecentlyFetched, answer_refused, refuse
+from scrapy_walsh.middlewares.base import StatefulGate
+from scrapy_walsh.outputs import faults
+from scrapy_walsh.outputs.delivery import NOT_KEPT, Delivery, Outcome
+from scrapy_walsh.outputs.made_by import fetcher
+from scrapy_walsh.policy.canonical import canonical_url
+from scrapy_walsh.policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
+from scrapy_walsh.policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
+from scrapy_walsh.sending import admission
+from scrapy_walsh.store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets, waiting
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.internet.base import DelayedCall
 
-    from ..store import StateStore
+    from scrapy_walsh.store import StateStore
 
 logger = logging.getLogger(__name__)
 

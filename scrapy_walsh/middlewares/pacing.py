@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
 
-from .. import admission
-from ..context import CrawlContext
-from ..exceptions import CrawlClosing, CrawlDelayExceedsCap, DecisionStale, HostPaused, NotYourTurn, refuse
-from ..generations import PACE, Generations
-from ..policy.pacing import asked_ratelimit
-from ..policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY, IntervalWhy
-from ..request_meta import request_host
-from ..shared_pacer import SharedPacer, back_to_scheduler
-from ..store import StateStoreError, StoreUnavailable
-from ..store.waiting import sleep
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import CrawlClosing, CrawlDelayExceedsCap, DecisionStale, HostPaused, NotYourTurn, refuse
+from scrapy_walsh.policy.pacing import asked_ratelimit
+from scrapy_walsh.policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY, IntervalWhy
+from scrapy_walsh.sending import admission
+from scrapy_walsh.sending.decision_inputs import PACE, Generations
+from scrapy_walsh.sending.pacer import SharedPacer, back_to_scheduler
+from scrapy_walsh.sending.request_meta import request_host
+from scrapy_walsh.store import StateStoreError, StoreUnavailable
+from scrapy_walsh.store.waiting import sleep
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import IgnoreRequest
 from w3lib.url import safe_url_string
 
-from .. import admission, own_fetch, request_meta
-from ..context import CrawlContext
-from ..exceptions import RobotsDenied, refuse
-from ..generations import ROBOTS, Generations
-from ..policy.gates import (
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import RobotsDenied, refuse
+from scrapy_walsh.middlewares.base import StatefulGate
+from scrapy_walsh.middlewares.once import OncePerKey
+from scrapy_walsh.policy.gates import (
     ROBOTS_NAMESPACE,
     STALE_LIMIT,
     UNREACHABLE,
@@ -35,22 +35,22 @@ from ..policy.gates import (
     usable_copy,
     with_stale_copy,
 )
-from ..policy.hostkey import url_host
-from ..policy.urls import split
-from ..policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
-from ..request_meta import request_host, request_parts
-from ..settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
-from ..shared_pacer import SharedPacer
-from ..store import fetching
-from ..store.waiting import sleep
-from .base import StatefulGate
-from .once import OncePerKey
+from scrapy_walsh.policy.hostkey import url_host
+from scrapy_walsh.policy.urls import split
+from scrapy_walsh.policy.vocabulary import BLOCKING_VERDICTS, Verdict, recommendation
+from scrapy_walsh.sending import admission, own_fetch, request_meta
+from scrapy_walsh.sending.decision_inputs import ROBOTS, Generations
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.request_meta import request_host, request_parts
+from scrapy_walsh.settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
+from scrapy_walsh.store import fetching
+from scrapy_walsh.store.waiting import sleep
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
 
-    from ..store import StateStore
+    from scrapy_walsh.store import StateStore
 
 logger = logging.getLogger(__name__)
 

@@ -21,14 +21,21 @@ from scrapy.http import Request
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.misc import build_from_crawler, load_object
 
-from ..exceptions import RobotsTxtForbidden
-from ..policy.bounds import ROBOTS_BYTES
-from ..policy.gates import AVAILABLE, MAX_CACHE_SECONDS, UNREACHABLE, OriginRobots, RobotsFetch, robots_outcome
-from ..request_meta import request_parts
-from ..robotstxt import RobotParser
-from .bounds import CUT, ReadUpTo
-from .once import OncePerKey
-from .robots_gate import UNREACHABLE_RECHECK, origin_of
+from scrapy_walsh.exceptions import RobotsTxtForbidden
+from scrapy_walsh.middlewares.bounds import CUT, ReadUpTo
+from scrapy_walsh.middlewares.once import OncePerKey
+from scrapy_walsh.middlewares.robots_gate import UNREACHABLE_RECHECK, origin_of
+from scrapy_walsh.middlewares.robots_parser import RobotParser
+from scrapy_walsh.policy.bounds import ROBOTS_BYTES
+from scrapy_walsh.policy.gates import (
+    AVAILABLE,
+    MAX_CACHE_SECONDS,
+    UNREACHABLE,
+    OriginRobots,
+    RobotsFetch,
+    robots_outcome,
+)
+from scrapy_walsh.sending.request_meta import request_parts
 
 if TYPE_CHECKING:
     from typing import Self

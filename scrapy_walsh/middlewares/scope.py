@@ -1,7 +1,7 @@
 """R6: declared targets only, and no sub-resources.
 
 ``DeclaredTargetsMiddleware`` (spider) drops every request a callback yields, seals each request
-it admits (``scrapy_walsh.admission``), and drops on ``request_scheduled`` one that arrives
+it admits (``scrapy_walsh.sending.admission``), and drops on ``request_scheduled`` one that arrives
 unsealed (an errback's output). ``SubresourceMiddleware`` (downloader, the first gate) refuses
 images, scripts, stylesheets, fonts, audio and video by URL or type, and drops a response whose
 ``Content-Type`` is one. docs/requirements/r6-scope.md and docs/architecture.md ("The modules,
@@ -18,10 +18,10 @@ import scrapy
 from scrapy import signals
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from .. import admission
-from ..exceptions import OutOfScope, refuse
-from ..policy.scope import subresource_kind, subresource_type
-from ..policy.vocabulary import NOT_DECLARED, SUBRESOURCE
+from scrapy_walsh.exceptions import OutOfScope, refuse
+from scrapy_walsh.policy.scope import subresource_kind, subresource_type
+from scrapy_walsh.policy.vocabulary import NOT_DECLARED, SUBRESOURCE
+from scrapy_walsh.sending import admission
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -118,7 +118,7 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
 
     def _structured_step(self, request: Request) -> bool:
         """R9: the llms.txt or twin request a StructuredSourceSpider planned for a target."""
-        from ..spiders import StructuredSourceSpider
+        from scrapy_walsh.discovery.structured import StructuredSourceSpider
 
         spider = self.crawler.spider
         return isinstance(spider, StructuredSourceSpider) and spider.planned_followup(request)

@@ -20,16 +20,16 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from .. import admission, own_fetch
-from ..config import applied
-from ..context import CrawlContext
-from ..exceptions import UsageReserved, refuse
-from ..policy.gates import OriginRobots
-from ..policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
-from ..policy.preferences.tdmrep import MAX_BYTES as TDMREP_MAX_BYTES
-from ..policy.vocabulary import GateVerdict
-from ..policy.xrobotstag import directive_name, usage_warnings
-from ..request_meta import request_parts
+from scrapy_walsh.config import applied
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import UsageReserved, refuse
+from scrapy_walsh.policy.gates import OriginRobots
+from scrapy_walsh.policy.preferences import Preference, TdmRep, TdmRepError, UsageDecision, usage_decision
+from scrapy_walsh.policy.preferences.tdmrep import MAX_BYTES as TDMREP_MAX_BYTES
+from scrapy_walsh.policy.vocabulary import GateVerdict
+from scrapy_walsh.policy.xrobotstag import directive_name, usage_warnings
+from scrapy_walsh.sending import admission, own_fetch
+from scrapy_walsh.sending.request_meta import request_parts
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -117,7 +117,7 @@ class UsagePreferencesMiddleware:
     def _robots_lines(self, request: Request) -> list[tuple[str, str, int]]:
         """The selected group's usage records, from the robots gate's outcome for this
         origin (already awaited: that gate runs first); [] when robots.txt is not read."""
-        from .robots_gate import RobotsMiddleware, origin_of
+        from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware, origin_of
 
         if self._robots_gate is None:
             try:

@@ -19,19 +19,19 @@ from scrapy import signals
 from scrapy.exceptions import DropItem
 from scrapy.utils.misc import load_object
 
-from .. import faults
-from ..context import CrawlContext
-from ..delivery import DELIVERED, Delivery, Outcome
-from ..policy.canonical import canonical_url
-from ..policy.vocabulary import Namespace
-from ..store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets
-from ..store.waiting import when_available
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.outputs import faults
+from scrapy_walsh.outputs.delivery import DELIVERED, Delivery, Outcome
+from scrapy_walsh.policy.canonical import canonical_url
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets
+from scrapy_walsh.store.waiting import when_available
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
-    from ..store import StateStore
+    from scrapy_walsh.store import StateStore
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
-from ..context import CrawlContext
+from scrapy_walsh.context import CrawlContext
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -8,8 +8,8 @@ block is bounded too. docs/hostile-servers.md says why.
 
 from __future__ import annotations
 
-from .robots import MAX_BYTES as ROBOTS_PARSE_BYTES
-from .sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
+from scrapy_walsh.policy.robots import MAX_BYTES as ROBOTS_PARSE_BYTES
+from scrapy_walsh.policy.sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
 
 #: Read past the robots.txt parse limit: one decompression chunk, so the parser sees whether
 #: the line at its limit goes on (it never keeps half a rule).

@@ -14,7 +14,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from urllib.parse import urlunsplit
 
-from .urls import remove_dot_segments, split
+from scrapy_walsh.policy.urls import remove_dot_segments, split
 
 __all__ = ("canonical_url", "legacy_canonical_url", "record_keys")
 

@@ -2,7 +2,7 @@
 
 A sitemap, a feed or an llms.txt grants no permission; a URL one of them lists becomes a
 declared target only when the spider's own routing names it (:class:`Route`, built from the
-spider by :mod:`scrapy_walsh.discovery`), so the crawl and ``scrapy walsh plan`` decide with
+spider by :mod:`scrapy_walsh.discovery.manifests`), so the crawl and ``scrapy walsh plan`` decide with
 this one function (:func:`route_for`). docs/link-following-projects.md says why.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import MappingProxyType
 
-from .urls import UnsafeURL, sent_url, split
+from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
 
 #: The manifest kinds ``WALSH_DISCOVERY`` may name.
 SITEMAP, FEED, LLMS_TXT = "sitemap", "feed", "llms.txt"

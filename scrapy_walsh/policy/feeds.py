@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urljoin
 
-from .urls import split
+from scrapy_walsh.policy.urls import split
 
 #: Media types that are a feed by themselves.
 FEED_TYPES = frozenset(

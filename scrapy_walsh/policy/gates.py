@@ -14,11 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .addresses import PrivateAddressAllowance, refusal
-from .hostkey import host_key
-from .robots import MAX_BYTES, RobotsTxt
-from .urls import reading_urls, split
-from .vocabulary import PRIVATE_ADDRESS, Namespace, Verdict
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance, refusal
+from scrapy_walsh.policy.hostkey import host_key
+from scrapy_walsh.policy.robots import MAX_BYTES, RobotsTxt
+from scrapy_walsh.policy.urls import reading_urls, split
+from scrapy_walsh.policy.vocabulary import PRIVATE_ADDRESS, Namespace, Verdict
 
 # ---------------------------------------------------------------------- constants
 

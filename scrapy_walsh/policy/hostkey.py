@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .blocklist.hosts import normalise_host
-from .urls import split
+from scrapy_walsh.policy.blocklist.hosts import normalise_host
+from scrapy_walsh.policy.urls import split
 
 __all__ = ("host_key", "url_host")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .addresses import PrivateAddressAllowance, parse_ip, refusal
-from .hostkey import host_key, url_host
-from .markdown import ITEM_BUDGET, MAX_TEXT, clip, inline_text, links_in, parse_tokens
-from .urls import split
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance, parse_ip, refusal
+from scrapy_walsh.policy.hostkey import host_key, url_host
+from scrapy_walsh.policy.markdown import ITEM_BUDGET, MAX_TEXT, clip, inline_text, links_in, parse_tokens
+from scrapy_walsh.policy.urls import split
 
 #: The section llmstxt.org reserves for secondary links.
 OPTIONAL = "optional"

@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from .urls import split
+from scrapy_walsh.policy.urls import split
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .urls import split
+from scrapy_walsh.policy.urls import split
 
 __all__ = (
     "KEPT",

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import unquote
 
-from .urls import split
+from scrapy_walsh.policy.urls import split
 
 KINDS: Mapping[str, frozenset[str]] = MappingProxyType(
     {

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from lxml import etree
 
 
-from .vocabulary import SITEMAP_OVER_SIZE_LIMIT, SITEMAP_UNREADABLE
+from scrapy_walsh.policy.vocabulary import SITEMAP_OVER_SIZE_LIMIT, SITEMAP_UNREADABLE
 
 MAX_URLS = 50_000
 MAX_BYTES = 52_428_800

@@ -15,7 +15,7 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from w3lib.url import safe_url_string
 
-from .blocklist.hosts import normalise_host
+from scrapy_walsh.policy.blocklist.hosts import normalise_host
 
 __all__ = (
     "UnsafeURL",

@@ -13,15 +13,23 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .. import faults
-from ..config import StateLocation, parse_state_uri
-from ..config import state_location as configured
-from ..context import CrawlContext
-from ..faults import running_engine
-from . import leases, machine, waiting
-from .base import Operation, StateStore, StateStoreError, StoreLost, StoreRefused, StoreUnavailable, Updated
-from .ledger import Ledger, Reservation
-from .sqlite import SqliteStore
+from scrapy_walsh.config import StateLocation, parse_state_uri
+from scrapy_walsh.config import state_location as configured
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.outputs import faults
+from scrapy_walsh.outputs.faults import running_engine
+from scrapy_walsh.store import leases, machine_state, waiting
+from scrapy_walsh.store.base import (
+    Operation,
+    StateStore,
+    StateStoreError,
+    StoreLost,
+    StoreRefused,
+    StoreUnavailable,
+    Updated,
+)
+from scrapy_walsh.store.ledger import Ledger, Reservation
+from scrapy_walsh.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -50,7 +58,7 @@ __all__ = (
 def state_location(settings: BaseSettings) -> StateLocation:
     """``WALSH_STATE_URI`` for this crawl; the default is one file per identity per user,
     ``$XDG_STATE_HOME/scrapy-walsh/<identity>.sqlite3`` (``~/.local/state`` without
-    ``XDG_STATE_HOME``), shared by every process of the identity on this machine."""
+    ``XDG_STATE_HOME``), shared by every process of the identity on this machine_state."""
     return configured(settings)
 
 
@@ -59,7 +67,7 @@ def open_store(location: StateLocation, identity: str) -> StateStore:
     if location.scheme == "sqlite":
         return SqliteStore(location.path, identity, uri=location.uri)
     if location.scheme == "redis":
-        from .redis import RedisStore
+        from scrapy_walsh.store.redis import RedisStore
 
         return RedisStore(location.uri, identity)
     raise StateStoreError(f"{location.shown}: no backend for {location.scheme!r}")
@@ -90,12 +98,12 @@ def _announce(store: StateStore, shared: bool) -> None:
 class StoreCannotOpen(StateStoreError):
     """The crawl's state store can't be opened: the crawl is refused at start, in one message."""
 
-    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    #: reported as its message alone, never a traceback (scrapy_walsh/outputs/clean_refusal.py)
     clean_refusal = True
 
 
 def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
-    """Register the crawl on this machine (:func:`scrapy_walsh.store.machine.register`: refused
+    """Register the crawl on this machine (:func:`scrapy_walsh.store.machine_state.register`: refused
     when another store of its identity is in use here) and in the store while its engine runs,
     with a heartbeat, so its leases hold and ``state reset`` refuses; unregister when the engine
     stops (before the store closes). Each beat also asks the store whether it is still the one it
@@ -114,8 +122,8 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
     crawl = CrawlContext.of(crawler).crawl_id
     spider = getattr(crawler.spidercls, "name", None)
     try:
-        presence = machine.register(crawl, store.identity, store.uri, store.store_id, separate, spider=spider)
-    except machine.StoreConflict as exc:
+        presence = machine_state.register(crawl, store.identity, store.uri, store.store_id, separate, spider=spider)
+    except machine_state.StoreConflict as exc:
         raise _refuse_start(str(exc), named=False) from None
 
     def beat() -> None:
@@ -136,7 +144,7 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
     crawler.signals.connect(stopped, signal=signals.engine_stopped, weak=False)
 
 
-def _beat(store: StateStore, presence: machine.Presence, crawl: str, spider: str | None) -> None:
+def _beat(store: StateStore, presence: machine_state.Presence, crawl: str, spider: str | None) -> None:
     """One heartbeat of a crawl holding the store: on this machine, then in the store (which is
     asked whether it is still the one opened); nothing once the store has failed."""
     if store.failure is not None:
@@ -153,7 +161,7 @@ def _beat(store: StateStore, presence: machine.Presence, crawl: str, spider: str
         pass  # a lost store stopped the crawl (store.failure); an outage: the lease holds HOLDER_BOUND
 
 
-def _release(store: StateStore, presence: machine.Presence, crawl: str, loops: list[Any]) -> None:
+def _release(store: StateStore, presence: machine_state.Presence, crawl: str, loops: list[Any]) -> None:
     """The engine stopped: stop the heartbeat, unregister the crawl from the store (unless the store
     failed) and release its lock file on this machine (left, unlocked, when the store was not told)."""
     for loop in loops:
@@ -193,7 +201,7 @@ _ONE_LINE = _OneLine()
 def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
     """What the crawl does when its store fails mid-run (a full disk, a broken file, a lock never
     released; not a Redis outage, which is waited out): said once at ERROR, the crawl stops, and
-    the process exits non-zero (:mod:`scrapy_walsh.faults`)."""
+    the process exits non-zero (:mod:`scrapy_walsh.outputs.faults`)."""
     said: list[str] = []
 
     def stop(error: StateStoreError) -> None:
@@ -220,7 +228,7 @@ def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
 def _refuse_start(why: str, named: bool = True) -> StoreCannotOpen:
     """The one refusal of a crawl whose store fails before it starts, recorded for the exit status
     (``named``: the store itself failed, whose records the crawl can't do without)."""
-    from .. import clean_refusal, exit_status
+    from scrapy_walsh.outputs import clean_refusal, exit_status
 
     tail = (
         ". The blocklist, the pacing ledger and the R7/R8 records live there, so nothing was crawled"

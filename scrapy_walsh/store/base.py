@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..policy.gates import fetched_after
+from scrapy_walsh.policy.gates import fetched_after
 
 
 class StateStoreError(RuntimeError):
@@ -26,7 +26,7 @@ class StoreRefused(StateStoreError):
     """The store is not the one this machine used: empty, replaced, unreadable, or (Redis) it
     lost its id. Refused at start, never silently started afresh."""
 
-    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    #: reported as its message alone, never a traceback (scrapy_walsh/outputs/clean_refusal.py)
     clean_refusal = True
 
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .base import Entry, StateStore, StateStoreError
+from scrapy_walsh.store.base import Entry, StateStore, StateStoreError
 
 NAMESPACE = "fetching"
 #: Seconds a claim holds; also the longest a process waits for another's copy.

@@ -15,10 +15,10 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ..policy.vocabulary import Namespace
-from ..process import PROCESS
-from . import machine
-from .base import Operation, StateStore, StoreUnavailable
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.process import PROCESS
+from scrapy_walsh.store import machine_state
+from scrapy_walsh.store.base import Operation, StateStore, StoreUnavailable
 
 NAMESPACE = Namespace.CRAWLS
 #: Seconds between two heartbeats of a running crawl.
@@ -61,7 +61,13 @@ def this_machine() -> str:
 
 def register(store: StateStore, crawl: str, **info: Any) -> None:
     """``crawl`` holds the store now (call again every :data:`HEARTBEAT` s)."""
-    record = {"pid": os.getpid(), "machine": this_machine(), "boot": machine.boot_id(), **info, "beat": time.time()}
+    record = {
+        "pid": os.getpid(),
+        "machine": this_machine(),
+        "boot": machine_state.boot_id(),
+        **info,
+        "beat": time.time(),
+    }
     store.set(NAMESPACE, crawl, record, ttl=HEARTBEAT_TTL)
 
 
@@ -95,7 +101,7 @@ def may_have_lapsed(crawl: str) -> bool:
 
 def running(crawl: Any, record: Any) -> bool:
     """Crawl ``crawl`` still runs: by its lock when this machine can see it, else by its record."""
-    here = machine.running_here(crawl)
+    here = machine_state.running_here(crawl)
     if here is not None:
         return here
     return isinstance(record, dict)

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..policy.pacing import ready_time
-from ..policy.vocabulary import Namespace
-from .base import Operation, StateStore, Step, StoreUnavailable, Updated
+from scrapy_walsh.policy.pacing import ready_time
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.store.base import Operation, StateStore, Step, StoreUnavailable, Updated
 
 #: The Lua twin of :func:`scrapy_walsh.policy.pacing.ready_time` (``nil`` for no last start).
 READY_TIME_LUA = """

@@ -16,10 +16,10 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from ..config import masked_uri
-from ..policy.vocabulary import Namespace
-from . import machine
-from .base import (
+from scrapy_walsh.config import masked_uri
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.store import machine_state
+from scrapy_walsh.store.base import (
     Entry,
     Operation,
     StateStore,
@@ -31,7 +31,7 @@ from .base import (
     Updated,
     entry_ttl,
 )
-from .waiting import Interrupted, interruptible, stopping
+from scrapy_walsh.store.waiting import Interrupted, interruptible, stopping
 
 logger = logging.getLogger(__name__)
 
@@ -265,9 +265,9 @@ class RedisStore(StateStore):
 
     def _identify(self) -> str:
         """The store's id, created with it and remembered by every machine that uses it
-        (:mod:`scrapy_walsh.store.machine`): a store that lost it, or now holds another one, is
+        (:mod:`scrapy_walsh.store.machine_state`): a store that lost it, or now holds another one, is
         refused (:class:`StoreRefused`), as a lost sqlite file is."""
-        remembered = machine.remembered_id(self.identity, self.address)
+        remembered = machine_state.remembered_id(self.identity, self.address)
         found: Any = self._call("GET", lambda: self._redis.get(self._marker))  # str: decode_responses
         if found is None and remembered is not None:
             raise StoreRefused(
@@ -285,7 +285,7 @@ class RedisStore(StateStore):
                 f"{_FIX}"
             )
         if remembered is None:
-            machine.remember_id(self.identity, self.address, str(found), self.uri)
+            machine_state.remember_id(self.identity, self.address, str(found), self.uri)
         return str(found)
 
     # -- keys -------------------------------------------------------------------------

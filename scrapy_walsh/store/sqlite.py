@@ -20,7 +20,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from .base import Entry, Operation, StateStore, StateStoreError, Step, StoreLost, StoreRefused, Updated, entry_ttl
+from scrapy_walsh.store.base import (
+    Entry,
+    Operation,
+    StateStore,
+    StateStoreError,
+    Step,
+    StoreLost,
+    StoreRefused,
+    Updated,
+    entry_ttl,
+)
 
 T = TypeVar("T")
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..policy.canonical import record_keys
-from ..policy.vocabulary import Namespace
-from ..process import PROCESS
-from .base import StateStore
+from scrapy_walsh.policy.canonical import record_keys
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.process import PROCESS
+from scrapy_walsh.store.base import StateStore
 
 #: The key (namespace ``admission``) that holds when this version first read the store.
 UPGRADED = "keys-v2"

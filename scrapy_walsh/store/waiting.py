@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..process import PROCESS
-from .base import StoreUnavailable
+from scrapy_walsh.process import PROCESS
+from scrapy_walsh.store.base import StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

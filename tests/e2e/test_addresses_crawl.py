@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import add_addon_line, crawl_targets, new_project, stat
+from tests.helpers import add_addon_line, crawl_targets, new_project, stat
 
 
 @pytest.fixture(scope="module")

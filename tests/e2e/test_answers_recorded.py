@@ -18,9 +18,9 @@ from collections import Counter
 
 import pytest
 
-from ..helpers import GATES_SPIDER, crawl_targets, run_scrapy, stat
-from ..redis_server import RedisServer
-from .hostile_server import MIB, HostileServer, header_flood, plain
+from tests.e2e.hostile_server import MIB, HostileServer, header_flood, plain
+from tests.helpers import GATES_SPIDER, crawl_targets, run_scrapy, stat
+from tests.redis_server import RedisServer
 
 BOUND = MIB
 

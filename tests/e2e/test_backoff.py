@@ -2,7 +2,7 @@
 
 import email.utils
 
-from ..helpers import CLOCK_TOLERANCE, crawl_targets, stat
+from tests.helpers import CLOCK_TOLERANCE, crawl_targets, stat
 
 
 def hits(site, host_key, prefix):

@@ -18,8 +18,7 @@ from scrapy_walsh.commands.blocklist import json_path, problems
 from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.policy.blocklist import InvalidBlocklist
 from scrapy_walsh.policy.blocklist.edit import add, new_document, remove, serialise
-
-from ..helpers import REPO, run_scrapy
+from tests.helpers import REPO, run_scrapy
 
 
 def in_process(*argv, settings=None):

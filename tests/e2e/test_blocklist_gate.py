@@ -5,8 +5,7 @@ import json
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import add_addon_line, crawl_targets, stat
+from tests.helpers import add_addon_line, crawl_targets, stat
 
 BLOCKED_HOSTS = {"blocked", "www.blocked"}
 

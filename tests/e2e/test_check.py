@@ -19,8 +19,7 @@ from scrapy_walsh import __version__
 from scrapy_walsh.conformance import CHECKLIST
 from scrapy_walsh.conformance.rules.pacing import SERIAL
 from scrapy_walsh.store import SqliteStore
-
-from ..helpers import REPO, add_addon_line, new_project, run_scrapy
+from tests.helpers import REPO, add_addon_line, new_project, run_scrapy
 
 ROWS = [r.row for r in CHECKLIST]
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken_project"

@@ -6,7 +6,7 @@ the audit must.
 
 from __future__ import annotations
 
-from ..helpers import add_addon_line, new_project, run_scrapy, write_spider
+from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
 
 DROPPING_SPIDER = """
 import scrapy

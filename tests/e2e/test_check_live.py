@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_walsh.attestation import BUSY_RETRY_AFTER, MIN_INTERVAL, SLOW_CRAWL_DELAY
+from scrapy_walsh.conformance.attestation import BUSY_RETRY_AFTER, MIN_INTERVAL, SLOW_CRAWL_DELAY
 from scrapy_walsh.conformance.rules.pacing import SERIAL
-
-from ..helpers import CLOCK_TOLERANCE, REPO, run_scrapy
+from tests.helpers import CLOCK_TOLERANCE, REPO, run_scrapy
 
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken_project"
 MUST_ROWS = ["1", "2", "2a", "3", "3a", "4", "5", "6"]
@@ -141,7 +140,7 @@ class GreedySpider(scrapy.Spider):
 def test_the_named_spiders_custom_settings_reach_the_live_crawl(tmp_path):
     """Project settings pass; the spider's own custom_settings break R4, so the add-on
     refuses the live crawl of that spider, naming the spider's value."""
-    from ..helpers import add_addon_line, new_project, write_spider
+    from tests.helpers import add_addon_line, new_project, write_spider
 
     project = new_project(tmp_path)
     add_addon_line(project)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import re
 
-from ..helpers import run_scrapy, write_spider
-from ..shop_site import allow_loopback, crawl
+from tests.helpers import run_scrapy, write_spider
+from tests.shop_site import allow_loopback, crawl
 
 POSTS = """
 import scrapy

@@ -6,8 +6,7 @@ nothing: admission is a token the package holds, so the server sees none of thes
 """
 
 from scrapy_walsh.demo.hosts import HOSTS
-
-from ..helpers import run_scrapy, stat, write_spider
+from tests.helpers import run_scrapy, stat, write_spider
 
 SPIDER = """
 import scrapy

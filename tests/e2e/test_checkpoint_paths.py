@@ -10,8 +10,7 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import add_addon_line, new_project, run_scrapy, stat, summary_value, write_spider
+from tests.helpers import add_addon_line, new_project, run_scrapy, stat, summary_value, write_spider
 
 NEW_HOSTS = ("named", "slow", "gone", "docs", "llmsonly", "htmlonly")
 

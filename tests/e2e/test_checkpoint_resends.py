@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from ..helpers import CLOCK_TOLERANCE, run_scrapy, stat, write_spider
+from tests.helpers import CLOCK_TOLERANCE, run_scrapy, stat, write_spider
 
 #: scrapy_walsh.settings.DOWNLOAD_TIMEOUT_FLOOR (tests/unit/test_checkpoint.py pins it)
 DOWNLOAD_TIMEOUT_FLOOR = 5.0

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from ..helpers import crawl_targets, stat
+from tests.helpers import crawl_targets, stat
 
 FTP_IP = "127.0.0.41"
 SECRET = "walsh-secret-marker-0451"

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from ..helpers import add_addon_line, run_scrapy, write_spider
+from tests.helpers import add_addon_line, run_scrapy, write_spider
 
 SPIDER = """
 import scrapy
@@ -64,7 +64,7 @@ sys.exit(1 if process.bootstrap_failed else 0)
 
 
 #: A script that runs crawlers itself and never checks
-#: ``bootstrap_failed`` still exits non-zero when the add-on refuses (scrapy_walsh.exit_status).
+#: ``bootstrap_failed`` still exits non-zero when the add-on refuses (scrapy_walsh.outputs.exit_status).
 RUNNERS = {
     "CrawlerProcess": """
 from scrapy.crawler import CrawlerProcess
@@ -150,7 +150,7 @@ def test_a_script_that_handles_the_refusal_may_exit_zero(tmp_path):
         SPIDER
         + """
 from scrapy.crawler import CrawlerProcess
-from scrapy_walsh import exit_status
+from scrapy_walsh.outputs import exit_status
 process = CrawlerProcess({"ADDONS": {"scrapy_walsh.Addon": 500}, "CONCURRENT_REQUESTS": 8})
 process.crawl(TinySpider)
 process.start()

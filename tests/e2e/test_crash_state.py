@@ -34,8 +34,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import CLOCK_TOLERANCE, demo_settings
+from tests.helpers import CLOCK_TOLERANCE, demo_settings
 
 IP = "127.0.2.2"
 DOMAIN = "crash.test"

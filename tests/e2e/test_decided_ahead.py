@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from ..helpers import stat, write_spider
+from tests.helpers import stat, write_spider
 
 SPIDER = """
 import asyncio

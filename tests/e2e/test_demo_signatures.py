@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scrapy_walsh import webbotauth
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import HOSTS
+from scrapy_walsh.identity import webbotauth
 
 
 def send(site: DemoSite, url: str, headers: dict[str, str]) -> int:

@@ -14,8 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
-from ..sitemap_site import SPIDER, BigSitemap
+from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
+from tests.sitemap_site import SPIDER, BigSitemap
 
 LOOPBACK = 'WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"]\n'
 #: 10,000 URLs of 1,990 characters: 20 MB of URLs in a 20 MB sitemap (100 KB gzipped).

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from ..helpers import run_scrapy
-from .test_link_following import blog, make_project  # noqa: F401 - the blog fixture
+from tests.e2e.test_link_following import blog, make_project  # noqa: F401 - the blog fixture
+from tests.helpers import run_scrapy
 
 #: (project, how its source is edited, settings lines, what the refusal names)
 BROKEN = {

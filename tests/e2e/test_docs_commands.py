@@ -12,7 +12,7 @@ from functools import cache
 
 import pytest
 
-from ..helpers import REPO, run_scrapy
+from tests.helpers import REPO, run_scrapy
 
 DOCS = REPO / "docs"
 #: A page's command line: ``scrapy walsh`` then its words, up to the end of the code span or line.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ..helpers import run_scrapy
+from tests.helpers import run_scrapy
 
 QUOTESBOT = Path(__file__).resolve().parent.parent / "data" / "quotesbot"
 DECLARE = "declare the pages to fetch instead (start_urls, start(), or a StructuredSourceSpider's targets)"

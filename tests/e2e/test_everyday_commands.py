@@ -22,7 +22,7 @@ def _browser(tmp_path):
 
 
 def _view(project, url, tmp_path):
-    from ..helpers import run_scrapy
+    from tests.helpers import run_scrapy
 
     browser, opened = _browser(tmp_path)
     return run_scrapy(["view", url], cwd=project, env={"BROWSER": browser}, timeout=120), opened
@@ -61,7 +61,7 @@ class OneSpider(scrapy.Spider):
 
 
 def test_runspider_fetches_its_declared_target_only(project, demo_site, tmp_path):
-    from ..helpers import run_scrapy
+    from tests.helpers import run_scrapy
 
     spider = tmp_path / "one.py"
     spider.write_text(RUNSPIDER)

@@ -6,7 +6,7 @@ gets nothing (R8), and its log says who fetched it and how to reset, for that ex
 
 from __future__ import annotations
 
-from ..helpers import run_scrapy, write_spider
+from tests.helpers import run_scrapy, write_spider
 
 SPIDER = """
 import scrapy

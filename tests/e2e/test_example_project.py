@@ -7,8 +7,7 @@ import sys
 from urllib.parse import urlsplit
 
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import CLOCK_TOLERANCE, REPO, gaps_by_host, summary_value
+from tests.helpers import CLOCK_TOLERANCE, REPO, gaps_by_host, summary_value
 
 #: Fields read from a structured representation (markdown or llms.txt), never from HTML.
 STRUCTURED_FIELDS = {"title", "headings", "links", "name", "summary", "sections", "optional"}

@@ -16,8 +16,7 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import GATES_SPIDER, REPO, run_scrapy
+from tests.helpers import GATES_SPIDER, REPO, run_scrapy
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,7 @@ from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import HOSTS
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import open_store, parse_state_uri
-
-from ..helpers import CLOCK_TOLERANCE, add_addon_line, crawl_targets, new_project, run_scrapy
+from tests.helpers import CLOCK_TOLERANCE, add_addon_line, crawl_targets, new_project, run_scrapy
 
 FETCH = "fetch"
 #: The module fixture runs 11 subprocesses (2 crawls, 9 explains): over the 300 s default on a busy machine.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..helpers import add_addon_line, run_scrapy, write_spider
+from tests.helpers import add_addon_line, run_scrapy, write_spider
 
 SPIDER = """
 import scrapy
@@ -28,7 +28,7 @@ BAD_SETTINGS = {
 
 @pytest.fixture(scope="module")
 def tiny_project(tmp_path_factory):
-    from ..helpers import new_project
+    from tests.helpers import new_project
 
     project = new_project(tmp_path_factory.mktemp("sweep"))
     add_addon_line(project)

@@ -17,8 +17,7 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.content import FEED_ENTRIES, FEED_ENTRY_BODY
-
-from ..helpers import add_addon_line, new_project, run_scrapy, write_spider
+from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
 
 SPIDER = """
 from scrapy_walsh import StructuredSourceSpider

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from ..helpers import CLOCK_TOLERANCE, run_scrapy, write_spider
-from ..shop_site import PER_PAGE, allow_loopback, crawl, declare_pages
+from tests.helpers import CLOCK_TOLERANCE, run_scrapy, write_spider
+from tests.shop_site import PER_PAGE, allow_loopback, crawl, declare_pages
 
 
 def test_check_announces_each_change_with_file_and_line(shop_project, shop):
@@ -71,7 +71,7 @@ def test_shared_dedup_key_is_named_then_the_setting_brings_every_item_back(shop_
     assert "several items of one page share it" in first.stderr
     assert "WALSH_DEDUP_KEY" in first.stderr
     assert "shared dedup key" in first.stderr, "the summary says it too"
-    assert "[scrapy_walsh.summary] WARNING" in first.stderr, "something was refused: WARNING"
+    assert "[scrapy_walsh.outputs.summary] WARNING" in first.stderr, "something was refused: WARNING"
 
     second, items = crawl(shop_project, "-s", "WALSH_DEDUP_KEY=sku", "-s", "WALSH_REFETCH_INTERVAL=0")
     assert second.returncode == 0, second.stderr[-3000:]
@@ -84,7 +84,7 @@ def test_forget_spider_fetches_again_while_pacing_holds(shop_project, shop):
     first, items = crawl(shop_project)
     assert first.returncode == 0, first.stderr[-3000:]
     assert len(items) == 2 * PER_PAGE
-    assert "[scrapy_walsh.summary] INFO" in first.stderr, "nothing refused: the summary is INFO"
+    assert "[scrapy_walsh.outputs.summary] INFO" in first.stderr, "nothing refused: the summary is INFO"
 
     shown = run_scrapy(["walsh", "state", "show", f"{shop.base}/page-1.html", "--json"], cwd=shop_project)
     assert json.loads(shown.stdout)["targets"][f"{shop.base}/page-1.html"]["validators"], "validators stored"

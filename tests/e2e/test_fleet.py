@@ -13,9 +13,8 @@ from collections import Counter
 import pytest
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, gaps_by_host, new_project, stat
-from ..redis_server import RedisServer
+from tests.helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, gaps_by_host, new_project, stat
+from tests.redis_server import RedisServer
 
 HOSTS = ("open", "gone", "busy")
 WORKERS = 3

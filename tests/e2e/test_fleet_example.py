@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from ..helpers import REPO
+from tests.helpers import REPO
 
 
 def test_workers_sharing_a_scrapy_redis_queue_keep_the_fleet_guarantees():

@@ -21,9 +21,8 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.store.leases import HOLDER_BOUND
-
-from ..redis_server import RedisServer
-from .test_fleet import fleet_project
+from tests.e2e.test_fleet import fleet_project
+from tests.redis_server import RedisServer
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="unshare needs root")
 

@@ -9,8 +9,8 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.queue import PolitenessAwarePriorityQueue
-from scrapy_walsh.shared_pacer import SharedPacer
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.queue import PolitenessAwarePriorityQueue
 
 
 def test_the_pops_after_a_reservation_read_nothing_it_read_ahead(redis_server):

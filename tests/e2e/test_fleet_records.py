@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import redis
 
-from ..helpers import CRAWLS_OWN_ROUND_TRIPS, round_trips_by_kind, stat, timed_round_trips
-from .test_crash_state import crawl_once
+from tests.e2e.test_crash_state import crawl_once
+from tests.helpers import CRAWLS_OWN_ROUND_TRIPS, round_trips_by_kind, stat, timed_round_trips
 
 
 def test_an_answers_record_rides_on_the_next_round_trip(tmp_path, redis_server):

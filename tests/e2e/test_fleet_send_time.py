@@ -20,11 +20,10 @@ import pytest
 
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import HOSTS
-
-from ..helpers import CLOCK_TOLERANCE, gaps_by_host, stat
-from ..redis_server import RedisProxy, RedisServer
-from ..slow_connect import SlowConnect, SlowHandshake
-from .test_fleet import fleet_project, start_worker
+from tests.e2e.test_fleet import fleet_project, start_worker
+from tests.helpers import CLOCK_TOLERANCE, gaps_by_host, stat
+from tests.redis_server import RedisProxy, RedisServer
+from tests.slow_connect import SlowConnect, SlowHandshake
 
 DOOR_IP = "127.0.0.250"
 HOST = "open"

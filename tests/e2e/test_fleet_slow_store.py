@@ -13,10 +13,9 @@ import os
 import pytest
 
 from scrapy_walsh.demo.hosts import HOSTS
-
-from ..helpers import stat
-from ..slow_connect import SlowConnect
-from .test_fleet_send_time import DOOR_IP, HOST, fleet_with_a_slow_worker, spacing
+from tests.e2e.test_fleet_send_time import DOOR_IP, HOST, fleet_with_a_slow_worker, spacing
+from tests.helpers import stat
+from tests.slow_connect import SlowConnect
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the door watches SYNs with a packet socket (root)")

@@ -16,8 +16,8 @@ from collections import Counter
 import pytest
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import (
+from tests.e2e.test_fleet import fleet_project, start_worker
+from tests.helpers import (
     CLOCK_TOLERANCE,
     GATES_SPIDER,
     add_addon_line,
@@ -28,8 +28,7 @@ from ..helpers import (
     stat,
     wait_for_pages,
 )
-from ..redis_server import RedisServer
-from .test_fleet import fleet_project, start_worker
+from tests.redis_server import RedisServer
 
 
 def project_on(tmp_path, site, server):

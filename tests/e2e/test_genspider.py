@@ -16,8 +16,7 @@ import scrapy_walsh
 from scrapy_walsh.commands.genspider import template_path
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import add_addon_line, new_project, run_scrapy
+from tests.helpers import add_addon_line, new_project, run_scrapy
 
 TEMPLATES_DIR = str(template_path().parent.parent)
 

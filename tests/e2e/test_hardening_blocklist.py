@@ -15,8 +15,7 @@ from scrapy_walsh.demo.hosts import BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 from scrapy_walsh.policy.blocklist import bundled_schema
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import SqliteStore
-
-from ..helpers import add_addon_line, crawl_targets, stat
+from tests.helpers import add_addon_line, crawl_targets, stat
 
 BLOCKED = f"blocked.{DEMO_DOMAIN}"
 

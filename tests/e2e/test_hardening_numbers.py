@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..helpers import crawl_targets
+from tests.helpers import crawl_targets
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ the recording server saw.
 
 from __future__ import annotations
 
-from ..helpers import crawl_targets, stat
+from tests.helpers import crawl_targets, stat
 
 RATES = {
     "open": "1/" + "9" * 5000,  # ValueError: int() of more than 4300 digits

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 
 from scrapy_walsh.demo.content import blocklist_schema_bytes
-
-from ..helpers import crawl_targets, run_scrapy, stat, write_spider
+from tests.helpers import crawl_targets, run_scrapy, stat, write_spider
 
 DISGUISED = [
     "/static/logo.png;v=1",

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from ..helpers import GATES_SPIDER, stat
-from .hostile_server import MIB, HostileServer, bomb, compressed, header_flood, plain, run_measured
+from tests.e2e.hostile_server import MIB, HostileServer, bomb, compressed, header_flood, plain, run_measured
+from tests.helpers import GATES_SPIDER, stat
 
 #: The crawl's peak RSS under hostile content: a bomb's decoded size must not reach memory.
 MAX_RSS_MB = 300

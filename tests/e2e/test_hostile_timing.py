@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..helpers import CLOCK_TOLERANCE, crawl_targets, stat
-from .hostile_server import HostileServer, busy, hang, plain, trickle
+from tests.e2e.hostile_server import HostileServer, busy, hang, plain, trickle
+from tests.helpers import CLOCK_TOLERANCE, crawl_targets, stat
 
 BUDGET = 5.0
 RECHECK = 15.0

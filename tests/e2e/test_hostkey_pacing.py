@@ -4,7 +4,7 @@ server, spacing from the server's own clock."""
 
 from __future__ import annotations
 
-from ..helpers import CLOCK_TOLERANCE, crawl_targets
+from tests.helpers import CLOCK_TOLERANCE, crawl_targets
 
 
 def _dot(url: str) -> str:

@@ -7,15 +7,7 @@ import pytest
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import (
-    CLOCK_TOLERANCE,
-    add_addon_line,
-    gaps_by_host,
-    run_scrapy,
-    summary_value,
-    write_spider,
-)
+from tests.helpers import CLOCK_TOLERANCE, add_addon_line, gaps_by_host, run_scrapy, summary_value, write_spider
 
 SPIDER = """
 import scrapy

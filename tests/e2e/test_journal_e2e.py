@@ -14,16 +14,15 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scrapy_walsh import webbotauth
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.access_log import combined_log
 from scrapy_walsh.demo.content import ROBOTS
+from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal.chain import entries, journal_files
 from scrapy_walsh.settings import USER_AGENT
-
-from .. import nginx_server
-from ..helpers import add_addon_line, crawl_targets, new_project, run_scrapy
-from .browser import png_pixels_not_blank, render
+from tests import nginx_server
+from tests.e2e.browser import png_pixels_not_blank, render
+from tests.helpers import add_addon_line, crawl_targets, new_project, run_scrapy
 
 HOST = "open.walsh-demo.test"
 

@@ -20,9 +20,8 @@ import pytest
 
 from scrapy_walsh.demo.access_log import combined_log
 from scrapy_walsh.journal import reading
-
-from ..helpers import GATES_SPIDER, crawl_targets, run_scrapy
-from .test_outputs import small_disk  # noqa: F401 - the fixture: a real 32 KiB tmpfs
+from tests.e2e.test_outputs import small_disk  # noqa: F401 - the fixture: a real 32 KiB tmpfs
+from tests.helpers import GATES_SPIDER, crawl_targets, run_scrapy
 
 HOST = "open.walsh-demo.test"
 

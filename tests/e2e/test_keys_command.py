@@ -17,11 +17,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from scrapy.settings import Settings
 
-from scrapy_walsh import webbotauth
 from scrapy_walsh.commands import keys as command
+from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import run_scrapy
+from tests.helpers import run_scrapy
 
 WELL_KNOWN = webbotauth.WELL_KNOWN_PATH
 

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ..blog_site import Blog
-from ..helpers import add_addon_line, new_project, run_scrapy, stat, summary_value, write_spider
+from tests.blog_site import Blog
+from tests.helpers import add_addon_line, new_project, run_scrapy, stat, summary_value, write_spider
 
 PROJECTS = Path(__file__).parent.parent / "data" / "link_projects"
 #: Settings lines a test needs on loopback (not an edit a user makes on the open web).

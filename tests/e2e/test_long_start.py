@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .test_crash_state import crawl_once
+from tests.e2e.test_crash_state import crawl_once
 
 PROBE = '''
 import time

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from ..helpers import CLOCK_TOLERANCE, run_scrapy, stat
-from .test_link_following import POSTS, blog, crawl, make_project, titles  # noqa: F401 - blog is a fixture
+from tests.e2e.test_link_following import POSTS, blog, crawl, make_project, titles  # noqa: F401 - blog is a fixture
+from tests.helpers import CLOCK_TOLERANCE, run_scrapy, stat
 
 INDEX = "/sitemap_index.xml"
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.demo.hosts import HOSTS
-
-from ..helpers import crawl_targets, run_scrapy, stat
+from tests.helpers import crawl_targets, run_scrapy, stat
 
 NUL_ROBOTS = b"User-agent: *\nAllow: /ok\x00\n\nUser-agent: Walsh-Research\nDisallow: /\n"
 

@@ -17,8 +17,7 @@ from collections import Counter
 import pytest
 
 from scrapy_walsh.store import SqliteStore
-
-from ..helpers import GATES_SPIDER, run_scrapy, stat, write_spider
+from tests.helpers import GATES_SPIDER, run_scrapy, stat, write_spider
 
 #: Items per page, and the bytes of padding each one carries (the tmpfs fills after a few pages).
 PER_PAGE = 5
@@ -270,7 +269,7 @@ def test_a_feed_that_cannot_store_its_file_at_the_end_leaves_its_pages_unmarked(
     """A feed uploaded when its slot closes (FTP here, S3 and GCS alike) to a server that is not
     there: nothing of it was delivered, so no page is recorded as fetched and no item as
     emitted; the run says so once and exits 1, and the next run fetches every page again."""
-    from ..redis_server import free_port
+    from tests.redis_server import free_port
 
     _spider(project)
     urls = _targets(demo_site, 4)

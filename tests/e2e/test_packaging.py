@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_walsh import __version__
-
-from ..helpers import REPO
+from tests.helpers import REPO
 
 #: What pip and build print when the index is out of reach (no network, no DNS, a proxy refusing).
 NETWORK_ERRORS = re.compile(

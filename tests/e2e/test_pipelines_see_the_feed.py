@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from ..helpers import run_scrapy, stat
-from ..shop_site import allow_loopback, crawl, declare_pages
+from tests.helpers import run_scrapy, stat
+from tests.shop_site import allow_loopback, crawl, declare_pages
 
 PIPELINES = """
 import json

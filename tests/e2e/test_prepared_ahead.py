@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..helpers import CLOCK_TOLERANCE, stat
-from .test_crash_state import crawl_once
+from tests.e2e.test_crash_state import crawl_once
+from tests.helpers import CLOCK_TOLERANCE, stat
 
 
 def test_a_request_waits_prepared_behind_each_robots_txt_fetch(tmp_path):

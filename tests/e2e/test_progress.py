@@ -1,13 +1,13 @@
 """Progress lines: a real crawl of a shop on loopback with ``WALSH_PROGRESS_INTERVAL = 1`` logs,
-from ``scrapy_walsh.progress``, the targets done, refused and left and the time left by the
+from ``scrapy_walsh.outputs.progress``, the targets done, refused and left and the time left by the
 pacing bound; the ``walsh/progress/*`` stats hold the last figures; 0 switches it off."""
 
 from __future__ import annotations
 
 import re
 
-from ..helpers import stat
-from ..shop_site import allow_loopback, crawl, declare_pages
+from tests.helpers import stat
+from tests.shop_site import allow_loopback, crawl, declare_pages
 
 LINE = re.compile(
     r"\[scrapy_walsh\.progress\] INFO: Targets: (\d+) done \(at \d+ targets/min\), (\d+) refused, (\d+) left; "
@@ -46,5 +46,5 @@ def test_zero_switches_progress_off(shop_project, shop):
     declare_pages(shop_project, shop.base, pages=2)
     result, items = crawl(shop_project)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "[scrapy_walsh.progress]" not in result.stderr
+    assert "[scrapy_walsh.outputs.progress]" not in result.stderr
     assert stat(result.stderr, "walsh/progress/done") is None

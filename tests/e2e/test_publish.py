@@ -18,13 +18,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scrapy_walsh import webbotauth
+from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal.chain import journal_files
 from scrapy_walsh.settings import ROBOTS_TOKEN, USER_AGENT
-
-from ..helpers import run_scrapy
-from .browser import png_pixels_not_blank, render
-from .test_journal_e2e import crawled  # noqa: F401 - the signed crawl, once per module
+from tests.e2e.browser import png_pixels_not_blank, render
+from tests.e2e.test_journal_e2e import crawled  # noqa: F401 - the signed crawl, once per module
+from tests.helpers import run_scrapy
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -11,13 +11,13 @@ import os
 
 import pytest
 
-from ..helpers import run_scrapy
+from tests.helpers import run_scrapy
 
 
 @pytest.fixture(scope="module")
 def bad(tmp_path_factory):
     """The project, and bad inputs for it."""
-    from ..helpers import add_addon_line, new_project
+    from tests.helpers import add_addon_line, new_project
 
     root = tmp_path_factory.mktemp("bad_input")
     project = new_project(root)

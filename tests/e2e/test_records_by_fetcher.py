@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from ..helpers import add_addon_line, new_project, run_scrapy, write_spider
-from ..shop_site import Shop, allow_loopback, crawl
+from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
+from tests.shop_site import Shop, allow_loopback, crawl
 
 #: A spider whose targets come from an environment variable: nothing static to read them from.
 DYNAMIC_SPIDER = """

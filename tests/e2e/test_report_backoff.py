@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from ..helpers import CLOCK_TOLERANCE, crawl_targets, run_scrapy
-from .browser import png_pixels_not_blank, render
+from tests.e2e.browser import png_pixels_not_blank, render
+from tests.helpers import CLOCK_TOLERANCE, crawl_targets, run_scrapy
 
 RETRY_AFTER = 3
 

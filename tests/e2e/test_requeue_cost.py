@@ -5,10 +5,10 @@ the requests that reach it."""
 
 from __future__ import annotations
 
-from ..helpers import CLOCK_TOLERANCE, crawl_targets, gaps_by_host, stat
+from tests.helpers import CLOCK_TOLERANCE, crawl_targets, gaps_by_host, stat
 
 COUNTER = """
-from scrapy_walsh import admission
+from scrapy_walsh.sending import admission
 
 
 class ReachedPacing:

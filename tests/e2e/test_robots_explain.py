@@ -8,8 +8,7 @@ import pytest
 
 from scrapy_walsh.demo.content import robots_txt
 from scrapy_walsh.policy.robots import RobotsTxt, RuleLine, Verdict
-
-from ..unit.test_robots import CTC
+from tests.unit.test_robots import CTC
 
 TOKEN = "Walsh-Research"
 

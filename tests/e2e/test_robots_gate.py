@@ -5,8 +5,7 @@ from urllib.parse import quote
 import pytest
 
 from scrapy_walsh.settings import USER_AGENT
-
-from ..helpers import add_addon_line, crawl_targets, new_project, stat
+from tests.helpers import add_addon_line, crawl_targets, new_project, stat
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,7 @@ from __future__ import annotations
 import pytest
 
 from scrapy_walsh.policy.robots import MAX_BYTES
-
-from ..robots_hostile import SHAPES, measure
+from tests.robots_hostile import SHAPES, measure
 
 #: CPU seconds for parse + first verdict; a later verdict; peak RSS over the interpreter's start.
 MAX_CPU = 40.0

@@ -18,8 +18,8 @@ import pytest
 import scrapy
 from packaging.version import Version
 
-from ..helpers import new_project, run_scrapy, stat
-from .hostile_server import MIB, HostileServer, bomb, compressed, long_file, run_measured
+from tests.e2e.hostile_server import MIB, HostileServer, bomb, compressed, long_file, run_measured
+from tests.helpers import new_project, run_scrapy, stat
 
 STOCK_OFF = (
     '{"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": null, "scrapy_walsh.RobotsTxtMiddleware": 100}'

@@ -12,7 +12,7 @@ import sys
 import textwrap
 import time
 
-from ..helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, new_project
+from tests.helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, new_project
 
 
 def _start(args, cwd) -> subprocess.Popen:

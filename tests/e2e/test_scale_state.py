@@ -4,7 +4,7 @@ test's own (tests/conftest.py), so the default store is a fresh per-test file.""
 
 from __future__ import annotations
 
-from ..helpers import crawl_targets, run_scrapy
+from tests.helpers import crawl_targets, run_scrapy
 
 
 def _state_file(state_home):

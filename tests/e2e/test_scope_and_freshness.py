@@ -1,7 +1,7 @@
 """R6-R8 end to end: declared targets only, no sub-resources, metadata only, conditional
 requests, dedup across runs and the frequency guard, from the demo server's log."""
 
-from ..helpers import crawl_targets, run_scrapy, stat, write_spider
+from tests.helpers import crawl_targets, run_scrapy, stat, write_spider
 
 FOLLOWER = """
 import scrapy

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..helpers import run_scrapy, stat, write_spider
+from tests.helpers import run_scrapy, stat, write_spider
 
 PAGINATED = """
 import scrapy

@@ -16,8 +16,7 @@ import sys
 import pytest
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import CLOCK_TOLERANCE, demo_settings, gaps_by_host
+from tests.helpers import CLOCK_TOLERANCE, demo_settings, gaps_by_host
 
 PAGES = 3
 SPIDERS = {"first": ("open", "gone"), "second": ("htmlonly", "llmsonly")}

@@ -9,9 +9,8 @@ second, read and rewritten by every reservation."""
 from __future__ import annotations
 
 from scrapy_walsh.store import SqliteStore
-
-from ..helpers import CLOCK_TOLERANCE
-from .test_crash_state import IP, crawl_once
+from tests.e2e.test_crash_state import IP, crawl_once
+from tests.helpers import CLOCK_TOLERANCE
 
 
 def test_a_shared_address_entry_holds_one_lease_however_many_names_share_it(tmp_path):

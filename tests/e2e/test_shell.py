@@ -5,8 +5,7 @@ the demo site; assertions on what the server saw."""
 from __future__ import annotations
 
 from scrapy_walsh.settings import USER_AGENT as OUR_UA
-
-from ..helpers import run_scrapy, write_spider
+from tests.helpers import run_scrapy, write_spider
 
 TITLES = """
 import scrapy

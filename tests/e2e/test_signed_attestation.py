@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..helpers import REPO, run_scrapy
+from tests.helpers import REPO, run_scrapy
 
 EXAMPLE = REPO / "example_project"
 

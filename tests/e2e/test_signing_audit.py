@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..helpers import add_addon_line, crawl_targets
+from tests.helpers import add_addon_line, crawl_targets
 
 
 @pytest.mark.parametrize(
@@ -17,7 +17,7 @@ from ..helpers import add_addon_line, crawl_targets
 def test_an_unusable_key_or_directory_refuses_the_crawl(plain_project, demo_site, tmp_path, setting, value, reason):
     garbage = tmp_path / "garbage.pem"
     garbage.write_text("-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
-    from scrapy_walsh import webbotauth
+    from scrapy_walsh.identity import webbotauth
 
     good = tmp_path / "good.pem"
     good.write_bytes(webbotauth.private_pem(webbotauth.generate_key()))

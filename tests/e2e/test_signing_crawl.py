@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh import webbotauth
 from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.demo.hosts import HOSTS
-
-from ..helpers import add_addon_line, crawl_targets, new_project, run_scrapy
+from scrapy_walsh.identity import webbotauth
+from tests.helpers import add_addon_line, crawl_targets, new_project, run_scrapy
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..helpers import crawl_targets, run_scrapy
+from tests.helpers import crawl_targets, run_scrapy
 
 
 def _state(project, *args):

@@ -13,8 +13,7 @@ import time
 
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import SqliteStore
-
-from ..helpers import (
+from tests.helpers import (
     CLOCK_TOLERANCE,
     CRAWLS_OWN_ROUND_TRIPS,
     GATES_SPIDER,

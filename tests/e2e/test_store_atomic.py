@@ -14,8 +14,7 @@ import redis
 
 from scrapy_walsh.store import Ledger, StoreUnavailable, open_store, parse_state_uri
 from scrapy_walsh.store.redis import RETRY_BUDGET, RedisStore
-
-from ..redis_server import RedisServer
+from tests.redis_server import RedisServer
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -517,7 +516,7 @@ def _round_trips(store):
 def test_a_host_and_its_addresses_are_reserved_in_one_round_trip(uri):
     """A reservation covers the host and each address (here 4) in one atomic step:
     one Redis script, one sqlite transaction; all slots or none."""
-    from scrapy_walsh.shared_pacer import MAX_ADDRESSES, pace_keys
+    from scrapy_walsh.sending.pacer import MAX_ADDRESSES, pace_keys
 
     store = store_at(uri)
     ledger = Ledger(store, "pacing")
@@ -550,11 +549,11 @@ def test_a_lease_of_a_crawl_gone_is_taken_over_and_a_record_never(uri):
     taker gets it; a record of what happened (a float) is never taken over. A pid says nothing."""
     import os
 
-    from scrapy_walsh.store import leases, machine
+    from scrapy_walsh.store import leases, machine_state
 
     store = store_at(uri)
     leases.register(store, "alive")
-    running = machine.Presence("alive", {"boot": machine.boot_id()})
+    running = machine_state.Presence("alive", {"boot": machine_state.boot_id()})
     running.hold()
     first = leases.take(store, "fetched", "http://a/1", "alive")
     assert first is not None and leases.holds(store, "fetched", "http://a/1", first)
@@ -682,8 +681,7 @@ def test_a_lease_whose_answer_was_lost_is_still_the_takers(redis_server):
     lease it wrote. Before, the crawl found its own lease, took it for another fetch of the same
     target, and skipped the target (the outage test lost one of its 8 pages, once in forty runs)."""
     from scrapy_walsh.store import leases
-
-    from ..redis_server import RedisProxy
+    from tests.redis_server import RedisProxy
 
     with RedisProxy(redis_server.port) as proxy:
         store = store_at(proxy.url)

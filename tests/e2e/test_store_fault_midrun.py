@@ -15,8 +15,7 @@ import sys
 import time
 
 from scrapy_walsh.store.sqlite import SqliteStore
-
-from ..helpers import REPO, summary_value
+from tests.helpers import REPO, summary_value
 
 SPIDER = """
 import scrapy

@@ -13,10 +13,9 @@ import time
 import pytest
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import GATES_SPIDER, add_addon_line, new_project, wait_for_pages
-from ..redis_server import RedisServer
-from .test_fleet import start_worker
+from tests.e2e.test_fleet import start_worker
+from tests.helpers import GATES_SPIDER, add_addon_line, new_project, wait_for_pages
+from tests.redis_server import RedisServer
 
 #: Seconds from the signal to exit: Scrapy's graceful stop takes one or two when the reactor is
 #: free; a reactor stuck in a store call that waits for Redis never gets there (a paused Redis

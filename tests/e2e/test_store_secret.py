@@ -11,10 +11,9 @@ import threading
 import time
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import add_addon_line, crawl_targets, new_project, run_scrapy
-from ..redis_server import RedisServer
-from .test_fleet import start_worker
+from tests.e2e.test_fleet import start_worker
+from tests.helpers import add_addon_line, crawl_targets, new_project, run_scrapy
+from tests.redis_server import RedisServer
 
 SECRET = "s3cret-Walsh-pw"
 

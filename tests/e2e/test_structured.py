@@ -16,13 +16,12 @@ from collections import Counter
 import pytest
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
+from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
 SPIDER = """
 from scrapy import Request
 from scrapy_walsh import StructuredSourceSpider
-from scrapy_walsh.spiders import MARKER
+from scrapy_walsh.discovery.structured import MARKER
 
 
 class R9Spider(StructuredSourceSpider):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
+from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
 SPIDER = """
 from scrapy_walsh import StructuredSourceSpider

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..helpers import crawl_targets
+from tests.helpers import crawl_targets
 
 
 def test_summary_and_first_denials_survive_warning_level_and_dns_failures_are_not_sent(project, demo_site):

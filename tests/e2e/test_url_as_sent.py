@@ -7,8 +7,7 @@ otherwise. The server must see robots.txt and the two allowed pages, each once, 
 """
 
 from scrapy_walsh.demo import DemoSite
-
-from ..helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
+from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
 SPIDER = """
 import scrapy

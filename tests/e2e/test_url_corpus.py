@@ -41,10 +41,9 @@ from scrapy_walsh.policy.gates import RobotsFetch, robots_outcome
 from scrapy_walsh.policy.hostkey import host_key, url_host
 from scrapy_walsh.policy.vocabulary import BLOCKING_VERDICTS
 from scrapy_walsh.settings import ROBOTS_TOKEN, USER_AGENT
-
-from .. import nginx_server
-from ..helpers import add_addon_line, new_project, run_scrapy, write_spider
-from ..url_corpus import LEAVES, Hosts, Spelling, corpus, known_bad
+from tests import nginx_server
+from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
+from tests.url_corpus import LEAVES, Hosts, Spelling, corpus, known_bad
 
 DECLARED = tuple(HOSTS[key].name for key in ("open", "docs", "llmsonly", "htmlonly", "feeds", "decoys"))
 UNDECLARED = HOSTS["named"].name

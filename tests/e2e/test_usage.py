@@ -11,11 +11,11 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_walsh import Addon, admission
+from scrapy_walsh import Addon
 from scrapy_walsh.middlewares.usage_preferences import UsagePreferencesItemMiddleware, UsagePreferencesMiddleware
 from scrapy_walsh.policy.xrobotstag import MAX_DIRECTIVES, usage_warnings
-
-from ..helpers import add_addon_line, crawl_targets, new_project, stat
+from scrapy_walsh.sending import admission
+from tests.helpers import add_addon_line, crawl_targets, new_project, stat
 
 TOKEN = "Walsh-Research"
 

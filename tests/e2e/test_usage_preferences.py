@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from ..helpers import add_addon_line, crawl_targets, run_scrapy, stat, summary_value
+from tests.helpers import add_addon_line, crawl_targets, run_scrapy, stat, summary_value
 
 PAGES = ["/page/1", "/closed/a", "/headers/content-usage", "/tdm/a", "/headers/tdm"]
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from scrapy_walsh.commands.walsh import EXAMPLES, SUBCOMMANDS, help_parser
-
-from ..helpers import run_scrapy
+from tests.helpers import run_scrapy
 
 
 def test_top_level_help_lists_one_subcommand_per_line(tmp_path):

@@ -14,10 +14,10 @@ from scrapy_walsh.conformance import (
     ConformanceGuard,
     enabled_components,
 )
+from scrapy_walsh.outputs.summary import ComplianceSummary
 from scrapy_walsh.policy.vocabulary import requirement_name
 from scrapy_walsh.preset import preset
 from scrapy_walsh.settings import USER_AGENT, WALSH_SETTINGS
-from scrapy_walsh.summary import ComplianceSummary
 
 
 def crawler_with(**settings):
@@ -34,7 +34,10 @@ def test_places_every_component_and_removes_scrapy_robots_middleware():
     assert RobotsTxtMiddleware not in mws
     # R1 has one enforcement, the checkpoint: no middleware sets the User-Agent besides it
     assert not [m for m in mws if m.__name__ == "IdentityMiddleware"]
-    assert crawler.settings.getdict("DOWNLOAD_HANDLERS")["http"] == "scrapy_walsh.checkpoint.CheckpointDownloadHandler"
+    assert (
+        crawler.settings.getdict("DOWNLOAD_HANDLERS")["http"]
+        == "scrapy_walsh.sending.checkpoint.CheckpointDownloadHandler"
+    )
     exts = enabled(crawler, "EXTENSIONS")
     assert ConformanceGuard in exts and ComplianceSummary in exts
 
@@ -221,7 +224,7 @@ CLEAN_REFUSAL_PROBE = """
 import json, logging, sys
 import twisted.logger  # loaded, as under Scrapy: the hook would begin Twisted logging
 from scrapy.settings import Settings
-from scrapy_walsh import clean_refusal
+from scrapy_walsh.outputs import clean_refusal
 from scrapy_walsh.addon import Addon
 from scrapy_walsh.conformance import FAIL, ConformanceError, Finding
 
@@ -241,7 +244,7 @@ for _ in range(2):
 print(json.dumps(seen()))
 clean_refusal.refusing()  # a refusal is made: uncaught, it must still be one message
 print(json.dumps(seen()))
-from scrapy_walsh import exit_status
+from scrapy_walsh.outputs import exit_status
 exit_status.handled()  # the script dealt with it: the process's own hook is back
 print(json.dumps(seen()))
 """

@@ -9,9 +9,10 @@ import hmac
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
-from scrapy_walsh import Addon, admission
+from scrapy_walsh import Addon
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.policy.vocabulary import Meta
+from scrapy_walsh.sending import admission
 
 
 def test_a_seal_is_the_hmac_of_the_url_under_the_identity_secret_without_an_hmac_object(tmp_path, monkeypatch):

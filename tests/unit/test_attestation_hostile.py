@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh.attestation import HOSTILE_UA, judge_hostile
 from scrapy_walsh.conformance import FAIL, PASS
+from scrapy_walsh.conformance.attestation import HOSTILE_UA, judge_hostile
 from scrapy_walsh.settings import USER_AGENT
 
 BLOCKED_IPS = ["127.0.0.6", "127.0.0.7"]

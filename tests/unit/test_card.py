@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scrapy_walsh import card, webbotauth
+from scrapy_walsh.identity import agent_card, webbotauth
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 CARD_SCHEMA = json.loads((DATA / "signature-agent-card.schema.json").read_text())
@@ -39,13 +39,13 @@ def ours(key, **changes):
         contact="bots@wal.sh",
         policy="https://wal.sh/bot/",
     )
-    return card.build(**{**fields, **changes})
+    return agent_card.build(**{**fields, **changes})
 
 
 def test_our_card_has_registry_04s_structure(key):
     document = ours(key)
     assert schema_errors(CARD_SCHEMA, document) == []
-    assert card.validate(document) == []
+    assert agent_card.validate(document) == []
     bot = document["web_bot_auth"]
     assert document["client_name"] == bot["rfc9309-product-token"] == "WalshBot"
     assert document["contacts"] == ["mailto:bots@wal.sh"] and document["client_uri"] == "https://wal.sh/bot/"
@@ -64,15 +64,19 @@ def test_the_old_flat_layout_fails_the_schema_and_validate(key):
         "keys": webbotauth.directory([key]),
     }
     assert schema_errors(CARD_SCHEMA, flat)
-    assert "keys is not a top-level member (registry-04 puts the bot's members in web_bot_auth)" in card.validate(flat)
+    assert "keys is not a top-level member (registry-04 puts the bot's members in web_bot_auth)" in agent_card.validate(
+        flat
+    )
     both = {**ours(key), "jwks_uri": "https://wal.sh/.well-known/http-message-signatures-directory"}
-    assert schema_errors(CARD_SCHEMA, both) and "a card must not carry both jwks and jwks_uri" in card.validate(both)
+    assert schema_errors(CARD_SCHEMA, both) and "a card must not carry both jwks and jwks_uri" in agent_card.validate(
+        both
+    )
 
 
 def test_the_example_card_validates_with_both_schema_and_code():
     example = json.loads((DATA / "signature-agent-card.example.json").read_text())
     assert schema_errors(CARD_SCHEMA, example) == []
-    assert card.validate(example) == []
+    assert agent_card.validate(example) == []
 
 
 @pytest.mark.parametrize("interval", [1.0, 1.5, 3.0, 7.0, 60.0])
@@ -81,14 +85,14 @@ def test_the_rate_expectation_is_machine_readable_and_per_host(key, interval):
     params = dict(part.split("=") for part in text.split(";"))
     assert params["per"] == "host" and params["interval"] == f"{interval:g}s"
     assert float(params["max"].removesuffix("rps")) == pytest.approx(1 / interval, rel=1e-5)
-    assert card.expected_interval(text) == interval
+    assert agent_card.expected_interval(text) == interval
 
 
 @pytest.mark.parametrize(
     "text", ["avg=10rps;max=100rps", "500 rps", "at most 1 request per 1 s per host", None, 3, "per=host"]
 )
 def test_a_rate_expectation_that_promises_nothing_per_host_reads_as_none(text):
-    assert card.expected_interval(text) is None
+    assert agent_card.expected_interval(text) is None
 
 
 def test_our_key_directory_has_the_httpsig_directory_format(key):
@@ -107,12 +111,12 @@ def test_a_crawl_looser_than_its_card_is_a_finding(key):
     published = ours(key, interval=2.0, purposes=["search"])
     agent = published["web_bot_auth"]["expected-user-agent"]
     same = dict(user_agent=agent, token="walshbot", keyid=webbotauth.keyid(key))
-    assert card.findings(published, interval=2.0, purposes=["search"], **same) == []
-    (finding,) = card.findings(published, interval=1.0, purposes=["search"], **same)
+    assert agent_card.findings(published, interval=2.0, purposes=["search"], **same) == []
+    (finding,) = agent_card.findings(published, interval=1.0, purposes=["search"], **same)
     assert "WALSH_MIN_INTERVAL is 1 s, looser than the card's rate expectation" in finding
-    (finding,) = card.findings(published, interval=2.0, purposes=["search", "train-ai"], **same)
+    (finding,) = agent_card.findings(published, interval=2.0, purposes=["search", "train-ai"], **same)
     assert "WALSH_PURPOSES includes train-ai" in finding
-    (finding,) = card.findings(published, interval=2.0, purposes=["search"], **{**same, "keyid": "other"})
+    (finding,) = agent_card.findings(published, interval=2.0, purposes=["search"], **{**same, "keyid": "other"})
     assert "key other, which the card does not list" in finding
-    (finding,) = card.findings(published, interval=2.0, purposes=["search"], **{**same, "token": "OtherBot"})
+    (finding,) = agent_card.findings(published, interval=2.0, purposes=["search"], **{**same, "token": "OtherBot"})
     assert "product token is 'OtherBot'" in finding

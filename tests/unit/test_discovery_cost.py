@@ -11,7 +11,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.discovery import Discovery, SpiderRoutes, Surfaced
+from scrapy_walsh.discovery.manifests import Discovery, SpiderRoutes, Surfaced
 from scrapy_walsh.policy import canonical
 from scrapy_walsh.policy.discovery import Route
 

@@ -13,8 +13,7 @@ import pytest
 
 from scrapy_walsh.exceptions import _HINTS, HINTS, ConformanceError, Finding, Status
 from scrapy_walsh.policy.vocabulary import TROUBLESHOOTING
-
-from ..helpers import REPO
+from tests.helpers import REPO
 
 DOCS = REPO / "docs"
 

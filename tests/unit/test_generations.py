@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scrapy import Request
 
-from scrapy_walsh.generations import BLOCKLIST, PACE, ROBOTS, Generations
+from scrapy_walsh.sending.decision_inputs import BLOCKLIST, PACE, ROBOTS, Generations
 
 
 def test_a_decision_is_stale_once_an_input_it_read_moves_and_only_then():

@@ -18,9 +18,8 @@ from scrapy_walsh.policy.backoff import MAX_SECONDS, Backoff, parse_retry_after
 from scrapy_walsh.policy.blocklist import Blocklist, InvalidBlocklist
 from scrapy_walsh.policy.path_match import url_path
 from scrapy_walsh.policy.robots import RobotsTxt
-
-from ..fuzz import FUZZ
-from .test_remote_input_fuzz import anything, urlish
+from tests.fuzz import FUZZ
+from tests.unit.test_remote_input_fuzz import anything, urlish
 
 #: The same profile, fewer examples, for properties of our own output (not remote input).
 FEWER = settings(FUZZ, max_examples=100)

@@ -16,11 +16,11 @@ from scrapy_walsh.config import Readings, WalshConfig
 from scrapy_walsh.conformance import audit_settings
 from scrapy_walsh.exceptions import WARN, ConformanceError
 from scrapy_walsh.middlewares.bounds import encodings_of, read_prefix
+from scrapy_walsh.outputs.summary import render_summary
 from scrapy_walsh.policy import robots
 from scrapy_walsh.policy.backoff import Backoff, timeout_rest
 from scrapy_walsh.policy.bounds import ROBOTS_BYTES, bound_for, ceiling
 from scrapy_walsh.settings import DOWNLOAD_TIMEOUT, TIMEOUT_EXCEPTION
-from scrapy_walsh.summary import render_summary
 
 TEXT = b"User-agent: *\nDisallow: /private\n" + b"#" * 3_000_000
 

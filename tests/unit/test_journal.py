@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_walsh import webbotauth
+from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import reading
 from scrapy_walsh.journal.chain import Chain, journal_files, verify_path
 from scrapy_walsh.journal.report import banner
@@ -228,7 +228,7 @@ def test_retention_deletes_whole_old_days_and_records_it(tmp_path, key):
 
 KILLED = """
 import sys, time
-from scrapy_walsh import webbotauth
+from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal.writer import JournalWriter
 w = JournalWriter(sys.argv[1], "W", key=webbotauth.load_private_key(sys.argv[2]), sign_every=50)
 i = 0

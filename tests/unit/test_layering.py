@@ -490,9 +490,18 @@ def documented_layers(page: str) -> list[list[str]]:
     return [[n.rstrip("/").removesuffix(".py") for n in re.findall(r"`([\w./]+)`", item)] for item in items if item]
 
 
+#: Folders that group modules by their role on the request path, each module at its own layer:
+#: ``scrapy_walsh.sending.checkpoint`` is the unit ``sending/checkpoint``.
+ROLE_FOLDERS = ("sending", "identity", "outputs", "discovery")
+
+
 def _unit(module: str) -> str:
-    """``scrapy_walsh.store.ledger`` -> ``store``; ``scrapy_walsh.config`` -> ``config``."""
-    return module.split(".")[1]
+    """``scrapy_walsh.store.ledger`` -> ``store``; ``scrapy_walsh.config`` -> ``config``;
+    ``scrapy_walsh.sending.checkpoint`` -> ``sending/checkpoint``; a role folder itself -> ``sending/``."""
+    parts = module.split(".")
+    if parts[1] in ROLE_FOLDERS:
+        return "/".join(parts[1:3]) if len(parts) > 2 else parts[1] + "/"
+    return parts[1]
 
 
 def upward_imports(graph: dict[str, dict[str, int]], layers: list[list[str]]) -> list[str]:
@@ -503,7 +512,10 @@ def upward_imports(graph: dict[str, dict[str, int]], layers: list[list[str]]) ->
         if module.count(".") == 0:
             continue  # the package itself: lazy names only (PEP 562), it imports nothing at load
         for target, line in edges.items():
-            mine, theirs = rank[_unit(module)], rank[_unit(target)] if target.count(".") else -1
+            if _unit(module).endswith("/"):
+                continue  # a role folder's __init__: a docstring, no imports (tested below)
+            mine = rank[_unit(module)]
+            theirs = rank[_unit(target)] if target.count(".") and not _unit(target).endswith("/") else -1
             if theirs > mine:
                 found.append(f"{module}:{line} -> {target} (layer {theirs + 1} over {mine + 1})")
     return found
@@ -515,9 +527,11 @@ def unit_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     for module, edges in graph.items():
         if module.count(".") == 0:
             continue
+        if _unit(module).endswith("/"):
+            continue
         mine = units.setdefault(_unit(module), {})
         for target, line in edges.items():
-            if target.count(".") and _unit(target) != _unit(module):
+            if target.count(".") and _unit(target) != _unit(module) and not _unit(target).endswith("/"):
                 mine.setdefault(_unit(target), line)
     return units
 
@@ -562,3 +576,12 @@ def test_the_documented_layers_are_read_from_the_numbered_list():
     page = "# A\n\n## The layers\n\ntext `x`\n\n1. `policy/`.\n2. `config`, then `store/` and\n   `faults.py`.\n"
     page += "\n`not` this\n\n## Next\n3. `no`\n"
     assert documented_layers(page) == [["policy"], ["config", "store", "faults"]]
+
+
+def test_a_role_folder_only_groups_its_modules():
+    """``sending/``, ``identity/``, ``outputs/`` and ``discovery/`` name a role on the request path; their
+    ``__init__`` holds a docstring and imports nothing, so importing one module runs no other."""
+    sources = _package_sources()
+    for folder in ROLE_FOLDERS:
+        source, is_package = sources[f"scrapy_walsh.{folder}"]
+        assert is_package and not _runs(ast.parse(source)), folder

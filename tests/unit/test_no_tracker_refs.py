@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ..helpers import REPO
+from tests.helpers import REPO
 
 #: An issue of ours named by number: the word "issue" or "issues", then a number, with a space, a
 #: hyphen, an underscore, a "#" or nothing between (a test's name too; a letter before it makes it

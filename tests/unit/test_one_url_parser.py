@@ -3,7 +3,7 @@
 Two parsers that read one URL differently are how a gate judged one host or path while the
 request went to another (urllib's ``urlparse`` cuts ``;params`` from the path, ``urlsplit`` keeps
 them; a manifest's text is not the URL Scrapy sends). Requests are split by
-:func:`scrapy_walsh.policy.urls.split` and :func:`scrapy_walsh.request_meta.request_parts`; the
+:func:`scrapy_walsh.policy.urls.split` and :func:`scrapy_walsh.sending.request_meta.request_parts`; the
 allowlist holds the values that are not requests.
 """
 

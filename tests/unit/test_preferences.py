@@ -25,8 +25,7 @@ from scrapy_walsh.policy.preferences import (
 from scrapy_walsh.policy.preferences.headers import header_statements
 from scrapy_walsh.policy.preferences.paths import PathPattern, url_path
 from scrapy_walsh.policy.preferences.syntax import parse_aipref, parse_content_signal
-
-from ..fuzz import FUZZ
+from tests.fuzz import FUZZ
 
 ALLOWED, RESERVED, UNKNOWN = Preference.ALLOWED, Preference.RESERVED, Preference.UNKNOWN
 ALL = ("search", "train-ai", "ai-input")

@@ -13,8 +13,8 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_walsh import Addon
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.queue import PolitenessAwarePriorityQueue, descending
-from scrapy_walsh.shared_pacer import SharedPacer
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.queue import PolitenessAwarePriorityQueue, descending
 
 POPS = 300
 
@@ -186,7 +186,7 @@ def test_a_hosts_queue_hands_out_what_scrapys_own_would(steps):
     from scrapy.pqueues import ScrapyPriorityQueue
     from scrapy.squeues import FifoMemoryQueue, LifoMemoryQueue
 
-    from scrapy_walsh.queue import HostQueue
+    from scrapy_walsh.sending.queue import HostQueue
 
     crawler = get_crawler()
     ours, scrapys = (

@@ -8,8 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scrapy_walsh.policy.ratelimit import MAX_INTERVAL, parse_ratelimit, requested_interval
-
-from ..fuzz import FUZZ
+from tests.fuzz import FUZZ
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,7 @@ from scrapy_walsh.policy.vocabulary import META_KEYS, NAMESPACES, Meta, Namespac
 from scrapy_walsh.preset import preset
 from scrapy_walsh.settings import WALSH_SETTINGS
 from scrapy_walsh.stats import STATS, documented
-
-from ..helpers import REPO
+from tests.helpers import REPO
 
 _spec = importlib.util.spec_from_file_location("walsh_reference", REPO / "docs" / "_ext" / "walsh_reference.py")
 reference = importlib.util.module_from_spec(_spec)

@@ -19,8 +19,7 @@ from scrapy_walsh.policy.addresses import PrivateAddressAllowance, classify, par
 from scrapy_walsh.policy.backoff import Backoff, parse_retry_after
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.scope import subresource_kind
-
-from ..fuzz import FUZZ
+from tests.fuzz import FUZZ
 
 #: Text that looks like what servers send: URL-ish, header-ish, markdown-ish, and anything.
 url_parts = st.sampled_from(

@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 
-from scrapy_walsh import webbotauth
+from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import intervals, report
 from scrapy_walsh.journal.chain import journal_files, verify_path
 from scrapy_walsh.journal.reading import read_journal

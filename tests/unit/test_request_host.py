@@ -9,7 +9,7 @@ from scrapy import Request
 
 import scrapy_walsh
 from scrapy_walsh.policy import hostkey
-from scrapy_walsh.request_meta import request_host
+from scrapy_walsh.sending.request_meta import request_host
 
 
 def test_the_host_key_is_worked_out_once_per_request(monkeypatch):

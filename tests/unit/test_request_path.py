@@ -59,10 +59,27 @@ def test_the_checkpoint_reserves_then_signs_as_drawn():
     """The drawing's order at the checkpoint is the code's: the reservation, then the signature."""
     import inspect
 
-    from scrapy_walsh.checkpoint import CheckpointDownloadHandler
+    from scrapy_walsh.sending.checkpoint import CheckpointDownloadHandler
 
     assert "self.prepare(" in inspect.getsource(CheckpointDownloadHandler.download_request)
     code = inspect.getsource(CheckpointDownloadHandler.prepare)  # the step under the in-flight lock
     assert code.index(".reserve_to_send(") < code.index(".sign(request)")
     drawing = " ".join(_drawing().split())
     assert drawing.index("the reservation, and the signature last") > drawing.index("CheckpointDownloadHandler")
+
+
+def test_the_layers_drawing_names_the_tree():
+    """The drawing under "The layers" shows the package as it is: every folder and every module
+    at its root, and no folder that isn't there."""
+    import scrapy_walsh
+
+    page = (DOCS / "architecture.md").read_text()
+    drawing = page.split("## The layers", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    package = Path(scrapy_walsh.__file__).parent
+    folders = {f"{p.name}/" for p in package.iterdir() if (p / "__init__.py").exists()}
+    modules = {p.name for p in package.glob("*.py") if p.name != "__init__.py"}
+    named = set(re.findall(r"(?<![\w/])([a-z_]+/)", drawing)) | set(re.findall(r"(?<![\w/])([a-z_]+\.py)\b", drawing))
+    assert folders | modules <= named, f"not drawn: {sorted((folders | modules) - named)}"
+    subfolders = {f"{p.name}/" for p in package.glob("*/*") if (p / "__init__.py").exists()}
+    drawn_folders = {n for n in named if n.endswith("/")}
+    assert drawn_folders <= folders | subfolders, f"drawn, not there: {sorted(drawn_folders - folders - subfolders)}"

@@ -20,10 +20,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from scrapy_walsh.policy import robots
-
-from ..fuzz import FUZZ
-from ..robots_builds import is_compiled, pure_python
-from ..robots_differences import corpus, paths_for, tokens_for
+from tests.fuzz import FUZZ
+from tests.robots_builds import is_compiled, pure_python
+from tests.robots_differences import corpus, paths_for, tokens_for
 
 pytestmark = pytest.mark.skipif(
     not is_compiled() and not os.environ.get("CI"),

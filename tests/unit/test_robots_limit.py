@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 from scrapy_walsh.policy.gates import STORED_BODY_LIMIT
 from scrapy_walsh.policy.robots import MAX_BYTES, RobotsTxt
-
-from ..fuzz import FUZZ
-from ..robots_hostile import fill
+from tests.fuzz import FUZZ
+from tests.robots_hostile import fill
 
 
 def test_the_limit_is_4_mib_and_the_stored_copy_keeps_what_is_parsed():

@@ -19,8 +19,7 @@ from protego import Protego
 from scrapy_walsh.policy import robots
 from scrapy_walsh.policy.path_match import KEPT, normalise, spell_as_written, url_path, url_path_as_written
 from scrapy_walsh.policy.robots import RobotsTxt, RuleLine, Verdict
-
-from ..fuzz import FUZZ
+from tests.fuzz import FUZZ
 
 TOKEN = "Walsh-Research"
 ALLOWED, IMPLICIT, DISALLOWED = Verdict.ALLOWED_EXPLICIT, Verdict.ALLOWED_IMPLICIT, Verdict.DISALLOWED_EXPLICIT

@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_walsh.middlewares.robots_parser import RobotParser
 from scrapy_walsh.policy.gates import AVAILABLE, OriginRobots
 from scrapy_walsh.policy.robots import RobotsTxt
 from scrapy_walsh.policy.vocabulary import BLOCKING_VERDICTS
-from scrapy_walsh.robotstxt import RobotParser
-
-from ..robots_differences import CATEGORIES, Comparison, corpus
+from tests.robots_differences import CATEGORIES, Comparison, corpus
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "robots-matching.md"
 

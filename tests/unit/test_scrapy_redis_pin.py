@@ -17,9 +17,10 @@ import pytest
 from scrapy.utils.test import get_crawler
 from scrapy_redis import spiders as scrapy_redis_spiders
 
-from scrapy_walsh import Addon, admission
+from scrapy_walsh import Addon
 from scrapy_walsh.exceptions import OutOfScope
 from scrapy_walsh.middlewares.scope import DeclaredTargetsMiddleware
+from scrapy_walsh.sending import admission
 
 TARGETS = ["https://a.example/one", "https://b.example/two"]
 

@@ -7,8 +7,8 @@ import ast
 import inspect
 import textwrap
 
-from scrapy_walsh.checkpoint import CheckpointDownloadHandler
 from scrapy_walsh.journal import adapter
+from scrapy_walsh.sending.checkpoint import CheckpointDownloadHandler
 
 STEPS = ("download_request", "admit", "prepare", "send", "settle", "hand_on")
 LIMIT = 40

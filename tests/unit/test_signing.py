@@ -1,4 +1,4 @@
-"""Web Bot Auth signing (scrapy_walsh.webbotauth), checked against the RFCs' own examples and against
+"""Web Bot Auth signing (scrapy_walsh.identity.webbotauth), checked against the RFCs' own examples and against
 a signature base built here independently from RFC 9421's text, not by the library we sign with."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ec import SECP256R1, generate_private_key
 
-from scrapy_walsh import webbotauth
+from scrapy_walsh.identity import webbotauth
 
 #: RFC 9421 appendix B.1.4, "test-key-ed25519" (a published test key: never for production).
 RFC9421_ED25519 = b"""-----BEGIN PRIVATE KEY-----

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh import webbotauth
 from scrapy_walsh.config import signature_agent, signing_key
+from scrapy_walsh.identity import webbotauth
 
 
 def test_a_readable_ed25519_key_is_accepted(tmp_path):

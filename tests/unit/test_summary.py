@@ -1,6 +1,6 @@
 """The compliance summary block is rendered from stats alone."""
 
-from scrapy_walsh.summary import render_summary
+from scrapy_walsh.outputs.summary import render_summary
 
 
 def test_summary_lists_hosts_denials_wait_and_backoffs():
@@ -86,7 +86,7 @@ def test_quiet_summary_has_no_empty_categories():
 
 def test_the_summary_is_a_warning_only_when_something_was_refused():
     """INFO on a clean run, WARNING when a request or an item was refused."""
-    from scrapy_walsh.summary import refused
+    from scrapy_walsh.outputs.summary import refused
 
     assert not refused({"walsh/requests/sent": 9})
     assert refused({"walsh/denied": 1})

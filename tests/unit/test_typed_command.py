@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh.typed_command import command
+from scrapy_walsh.outputs.typed_command import command
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,7 @@ from scrapy_walsh.policy.feeds import entry_metadata, feed_for, looks_like_feed,
 from scrapy_walsh.policy.pacing import HostPace, Pacer
 from scrapy_walsh.policy.preferences import usage_decision
 from scrapy_walsh.policy.robots import RobotsTxt
-
-from ..fuzz import FUZZ
+from tests.fuzz import FUZZ
 
 # ---------------------------------------------------------------- feeds
 

@@ -8,19 +8,32 @@ nothing, what holds, so a self-audit shows each row as pass, warn or fail with i
 
 from __future__ import annotations
 
-from ..engine import Rule
-from .addresses import address_guard, private_addresses
-from .backoff import backoff, backoff_holds
-from .blocklist import blocklist_first, blocklist_gate, blocklist_matching, blocklist_url, state_uri
-from .checkpoint import bounds, checkpoint, download_timeout
-from .configuration import unknown_walsh_settings
-from .identity import identity, spec_identity, verifiable_identity
-from .numbers import finite_numbers
-from .outputs import output_paths
-from .pacing import autothrottle, delay_floor, pacing_gate, serial
-from .robots import named_group, robots_gate, scrapy_robots
-from .scope import conditional_holds, dedup_reset, freshness, pipelines_see_the_feed, scope, scope_holds
-from .usage import usage_preferences
+from scrapy_walsh.conformance.engine import Rule
+from scrapy_walsh.conformance.rules.addresses import address_guard, private_addresses
+from scrapy_walsh.conformance.rules.backoff import backoff, backoff_holds
+from scrapy_walsh.conformance.rules.blocklist import (
+    blocklist_first,
+    blocklist_gate,
+    blocklist_matching,
+    blocklist_url,
+    state_uri,
+)
+from scrapy_walsh.conformance.rules.checkpoint import bounds, checkpoint, download_timeout
+from scrapy_walsh.conformance.rules.configuration import unknown_walsh_settings
+from scrapy_walsh.conformance.rules.identity import identity, spec_identity, verifiable_identity
+from scrapy_walsh.conformance.rules.numbers import finite_numbers
+from scrapy_walsh.conformance.rules.outputs import output_paths
+from scrapy_walsh.conformance.rules.pacing import autothrottle, delay_floor, pacing_gate, serial
+from scrapy_walsh.conformance.rules.robots import named_group, robots_gate, scrapy_robots
+from scrapy_walsh.conformance.rules.scope import (
+    conditional_holds,
+    dedup_reset,
+    freshness,
+    pipelines_see_the_feed,
+    scope,
+    scope_holds,
+)
+from scrapy_walsh.conformance.rules.usage import usage_preferences
 
 #: The order findings are listed in, within a row.
 RULES: tuple[Rule, ...] = (

@@ -7,9 +7,9 @@ from typing import Any
 
 from scrapy.utils.misc import load_object
 
-from ...middlewares.addresses import AddressGuardMiddleware, ConnectRefusalMiddleware
-from ...settings import CHECKPOINT_HANDLER
-from ..engine import FAIL, WARN, Finding, Subject, gate_removed, loosens, path_of
+from scrapy_walsh.conformance.engine import FAIL, WARN, Finding, Subject, gate_removed, loosens, path_of
+from scrapy_walsh.middlewares.addresses import AddressGuardMiddleware, ConnectRefusalMiddleware
+from scrapy_walsh.settings import CHECKPOINT_HANDLER
 
 #: Download handlers that connect through the reactor's name resolver, which the
 #: address guard wraps; others (httpx, aiohttp) resolve names where it can't see.

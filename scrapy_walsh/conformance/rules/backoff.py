@@ -6,11 +6,20 @@ from collections.abc import Iterator
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
-from ...config import http_codes
-from ...middlewares.admission import WalshRetryMiddleware
-from ...middlewares.backoff import BackoffMiddleware
-from ...settings import TIMEOUT_EXCEPTION
-from ..engine import FAIL, PASS, Finding, Subject, component_enabled, gate_removed, holds, path_of
+from scrapy_walsh.config import http_codes
+from scrapy_walsh.conformance.engine import (
+    FAIL,
+    PASS,
+    Finding,
+    Subject,
+    component_enabled,
+    gate_removed,
+    holds,
+    path_of,
+)
+from scrapy_walsh.middlewares.admission import WalshRetryMiddleware
+from scrapy_walsh.middlewares.backoff import BackoffMiddleware
+from scrapy_walsh.settings import TIMEOUT_EXCEPTION
 
 _SETTINGS = ("WALSH_BACKOFF_HTTP_CODES", "WALSH_BACKOFF_BASE", "WALSH_BACKOFF_MAX_DELAY", "WALSH_BACKOFF_MAX_RETRIES")
 

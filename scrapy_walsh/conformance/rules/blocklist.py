@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...config import as_list
-from ...middlewares.blocklist import BlocklistMiddleware
-from ...middlewares.robots_gate import RobotsMiddleware
-from ..engine import FAIL, PASS, Finding, Subject, component_enabled, enabled_components, gate_removed, index, path_of
+from scrapy_walsh.config import as_list
+from scrapy_walsh.conformance.engine import (
+    FAIL,
+    PASS,
+    Finding,
+    Subject,
+    component_enabled,
+    enabled_components,
+    gate_removed,
+    index,
+    path_of,
+)
+from scrapy_walsh.middlewares.blocklist import BlocklistMiddleware
+from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
 
 _REFUSED = ("WALSH_BLOCKLIST_SCHEMA_URL", "WALSH_BLOCKLIST_EXTRA")
 

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
-from ...checkpoint import CheckpointDownloadHandler
-from ...middlewares.admission import AdmissionMiddleware
-from ...settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT, DOWNLOAD_TIMEOUT_FLOOR
-from ..engine import FAIL, WARN, Finding, Subject, gate_removed, number
+from scrapy_walsh.conformance.engine import FAIL, WARN, Finding, Subject, gate_removed, number
+from scrapy_walsh.middlewares.admission import AdmissionMiddleware
+from scrapy_walsh.sending.checkpoint import CheckpointDownloadHandler
+from scrapy_walsh.settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, DOWNLOAD_TIMEOUT, DOWNLOAD_TIMEOUT_FLOOR
 
 
 def _is_checkpoint(path: object) -> bool:

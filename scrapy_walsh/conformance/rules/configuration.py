@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from ...settings import SETTINGS_BY_NAME
-from ..engine import FAIL, Finding, Subject
+from scrapy_walsh.conformance.engine import FAIL, Finding, Subject
+from scrapy_walsh.settings import SETTINGS_BY_NAME
 
 
 def unknown_walsh_settings(subject: Subject) -> Iterator[Finding]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...settings import SPEC_VERSION, USER_AGENT
-from ..engine import FAIL, PASS, WARN, Finding, Subject, user_set
-from .checkpoint import through_checkpoint
+from scrapy_walsh.conformance.engine import FAIL, PASS, WARN, Finding, Subject, user_set
+from scrapy_walsh.conformance.rules.checkpoint import through_checkpoint
+from scrapy_walsh.settings import SPEC_VERSION, USER_AGENT
 
 
 def identity(subject: Subject) -> Iterator[Finding]:

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ..engine import FAIL, Finding, Subject
+from scrapy_walsh.conformance.engine import FAIL, Finding, Subject
 
 #: Scrapy's numeric settings, with the checklist row and requirement each one bears on.
 SCRAPY_NUMBERS: Mapping[str, tuple[str, str]] = MappingProxyType(

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-from ...config import journal_location, state_location
-from ...policy.urls import split
-from ..engine import FAIL, Finding, Subject, loosens
+from scrapy_walsh.config import journal_location, state_location
+from scrapy_walsh.conformance.engine import FAIL, Finding, Subject, loosens
+from scrapy_walsh.policy.urls import split
 
 
 def output_paths(subject: Subject) -> Iterator[Finding]:

@@ -8,9 +8,9 @@ from types import MappingProxyType
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
 
-from ...middlewares.pacing import PacingMiddleware
-from ...queue import PolitenessAwarePriorityQueue
-from ..engine import FAIL, PASS, WARN, Finding, Subject, gate_removed, number
+from scrapy_walsh.conformance.engine import FAIL, PASS, WARN, Finding, Subject, gate_removed, number
+from scrapy_walsh.middlewares.pacing import PacingMiddleware
+from scrapy_walsh.sending.queue import PolitenessAwarePriorityQueue
 
 #: The values of ``CONCURRENT_REQUESTS`` that keep requests serial, and what each means. The
 #: checkpoint's process-wide lock is what lets one request on the network at a time; with 2 the

@@ -6,9 +6,7 @@ from collections.abc import Iterator
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
-from ...middlewares.robots_gate import RobotsMiddleware
-from ...middlewares.robotstxt import stock_middleware_leaks
-from ..engine import (
+from scrapy_walsh.conformance.engine import (
     FAIL,
     PASS,
     WARN,
@@ -20,6 +18,8 @@ from ..engine import (
     path_of,
     placed_in,
 )
+from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
+from scrapy_walsh.middlewares.robotstxt import stock_middleware_leaks
 
 
 def scrapy_robots(subject: Subject) -> Iterator[Finding]:

@@ -8,14 +8,7 @@ from typing import Any
 from scrapy.pipelines.media import MediaPipeline
 from scrapy.utils.misc import load_object
 
-from ...middlewares.conditional import ConditionalMiddleware
-from ...middlewares.frequency import FrequencyMiddleware
-from ...middlewares.scope import DeclaredTargetsMiddleware, SubresourceMiddleware
-from ...pipelines.dedup import PRIORITY as DEDUP_PRIORITY
-from ...pipelines.dedup import DedupPipeline
-from ...pipelines.metadata import AddedContentPipeline, MetadataOnlyPipeline
-from ...settings import SETTINGS_BY_NAME
-from ..engine import (
+from scrapy_walsh.conformance.engine import (
     FAIL,
     PASS,
     WARN,
@@ -28,6 +21,13 @@ from ..engine import (
     index,
     loosens,
 )
+from scrapy_walsh.middlewares.conditional import ConditionalMiddleware
+from scrapy_walsh.middlewares.frequency import FrequencyMiddleware
+from scrapy_walsh.middlewares.scope import DeclaredTargetsMiddleware, SubresourceMiddleware
+from scrapy_walsh.pipelines.dedup import PRIORITY as DEDUP_PRIORITY
+from scrapy_walsh.pipelines.dedup import DedupPipeline
+from scrapy_walsh.pipelines.metadata import AddedContentPipeline, MetadataOnlyPipeline
+from scrapy_walsh.settings import SETTINGS_BY_NAME
 
 
 def scope(subject: Subject) -> Iterator[Finding]:

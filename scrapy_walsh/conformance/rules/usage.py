@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine import FAIL, WARN, Finding, Subject
+from scrapy_walsh.conformance.engine import FAIL, WARN, Finding, Subject
 
 
 def usage_preferences(subject: Subject) -> Iterator[Finding]:

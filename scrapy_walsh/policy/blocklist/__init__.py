@@ -7,8 +7,8 @@ docs/requirements/r3-blocklist.md). Importing it does not import jsonschema; the
 validation does.
 """
 
-from .dates import parse_duration
-from .document import (
+from scrapy_walsh.policy.blocklist.dates import parse_duration
+from scrapy_walsh.policy.blocklist.document import (
     CONTRACT,
     DEFAULT_REFRESH_SECONDS,
     EXTRA_REASON,
@@ -17,11 +17,11 @@ from .document import (
     Blocklist,
     BlocklistEntry,
 )
-from .errors import InvalidBlocklist, InvalidSchema
-from .hosts import canonical_domain, normalise_host
-from .jsontext import MAX_DOCUMENT_BYTES
-from .schema import bundled_schema, load_schema
-from .stored import (
+from scrapy_walsh.policy.blocklist.errors import InvalidBlocklist, InvalidSchema
+from scrapy_walsh.policy.blocklist.hosts import canonical_domain, normalise_host
+from scrapy_walsh.policy.blocklist.jsontext import MAX_DOCUMENT_BYTES
+from scrapy_walsh.policy.blocklist.schema import bundled_schema, load_schema
+from scrapy_walsh.policy.blocklist.stored import (
     ADOPTED_SCHEMA,
     BUNDLED_SCHEMA,
     from_schema_record,

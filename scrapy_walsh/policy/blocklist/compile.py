@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .formats import prepare as prepare_jsonschema
+from scrapy_walsh.policy.blocklist.formats import prepare as prepare_jsonschema
 
 _ANNOTATIONS = frozenset(
     {"title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, timedelta, timezone
 
-from .errors import short
+from scrapy_walsh.policy.blocklist.errors import short
 
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
 _DATETIME = re.compile(

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from .dates import parse_date, parse_datetime, parse_duration
-from .errors import InvalidBlocklist, short
-from .hosts import canonical, extract_host, listed_domain
-from .jsontext import parse
-from .schema import plan_for
-from .validate import validate
+from scrapy_walsh.policy.blocklist.dates import parse_date, parse_datetime, parse_duration
+from scrapy_walsh.policy.blocklist.errors import InvalidBlocklist, short
+from scrapy_walsh.policy.blocklist.hosts import canonical, extract_host, listed_domain
+from scrapy_walsh.policy.blocklist.jsontext import parse
+from scrapy_walsh.policy.blocklist.schema import plan_for
+from scrapy_walsh.policy.blocklist.validate import validate
 
 #: The data contract and major version this module understands.
 CONTRACT = "walsh-research-blocklist/v1"

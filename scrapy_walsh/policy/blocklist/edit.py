@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .document import CONTRACT, Blocklist
-from .errors import InvalidBlocklist
-from .hosts import canonical_domain
-from .jsontext import parse
+from scrapy_walsh.policy.blocklist.document import CONTRACT, Blocklist
+from scrapy_walsh.policy.blocklist.errors import InvalidBlocklist
+from scrapy_walsh.policy.blocklist.hosts import canonical_domain
+from scrapy_walsh.policy.blocklist.jsontext import parse
 
 __all__ = (
     "EditResult",

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import idna
 
-from .errors import short
+from scrapy_walsh.policy.blocklist.errors import short
 
 #: LDH labels of at most 63 characters (the form every hostname has after IDNA).
 _LDH_HOST = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))*", re.ASCII)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import InvalidBlocklist
+from scrapy_walsh.policy.blocklist.errors import InvalidBlocklist
 
 #: The largest ``str``/``bytes`` document accepted: 8 MiB. The real list is a few KB
 #: (about 70 bytes per entry), so this is ~100,000 entries of headroom, yet it bounds

@@ -16,10 +16,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from .compile import entries_fast_path
-from .errors import InvalidBlocklist, InvalidSchema, short, where
-from .formats import prepare as prepare_jsonschema
-from .jsontext import decode, reject_constant
+from scrapy_walsh.policy.blocklist.compile import entries_fast_path
+from scrapy_walsh.policy.blocklist.errors import InvalidBlocklist, InvalidSchema, short, where
+from scrapy_walsh.policy.blocklist.formats import prepare as prepare_jsonschema
+from scrapy_walsh.policy.blocklist.jsontext import decode, reject_constant
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

@@ -13,9 +13,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .document import Blocklist
-from .errors import InvalidBlocklist, InvalidSchema
-from .schema import _bundled, load_schema
+from scrapy_walsh.policy.blocklist.document import Blocklist
+from scrapy_walsh.policy.blocklist.errors import InvalidBlocklist, InvalidSchema
+from scrapy_walsh.policy.blocklist.schema import _bundled, load_schema
 
 
 def replaces(current: Blocklist, fetched: Blocklist) -> tuple[bool, str | None]:

@@ -14,13 +14,13 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidBlocklist, InvalidSchema, short, where
-from .formats import prepare as prepare_jsonschema
+from scrapy_walsh.policy.blocklist.errors import InvalidBlocklist, InvalidSchema, short, where
+from scrapy_walsh.policy.blocklist.formats import prepare as prepare_jsonschema
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
-    from .schema import Plan
+    from scrapy_walsh.policy.blocklist.schema import Plan
 
 
 #: The schema's patterns, said in words: a bare regular expression tells an operator nothing.

@@ -3,7 +3,7 @@
 :class:`Delivery` writes each item to the feeds itself (in place of ``FeedExporter``'s own
 ``item_scraped`` handler) and tells its listeners (R7's dedup, R8's answers) each item's
 outcome: :data:`DELIVERED`, :data:`DROPPED`, :data:`KEPT` or :data:`NOT_KEPT`. The first failed
-write stops the crawl (:func:`scrapy_walsh.faults.stop`); that item and every later one are kept
+write stops the crawl (:func:`scrapy_walsh.outputs.faults.stop`); that item and every later one are kept
 in the state store, and :class:`RedeliveryMiddleware` delivers them on the next run.
 docs/state-store-items.md says what happens to each item, and why.
 """
@@ -32,11 +32,11 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.python import global_object_name
 from twisted.internet.defer import Deferred
 
-from . import exit_status, faults, typed_command
-from .context import CrawlContext
-from .policy.urls import split
-from .policy.vocabulary import Namespace
-from .store import StateStoreError, leases, open_crawl_store
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.outputs import exit_status, faults, typed_command
+from scrapy_walsh.policy.urls import split
+from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.store import StateStoreError, leases, open_crawl_store
 
 if TYPE_CHECKING:
     from scrapy import Spider

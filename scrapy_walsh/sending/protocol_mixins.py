@@ -10,7 +10,7 @@ twice changes nothing). The classes made are kept in the process's state (:mod:`
 
 from __future__ import annotations
 
-from .process import PROCESS
+from scrapy_walsh.process import PROCESS
 
 
 def with_mixin(mixin: type, base: type, prefix: str) -> type:

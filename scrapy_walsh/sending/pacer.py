@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
-from . import admission, request_meta
-from .config import host_intervals
-from .context import CrawlContext
-from .generations import PACE, Generations
-from .policy.gates import crawl_delay_over_cap
-from .policy.pacing import LOGGED_WAIT, HostPace, Pacer, interval_applied, wait_reason
-from .policy.vocabulary import IntervalWhy, Namespace
-from .store import StateStoreError, open_crawl_store, waiting
-from .store.ledger import Ledger, own_key, slot_wait, watched_key
+from scrapy_walsh.config import host_intervals
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.policy.gates import crawl_delay_over_cap
+from scrapy_walsh.policy.pacing import LOGGED_WAIT, HostPace, Pacer, interval_applied, wait_reason
+from scrapy_walsh.policy.vocabulary import IntervalWhy, Namespace
+from scrapy_walsh.sending import admission, request_meta
+from scrapy_walsh.sending.decision_inputs import PACE, Generations
+from scrapy_walsh.store import StateStoreError, open_crawl_store, waiting
+from scrapy_walsh.store.ledger import Ledger, own_key, slot_wait, watched_key
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -50,7 +50,7 @@ NAMESPACE = Namespace.PACING
 SHARED = ("last_start", "not_before")
 
 if TYPE_CHECKING:
-    from .store import Reservation
+    from scrapy_walsh.store import Reservation
 
 
 #: Requests sent back to the scheduler because another host was ready sooner.
@@ -72,7 +72,7 @@ def back_to_scheduler(request: Request) -> Request:
 
 #: Hosts a reservation reads ahead for the queue's next pop: as many as one pop reads
 #: (``queue.CANDIDATES``), the reserved host left out; the queue reads twice as many of its ready
-#: hosts and as many of those due next (:meth:`~scrapy_walsh.queue.PolitenessAwarePriorityQueue.upcoming`).
+#: hosts and as many of those due next (:meth:`~scrapy_walsh.sending.queue.PolitenessAwarePriorityQueue.upcoming`).
 READ_AHEAD = 4
 
 #: At most this many addresses of one host are reserved with it (one transaction whatever the
@@ -157,7 +157,7 @@ class SharedPacer:
         self.stats = crawler.stats
         #: host -> what asked for its last pause from this process (the journal says why a request waited)
         self._paused_by: dict[str, IntervalWhy] = {}
-        #: a pause makes the decisions prepared for the host stale (``scrapy_walsh.generations``)
+        #: a pause makes the decisions prepared for the host stale (``scrapy_walsh.sending.decision_inputs``)
         self.generations = CrawlContext.of(crawler).get(Generations)
         #: hosts whose shared times the last reservation read for the next pop (:meth:`_ahead`)
         self._read_ahead: set[str] = set()
@@ -193,7 +193,7 @@ class SharedPacer:
 
     def reserve_to_send(self, host: str, token: str) -> Lease:
         """:meth:`reserve`, with a host lease ``token`` (``""``: none) that keeps every other
-        process off the host until the request is written (:mod:`scrapy_walsh.send_gate`). The one
+        process off the host until the request is written (:mod:`scrapy_walsh.sending.send_gate`). The one
         place a request's start is decided."""
         pace = self.pacer.pace(host)
         interval = self.pacer.interval(host)

@@ -19,16 +19,16 @@ import scrapy
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from . import admission, config
-from .context import CrawlContext
-from .policy import feeds, llmstxt
-from .policy.addresses import PrivateAddressAllowance
-from .policy.markdown import outline
-from .policy.sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
-from .policy.sitemaps import MAX_URLS as SITEMAP_MAX_URLS
-from .policy.sitemaps import SITEMAPINDEX, read_sitemap
-from .policy.urls import split
-from .policy.vocabulary import (
+from scrapy_walsh import config
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.policy import feeds, llmstxt
+from scrapy_walsh.policy.addresses import PrivateAddressAllowance
+from scrapy_walsh.policy.markdown import outline
+from scrapy_walsh.policy.sitemaps import MAX_BYTES as SITEMAP_MAX_BYTES
+from scrapy_walsh.policy.sitemaps import MAX_URLS as SITEMAP_MAX_URLS
+from scrapy_walsh.policy.sitemaps import SITEMAPINDEX, read_sitemap
+from scrapy_walsh.policy.urls import split
+from scrapy_walsh.policy.vocabulary import (
     NO_STRUCTURED_REPRESENTATION,
     NOT_MODIFIED,
     PRIVATE_ADDRESS,
@@ -38,6 +38,7 @@ from .policy.vocabulary import (
     Meta,
     Namespace,
 )
+from scrapy_walsh.sending import admission
 
 logger = logging.getLogger(__name__)
 
@@ -334,7 +335,7 @@ class StructuredSourceSpider(scrapy.Spider):
         """The add-on's state store (None when the add-on's settings are absent)."""
         if not config.applied(self.settings):
             return None
-        from .store import open_crawl_store
+        from scrapy_walsh.store import open_crawl_store
 
         return CrawlContext.of(self.crawler).get(open_crawl_store)
 

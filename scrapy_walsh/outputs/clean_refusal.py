@@ -4,7 +4,7 @@ A refusal raised inside Scrapy's crawl task is logged by the event loop or Twist
 traceback, which buries the one message that matters. The filters here, on the loggers those
 reports go through, turn such a record into the error's own text; Twisted logging is begun
 once (:func:`install`), and a refusal (:func:`refusing`) hooks :data:`sys.excepthook` until
-:func:`scrapy_walsh.exit_status.handled`. Any other exception keeps its traceback.
+:func:`scrapy_walsh.outputs.exit_status.handled`. Any other exception keeps its traceback.
 docs/architecture.md ("The modules, one by one") says why each piece is needed.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
-from . import exit_status
+from scrapy_walsh.outputs import exit_status
 
 #: Where an exception that escapes a crawl is reported: asyncio's default exception handler,
 #: Twisted's "Unhandled error in Deferred" (Scrapy forwards Twisted's log to "twisted"), and

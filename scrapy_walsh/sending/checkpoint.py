@@ -22,9 +22,8 @@ from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler
 
-from . import admission, handler_resend, own_fetch, send_gate
-from .context import CrawlContext
-from .exceptions import (
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.exceptions import (
     CheckpointRefused,
     DecisionStale,
     NotSent,
@@ -34,15 +33,15 @@ from .exceptions import (
     WalshIgnoreRequest,
     refuse,
 )
-from .generations import Generations
-from .header_bound import bound_headers, over_bound
-from .journal.adapter import CrawlJournal
-from .middlewares.bounds import headers_refused
-from .middlewares.bounds import stamp as stamp_bound
-from .policy.gates import FETCHED_NAMESPACE
-from .policy.hostkey import host_key
-from .policy.urls import UnsafeURL, sent_url, split
-from .policy.vocabulary import (
+from scrapy_walsh.identity.signer import load_signer
+from scrapy_walsh.journal.adapter import CrawlJournal
+from scrapy_walsh.middlewares.bounds import headers_refused
+from scrapy_walsh.middlewares.bounds import stamp as stamp_bound
+from scrapy_walsh.outputs.summary import MAX_IN_FLIGHT
+from scrapy_walsh.policy.gates import FETCHED_NAMESPACE
+from scrapy_walsh.policy.hostkey import host_key
+from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
+from scrapy_walsh.policy.vocabulary import (
     AMBIGUOUS_URL,
     HOST_HEADER_MISMATCH,
     NOT_ADMITTED,
@@ -50,12 +49,13 @@ from .policy.vocabulary import (
     SKIPPED_RECENTLY_FETCHED,
     Meta,
 )
-from .request_meta import request_host
-from .request_signer import load_signer
-from .settings import DOWNLOAD_TIMEOUT_FLOOR
-from .shared_pacer import SharedPacer
-from .store import StoreUnavailable, leases
-from .summary import MAX_IN_FLIGHT
+from scrapy_walsh.sending import admission, handler_resend, own_fetch, send_gate
+from scrapy_walsh.sending.decision_inputs import Generations
+from scrapy_walsh.sending.header_bound import bound_headers, over_bound
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.request_meta import request_host
+from scrapy_walsh.settings import DOWNLOAD_TIMEOUT_FLOOR
+from scrapy_walsh.store import StoreUnavailable, leases
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -68,10 +68,10 @@ UA_OVERRIDDEN = "walsh/identity/ua_overridden"
 TIMEOUT_RAISED = "walsh/checkpoint/timeout_raised"
 SLOT_TAKEN = "walsh/checkpoint/slot_taken"
 #: Requests not written after all: the host lease lapsed and another process took the host, or the
-#: store could not confirm the slot (``scrapy_walsh.send_gate``); each waits and goes again.
+#: store could not confirm the slot (``scrapy_walsh.sending.send_gate``); each waits and goes again.
 NOT_WRITTEN = "walsh/checkpoint/not_written"
 #: Requests whose gates decided again: an input of their decisions (robots.txt, the list, a pause)
-#: changed while they waited for the in-flight lock (``scrapy_walsh.generations``); one stat per kind.
+#: changed while they waited for the in-flight lock (``scrapy_walsh.sending.decision_inputs``); one stat per kind.
 REDONE = "walsh/checkpoint/redone"
 #: Sends that ended with the next request already waiting at the in-flight lock, its gates passed
 #: (the overlap at work), by the kind of the one that ended: ``page`` or an own fetch's kind.
@@ -360,8 +360,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
     def _gates(self) -> tuple[Any, Any]:
         """The crawl's blocklist gate and address guard (the instances the middlewares use)."""
         if self._found_gates is None:
-            from .middlewares.addresses import AddressGuardMiddleware
-            from .middlewares.blocklist import BlocklistMiddleware
+            from scrapy_walsh.middlewares.addresses import AddressGuardMiddleware
+            from scrapy_walsh.middlewares.blocklist import BlocklistMiddleware
 
             get = self.crawler.get_downloader_middleware  # called at a download: the engine runs
             self._found_gates = (get(BlocklistMiddleware), get(AddressGuardMiddleware))

@@ -23,16 +23,18 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spiders import CrawlSpider, SitemapSpider
 
-from . import own_fetch, typed_command
-from .config import parse
-from .context import CrawlContext
-from .exceptions import FAIL, Finding, HostPaused
-from .fetcher import LOOKING, fetcher
-from .middlewares.frequency import Answers
-from .middlewares.robots_gate import RobotsMiddleware
-from .policy import feeds, llmstxt
-from .policy.canonical import canonical_url
-from .policy.discovery import (
+from scrapy_walsh.config import parse
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.discovery.start_guard import guarded
+from scrapy_walsh.discovery.structured import read_feed
+from scrapy_walsh.exceptions import FAIL, Finding, HostPaused
+from scrapy_walsh.middlewares.frequency import Answers
+from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
+from scrapy_walsh.outputs import typed_command
+from scrapy_walsh.outputs.made_by import LOOKING, fetcher
+from scrapy_walsh.policy import feeds, llmstxt
+from scrapy_walsh.policy.canonical import canonical_url
+from scrapy_walsh.policy.discovery import (
     FEED,
     LLMS_TXT,
     MAX_MANIFESTS_PER_HOST,
@@ -45,20 +47,19 @@ from .policy.discovery import (
     same_host,
     unchanged_since,
 )
-from .policy.gates import UNREACHABLE
-from .policy.hostkey import url_host
-from .policy.sitemaps import SITEMAPINDEX, stream_sitemap
-from .policy.urls import UnsafeURL, sent_url, split
-from .policy.vocabulary import Gate, Meta, Namespace
-from .spiders import read_feed
-from .start_guard import guarded
-from .store import open_crawl_store
+from scrapy_walsh.policy.gates import UNREACHABLE
+from scrapy_walsh.policy.hostkey import url_host
+from scrapy_walsh.policy.sitemaps import SITEMAPINDEX, stream_sitemap
+from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
+from scrapy_walsh.policy.vocabulary import Gate, Meta, Namespace
+from scrapy_walsh.sending import own_fetch
+from scrapy_walsh.store import open_crawl_store
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from .store import StateStore
+    from scrapy_walsh.store import StateStore
 
 logger = logging.getLogger(__name__)
 

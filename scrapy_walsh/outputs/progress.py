@@ -1,7 +1,7 @@
 """Progress of a long crawl, in the style of Scrapy's ``LogStats``.
 
 Every ``WALSH_PROGRESS_INTERVAL`` seconds (0: never) one line from the logger
-``scrapy_walsh.progress`` says how many targets were answered, refused and are left, and how
+``scrapy_walsh.outputs.progress`` says how many targets were answered, refused and are left, and how
 long the rest takes at least by the pacing bound (R4); the same figures are the
 ``walsh/progress/*`` stats. It costs O(hosts) once per interval, never per request.
 docs/records-and-progress.md says how to read it.
@@ -16,12 +16,13 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 
-from . import admission, typed_command
-from .context import CrawlContext
-from .fetcher import LOOKING
-from .policy.pacing import time_left
-from .shared_pacer import SharedPacer
-from .summary import DENIED
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.outputs import typed_command
+from scrapy_walsh.outputs.made_by import LOOKING
+from scrapy_walsh.outputs.summary import DENIED
+from scrapy_walsh.policy.pacing import time_left
+from scrapy_walsh.sending import admission
+from scrapy_walsh.sending.pacer import SharedPacer
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

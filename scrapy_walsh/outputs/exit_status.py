@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from .process import PROCESS
+from scrapy_walsh.process import PROCESS
 
 __all__ = ("EXIT_STATUS", "fatal", "handled", "pending")
 
@@ -56,7 +56,7 @@ def on_handled(callback: Callable[[], None]) -> None:
 
 
 def reported(message: str) -> None:
-    """``message`` was logged (by :mod:`scrapy_walsh.clean_refusal`): not logged again at exit."""
+    """``message`` was logged (by :mod:`scrapy_walsh.outputs.clean_refusal`): not logged again at exit."""
     PROCESS.reported.add(message)
 
 

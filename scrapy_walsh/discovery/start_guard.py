@@ -1,7 +1,7 @@
 """Clean edges: a spider whose declared targets cannot be read stops with one message.
 
 :func:`guarded` wraps the spider's start: an exception there becomes one ERROR line naming it,
-the crawl stops and the process exits non-zero (:mod:`scrapy_walsh.faults`), where Scrapy would
+the crawl stops and the process exits non-zero (:mod:`scrapy_walsh.outputs.faults`), where Scrapy would
 log a traceback and exit 0. It also gives the reactor a turn at least every :data:`SLICE`
 seconds while the start is read. docs/architecture.md ("The modules, one by one") says why.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import faults
-from .store.waiting import sleep
+from scrapy_walsh.outputs import faults
+from scrapy_walsh.store.waiting import sleep
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

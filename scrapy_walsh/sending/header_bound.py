@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .policy.bounds import header_block_over
-from .protocol_mixins import with_mixin
+from scrapy_walsh.policy.bounds import header_block_over
+from scrapy_walsh.sending.protocol_mixins import with_mixin
 
 __all__ = ("HeaderBlockOverBound", "bound_headers", "over_bound")
 

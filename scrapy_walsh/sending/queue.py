@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.pqueues import DownloaderAwarePriorityQueue, ScrapyPriorityQueue
 
-from .context import CrawlContext
-from .request_meta import request_host
-from .shared_pacer import SharedPacer
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.sending.pacer import SharedPacer
+from scrapy_walsh.sending.request_meta import request_host
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable

@@ -2,7 +2,7 @@
 
 They are fetched *through the crawler* (``engine.download_async``), so they pass the
 checkpoint and the pacing like any request to their host, and are counted in the summary.
-They are known by object identity (:func:`scrapy_walsh.admission.own_fetch_kind`), so the gate
+They are known by object identity (:func:`scrapy_walsh.sending.admission.own_fetch_kind`), so the gate
 that asked for them doesn't gate them again; ``meta["walsh_internal"]`` only tells users what
 they are, and setting it does nothing.
 """
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
-from . import admission
-from .policy.vocabulary import Meta
+from scrapy_walsh.policy.vocabulary import Meta
+from scrapy_walsh.sending import admission
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -35,7 +35,7 @@ async def fetch(crawler: Crawler, url: str, kind: str, **meta: Any) -> Response:
 
     Redirects are not followed here (``dont_redirect``): the caller follows them so
     it can count hops and gate each one. Retries are off, but for a manifest
-    (:data:`~scrapy_walsh.admission.RETRIED_KINDS`, retried as a page is): the backoff
+    (:data:`~scrapy_walsh.sending.admission.RETRIED_KINDS`, retried as a page is): the backoff
     and robots gates decide what a 429/5xx means for an internal resource.
     """
     assert crawler.engine is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import typed_command
+from scrapy_walsh.outputs import typed_command
 
 #: The commands that look at a page a person typed: their fetches are theirs, not a spider's.
 LOOKING = typed_command.TYPED

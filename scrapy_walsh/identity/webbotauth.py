@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTPSignatureKeyResolver, algorithms
 from http_message_signatures.exceptions import HTTPMessageSignaturesException
 
-from .policy.urls import split
+from scrapy_walsh.policy.urls import split
 
 #: The revision of the Web Bot Auth protocol draft implemented here.
 DRAFT = "draft-ietf-webbotauth-httpsig-protocol-01"

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..config import state_dir
-from ..policy.vocabulary import troubleshooting
-from .base import StateStoreError
+from scrapy_walsh.config import state_dir
+from scrapy_walsh.policy.vocabulary import troubleshooting
+from scrapy_walsh.store.base import StateStoreError
 
 #: The kernel's boot id: equal for every process (container or not) that shares this kernel, so
 #: a lock file it finds unlocked tells it the holder is gone. Another machine sharing the state
@@ -50,7 +50,7 @@ DEAD_KEPT = 600.0
 class StoreConflict(StateStoreError):
     """Another store of the same identity is in use on this machine: the crawl is refused at start."""
 
-    #: reported as its message alone, never a traceback (scrapy_walsh/clean_refusal.py)
+    #: reported as its message alone, never a traceback (scrapy_walsh/outputs/clean_refusal.py)
     clean_refusal = True
 
 

@@ -1,6 +1,6 @@
 """Web Bot Auth on the wire: the request checkpoint signs every request with this, last.
 
-:mod:`scrapy_walsh.webbotauth` is the pure part (the signature base, keys, the directory);
+:mod:`scrapy_walsh.identity.webbotauth` is the pure part (the signature base, keys, the directory);
 this adapter holds the crawl's key, read once at start (the audit has already refused a
 key it cannot read), and writes the three headers onto a Scrapy request. It runs at the
 checkpoint, after the User-Agent is final and every gate has admitted the request, so
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import webbotauth
-from .context import CrawlContext
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.identity import webbotauth
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

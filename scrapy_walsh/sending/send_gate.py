@@ -20,15 +20,15 @@ from twisted.internet.interfaces import IHandshakeListener
 from twisted.protocols.tls import TLSMemoryBIOProtocol
 from zope.interface import implementer
 
-from .process import PROCESS
-from .protocol_mixins import with_mixin
-from .shared_pacer import PACING_MARGIN
-from .store import StateStoreError, waiting
+from scrapy_walsh.process import PROCESS
+from scrapy_walsh.sending.pacer import PACING_MARGIN
+from scrapy_walsh.sending.protocol_mixins import with_mixin
+from scrapy_walsh.store import StateStoreError, waiting
 
 if TYPE_CHECKING:
     from twisted.internet.base import DelayedCall
 
-    from .shared_pacer import Lease, SharedPacer
+    from scrapy_walsh.sending.pacer import Lease, SharedPacer
 
 #: An answer held for the next request's write is handed on after this long at the latest (a slow
 #: connect, a lost SYN): a few milliseconds normally.

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 
-from . import admission
-from .context import CrawlContext
-from .policy.vocabulary import Gate, GateVerdict
-from .request_meta import request_host
-from .settings import SPEC_VERSION
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.policy.vocabulary import Gate, GateVerdict
+from scrapy_walsh.sending import admission
+from scrapy_walsh.sending.request_meta import request_host
+from scrapy_walsh.settings import SPEC_VERSION
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
 
-from .policy.robots import RobotsTxt, product_token
+from scrapy_walsh.policy.robots import RobotsTxt, product_token
 
 if TYPE_CHECKING:
     from typing import Self

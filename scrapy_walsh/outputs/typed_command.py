@@ -1,7 +1,7 @@
 """``scrapy fetch``, ``shell`` and ``parse URL``: a person typed the URL and waits for it.
 
 While one of these commands runs, each refusal is also printed on stderr as one line, whatever
-the log settings (``--nolog`` included), and the process exits 1 (:mod:`scrapy_walsh.exit_status`):
+the log settings (``--nolog`` included), and the process exits 1 (:mod:`scrapy_walsh.outputs.exit_status`):
 nothing was fetched for it. The command is read from the process's arguments as Scrapy's command
 line reads them, only when the program is Scrapy's. docs/existing-projects.md says why.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import exit_status
+from scrapy_walsh.outputs import exit_status
 
 #: The commands whose refusals are printed and fail the process.
 TYPED = frozenset({"fetch", "shell", "parse"})

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from . import webbotauth
+from scrapy_walsh.identity import webbotauth
 
 DRAFT = "draft-meunier-webbotauth-registry-04"
 BOT = "web_bot_auth"

@@ -1,7 +1,7 @@
 """What a request carries about the gates it passed: verdicts, whether it was requeued, its host.
 
 ``meta["walsh"]`` is information for callbacks and items, never a switch: the checkpoint
-decides from admission stamps (:mod:`scrapy_walsh.admission`), not from ``meta``. The host key
+decides from admission stamps (:mod:`scrapy_walsh.sending.admission`), not from ``meta``. The host key
 every gate, the queue and the checkpoint ask for is worked out once per Request object
 (:func:`request_host`), as Scrapy's ``urlparse_cached`` parses a URL once, and never kept in
 ``meta``, which spider code can set.
@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult
 
-from .policy import hostkey, urls
-from .policy.vocabulary import Meta
-from .process import PROCESS
+from scrapy_walsh.policy import hostkey, urls
+from scrapy_walsh.policy.vocabulary import Meta
+from scrapy_walsh.process import PROCESS
 
 if TYPE_CHECKING:
     from scrapy import Request

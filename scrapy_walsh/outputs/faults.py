@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from . import exit_status
-from .context import CrawlContext
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.outputs import exit_status
 
 if TYPE_CHECKING:
     from scrapy.core.engine import ExecutionEngine

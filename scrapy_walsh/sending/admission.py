@@ -14,15 +14,15 @@ import secrets
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .context import CrawlContext
-from .policy.vocabulary import Meta, Namespace
-from .process import PROCESS
+from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.policy.vocabulary import Meta, Namespace
+from scrapy_walsh.process import PROCESS
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from .store import StateStore
+    from scrapy_walsh.store import StateStore
 
 #: Gates that stamp a request they let through, by name.
 ADMISSION = "admission"
@@ -104,7 +104,7 @@ def missing_stamps(request: Request, kind: str | None) -> list[str]:
 def sealing_key(crawler: Crawler) -> bytes:
     """Read the identity's sealing secret, created once in the state store (shared by a fleet,
     kept across ``JOBDIR`` resumes); the crawl's context keeps it: ``.get(sealing_key)``."""
-    from .store import open_crawl_store
+    from scrapy_walsh.store import open_crawl_store
 
     store: StateStore = CrawlContext.of(crawler).get(open_crawl_store)
     # created if absent and read back (ours, or the one another process made first) in one call
@@ -179,7 +179,7 @@ def own_claim(crawler: Crawler, request: Request) -> tuple[str, str] | None:
 def live_claim(crawler: Crawler, request: Request, store: StateStore, namespace: str) -> str | None:
     """The target whose claim ``request`` holds, if its seal is ours and the store still holds
     that very lease (a redirect hop, a retry or a requeue of the fetch in progress)."""
-    from .store import leases
+    from scrapy_walsh.store import leases
 
     key = own_claim(crawler, request)
     if key is None:

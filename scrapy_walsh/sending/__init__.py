@@ -1,0 +1,1 @@
+"""What runs at send time: admission, pacing, the queue and the checkpoint before the network."""
