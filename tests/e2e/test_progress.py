@@ -10,7 +10,7 @@ from tests.helpers import stat
 from tests.shop_site import allow_loopback, crawl, declare_pages
 
 LINE = re.compile(
-    r"\[scrapy_walsh\.progress\] INFO: Targets: (\d+) done \(at \d+ targets/min\), (\d+) refused, (\d+) left; "
+    r"\[scrapy_walsh\.outputs\.progress\] INFO: Targets: (\d+) done \(at \d+ targets/min\), (\d+) refused, (\d+) left; "
     r"(?:(\d+)m )?(\d+)s left at least by the pacing bound \(R4\)"
 )
 
