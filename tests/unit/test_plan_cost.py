@@ -1,6 +1,7 @@
 """What a plan's target costs beyond Scrapy's own machinery (counted, never timed): a sitemap's
 plain URL never reaches w3lib (its sent form and both record keys are the URL as written), the
-plan takes the target's request as it is, and a host is canonicalised once, not per target."""
+plan takes the target's request as it is, a host is canonicalised once, not per target, and a
+dry run's progress counts nothing per request (it logs nothing)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,15 @@ import random
 
 import scrapy
 import w3lib.url
+from scrapy import signals
 from scrapy.utils.test import get_crawler
 
+from scrapy_walsh import Addon
 from scrapy_walsh.commands.plan import PlanRecorder
+from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.policy import canonical, urls
 from scrapy_walsh.policy.blocklist import hosts
+from scrapy_walsh.progress import Progress
 
 BASE = "http://127.0.0.1:45021/p/"
 
@@ -115,3 +120,19 @@ def test_a_host_is_canonicalised_once(monkeypatch):
     for n in range(1_000):
         assert hosts.normalise_host(f"{BASE}{n}") == "127.0.0.1"
     assert read.calls == 1
+
+
+def test_a_dry_run_counts_no_request_for_progress(tmp_path):
+    crawler = get_crawler(
+        scrapy.Spider, settings_dict={"ADDONS": {Addon: 500}, "WALSH_STATE_URI": f"sqlite:///{tmp_path}/s.sqlite3"}
+    )
+    crawler._apply_settings()
+    CrawlContext.of(crawler).explain()
+    progress = Progress.from_crawler(crawler)
+    request = scrapy.Request(f"{BASE}1")
+    crawler.signals.send_catch_log(signals.request_reached_downloader, request=request, spider=None)
+    assert progress.in_downloader == 1
+    progress.spider_opened(crawler.spider)  # a dry run logs no progress: its counts are switched off
+    for _ in range(3):
+        crawler.signals.send_catch_log(signals.request_reached_downloader, request=request, spider=None)
+    assert (progress.in_downloader, progress.task) == (1, None)
