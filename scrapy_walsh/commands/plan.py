@@ -95,7 +95,10 @@ class PlanRecorder:
         async for entry in start:
             if hasattr(entry, "errback") and hasattr(entry, "url"):
                 callback = getattr(entry.callback, "__name__", None) or "parse"
-                entry = entry.replace(callback=self.sent, errback=self.decided, cb_kwargs={}, dont_filter=True)
+                # set on the request itself: ``replace`` builds a second one, and a Request's URL
+                # is made safe (w3lib, ~50 us for a 1 KB URL) each time one is built
+                entry.callback, entry.errback, entry.dont_filter = self.sent, self.decided, True
+                entry.cb_kwargs.clear()
                 entry.meta["walsh_plan_callback"] = callback
             yield entry
 

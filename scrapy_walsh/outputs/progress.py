@@ -62,9 +62,8 @@ class Progress:
         if typed_command.command() in LOOKING:
             raise NotConfigured  # a person looking at one page, as Scrapy's LogStats is off there
         progress = cls(crawler)
-        crawler.signals.connect(progress.response_received, signal=signals.response_received)
-        crawler.signals.connect(progress.request_reached, signal=signals.request_reached_downloader)
-        crawler.signals.connect(progress.request_left, signal=signals.request_left_downloader)
+        for handler, signal in progress._counted():
+            crawler.signals.connect(handler, signal=signal)
         crawler.signals.connect(progress.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(progress.spider_closed, signal=signals.spider_closed)
         return progress
@@ -88,6 +87,16 @@ class Progress:
         if self.interval:
             self.task = create_looping_call(self.log)
             self.task.start(self.interval, now=False)
+        else:  # nothing is logged or measured: no count per request (a dry run's 60,000 targets)
+            for handler, signal in self._counted():
+                self.crawler.signals.disconnect(handler, signal=signal)
+
+    def _counted(self) -> tuple[tuple[Any, Any], ...]:
+        return (
+            (self.response_received, signals.response_received),
+            (self.request_reached, signals.request_reached_downloader),
+            (self.request_left, signals.request_left_downloader),
+        )
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if self.task is None:

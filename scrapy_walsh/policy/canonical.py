@@ -14,7 +14,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from urllib.parse import urlunsplit
 
-from scrapy_walsh.policy.urls import remove_dot_segments, split
+from scrapy_walsh.policy.urls import PLAIN_URL, remove_dot_segments, split
 
 __all__ = ("canonical_url", "legacy_canonical_url", "record_keys")
 
@@ -27,6 +27,8 @@ _KEPT = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
 _PLAIN = re.compile(f"[{_KEPT}]*")
 #: What it changes: an escape (or a ``%`` that starts none), a character a URI can't hold.
 _SPECIAL = re.compile(f"%(?:[0-9A-Fa-f]{{2}})?|[^{_KEPT}%]")
+#: A default port written out: w3lib keeps it, the canonical key drops it.
+DEFAULT_PORT = re.compile(r"^http://[^/]*:80(?:/|$)|^https://[^/]*:443(?:/|$)")
 
 
 @lru_cache(maxsize=4096)  # a URL is canonicalised on the way out and back (R8, R7): once is enough
@@ -56,8 +58,10 @@ def legacy_canonical_url(url: str) -> str:
 
 def record_keys(url: str) -> tuple[str, ...]:
     """The keys a stored record of ``url`` may have: the canonical one first, then the one an
-    earlier version wrote when it differs."""
+    earlier version wrote when it differs (w3lib is not asked for a URL both write alike)."""
     key = canonical_url(url)
+    if PLAIN_URL.fullmatch(url) and not DEFAULT_PORT.search(url):
+        return (key,)
     try:
         old = legacy_canonical_url(url)
     except ValueError:

@@ -36,6 +36,11 @@ _AMBIGUOUS = re.compile(r"//|%2[fF]|%5[cC]|\\|;")
 _SLASHES = re.compile(r"/{2,}")
 _SEPARATORS = re.compile(r"%2[fF]|%5[cC]|\\")
 _PARAMS = re.compile(r";[^/]*")
+_PORT = r"(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+#: A URL every reading writes as it is: a lowercase http(s) scheme and host name, a port in range,
+#: a path of unreserved characters with no dot segment, no query, userinfo or fragment. Most of a
+#: sitemap's URLs: they skip w3lib (tests/unit/test_plan_cost.py checks both on a random sample).
+PLAIN_URL = re.compile(rf"https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*{_PORT}(?:/(?![.]{{1,2}}(?:/|$))[A-Za-z0-9\-._~]*)*")
 
 
 class UnsafeURL(ValueError):
@@ -88,12 +93,16 @@ def resolved(url: str) -> str:
     return url if path == parts.path else urlunsplit(parts._replace(path=path))
 
 
-@lru_cache(maxsize=65536)
 def sent_url(text: str) -> str:
     """The URL the add-on sends for ``text`` from a manifest, a feed or llms.txt: Scrapy's form
     (what ``Request(text).url`` holds), dot segments removed. Raises :class:`UnsafeURL` for one
     with no http(s) host, or whose host another parser reads differently (``http://O\\@S/``:
     urllib reads S, Scrapy and browsers O)."""
+    return text if PLAIN_URL.fullmatch(text) else _sent_url(text)
+
+
+@lru_cache(maxsize=65536)
+def _sent_url(text: str) -> str:
     try:
         url = resolved(safe_url_string(text.strip(), "utf-8"))
         parts = split(url)

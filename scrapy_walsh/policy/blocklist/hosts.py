@@ -104,8 +104,10 @@ def extract_host(value: str) -> str:
     return text
 
 
+@lru_cache(maxsize=4096)
 def canonical(host: str) -> tuple[str, bool]:
-    """(canonical form, is an IP address) of an extracted host; never raises."""
+    """(canonical form, is an IP address) of an extracted host; never raises. Cached: a crawl
+    asks about the same few hosts for each of its targets, several times each."""
     if not host:
         return "", False
     if ":" in host:
