@@ -83,8 +83,6 @@ def remove_dot_segments(path: str) -> str:
 @lru_cache(maxsize=65536)
 def resolved(url: str) -> str:
     """``url`` (already in Scrapy's form) with its path's dot segments removed: the URL sent."""
-    if "." not in url and "%2" not in url:
-        return url
     try:
         parts = split(url)
     except ValueError:
@@ -140,8 +138,9 @@ def path_readings(path: str) -> tuple[str, ...]:
         for params in (False, True):
             base = _SEPARATORS.sub("/", path) if decode else path
             base = _PARAMS.sub("", base) if params else base
-            found[remove_dot_segments(base)] = None
-            found[_merged(remove_dot_segments(base))] = None
+            dots_first = remove_dot_segments(base)
+            found[dots_first] = None
+            found[_merged(dots_first)] = None
             found[remove_dot_segments(_merged(base))] = None
     return tuple(found)
 
@@ -162,7 +161,8 @@ def reading_urls(url: str) -> tuple[str, ...]:
 def readings(url: str) -> tuple[str, ...]:
     """The request-targets (``path?query``) common servers may serve for ``url``, the sent one first."""
     try:
-        query = split(url).query
+        parts = split(url)
     except ValueError:
         return (url,)
-    return tuple(p + (f"?{query}" if query else "") for p in path_readings(split(url).path or "/"))
+    query = f"?{parts.query}" if parts.query else ""
+    return tuple(path + query for path in path_readings(parts.path or "/"))
