@@ -371,6 +371,12 @@ STATS: tuple[Stat, ...] = (
         "warning, and its start is written all the same, so the host's next request counts from it.",
     ),
     Stat(
+        "walsh/pacing/clock_step_hosts",
+        "Pacing-ledger entries (hosts and addresses) a clock step had left ahead of this clock (it was set back "
+        "since, or a run's clock was ahead), mended: their starts count from now and a pause keeps the length "
+        "the site asked for, so no host is held or refused for the step. Said once per crawl at WARNING.",
+    ),
+    Stat(
         "walsh/checkpoint/slot_taken",
         "Requests the checkpoint found without a free pacing slot (another process, an internal fetch or an "
         "`engine.download` took it first): nothing sent; they waited or were requeued.",

@@ -73,6 +73,8 @@ class PacingMiddleware:
             request.meta["download_slot"] = self._dry_run_slot()
         self._check_cap(request, host)
         while wait := self._wait(host):  # 0 once the slot looks free (the checkpoint reserves it)
+            if self.politeness.mend(host, wait):
+                continue  # a clock step had left the host's times ahead: ask again
             self._refuse_beyond_max_pause(request, host, wait)
             if admission.own_fetch_kind(request) is None and CrawlContext.of(self.crawler).dry_run:
                 break  # explain: the checkpoint reads the wait, nothing waits for a request never sent
@@ -158,7 +160,8 @@ class PacingMiddleware:
         beyond ``WALSH_BACKOFF_MAX_DELAY`` is refused as at the gate (a pause the local copy did
         not know: on an address a process pacing by address paused). A stale decision
         (:class:`DecisionStale`) walks the gates again at once."""
-        if isinstance(exc, DecisionStale):
+        if isinstance(exc, DecisionStale) or self.politeness.mend(exc.host, exc.wait):
+            # stale, or a clock step had left the host's times ahead (mended): walk the gates again
             return request if admission.own_fetch_kind(request) is not None else back_to_scheduler(request)
         self._refuse_beyond_max_pause(request, exc.host, exc.wait)
         if (copy := self.politeness.requeue(self.stats, request, exc.host)) is not None:

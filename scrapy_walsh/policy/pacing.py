@@ -27,6 +27,59 @@ SMOOTHING = 0.5
 LOGGED_WAIT = 5.0
 
 
+#: A start stamped further ahead of the store's clock than this was stamped by a clock that has
+#: since been set back (a clock step): every stamp is its writer's "now" on the store's clock, so
+#: nothing else puts one ahead. The minute absorbs NTP's slewing.
+CLOCK_SLACK = 60.0
+#: The ledger's start stamps (a pause's own is ``paused_at``; its end, ``not_before``, is judged by it).
+STAMPS = ("last_start", "any_start")
+
+
+def unstep(
+    entry: dict[str, Any], now: float, horizon: float, slack: float = CLOCK_SLACK
+) -> tuple[float, dict[str, Any] | None]:
+    """A ledger entry read at ``now``, mended if a clock step left it ahead: ``(step, mended)``,
+    ``(0, None)`` when nothing is ahead. A start more than ``slack`` ahead becomes
+    ``now`` (the real one was earlier, so the interval still holds at the server). A pause
+    stamped ahead (``paused_at``; an entry without it: its start, if ahead) keeps the length the
+    site asked for, from ``now``; a pause stamped in time stays as it is, however long. A host
+    lease ending more than ``horizon`` ahead (the longest pause the crawl waits for, plus the
+    slack: no lease holds longer) is dropped. The Redis Lua of the ledger repeats this."""
+    step, new = 0.0, dict(entry)
+    stamp = _number(entry.get("paused_at"))
+    last = _number(entry.get("last_start"))
+    if stamp is None and last is not None and last - now > slack:
+        stamp = last  # a pause written before paused_at was: no later than its start, so no shorter
+    for field in STAMPS:
+        value = _number(entry.get(field))
+        if value is not None and value - now > slack:
+            step, new[field] = max(step, value - now), now
+    if stamp is not None and stamp - now > slack:
+        step = max(step, stamp - now)
+        if (end := _number(entry.get("not_before"))) is not None and end > now:
+            new["not_before"] = end - (stamp - now)
+        if "paused_at" in entry:
+            new["paused_at"] = now
+    leases = entry.get("sending")
+    if isinstance(leases, dict):
+        kept = {}
+        for token, lease in leases.items():
+            until = _number(lease.get("until")) if isinstance(lease, dict) else None
+            if until is not None and until - now > horizon:
+                step = max(step, until - now)
+            else:
+                kept[token] = lease
+        if kept:
+            new["sending"] = kept
+        else:
+            new.pop("sending")
+    return (step, new) if step else (0.0, None)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def ready_time(last_start: float | None, not_before: float, interval: float, margin: float = 0.0) -> float:
     """When the next request to a host may start: ``interval`` after the last start, never
     before a "not before" pause, plus ``margin``; 0 for a host with neither (it goes at once).

@@ -20,8 +20,17 @@ from scrapy import signals
 
 from scrapy_walsh.config import host_intervals
 from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.policy.addresses import parse_ip
 from scrapy_walsh.policy.gates import crawl_delay_over_cap
-from scrapy_walsh.policy.pacing import LOGGED_WAIT, HostPace, Pacer, interval_applied, wait_reason
+from scrapy_walsh.policy.pacing import (
+    CLOCK_SLACK,
+    LOGGED_WAIT,
+    HostPace,
+    Pacer,
+    interval_applied,
+    unstep,
+    wait_reason,
+)
 from scrapy_walsh.policy.vocabulary import IntervalWhy, Namespace
 from scrapy_walsh.sending import admission, request_meta
 from scrapy_walsh.sending.decision_inputs import PACE, Generations
@@ -61,6 +70,8 @@ CONFIRMED_LATE = "walsh/pacing/confirmed_late"
 STAMPED_AFTER_WRITE = "walsh/pacing/stamped_after_write"
 #: Of those, the ones that found another process's start or a pause there already (stamped all the same).
 WRITTEN_AFTER_LAPSE = "walsh/pacing/written_after_lapse"
+#: Ledger entries (hosts and addresses) a clock step had left ahead, mended (:meth:`SharedPacer.mend`).
+CLOCK_STEP_HOSTS = "walsh/pacing/clock_step_hosts"
 
 
 def back_to_scheduler(request: Request) -> Request:
@@ -143,7 +154,20 @@ class SharedPacer:
         #: The scheduler's politeness queues; their per-host sub-queues say which hosts
         #: have requests waiting (an empty sub-queue is removed at once).
         self.queues: weakref.WeakSet[Any] = weakref.WeakSet()
-        for key, data in self.ledger.entries():
+        #: a stored time further ahead than this is a clock step (:func:`~scrapy_walsh.policy.pacing.unstep`)
+        self.horizon = self.max_pause + CLOCK_SLACK
+        #: the clock step has been said (one WARNING per crawl)
+        self._step_said = False
+        #: host -> the end of a pause beyond the longest one waited for that no clock step explains
+        self._real_pauses: dict[str, float] = {}
+        self.stats = crawler.stats
+        entries = dict(self.ledger.entries())
+        now = self.now()
+        stepped = [key for key, data in entries.items() if unstep(data, now, self.horizon)[1] is not None]
+        if stepped:
+            with suppress(StateStoreError):  # the store is away: the first reservation finds it
+                entries.update(self._rebase(stepped))
+        for key, data in entries.items():
             dict.__setitem__(self.pacer.hosts, key, HostPace.from_json(data))  # stored by pacing key
         #: host -> (pause, RateLimit pace) asked in answer to the operator blocklist's own fetches,
         #: held until its gate has read the answer and knows when the list is due again
@@ -154,7 +178,6 @@ class SharedPacer:
         #: the call that writes the kept settles before a host lease ends (:meth:`settle`)
         self._flush_call: DelayedCall | None = None
         crawler.signals.connect(self.flush, signal=signals.spider_closed)
-        self.stats = crawler.stats
         #: host -> what asked for its last pause from this process (the journal says why a request waited)
         self._paused_by: dict[str, IntervalWhy] = {}
         #: a pause makes the decisions prepared for the host stale (``scrapy_walsh.sending.decision_inputs``)
@@ -344,15 +367,66 @@ class SharedPacer:
 
     def pause(self, host: str, until: float, why: IntervalWhy = IntervalWhy.BACKOFF) -> None:
         """R5: nothing goes to ``host`` before ``until`` (our clock, ``self.now()``), fleet-wide;
-        ``why``: what asked for it."""
+        ``why``: what asked for it. The pause is stamped (``paused_at``), so a clock set back later
+        can tell its length from a step (:func:`~scrapy_walsh.policy.pacing.unstep`)."""
         self._paused_by[host] = why
         self.generations.bump(PACE, self.key(host))
         offset = until - self.now()
         ttl = max(offset, 0.0) + self.pacer.interval(host) + KEEP
         self._adopt(
             host,
-            self.ledger.advance(self.own(host), {"not_before": offset}, self._own(host), ttl=ttl),
+            self.ledger.advance(self.own(host), {"not_before": offset, "paused_at": 0.0}, self._own(host), ttl=ttl),
         )
+
+    def mend(self, host: str, wait: float) -> bool:
+        """A wait of ``wait`` s for ``host`` is over what the host or a pause can ask (beyond
+        ``WALSH_BACKOFF_MAX_DELAY``, or a start of ours ahead of the clock): if a clock step left its
+        entries ahead, mend them (:func:`~scrapy_walsh.policy.pacing.unstep`) and say True, for the
+        caller to ask again; False when none is ahead (the wait is real: a pause the site asked for).
+        Raises ``StoreUnavailable``."""
+        pace = self.pacer.pace(host)
+        ahead = pace.last_start is not None and pace.last_start - self.now() > CLOCK_SLACK
+        if not ahead and (wait <= self.max_pause or self._real_pauses.get(host) == pace.not_before):
+            return False  # a pause found real is not asked about again for each of its requests
+        keys = self.keys(host)[0]
+        mended = self._rebase(keys)
+        if not mended and ahead:  # another process mended them, or they expired: the local copy lags
+            mended = {keys[0]: self.ledger.get_many(keys[:1]).get(keys[0]) or {"last_start": self.now()}}
+        if not mended:
+            self._real_pauses[host] = pace.not_before
+            return False
+        own = mended.get(keys[0])
+        if own is not None:  # the stored times are earlier now: the local copy takes them as they are
+            pace.last_start, pace.not_before = own.get("last_start"), own.get("not_before") or 0.0
+        for key in keys[1:]:
+            self._merge(pace, mended.get(key) or {})
+        return True
+
+    def _rebase(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """Mend each of ``keys`` a clock step left ahead; the mended entries, by key. Said once per
+        crawl at WARNING, with how many and how far; counted in :data:`CLOCK_STEP_HOSTS`."""
+        done = self.ledger.rebase(keys, CLOCK_SLACK, self.horizon)
+        mended = {key: d.value for key, d in zip(keys, done) if d.wait}
+        if not mended:
+            return {}
+        if self.stats is not None:
+            self.stats.inc_value(CLOCK_STEP_HOSTS, len(mended))
+        step = max(d.wait for d in done)
+        hosts = sum(parse_ip(key) is None for key in mended)
+        (logger.info if self._step_said else logger.warning)(
+            "Read as a clock step: the pacing ledger had %d host%s (%d entr%s with their addresses) stamped "
+            "up to %.0f s (%.1f h) ahead of this clock (it was set back since, or a run's clock was ahead). "
+            "Their starts now count from this moment and a pause keeps the length the site asked for: no host "
+            "is held or refused for the step, and the interval still holds at each server",
+            hosts,
+            "" if hosts == 1 else "s",
+            len(mended),
+            "y" if len(mended) == 1 else "ies",
+            step,
+            step / 3600,
+        )
+        self._step_said = True
+        return mended
 
     def ready_at(self, host: str) -> float:
         """When ``host``'s next request may start, by the local copy of the ledger."""

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scrapy_walsh.policy.pacing import ready_time
+from scrapy_walsh.policy.pacing import ready_time, unstep
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store.base import Operation, StateStore, Step, StoreUnavailable, Updated
 
@@ -338,6 +338,45 @@ end
 )
 
 
+#: A clock step mended (:func:`~scrapy_walsh.policy.pacing.unstep`): the result is how far ahead
+#: the entry was (0: nothing written). args: the slack, the horizon of leases.
+REBASE = Operation(
+    "rebase",
+    lambda value, now, slack, horizon: unstep(value, now, horizon, slack),
+    """
+local function change(v, now, A)
+  local slack, step = A[1], 0
+  local stamp, last = tonumber(v['paused_at']), tonumber(v['last_start'])
+  if stamp == nil and last and last - now > slack then stamp = last end
+  for _, f in ipairs({'last_start', 'any_start'}) do
+    local t = tonumber(v[f])
+    if t and t - now > slack then step = math.max(step, t - now); v[f] = now end
+  end
+  if stamp and stamp - now > slack then
+    step = math.max(step, stamp - now)
+    local nb = tonumber(v['not_before'])
+    if nb and nb > now then v['not_before'] = nb - (stamp - now) end
+    if v['paused_at'] ~= nil then v['paused_at'] = now end
+  end
+  if type(v['sending']) == 'table' then
+    local kept, any = {}, false
+    for t, l in pairs(v['sending']) do
+      if type(l) == 'table' and type(l['until']) == 'number' and l['until'] - now > A[2] then
+        step = math.max(step, l['until'] - now)
+      else
+        kept[t] = l
+        any = true
+      end
+    end
+    if any then v['sending'] = kept else v['sending'] = nil end
+  end
+  if step > 0 then return step, v end
+  return 0, nil
+end
+""",
+)
+
+
 @dataclass(frozen=True)
 class Reservation:
     """The answer of :meth:`Ledger.reserve` / :meth:`Ledger.advance`."""
@@ -451,6 +490,12 @@ class Ledger:
                 pass
         kept = [self._keep(k, offsets, assign or {}, ttl) for k in ([key] if isinstance(key, str) else key)]
         return kept[0]
+
+    def rebase(self, keys: Sequence[str], slack: float, horizon: float) -> list[Reservation]:
+        """Mend each of ``keys`` a clock step left ahead (:data:`REBASE`), one atomic step per key,
+        in one round trip: ``wait`` says how far ahead it was (0: untouched)."""
+        done, _ = self._batch([Step(self.namespace, (key,), REBASE, (slack, horizon), None) for key in keys])
+        return [Reservation(d.result, d.value, d.now) for d in done]
 
     def flush(self) -> None:
         """Write the kept advances now, in one round trip; raises ``StoreUnavailable`` if the

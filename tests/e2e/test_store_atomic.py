@@ -227,6 +227,8 @@ def test_a_long_outage_raises_within_the_budget_and_a_pause_made_meanwhile_still
 
 
 T0 = 1_700_000_000.0
+DAY = 86_400.0
+LEASE_B = {"B": {"until": T0 + 1.0, "kind": "any_start"}}
 
 #: (last_start, not_before, interval, margin) -> ready time, for ready_time and its Lua twin.
 READY_CASES = [
@@ -264,6 +266,50 @@ OPERATION_CASES = [
     ("advance", {"last_start": T0}, T0 + 0.25, [{"last_start": 0.0}, {}], (0.0, {"last_start": T0 + 0.25})),
     ("advance", {"last_start": T0 + 1}, T0 + 0.25, [{"last_start": 0.0}, {}], (0.0, {"last_start": T0 + 1})),
     ("advance", {}, T0, [{"not_before": 30.0}, {}], (0.0, {"not_before": T0 + 30})),
+    # a clock step mended (args: the slack, the horizon of leases): nothing ahead, nothing written
+    ("rebase", {"last_start": T0 - 5, "not_before": T0 + 30}, T0, [60.0, 3660.0], (0.0, None)),
+    ("rebase", {"last_start": T0 + 30}, T0, [60.0, 3660.0], (0.0, None)),  # within the slack
+    # a start a day ahead counts from now; the rest of the entry stays
+    (
+        "rebase",
+        {"last_start": T0 + DAY, "adaptive": 0.5},
+        T0,
+        [60.0, 3660.0],
+        (DAY, {"last_start": T0, "adaptive": 0.5}),
+    ),
+    ("rebase", {"any_start": T0 + 7200}, T0, [60.0, 3660.0], (7200.0, {"any_start": T0})),
+    # a pause stamped ahead keeps its length from now; one stamped in time, however long, stays
+    (
+        "rebase",
+        {"last_start": T0 + DAY, "not_before": T0 + DAY + 30, "paused_at": T0 + DAY},
+        T0,
+        [60.0, 3660.0],
+        (DAY, {"last_start": T0, "not_before": T0 + 30, "paused_at": T0}),
+    ),
+    (
+        "rebase",
+        {"last_start": T0 - 10, "not_before": T0 + 2 * DAY, "paused_at": T0 - 10},
+        T0,
+        [60.0, 3660.0],
+        (0.0, None),
+    ),
+    # written before pauses were stamped: measured from the start, which was no later
+    (
+        "rebase",
+        {"last_start": T0 + DAY, "not_before": T0 + DAY + 60},
+        T0,
+        [60.0, 3660.0],
+        (DAY, {"last_start": T0, "not_before": T0 + 60}),
+    ),
+    # a lease ending beyond the horizon is dropped; a live one stays
+    (
+        "rebase",
+        {"last_start": T0, "sending": {"A": {"until": T0 + DAY, "kind": "last_start"}, **LEASE_B}},
+        T0,
+        [60.0, 3660.0],
+        (DAY, {"last_start": T0, "sending": LEASE_B}),
+    ),
+    ("rebase", {"sending": {"A": {"until": T0 + DAY, "kind": "last_start"}}}, T0, [60.0, 3660.0], (DAY, {})),
 ]
 
 
@@ -448,7 +494,7 @@ def test_the_python_formula_and_the_redis_lua_agree_on_every_case(redis_server):
     import redis
 
     from scrapy_walsh.policy.pacing import ready_time
-    from scrapy_walsh.store.ledger import ADVANCE, CONFIRM, READY_TIME_LUA, RENEW, RESERVE, RESERVE_KEYS
+    from scrapy_walsh.store.ledger import ADVANCE, CONFIRM, READY_TIME_LUA, REBASE, RENEW, RESERVE, RESERVE_KEYS
 
     client = redis.Redis.from_url(redis_server.url, decode_responses=True)
     formula = READY_TIME_LUA + (
@@ -462,7 +508,7 @@ def test_the_python_formula_and_the_redis_lua_agree_on_every_case(redis_server):
         assert python == pytest.approx(expected, abs=1e-6), (last, not_before, interval, margin)
         assert lua == pytest.approx(expected, abs=1e-6), (last, not_before, interval, margin, lua)
 
-    operations = {"reserve": RESERVE, "advance": ADVANCE}
+    operations = {"reserve": RESERVE, "advance": ADVANCE, "rebase": REBASE}
     runner = (
         "local result, new = change(cjson.decode(ARGV[1]), tonumber(ARGV[2]), cjson.decode(ARGV[3]))\n"
         "if new then return {string.format('%.6f', result), cjson.encode(new)} end\n"

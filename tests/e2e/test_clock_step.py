@@ -1,0 +1,79 @@
+"""A clock set back: a run whose clock was a day ahead leaves its ledger stamps a day ahead.
+
+The first crawl runs under libfaketime (``faketime -f +1d``, the Debian package), the next ones
+on the real clock, against one state store. What the server saw decides: the next run fetches,
+no sooner than the real interval after the last request, with no refusal and no "the site asked"
+reason; the step is said once, in one WARNING, and the ledger is mended for later runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import CLOCK_TOLERANCE, GATES_SPIDER, run_scrapy, stat
+
+FAKETIME = shutil.which("faketime")
+
+pytestmark = pytest.mark.skipif(FAKETIME is None, reason="libfaketime's faketime is not installed")
+
+
+def _crawl(project, urls, *settings: str, clock: str | None = None):
+    """The gates spider on ``urls``; ``clock``: a libfaketime offset ("+1d") for the whole process
+    (its monotonic clock left alone, as the kernel's would be)."""
+    spider = project / "plainproj" / "spiders" / "gates.py"
+    if not spider.exists():
+        spider.write_text(GATES_SPIDER)
+    args = ["crawl", "gates", "-a", "urls=" + ",".join(urls), *(f"-s{s}" for s in settings)]
+    if clock is None:
+        return run_scrapy(args, cwd=project)
+    env = dict(os.environ, FAKETIME_DONT_FAKE_MONOTONIC="1")
+    env.pop("SCRAPY_SETTINGS_MODULE", None)
+    command = [FAKETIME, "-f", clock, sys.executable, "-m", "scrapy", *args]
+    return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=180)
+
+
+def test_a_run_a_day_ahead_never_holds_or_misnames_the_next_runs(project, demo_site):
+    ahead = _crawl(project, [demo_site.url("open", "/page/1")], clock="+1d")
+    assert ahead.returncode == 0, ahead.stderr[-3000:]
+    assert [r["path"] for r in demo_site.requests if r["host_key"] == "open"][-1] == "/page/1"
+
+    back = _crawl(project, [demo_site.url("open", "/page/2")])
+    assert back.returncode == 0, back.stderr[-3000:]
+    seen = [r for r in demo_site.requests if r["host_key"] == "open"]
+    assert seen[-1]["path"] == "/page/2", back.stderr[-3000:]
+    # never faster than the interval at the server: the real R4 floor holds across the step
+    gaps = [b["mono"] - a["mono"] for a, b in zip(seen, seen[1:])]
+    assert min(gaps) >= 1.0 - CLOCK_TOLERANCE, gaps
+    assert "Retry-After" not in back.stderr and "asked us" not in back.stderr, back.stderr[-3000:]
+    assert not stat(back.stderr, "walsh/denied/pacing"), back.stderr[-3000:]
+    steps = [line for line in back.stderr.splitlines() if "clock step" in line]
+    # the target's host and the operator list's, each with its address
+    assert len(steps) == 1 and "WARNING" in steps[0] and "2 hosts (4 entries" in steps[0], steps
+    assert stat(back.stderr, "walsh/pacing/clock_step_hosts") == 4
+
+    # mended in the store: the next run neither waits nor warns
+    again = _crawl(project, [demo_site.url("open", "/page/3")])
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert [r["path"] for r in demo_site.requests if r["host_key"] == "open"][-1] == "/page/3"
+    assert "clock step" not in again.stderr
+
+
+def test_a_pause_stamped_ahead_keeps_the_length_the_site_asked_for(project, demo_site):
+    """The step is taken out of a pause, never the pause itself: the site's Retry-After still
+    holds in full, counted from the next run's start (fail closed: the real time it was asked is
+    earlier)."""
+    demo_site.override("open", "/page/1", 429, "slow down", headers=[("Retry-After", "6")])
+    ahead = _crawl(project, [demo_site.url("open", "/page/1")], "WALSH_BACKOFF_MAX_RETRIES=0", clock="+1d")
+    assert ahead.returncode == 0, ahead.stderr[-3000:]
+    back = _crawl(project, [demo_site.url("open", "/page/2")])
+    assert back.returncode == 0, back.stderr[-3000:]
+    seen = [r for r in demo_site.requests if r["host_key"] == "open"]
+    assert [r["path"] for r in seen][-2:] == ["/page/1", "/page/2"], [r["path"] for r in seen]
+    assert seen[-1]["mono"] - seen[-2]["mono"] >= 6.0 - CLOCK_TOLERANCE
+    assert "asked us" not in back.stderr and not stat(back.stderr, "walsh/denied/pacing"), back.stderr[-3000:]
+    assert stat(back.stderr, "walsh/pacing/clock_step_hosts")
