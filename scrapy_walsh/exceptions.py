@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_walsh.outputs import typed_command
-from scrapy_walsh.policy.vocabulary import Gate, requirement_name, troubleshooting
+from scrapy_walsh.policy.vocabulary import Gate, docs_topic, requirement_name
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -188,7 +188,7 @@ class ConformanceError(ValueError):
         )
         super().__init__(
             f"{REFUSAL_HEADLINE}; it would break walsh-research-compliance/v1:\n{lines}\n"
-            f"  what to do: {troubleshooting('refused-at-start')}"
+            f"  what to do: {docs_topic('refused-at-start')}"
         )
 
 
@@ -223,10 +223,7 @@ _HINT_SECTIONS: Mapping[str, str] = MappingProxyType(
 )
 #: What the first denial of a kind is logged with: a gate's hint and its troubleshooting section, or the checkpoint's.
 HINTS: Mapping[str, str] = MappingProxyType(
-    {
-        kind: f"{hint}; see {troubleshooting(_HINT_SECTIONS.get(kind, 'a-url-is-denied'))}"
-        for kind, hint in _HINTS.items()
-    }
+    {kind: f"{hint}; see {docs_topic(_HINT_SECTIONS.get(kind, 'a-url-is-denied'))}" for kind, hint in _HINTS.items()}
     | {
         "checkpoint/not_admitted": "it reached the network without passing every gate (a path around the "
         "middlewares, such as engine.download or a late middleware's rewrite)",

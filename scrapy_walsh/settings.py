@@ -334,8 +334,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         True,
         "proof of conformance",
         "The request journal: each request is recorded before it is sent, and a request that cannot be "
-        "recorded is not sent (docs/journal-proof.md). `False` switches it off, to measure its cost "
-        "(bench/scale_bench.py --journal-cost): a loosening the crawl announces, after which nothing "
+        "recorded is not sent ([what the journal proves](../journal-proof.md)). `False` switches it off, to "
+        "measure its cost (bench/scale_bench.py --journal-cost): a loosening the crawl announces, after which nothing "
         "proves what was sent.",
     ),
     WalshSetting(
@@ -344,7 +344,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "proof of conformance",
         "Where the request journal is written (one file per process per UTC day, hash-chained, "
         "signed with `WALSH_SIGNING_KEY` when set). `None`: beside the state store, "
-        "`<state dir>/<identity>.journal/` (docs/journal.md).",
+        "`<state dir>/<identity>.journal/` ([the journal](../journal.md)).",
     ),
     WalshSetting(
         "WALSH_JOURNAL_RETENTION_DAYS",

@@ -596,7 +596,7 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/store/unsynced_transactions",
         "sqlite: write transactions committed to the WAL without their own fsync (reservations, settles, "
-        "fetch claims: kill -9 safe; docs/state-store-durability.md).",
+        "fetch claims: kill -9 safe; [durability](../state-store-durability.md)).",
     ),
     Stat(
         "walsh/store/unavailable",

@@ -201,3 +201,18 @@ def crawl_targets(project: Path, urls, *args, timeout=180):
             item = json.loads(line)
             items[item.get("url") or item["target"]] = item
     return result, items
+
+
+def docs_pointers() -> set[str]:
+    """Every ``scrapy walsh docs TOPIC`` the package's messages point to: the topics its source names
+    (``docs_topic("...")`` or the command spelled out) and those of the denial hints, built at import."""
+    from scrapy_walsh.exceptions import _HINT_SECTIONS, HINTS
+
+    found = set(_HINT_SECTIONS.values())
+    for path in (REPO / "scrapy_walsh").rglob("*.py"):
+        text = path.read_text()
+        found |= set(re.findall(r"""docs_topic\(\s*["']([\w#-]+)["']""", text))
+        found |= set(re.findall(r"scrapy walsh docs ([a-z0-9][\w#-]*)", text))
+    for hint in HINTS.values():
+        found |= set(re.findall(r"scrapy walsh docs ([\w#-]+)", hint))
+    return found

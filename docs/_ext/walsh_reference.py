@@ -3,7 +3,8 @@
 Each page under ``docs/reference/`` that is listed in :data:`PAGES` is written when the
 build starts, from the registry that the code itself reads (settings, the preset and the
 add-on's component table, stats, meta keys and store namespaces, exceptions, demo hosts),
-so the docs can't drift from the code. The functions are plain Python, so
+so the docs can't drift from the code; and the pages messages point to are copied into the
+package, for ``scrapy walsh docs``. The functions are plain Python, so
 ``tests/unit/test_reference.py`` checks them without building the docs.
 """
 
@@ -188,6 +189,22 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 
 
+def write_help(docs_dir: Path) -> list[Path]:
+    """Copy the pages messages point to into the package (``scrapy_walsh/help/``, package data), so
+    ``scrapy walsh docs`` reads them from an installed package; unchanged copies are left alone."""
+    from scrapy_walsh.commands.docs import PAGES as HELP_PAGES
+
+    written = []
+    for page in HELP_PAGES:
+        path = docs_dir.parent / "scrapy_walsh" / "help" / f"{page}.md"
+        text = (docs_dir / f"{page}.md").read_text()
+        if not path.exists() or path.read_text() != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        written.append(path)
+    return written
+
+
 def write_pages(docs_dir: Path) -> list[Path]:
     """Write every generated page; unchanged pages are left alone (no spurious rebuilds)."""
     written = []
@@ -339,7 +356,7 @@ def _unknown_setting(app: Any, env: Any, node: Any, contnode: Any) -> None:
 
 
 def setup(app: Any) -> dict[str, Any]:
-    app.connect("builder-inited", lambda app: write_pages(Path(app.srcdir)))
+    app.connect("builder-inited", lambda app: (write_pages(Path(app.srcdir)), write_help(Path(app.srcdir))))
     # Scrapy's docs/_ext/scrapydocs.py registers the same type: {setting}`NAME` links to NAME's section.
     app.add_crossref_type(directivename="setting", rolename="setting", indextemplate="pair: %s; setting")
     app.add_transform(SettingLinks)

@@ -20,7 +20,7 @@ from scrapy_walsh.commands.spider_source import (
 from scrapy_walsh.conformance.engine import WARN, Finding
 from scrapy_walsh.policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from scrapy_walsh.policy.urls import split
-from scrapy_walsh.policy.vocabulary import troubleshooting
+from scrapy_walsh.policy.vocabulary import docs_topic
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ def output_changes(
                 f"{site.text} in {roles.get(site.method, 'method')} {site.method}: the request is dropped "
                 "(no link following), so that page is never fetched",
                 "declare every page in start_urls: a list, or the pages a StructuredSourceSpider listed from "
-                "the site's sitemap (sitemap_targets) in an earlier run; see " + troubleshooting("links-yield-nothing"),
+                "the site's sitemap (sitemap_targets) in an earlier run; see " + docs_topic("links-yield-nothing"),
             )
         )
     changes += _item_changes(code, roles, dedup_key)

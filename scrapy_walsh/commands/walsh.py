@@ -33,6 +33,7 @@ SUBCOMMANDS: Mapping[str, str] = MappingProxyType(
         "keys": "scrapy_walsh.commands.keys",
         "journal": "scrapy_walsh.commands.journal",
         "publish": "scrapy_walsh.commands.publish",
+        "docs": "scrapy_walsh.commands.docs",
     }
 )
 
@@ -83,6 +84,7 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "journal verify": ("scrapy walsh journal verify --key keys/walsh.key.pub",),
         "journal match": ("scrapy walsh journal match --host example.com /var/log/nginx/access.log",),
         "journal report": ("scrapy walsh journal report --host example.com --html example.com.html",),
+        "docs": ("scrapy walsh docs refused-at-start", "scrapy walsh docs troubleshooting", "scrapy walsh docs"),
     }
 )
 

@@ -26,6 +26,7 @@ from scrapy_walsh.journal.writer import JournalWriter
 from scrapy_walsh.outputs import faults
 from scrapy_walsh.policy.gates import ROBOTS_NAMESPACE, STORED_BODY_LIMIT, origin_of
 from scrapy_walsh.policy.hostkey import url_host
+from scrapy_walsh.policy.vocabulary import docs_topic
 from scrapy_walsh.sending.request_meta import request_parts
 from scrapy_walsh.store import StoreUnavailable, open_crawl_store
 
@@ -196,7 +197,7 @@ class CrawlJournal:
         faults.stop(
             self.crawler,
             f"the request journal at {self.directory} cannot be written ({exc}); a request we cannot "
-            "account for is not sent (WALSH_JOURNAL_DIR; docs/journal-proof.md)",
+            f"account for is not sent (WALSH_JOURNAL_DIR; see {docs_topic('journal-proof')})",
             UNWRITABLE_REASON,
         )
 

@@ -33,15 +33,16 @@ REQUIREMENT_NAMES: Mapping[str, str] = MappingProxyType(
 )
 
 
-#: The docs' troubleshooting page, by symptom. A message about something the user can fix names
-#: the section that says how, so the reader lands on the fix rather than on the page that
-#: explains the mechanism.
-TROUBLESHOOTING = "docs/troubleshooting.md"
+#: How a message points to help: a topic of ``scrapy walsh docs``, which prints it from the installed
+#: package (a page, or a section by its heading's anchor). A message about something the user can
+#: fix names the troubleshooting section that says how, so the reader lands on the fix rather than
+#: on the page that explains the mechanism.
+DOCS_COMMAND = "scrapy walsh docs"
 
 
-def troubleshooting(section: str) -> str:
-    """``"refused-at-start"`` -> ``"docs/troubleshooting.md#refused-at-start"`` (a heading's anchor)."""
-    return f"{TROUBLESHOOTING}#{section}"
+def docs_topic(topic: str) -> str:
+    """``"refused-at-start"`` -> ``"`scrapy walsh docs refused-at-start`"``."""
+    return f"`{DOCS_COMMAND} {topic}`"
 
 
 def requirement_name(requirement: str) -> str:

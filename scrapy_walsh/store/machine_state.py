@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from scrapy_walsh.config import state_dir
-from scrapy_walsh.policy.vocabulary import troubleshooting
+from scrapy_walsh.policy.vocabulary import docs_topic
 from scrapy_walsh.store.base import StateStoreError
 
 #: The kernel's boot id: equal for every process (container or not) that shares this kernel, so
@@ -190,7 +190,7 @@ def register(crawl: str, identity: str, store: str, store_id: str, separate: boo
                 f"store is {store}: two stores of one identity pace as strangers, so one host would get both "
                 "their requests (R4: one rate per identity, whatever the store). Point both at one store "
                 "(WALSH_STATE_URI), or set WALSH_SEPARATE_BOT = True in a project that is a bot of its own "
-                f"on purpose; see {troubleshooting('refused-at-start')}"
+                f"on purpose; see {docs_topic('refused-at-start')}"
             )
         presence = Presence(crawl, record)
         presence.hold()

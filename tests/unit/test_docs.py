@@ -1,7 +1,7 @@
-"""The docs hold what they show: refusals point at sections that exist, and Python snippets compile.
+"""The docs hold what they show: messages point at topics that exist, and Python snippets compile.
 
-A message that sends the reader to ``docs/troubleshooting.md#section`` is useless when the section
-was renamed, and a snippet a reader pastes must at least be valid Python.
+A message that sends the reader to ``scrapy walsh docs SECTION`` is useless when the section was
+renamed, and a snippet a reader pastes must at least be valid Python.
 """
 
 from __future__ import annotations
@@ -11,43 +11,35 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_walsh.commands import docs
 from scrapy_walsh.exceptions import _HINTS, HINTS, ConformanceError, Finding, Status
-from scrapy_walsh.policy.vocabulary import TROUBLESHOOTING
-from tests.helpers import REPO
+from scrapy_walsh.policy.vocabulary import DOCS_COMMAND
+from tests.helpers import REPO, docs_pointers
 
 DOCS = REPO / "docs"
 
 
-def anchor(heading: str) -> str:
-    """A heading's anchor as MyST and GitHub make it: lower case, punctuation dropped, spaces to hyphens."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
-def headings(path: Path) -> set[str]:
-    return {anchor(m) for m in re.findall(r"^#{1,6} (.+)$", path.read_text(), re.MULTILINE)}
-
-
-def test_every_troubleshooting_section_the_code_names_exists():
-    sections = headings(REPO / TROUBLESHOOTING)
-    named = set()
-    for path in (REPO / "scrapy_walsh").rglob("*.py"):
-        named |= set(re.findall(r"""troubleshooting\(\s*["']([a-z0-9-]+)["']\s*\)""", path.read_text()))
-    for hint in HINTS.values():
-        named |= set(re.findall(re.escape(TROUBLESHOOTING) + r"#([a-z0-9-]+)", hint))
-    assert {"refused-at-start", "links-yield-nothing", "a-url-is-denied"} <= named, "the scan is broken"
-    assert named <= sections, f"not a heading of {TROUBLESHOOTING}: {sorted(named - sections)}"
+def test_every_topic_the_code_names_exists():
+    """Each pointer names a page the package ships or one of its sections (tests/unit/test_help_topics.py
+    reads them from the package)."""
+    named = docs_pointers()
+    assert {"refused-at-start", "links-yield-nothing", "a-url-is-denied", "journal-proof"} <= named, "the scan"
+    for topic in named:
+        page, section = docs.resolve(topic)
+        headings = {docs.anchor(m) for m in re.findall(r"^#{1,3} (.+)$", (DOCS / f"{page}.md").read_text(), re.M)}
+        assert section is None or section in headings, (topic, page)
 
 
 def test_a_refusal_at_start_names_the_troubleshooting_section():
     error = ConformanceError(
         [Finding("4", "R4", Status.FAIL, "CONCURRENT_REQUESTS", "CONCURRENT_REQUESTS=8 allows concurrent requests")]
     )
-    assert str(error).endswith(f"what to do: {TROUBLESHOOTING}#refused-at-start")
+    assert str(error).endswith(f"what to do: `{DOCS_COMMAND} refused-at-start`")
 
 
 def test_every_denial_with_a_fix_names_its_troubleshooting_section():
     for kind in _HINTS:
-        assert f"; see {TROUBLESHOOTING}#" in HINTS[kind], kind
+        assert f"; see `{DOCS_COMMAND} " in HINTS[kind], kind
 
 
 def python_blocks() -> list[tuple[str, int, str]]:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from scrapy_walsh.conformance.engine import FAIL, PASS, WARN, Finding, Subject, user_set
 from scrapy_walsh.conformance.rules.checkpoint import through_checkpoint
+from scrapy_walsh.policy.vocabulary import docs_topic
 from scrapy_walsh.settings import SPEC_VERSION, USER_AGENT
 
 
@@ -101,5 +102,5 @@ def verifiable_identity(subject: Subject) -> Iterator[Finding]:
             PASS,
             "WALSH_SIGNING_KEY",
             "not set: R1 is met by the exact User-Agent, but the identity is unverifiable "
-            "(no Web Bot Auth signature; see docs/verifiable-identity.md)",
+            f"(no Web Bot Auth signature; see {docs_topic('verifiable-identity')})",
         )
