@@ -186,6 +186,8 @@ def plan_settings(project: Settings) -> Settings:
     # each target's decision is an errback with no output: Scrapy's scraper would start this many
     # tasks for each one (100 by default, most of a 60,000-URL plan's time)
     settings.set("CONCURRENT_ITEMS", 1, priority="cmdline")
+    # Scrapy's byte counts of each request (its raw HTTP form, built per target): no plan reads them
+    settings.set("DOWNLOADER_STATS", False, priority="cmdline")
     return settings
 
 
