@@ -2,8 +2,8 @@
 the time the pacing bound gives for the whole crawl.
 
 The plan is the crawl in explain's dry run: each target meets the add-on's own gates and the
-checkpoint, which sends it nothing, so the plan and the crawl cannot disagree. docs/plan.md says
-how, and what each exit status means.
+checkpoint, which sends it nothing, so the plan and the crawl cannot disagree. Targets skip the
+scheduler and the scraper, which decide nothing. docs/plan.md says how, and what each exit status means.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from scrapy import signals
+from scrapy import Request, signals
+from twisted.python.failure import Failure
 
 from scrapy_walsh.commands.explain import crawl_settings
 from scrapy_walsh.context import CrawlContext
@@ -38,6 +39,8 @@ HELP = "list the targets a crawl of SPIDER would fetch and skip (with reasons) a
 SYNTAX = "SPIDER [-a NAME=VALUE ...] [--json]"
 #: Between the discovery middleware (995) and the R6 gate (990): it sees every target, declared after.
 PRIORITY = 993
+#: The evaluator's, at most: closest to the engine, below every spider middleware of the crawl.
+EVALUATOR_PRIORITY = 0
 #: The reason a skip is listed under, by the gate that refused it.
 REASONS: Mapping[str, str] = MappingProxyType(
     {
@@ -121,15 +124,70 @@ class PlanRecorder:
         }
 
 
+class TargetEvaluator:
+    """Closest to the engine: each target the recorder took, as the engine would receive it, meets
+    the crawl's own downloader middlewares (Scrapy's manager, the same instances, the gates among
+    them) and the checkpoint, and its decision goes to the recorder's errback.
+
+    The scheduler, the engine's and downloader's slots and the scraper are left out: in a dry run
+    they only order and space targets that are never sent (most of a target's CPU time). What the
+    middlewares return for a target (a request to try again) goes to the engine, as after any
+    download. A crawl that is stopping takes no further target."""
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> TargetEvaluator:
+        return cls(crawler)
+
+    async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        recorder = self.crawler.get_spider_middleware(PlanRecorder)
+        context = CrawlContext.of(self.crawler)
+        async for entry in start:
+            if context.stopped is not None or not self.crawler.crawling:
+                return  # a fault or a stop closes the crawl: the engine would take no further target
+            if isinstance(entry, Request) and recorder is not None and entry.errback == recorder.decided:
+                again = await self.evaluate(entry)
+                if again is None:
+                    continue
+                entry = again
+            yield entry
+
+    async def evaluate(self, request: Request) -> Request | None:
+        """The target's decision, given to its errback; None, or the request the middlewares
+        returned (the engine schedules it)."""
+        assert self.crawler.engine is not None
+        downloader = self.crawler.engine.downloader
+        try:
+            result = await downloader.middleware.download_async(downloader.handlers.download_request_async, request)
+        except Exception as exc:
+            failure = Failure(exc)
+            failure.request = request  # type: ignore[attr-defined]  # as Scrapy's scraper hands it on
+            request.errback(failure)  # type: ignore[misc]  # the recorder's, checked above
+            return None
+        if isinstance(result, Request):
+            return result
+        request.callback(result)  # type: ignore[misc]  # the recorder's: a dry run sends no target
+        return None
+
+
 def plan_settings(project: Settings) -> Settings:
     settings = crawl_settings(project, offline=False)
     middlewares = dict(settings.getdict("SPIDER_MIDDLEWARES"))
     middlewares[f"{PlanRecorder.__module__}.{PlanRecorder.__qualname__}"] = PRIORITY
+    lowest = min(
+        (p for p in settings.get_component_priority_dict_with_base("SPIDER_MIDDLEWARES").values() if p is not None),
+        default=1,
+    )
+    middlewares[f"{TargetEvaluator.__module__}.{TargetEvaluator.__qualname__}"] = min(EVALUATOR_PRIORITY, lowest - 1)
     settings.set("SPIDER_MIDDLEWARES", middlewares, priority="cmdline")
     settings.set("FEEDS", {}, priority="cmdline")  # nothing is emitted; no file is opened either
     # each target's decision is an errback with no output: Scrapy's scraper would start this many
     # tasks for each one (100 by default, most of a 60,000-URL plan's time)
     settings.set("CONCURRENT_ITEMS", 1, priority="cmdline")
+    # Scrapy's byte counts of each request (its raw HTTP form, built per target): no plan reads them
+    settings.set("DOWNLOADER_STATS", False, priority="cmdline")
     return settings
 
 

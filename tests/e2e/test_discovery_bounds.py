@@ -80,6 +80,58 @@ def test_plan_decides_many_targets_without_spacing_them(tmp_path):
     assert site.pages() == [], "a dry run sends no target"
 
 
+#: The big spider, counting what reaches Scrapy's scheduler and downloader and what the state store
+#: read, written to ``counted.json`` once the engine stops.
+COUNTING = (
+    SPIDER.replace("import scrapy\n", "import json\n\nimport scrapy\nfrom scrapy import signals\n")
+    + """
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.counted = {"scheduled": 0, "reached_downloader": 0}
+        crawler.signals.connect(spider.scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(spider.reached, signal=signals.request_reached_downloader)
+        crawler.signals.connect(spider.stopped, signal=signals.engine_stopped)
+        return spider
+
+    def scheduled(self, request, spider):
+        self.counted["scheduled"] += 1
+
+    def reached(self, request, spider):
+        self.counted["reached_downloader"] += 1
+
+    def stopped(self):
+        stats = self.crawler.stats.get_stats()
+        self.counted.update({k: v for k, v in stats.items() if k.startswith("walsh/store/")})
+        with open("counted.json", "w") as out:
+            json.dump(self.counted, out)
+"""
+)
+
+
+def test_a_plan_target_costs_no_scheduling_and_a_bounded_number_of_store_reads(tmp_path):
+    # counted, not timed: each target meets the crawl's gates and checkpoint where the engine would
+    # hand it to the downloader; Scrapy's scheduler, downloader and scraper never see it
+    targets = 400
+    site = BigSitemap(targets, 100, split=2).start()
+    try:
+        project = project_for(tmp_path, site)
+        write_spider(project, "big", COUNTING.replace("{base}", site.base))
+        made = run_scrapy(["walsh", "plan", "big", "--json"], cwd=project, timeout=120)
+    finally:
+        site.shutdown()
+        site.server_close()
+    assert made.returncode == 0, made.stderr[-4000:]
+    assert len(json.loads(made.stdout)["fetch"]) == targets and site.pages() == []
+    counted = json.loads((project / "counted.json").read_text())
+    assert counted["scheduled"] == 0, counted
+    # own fetches only (the operator's list and its schema, robots.txt, the index and its two
+    # children), not one per target
+    assert counted["reached_downloader"] <= 6, counted
+    # discovery's lastmod record, R8's record and validators, the pacing ledger's peek
+    assert counted["walsh/store/keys_read"] <= 4 * targets + 50, counted
+
+
 def plan_text(root: Path, site: BigSitemap, **kwargs: str) -> str:
     try:
         made = run_scrapy(["walsh", "plan", "big"], cwd=project_for(root, site, **kwargs), timeout=120)
