@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import scrapy
+from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.spiders import CrawlSpider, SitemapSpider
 
 from scrapy_walsh.config import parse
@@ -40,9 +42,11 @@ from scrapy_walsh.policy.discovery import (
     MAX_MANIFESTS_PER_HOST,
     MAX_TARGETS,
     SITEMAP,
+    UPDATE,
     WELL_KNOWN,
     Route,
     discovered_at,
+    lastmod_time,
     route_for,
     same_host,
     unchanged_since,
@@ -53,6 +57,7 @@ from scrapy_walsh.policy.sitemaps import SITEMAPINDEX, stream_sitemap
 from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
 from scrapy_walsh.policy.vocabulary import Gate, Meta, Namespace
 from scrapy_walsh.sending import own_fetch
+from scrapy_walsh.sending.request_meta import add_to_item
 from scrapy_walsh.store import open_crawl_store
 
 if TYPE_CHECKING:
@@ -207,6 +212,8 @@ class Surfaced:
     skipped: str | None = None
     #: its canonical form, the key of its lastmod record (set by the decision)
     key: str = ""
+    #: fetched before, and its lastmod is newer: its item is delivered again, as an update (R7)
+    update: bool = False
 
 
 class Discovery:
@@ -468,14 +475,18 @@ class Discovery:
         if found.route is None or self.routing.callbacks.get(found.route.callback) is None:
             found.route = None
             return self._skip(found, "not_routed")
-        if unchanged_since(found.lastmod, discovered_at(self.store.get(NAMESPACE, key))):
+        fetched_at = discovered_at(self.store.get(NAMESPACE, key))
+        if unchanged_since(found.lastmod, fetched_at, time.time()):
             return self._skip(found, "lastmod_unchanged")
+        found.update = fetched_at is not None and lastmod_time(found.lastmod) is not None
         if self._targets >= MAX_TARGETS:
             if self._targets == MAX_TARGETS:
                 logger.warning("discovery: more than %d targets listed; the rest are not fetched", MAX_TARGETS)
             return self._skip(found, "over_bound")
         self._targets += 1
         self.stats.inc_value(STATS + "targets")
+        if found.update:
+            self.stats.inc_value(STATS + "changed")
         return found.route
 
     def _skip(self, found: Surfaced, why: str) -> Route | None:
@@ -492,6 +503,8 @@ class Discovery:
         # one string when the key is the URL as Scrapy keeps it: 50,000 targets may wait in the queue
         key = request.url if found.key == request.url else found.key
         request.meta[Meta.DISCOVERED] = {"manifest": found.manifest, "lastmod": found.lastmod, "key": key}
+        if found.update:
+            request.meta[Meta.DISCOVERED]["update"] = True
         return request
 
 
@@ -505,16 +518,20 @@ def _origin(url: str) -> str | None:
     return f"{parts.scheme}://{parts.netloc.lower().rsplit('@', 1)[-1]}"
 
 
-class DiscoveryMiddleware:
-    """Replaces the start of a spider discovery applies to (see the module's docstring)."""
+class DiscoveryMiddleware(BaseSpiderMiddleware):
+    """Replaces the start of a spider discovery applies to (see the module's docstring), and marks
+    the items of a page fetched again for a newer lastmod as updates (R7 delivers them)."""
 
     def __init__(self, crawler: Crawler):
-        self.crawler = crawler
+        super().__init__(crawler)
         self.discovery: Discovery | None = None
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> DiscoveryMiddleware:
-        return cls(crawler)
+    def get_processed_item(self, item: Any, response: Response | None) -> Any:
+        discovered = response.meta.get(Meta.DISCOVERED) if response is not None else None
+        if isinstance(discovered, dict) and discovered.get("update") and ItemAdapter.is_item(item):
+            if add_to_item(item, UPDATE, True) is None:
+                self.crawler.stats.inc_value(STATS + "updates_unmarked")  # type: ignore[union-attr]
+        return item
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
         spider = self.crawler.spider
