@@ -1,7 +1,7 @@
 """R6 discovery: the site's own manifests declare a link-following spider's targets.
 
-:class:`DiscoveryMiddleware` replaces the start of a ``CrawlSpider``, a ``response.follow``
-spider (with ``WALSH_DISCOVERY``) or a ``SitemapSpider``: it reads each host's manifests
+:class:`DiscoveryMiddleware` replaces the start of a ``CrawlSpider`` (any spider with ``rules``), a
+``response.follow`` spider (with ``WALSH_DISCOVERY_ROUTES``) or a ``SitemapSpider``: it reads each host's manifests
 (sitemaps, feeds, llms.txt) as own fetches through every gate, and yields each listed URL a
 route names as a declared target, as it is read. The decision for one URL is the pure core's,
 so ``scrapy walsh plan`` lists what a crawl fetches. docs/link-following-projects.md says how.
@@ -37,6 +37,7 @@ from scrapy_walsh.outputs.made_by import LOOKING, fetcher
 from scrapy_walsh.policy import feeds, llmstxt
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.discovery import (
+    DEFAULT_KINDS,
     FEED,
     LLMS_TXT,
     MAX_MANIFESTS_PER_HOST,
@@ -155,7 +156,7 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
     """
     if getattr(spidercls, COMMAND_SPIDER, False) or (spider is not None and typed_command.command() in LOOKING):
         return None
-    kinds: tuple[str, ...] = parse(settings, "WALSH_DISCOVERY")
+    kinds: tuple[str, ...] | None = parse(settings, "WALSH_DISCOVERY")
     routes: tuple[tuple[str, str], ...] = parse(settings, "WALSH_DISCOVERY_ROUTES")
     source = spider if spider is not None else spidercls
     if issubclass(spidercls, SitemapSpider):
@@ -167,11 +168,13 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
             found.add(route, callback, spider, source, (where, f"the route '{_pattern(pattern)}'"))
         found.follow = [re.compile(p) if isinstance(p, str) else p for p in getattr(source, "sitemap_follow", [""])]
         return found
+    if kinds is None:  # unset: a spider with rules, or routes, reads the site's sitemap
+        kinds = DEFAULT_KINDS if routes or _rules(source) else ()
     if not kinds:
         return None
     found = SpiderRoutes([], kinds=kinds)
-    if issubclass(spidercls, CrawlSpider):
-        for index, rule in enumerate(getattr(source, "rules", ()) or ()):
+    if _rules(source):
+        for index, rule in enumerate(_rules(source)):
             extractor = getattr(rule, "link_extractor", None)
             if rule.callback is None:
                 allow = getattr(extractor, "allow_res", [])
@@ -192,6 +195,16 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
         route = Route(callback, allow=(re.compile(pattern),))
         found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route '{pattern}'"))
     return found
+
+
+def _rules(source: Any) -> list[Any]:
+    """A spider's ``rules`` (a CrawlSpider's, or any spider's that has them): its link-following routes."""
+    rules = getattr(source, "rules", None)
+    if (isinstance(source, type) and issubclass(source, CrawlSpider)) or isinstance(source, CrawlSpider):
+        return list(rules or ())
+    if not isinstance(rules, list | tuple):
+        return []
+    return [rule for rule in rules if hasattr(rule, "link_extractor") and hasattr(rule, "callback")]
 
 
 def route_findings(routing: SpiderRoutes) -> list[Finding]:
@@ -543,7 +556,7 @@ class DiscoveryMiddleware(BaseSpiderMiddleware):
             return
         if not routing.routes:
             logger.warning(
-                "discovery: WALSH_DISCOVERY is set but %s names no route, so nothing it finds is fetched: "
+                "discovery: discovery is on but %s names no route, so nothing it finds is fetched: "
                 "give the CrawlSpider's rules a callback, or set WALSH_DISCOVERY_ROUTES = {regex: callback name}",
                 type(spider).__name__,
                 extra={"spider": spider},

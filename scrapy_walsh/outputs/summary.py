@@ -93,7 +93,8 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
         "walsh/scope/followups_dropped",
         "follow-ups",
         "dropped (R6: declared targets only); to fetch such pages, declare them: start_urls, start(), "
-        "a StructuredSourceSpider's targets, or WALSH_DISCOVERY to read them from the site's sitemap",
+        "a StructuredSourceSpider's targets, or WALSH_DISCOVERY_ROUTES to read them from the site's sitemap "
+        "(`scrapy walsh check` prints the line)",
     ),
     (
         "walsh/discovery/lastmod_unchanged",
