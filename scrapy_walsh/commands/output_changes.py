@@ -5,7 +5,9 @@ private start URLs and HTML selectors, each with where and what to do."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from scrapy_walsh.commands.spider_source import (
@@ -297,16 +299,18 @@ def _selector_change(code: SpiderCode) -> Change:
 
 
 #: The gate that refuses a manifest -> (its checklist row, its requirement, what to do).
-_MANIFEST_GATES = {
-    "address rule": (
-        "9",
-        "addresses",
-        'for a site you run locally, WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"] (addresses or networks); '
-        "public sites need nothing",
-    ),
-    "blocklist": ("3", "R3", "the site opted out: it is not to be crawled"),
-    "robots.txt": ("2", "R2", "the site does not want it read: list the pages another way, or leave the site"),
-}
+_MANIFEST_GATES: Mapping[str, tuple[str, str, str]] = MappingProxyType(
+    {
+        "address rule": (
+            "9",
+            "addresses",
+            'for a site you run locally, WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"] (addresses or networks); '
+            "public sites need nothing",
+        ),
+        "blocklist": ("3", "R3", "the site opted out: it is not to be crawled"),
+        "robots.txt": ("2", "R2", "the site does not want it read: list the pages another way, or leave the site"),
+    }
+)
 
 
 def manifest_changes(spidercls: type, settings: Any) -> list[Change]:

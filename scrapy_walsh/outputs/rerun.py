@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from scrapy_walsh.outputs import made_by
 from scrapy_walsh.policy.canonical import canonical_url
@@ -29,7 +28,7 @@ def overwritten_files(settings: BaseSettings, spider: str) -> list[str]:
         text = str(uri)
         if not isinstance(options, dict) or not options.get("overwrite") or any(p in text for p in _PER_RUN):
             continue
-        if urlsplit(text).scheme not in ("", "file") and not (len(text) > 1 and text[1] == ":"):
+        if "://" in text and not text.lower().startswith("file://"):
             continue  # a remote storage: not a file this machine empties
         try:
             found.append(text % {"name": spider})
@@ -78,10 +77,10 @@ def rerun_warning(
     count = all_fetched_recently(store, name, getattr(spidercls, "start_urls", None) or (), discovering)
     if not count:
         return None
-    unless = " (unless the site's manifests list new or changed pages)" if discovering else ""
+    unless = ", unless the site's manifests list new or changed pages" if discovering else ""
     return (
         f"spider {name}: every target of its last run ({count}) was fetched within WALSH_REFETCH_INTERVAL "
-        f"({interval:g} s): a re-run within a day yields nothing{unless}; this run would replace "
-        f"{' and '.join(files)} with an empty list (wait, or `scrapy walsh state forget --spider {name}`, "
+        f"({interval:g} s): a re-run within a day yields nothing; this run would replace "
+        f"{' and '.join(files)} with an empty list{unless} (wait, or `scrapy walsh state forget --spider {name}`, "
         "or write to a new file: -o appends, %(time)s names one per run)"
     )
