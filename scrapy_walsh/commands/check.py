@@ -159,9 +159,10 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
         dedup_key, allowance = "url", None  # the audit names the bad value
     changes: list[dict[str, str]] = []
     planned: list[str] = []  # the spiders whose advice read the site's sitemap (a dry run each)
+    enabled = addon_enabled(effective)  # without it, no discovery: the add-on line is the advice
     for cls in classes:
-        discovering, advice = discovery_advice(cls, effective, planned)
-        findings += audit_spider(cls, effective, advice)
+        discovering, advice = discovery_advice(cls, effective, planned) if enabled else (False, None)
+        findings += audit_spider(cls, effective if enabled else None, advice)
         found = output_changes(cls, dedup_key, allowance, advice, discovering)
         found += manifest_changes(cls, effective) if discovering else []
         findings += rerun_findings(cls, effective, discovering)

@@ -64,11 +64,12 @@ def audit_spider(spidercls: type, settings: BaseSettings | None = None, advice: 
     spider code (around the scheduler and the spider middlewares). A link extractor and
     selectors warn: recording links as metadata is allowed, per-site HTML scraping (R9) is
     not, and only a reader can tell the two apart. When discovery declares the spider's targets
-    (rules, ``WALSH_DISCOVERY_ROUTES``, a ``SitemapSpider``), its row 6 says so instead. ``advice``
+    (rules, ``WALSH_DISCOVERY_ROUTES``, a ``SitemapSpider``; ``settings`` None: no add-on, no
+    discovery), its row 6 says so instead. ``advice``
     (the routes line to paste) replaces the advice to declare the pages of a followed link.
     """
     name = getattr(spidercls, "name", spidercls.__name__)
-    findings = _class_findings(spidercls, name)
+    findings = _class_findings(spidercls, name, settings is not None)
     code = spider_code(spidercls)
     if code is None:
         findings.append(
@@ -106,7 +107,7 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
     from scrapy_walsh.discovery.manifests import route_findings, spider_routes
 
     try:
-        routing = spider_routes(spidercls, settings if settings is not None else BaseSettings())
+        routing = spider_routes(spidercls, settings) if settings is not None else None
     except ValueError:
         return None  # the audit names the bad setting
     if routing is None:
@@ -149,7 +150,7 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
     return findings
 
 
-def _class_findings(spidercls: type, name: str) -> list[Finding]:
+def _class_findings(spidercls: type, name: str, addon: bool = True) -> list[Finding]:
     """What the class itself says: its own User-Agent (row 1), CrawlSpider rules (row 6; with
     discovery, :func:`_discovery_finding` replaces row 6)."""
     from scrapy.spiders import CrawlSpider
@@ -176,8 +177,13 @@ def _class_findings(spidercls: type, name: str) -> list[Finding]:
                 f"spider {name}.rules",
                 f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
                 "R6 forbids recursion (each request the rules yield is dropped, so "
-                "only the start URLs are fetched) and discovery is off (WALSH_DISCOVERY = []): remove that "
-                "line and the rules with a callback take their targets from the site's sitemap",
+                + (
+                    "only the start URLs are fetched) and discovery is off (WALSH_DISCOVERY = []): remove that "
+                    "line and the rules with a callback take their targets from the site's sitemap"
+                    if addon
+                    else "only the start URLs are fetched): with the add-on, the rules with a callback take "
+                    "their targets from the site's sitemap"
+                ),
             )
         )
     return findings

@@ -50,7 +50,8 @@ def _keys(urls: Iterable[Any]) -> set[str]:
 
 def all_fetched_recently(store: StateStore, spider: str, start_urls: Iterable[Any], discovering: bool) -> int:
     """How many targets the spider's last run fetched, when every one of them (its discovered targets,
-    or else its start URLs) was fetched within the refetch interval; 0 otherwise."""
+    or else its static ``start_urls``) was fetched within the refetch interval; 0 otherwise (and for
+    a spider whose targets are not written out)."""
     here = made_by.project()
     recent = {url for url, by in store.items(Namespace.FETCHED_BY) if made_by.made_by(by, spider, here)}
     if not recent:
@@ -61,8 +62,8 @@ def all_fetched_recently(store: StateStore, spider: str, start_urls: Iterable[An
             for url, record in store.items(Namespace.DISCOVERED)
             if isinstance(record, dict) and made_by.made_by(record.get("by"), spider, here)
         }
-    else:
-        targets = _keys(start_urls) or recent
+    else:  # its start URLs, as written (a start() that reads them elsewhere may find new ones)
+        targets = _keys(start_urls)
     return len(targets) if targets and targets <= recent else 0
 
 

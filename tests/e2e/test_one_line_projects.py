@@ -185,3 +185,15 @@ def test_a_follow_spider_in_two_lines_the_second_pasted_from_check(plain_project
     assert pages_fetched(demo_site) == PAGES
     assert len((project / "items.jsonl").read_text().splitlines()) == 3
     assert stat(result.stderr, "walsh/scope/followups_dropped") is None, "nothing followed"
+
+
+def test_check_names_a_sitemap_on_a_blocklisted_host(plain_project, demo_site):
+    project = one_line_project(
+        plain_project, demo_site, SITEMAP_SPIDER, '\nWALSH_BLOCKLIST_EXTRA = ["walsh-demo.test"]\n'
+    )
+    said, report = check(project, "--json")
+    refused = [
+        f for r in report["rows"] if r["row"] == "3" for f in r["findings"] if (f["setting"] or "").startswith("spider")
+    ]
+    assert len(refused) == 1 and refused[0]["status"] == "warn", said.stdout[-3000:]
+    assert "refused by the blocklist" in refused[0]["message"] and "would fetch nothing" in refused[0]["message"]
