@@ -17,7 +17,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_walsh.components import PLACED
 from scrapy_walsh.conformance import ConformanceError, ConformanceGuard, enforce, user_set
-from scrapy_walsh.conformance.engine import path_of
+from scrapy_walsh.conformance.engine import media_pipeline, path_of
 from scrapy_walsh.outputs import clean_refusal, exit_status
 from scrapy_walsh.outputs.progress import Progress
 from scrapy_walsh.outputs.summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
@@ -53,6 +53,7 @@ class Addon:
         for entry in preset(settings):
             settings.set(entry.name, entry.value, priority="addon")
         wrap_project_handler(settings)
+        switch_off_media_pipelines(settings)
         for name, component, priority in COMPONENTS:
             settings.set_in_component_priority_dict(name, component, priority)
         if user_set(settings, "ROBOTSTXT_OBEY") and settings.getbool("ROBOTSTXT_OBEY"):
@@ -66,6 +67,19 @@ class Addon:
         except ConformanceError as exc:
             exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
             raise
+
+
+def switch_off_media_pipelines(settings: BaseSettings) -> None:
+    """The preset disables sub-resources: a media pipeline (Scrapy's ``ImagesPipeline``,
+    ``FilesPipeline``, any ``MediaPipeline`` subclass) in ``ITEM_PIPELINES`` is switched off, its
+    entry set to None at the priority the project gave it. The audit then warns, naming it; one
+    placed after the add-on ran is refused at start."""
+    for name in ("ITEM_PIPELINES_BASE", "ITEM_PIPELINES"):
+        entries = dict(settings.getdict(name))
+        media = [path for path, order in entries.items() if order is not None and media_pipeline(path)]
+        if media:
+            entries.update(dict.fromkeys(media))
+            settings.set(name, entries, priority=settings.getpriority(name) or 0)
 
 
 def wrap_project_handler(settings: BaseSettings) -> None:

@@ -384,21 +384,23 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
     ),
     WalshSetting(
         "WALSH_DISCOVERY",
-        [],
+        None,
         "R6",
         'Manifest kinds read for declared targets: `"sitemap"`, `"feed"`, `"llms.txt"`. They are '
         "read, through every gate, for the hosts of the spider's `start_urls` and `allowed_domains`; a URL "
         "they list becomes a target when the spider's routing names it (a `CrawlSpider`'s rules with a "
-        "callback, or `WALSH_DISCOVERY_ROUTES`). A `SitemapSpider` needs no setting. See "
-        '"Link-following projects".',
+        "callback, or `WALSH_DISCOVERY_ROUTES`). Unset, a spider with `rules` or routes reads the sitemap "
+        '(`["sitemap"]`) and any other spider none; `[]` turns discovery off. A `SitemapSpider` needs no '
+        'setting. See "Link-following projects".',
     ),
     WalshSetting(
         "WALSH_DISCOVERY_ROUTES",
         {},
         "R6",
         "`{regex: callback name}`: which discovered URLs are targets of a spider that is neither a "
-        "`CrawlSpider` nor a `SitemapSpider`, and the method that parses each. A URL no route names is "
-        "not fetched.",
+        "`CrawlSpider` nor a `SitemapSpider`, and the method that parses each (setting it turns discovery "
+        "on, reading the sitemap). A URL no route names is not fetched. `scrapy walsh check` prints the "
+        "line for a spider that follows links.",
     ),
 )
 

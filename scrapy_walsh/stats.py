@@ -204,6 +204,16 @@ STATS: tuple[Stat, ...] = (
         "Targets whose manifest `lastmod` is not newer than our last fetch of them: not fetched (R7).",
     ),
     Stat(
+        "walsh/discovery/changed",
+        "Of the targets, pages fetched before whose manifest `lastmod` is newer than our last fetch: "
+        "fetched again (after `WALSH_REFETCH_INTERVAL`), their items delivered as updates (R7).",
+    ),
+    Stat(
+        "walsh/discovery/updates_unmarked",
+        "Items of a changed page that can't carry `walsh.update` (an Item class without a `walsh` "
+        "field): R7 dedup drops them as already emitted.",
+    ),
+    Stat(
         "walsh/discovery/<skip>",
         "URLs discovery did not declare, per reason: `not_routed`, `lastmod_unchanged`, `other_host` (listed "
         "by another host's manifest), `unsafe_url` (not an http(s) URL, or parsers read different hosts in it), "
@@ -320,6 +330,11 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/dedup/first_seen",
         "Items emitted for a URL this spider never emitted before.",
+    ),
+    Stat(
+        "walsh/dedup/updates",
+        "Items of a page fetched again because its manifest's `lastmod` is newer, already emitted "
+        "before: delivered again, marked `walsh.update` (R7).",
     ),
     Stat(
         "walsh/dedup/dropped",

@@ -15,7 +15,7 @@ from typing import Any
 
 from scrapy.settings import Settings
 
-from scrapy_walsh.commands.output_changes import change_findings, output_changes
+from scrapy_walsh.commands.output_changes import change_findings, manifest_changes, output_changes
 from scrapy_walsh.commands.publish import published_findings
 from scrapy_walsh.commands.report import (
     UnknownSpider,
@@ -158,9 +158,14 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     except ValueError:
         dedup_key, allowance = "url", None  # the audit names the bad value
     changes: list[dict[str, str]] = []
+    planned: list[str] = []  # the spiders whose advice read the site's sitemap (a dry run each)
+    enabled = addon_enabled(effective)  # without it, no discovery: the add-on line is the advice
     for cls in classes:
-        findings += audit_spider(cls, effective)
-        found = output_changes(cls, dedup_key, allowance)
+        discovering, advice = discovery_advice(cls, effective, planned) if enabled else (False, None)
+        findings += audit_spider(cls, effective if enabled else None, advice)
+        found = output_changes(cls, dedup_key, allowance, advice, discovering)
+        found += manifest_changes(cls, effective) if discovering else []
+        findings += rerun_findings(cls, effective, discovering)
         findings += change_findings(cls, found)
         name = getattr(cls, "name", cls.__name__)
         changes += [{"spider": name, **vars(c)} for c in found]
@@ -174,6 +179,62 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     report["changes"] = changes
     report["result"] = overall(rows)
     return report
+
+
+def rerun_findings(spidercls: type, settings: Settings, discovering: bool) -> list[Finding]:
+    """R8: a re-run now would empty a feed file the project's FEEDS overwrite (:mod:`scrapy_walsh.outputs.rerun`)."""
+    from scrapy_walsh.config import parse, raw, state_location
+    from scrapy_walsh.outputs.rerun import overwritten_files, rerun_warning
+    from scrapy_walsh.settings import ROBOTS_TOKEN
+    from scrapy_walsh.store import StateStoreError, open_store
+
+    if not overwritten_files(settings, str(getattr(spidercls, "name", ""))):
+        return []
+    try:
+        location, interval = state_location(settings), parse(settings, "WALSH_REFETCH_INTERVAL")
+    except ValueError:
+        return []  # the audit names the bad setting
+    if location.scheme == "sqlite" and not location.path.exists():
+        return []  # no run yet
+    try:
+        store = open_store(location, raw(settings, "WALSH_ROBOTS_TOKEN") or ROBOTS_TOKEN)
+        try:
+            warning = rerun_warning(settings, store, spidercls, discovering, interval)
+        finally:
+            store.close()
+    except (StateStoreError, OSError):
+        return []
+    return [Finding("8", "R8", WARN, "FEEDS", warning)] if warning else []
+
+
+#: Spiders of one ``check`` whose routes advice reads the site's sitemap (a plan's dry run each);
+#: the others' patterns are guessed from their callbacks' names.
+PLANNED_SPIDERS = 2
+
+
+def discovery_advice(spidercls: type, settings: Settings, planned: list[str]) -> tuple[bool, str | None]:
+    """(whether discovery declares the spider's targets, the routes line to paste when it does not
+    and the spider follows links to its own callbacks). ``planned``: the spiders whose advice read
+    the site's sitemap so far in this check (at most :data:`PLANNED_SPIDERS`)."""
+    from scrapy_walsh.commands.route_advice import route_advice
+    from scrapy_walsh.commands.spider_source import declared_urls, request_sites, spider_code
+    from scrapy_walsh.discovery.manifests import spider_routes
+
+    try:
+        routing = spider_routes(spidercls, settings)
+    except ValueError:
+        return False, None  # the audit names the bad setting
+    if routing is not None:
+        return True, None
+    code = spider_code(spidercls)
+    if code is None or not any(s.kind != "engine" for s in request_sites(code, declared_urls(spidercls))):
+        return False, None
+    name = getattr(spidercls, "name", spidercls.__name__)
+    read = len(planned) < PLANNED_SPIDERS
+    advice = route_advice(name, code, declared_urls(spidercls), read)
+    if advice is not None and read:
+        planned.append(name)
+    return False, advice.text() if advice is not None else None
 
 
 def render(report: dict[str, Any]) -> str:

@@ -5,7 +5,10 @@ private start URLs and HTML selectors, each with where and what to do."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from scrapy_walsh.commands.spider_source import (
     Method,
@@ -33,6 +36,10 @@ class Change:
     todo: str
 
 
+DECLARE_PAGES = (
+    "declare every page in start_urls: a list, or the pages a StructuredSourceSpider listed from "
+    "the site's sitemap (sitemap_targets) in an earlier run"
+)
 #: Expressions whose text is a page body (or a long run of it): an item field built from one
 #: may pass WALSH_MAX_FIELD_CHARS.
 _LONG_VALUES = frozenset({"getall", "extract", "join", "text", "body", "markdown"})
@@ -169,12 +176,18 @@ def _private_start_urls(spidercls: type, allowance: PrivateAddressAllowance) -> 
 
 
 def output_changes(
-    spidercls: type, dedup_key: str = "url", allowance: PrivateAddressAllowance | None = None
+    spidercls: type,
+    dedup_key: str = "url",
+    allowance: PrivateAddressAllowance | None = None,
+    advice: str | None = None,
+    discovering: bool = False,
 ) -> list[Change]:
     """What the add-on will change in this spider's output, read from its source with :mod:`ast`:
     followed links (R6), items that share a dedup key (R7), fields that may pass the size bound
     (R6), the ``walsh`` key added to items, private addresses in ``start_urls``, and HTML
-    selectors (R9). Each with ``file:line`` and what to do."""
+    selectors (R9). Each with ``file:line`` and what to do. ``advice`` is what to do about a followed
+    link (the routes line to paste); a spider whose targets discovery declares (``discovering``)
+    follows nothing: its follows are not changes."""
     name = getattr(spidercls, "name", spidercls.__name__)
     changes: list[Change] = []
     private = _private_start_urls(spidercls, allowance or PrivateAddressAllowance())
@@ -193,15 +206,18 @@ def output_changes(
     if code is None:
         return changes
     roles = method_roles(code)
-    for site in request_sites(code, declared_urls(spidercls)):
+    said = False
+    for site in [] if discovering else request_sites(code, declared_urls(spidercls)):
+        followed = bool(advice) and site.kind != "engine" and roles.get(site.method) == "callback"
+        todo = (advice if not said else "paste the WALSH_DISCOVERY_ROUTES line above") if followed else DECLARE_PAGES
+        said = said or followed
         changes.append(
             Change(
                 site.where,
                 "R6 scope",
                 f"{site.text} in {roles.get(site.method, 'method')} {site.method}: the request is dropped "
                 "(no link following), so that page is never fetched",
-                "declare every page in start_urls: a list, or the pages a StructuredSourceSpider listed from "
-                "the site's sitemap (sitemap_targets) in an earlier run; see " + docs_topic("links-yield-nothing"),
+                f"{todo}; see {docs_topic('links-yield-nothing')}",
             )
         )
     changes += _item_changes(code, roles, dedup_key)
@@ -282,11 +298,59 @@ def _selector_change(code: SpiderCode) -> Change:
     )
 
 
-def change_findings(spidercls: type, changes: list[Change]) -> list[Finding]:
-    """Row warnings for the changes that lose items before the crawl: R7's shared keys."""
-    name = getattr(spidercls, "name", spidercls.__name__)
+#: The gate that refuses a manifest -> (its checklist row, its requirement, what to do).
+_MANIFEST_GATES: Mapping[str, tuple[str, str, str]] = MappingProxyType(
+    {
+        "address rule": (
+            "9",
+            "addresses",
+            'for a site you run locally, WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"] (addresses or networks); '
+            "public sites need nothing",
+        ),
+        "blocklist": ("3", "R3", "the site opted out: it is not to be crawled"),
+        "robots.txt": ("2", "R2", "the site does not want it read: list the pages another way, or leave the site"),
+    }
+)
+
+
+def manifest_changes(spidercls: type, settings: Any) -> list[Change]:
+    """A discovery spider's manifests a gate would refuse (:mod:`.manifest_checks`): nothing they list
+    is fetched; when every one is refused, the crawl fetches nothing."""
+    from scrapy_walsh.commands.manifest_checks import manifests, refused
+    from scrapy_walsh.discovery.manifests import spider_routes
+
+    try:
+        routing = spider_routes(spidercls, settings)
+    except ValueError:
+        return []
+    listed = manifests(spidercls, routing) if routing is not None else []
+    found = list(refused(listed, settings))
+    every = len(found) == len(listed) and bool(found)
+    # a start URL's host on a refused address is said already, with the start URLs
+    found = [f for f in found if not (f[2] == "address rule" and f[0].endswith(".start_urls"))]
     return [
+        Change(
+            where,
+            f"{gate} (manifest)",
+            f"{url} is refused by the {gate}: {why}; discovery reads nothing from it"
+            + (", and no manifest of this spider is left: the crawl would fetch nothing" if every else ""),
+            _MANIFEST_GATES[gate][2],
+        )
+        for where, url, gate, why in found
+    ]
+
+
+def change_findings(spidercls: type, changes: list[Change]) -> list[Finding]:
+    """Row warnings for the changes that lose items before the crawl: R7's shared keys, refused manifests."""
+    name = getattr(spidercls, "name", spidercls.__name__)
+    findings = [
         Finding("7", "R7", WARN, "WALSH_DEDUP_KEY", f"spider {name}, {c.where}: {c.change}; {c.todo}")
         for c in changes
         if c.requirement == "R7 dedup"
     ]
+    for c in changes:
+        gate = c.requirement.removesuffix(" (manifest)")
+        if gate != c.requirement:
+            row, requirement, _ = _MANIFEST_GATES[gate]
+            findings.append(Finding(row, requirement, WARN, c.where, f"{c.change}; {c.todo}"))
+    return findings

@@ -30,27 +30,28 @@ from scrapy_walsh.store import StateStoreError, open_store
 DECLARE = "declare the pages to fetch instead (start_urls, start(), or a StructuredSourceSpider's targets)"
 
 
-def _site_finding(name: str, site: Site, roles: dict[str, str]) -> Finding:
+def _site_finding(name: str, site: Site, roles: dict[str, str], advice: str | None = None) -> Finding:
     role = roles.get(site.method, "method")
+    declare = advice or DECLARE
     at = f"{site.where}: {site.text} in {role} {site.method}"
     if site.kind == "engine" and "crawl" not in site.text.rsplit(".", 1)[-1]:
         why = (
             "asks for a page that is not a declared target, around the scheduler and the spider "
-            "middlewares: R6 forbids it, whatever a later check catches; " + DECLARE
+            "middlewares: R6 forbids it, whatever a later check catches; " + declare
         )
     elif site.kind == "engine":
-        why = "schedules a request around the spider middlewares: dropped at the scheduler (R6); " + DECLARE
+        why = "schedules a request around the spider middlewares: dropped at the scheduler (R6); " + declare
     elif role == "errback":
         why = (
             "an errback's requests reach the scheduler around the spider middlewares and are dropped "
-            "there (R6: no retry or follow-up of our own making); " + DECLARE
+            "there (R6: no retry or follow-up of our own making); " + declare
         )
     else:
-        why = "a request a callback yields is dropped (R6: no link following), so it is never fetched; " + DECLARE
+        why = "a request a callback yields is dropped (R6: no link following), so it is never fetched; " + declare
     return Finding("6", "R6", FAIL, f"spider {name}.{site.method}", f"{at}: {why}")
 
 
-def audit_spider(spidercls: type, settings: BaseSettings | None = None) -> list[Finding]:
+def audit_spider(spidercls: type, settings: BaseSettings | None = None, advice: str | None = None) -> list[Finding]:
     """What a spider's class and source show against rows 1, 6 and 9.
 
     Runtime gates already drop followed links (R6); a spider *written* to recurse
@@ -63,17 +64,19 @@ def audit_spider(spidercls: type, settings: BaseSettings | None = None) -> list[
     spider code (around the scheduler and the spider middlewares). A link extractor and
     selectors warn: recording links as metadata is allowed, per-site HTML scraping (R9) is
     not, and only a reader can tell the two apart. When discovery declares the spider's targets
-    (``WALSH_DISCOVERY``, a ``SitemapSpider``), its row 6 says so instead.
+    (rules, ``WALSH_DISCOVERY_ROUTES``, a ``SitemapSpider``; ``settings`` None: no add-on, no
+    discovery), its row 6 says so instead. ``advice``
+    (the routes line to paste) replaces the advice to declare the pages of a followed link.
     """
     name = getattr(spidercls, "name", spidercls.__name__)
-    findings = _class_findings(spidercls, name)
+    findings = _class_findings(spidercls, name, settings is not None)
     code = spider_code(spidercls)
     if code is None:
         findings.append(
             Finding("6", "R6", WARN, f"spider {name}", "source not available: requests and selectors not audited")
         )
         return _with_discovery(findings, spidercls, name, settings)
-    findings += _code_findings(spidercls, name, code)
+    findings += _code_findings(spidercls, name, code, advice)
     if not any(f.row == "6" for f in findings):
         findings.append(
             Finding(
@@ -104,7 +107,7 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
     from scrapy_walsh.discovery.manifests import route_findings, spider_routes
 
     try:
-        routing = spider_routes(spidercls, settings if settings is not None else BaseSettings())
+        routing = spider_routes(spidercls, settings) if settings is not None else None
     except ValueError:
         return None  # the audit names the bad setting
     if routing is None:
@@ -147,7 +150,7 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
     return findings
 
 
-def _class_findings(spidercls: type, name: str) -> list[Finding]:
+def _class_findings(spidercls: type, name: str, addon: bool = True) -> list[Finding]:
     """What the class itself says: its own User-Agent (row 1), CrawlSpider rules (row 6; with
     discovery, :func:`_discovery_finding` replaces row 6)."""
     from scrapy.spiders import CrawlSpider
@@ -174,18 +177,29 @@ def _class_findings(spidercls: type, name: str) -> list[Finding]:
                 f"spider {name}.rules",
                 f"a CrawlSpider with {len(rules)} rule(s) is written to follow links; "
                 "R6 forbids recursion (each request the rules yield is dropped, so "
-                'only the start URLs are fetched): set WALSH_DISCOVERY = ["sitemap"] and the rules with a '
-                "callback take their targets from the site's sitemap",
+                + (
+                    "only the start URLs are fetched) and discovery is off (WALSH_DISCOVERY = []): remove that "
+                    "line and the rules with a callback take their targets from the site's sitemap"
+                    if addon
+                    else "only the start URLs are fetched): with the add-on, the rules with a callback take "
+                    "their targets from the site's sitemap"
+                ),
             )
         )
     return findings
 
 
-def _code_findings(spidercls: type, name: str, code: SpiderCode) -> list[Finding]:
+def _code_findings(spidercls: type, name: str, code: SpiderCode, advice: str | None = None) -> list[Finding]:
     """Row 6 from the source: each request built after a response, start_urls a start method
     ignores, a link extractor."""
     roles = method_roles(code)
-    findings = [_site_finding(name, site, roles) for site in request_sites(code, declared_urls(spidercls))]
+    sites = request_sites(code, declared_urls(spidercls))
+    findings = []
+    for site in sites:
+        followed = advice is not None and site.kind != "engine" and roles.get(site.method) == "callback"
+        findings.append(_site_finding(name, site, roles, advice if followed else None))
+        if followed:
+            advice = "paste the WALSH_DISCOVERY_ROUTES line above"  # one line to paste, said once
     ignored = start_urls_ignored(code, declared_urls(spidercls))
     if ignored:
         where, method = ignored

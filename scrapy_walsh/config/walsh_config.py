@@ -73,8 +73,9 @@ class WalshConfig:
     published: str | None = None
     #: Seconds between two progress lines (0: none).
     progress_interval: float = 60.0
-    #: R6: the manifest kinds read for declared targets, and the routes that name them.
-    discovery: tuple[str, ...] = ()
+    #: R6: the manifest kinds read for declared targets (None: the spider's rules or routes decide),
+    #: and the routes that name them.
+    discovery: tuple[str, ...] | None = None
     discovery_routes: tuple[tuple[str, str], ...] = ()
 
     @classmethod

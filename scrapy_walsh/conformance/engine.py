@@ -107,6 +107,18 @@ def component_enabled(settings: BaseSettings, component: type, setting: str | No
     return index(enabled_components(settings, setting or placed_in(component)), component) is not None
 
 
+def media_pipeline(entry: Any) -> type | None:
+    """The class of an ``ITEM_PIPELINES`` entry that downloads images or files (a ``MediaPipeline``
+    subclass: Scrapy's ``ImagesPipeline``, ``FilesPipeline``, a project's own), else None."""
+    from scrapy.pipelines.media import MediaPipeline
+
+    try:
+        component = load_object(entry) if isinstance(entry, str) else entry
+    except (ImportError, NameError, ValueError):
+        return None
+    return component if isinstance(component, type) and issubclass(component, MediaPipeline) else None
+
+
 def gate_removed(subject: Subject, row: str, requirement: str, component: type, what: str) -> Iterator[Finding]:
     """A failure when one of the add-on's components is disabled."""
     setting = placed_in(component)

@@ -9,10 +9,12 @@ from scrapy_walsh.config import WalshConfig
 from scrapy_walsh.conformance.audit import enforce
 from scrapy_walsh.conformance.engine import PASS, WARN, Finding
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.discovery.manifests import route_findings, spider_routes
+from scrapy_walsh.discovery.manifests import COMMAND_SPIDER, route_findings, spider_routes
 from scrapy_walsh.exceptions import ConformanceError
-from scrapy_walsh.outputs import clean_refusal, exit_status
+from scrapy_walsh.outputs import clean_refusal, exit_status, typed_command
+from scrapy_walsh.outputs.rerun import overwritten_files, rerun_warning
 from scrapy_walsh.settings import SPEC_VERSION
+from scrapy_walsh.store import open_crawl_store
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +40,7 @@ class ConformanceGuard:
         except Exception as exc:
             exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
             raise
+        _warn_rerun_empties(crawler, config.refetch_interval)
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
         logger.info(
             "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",
@@ -48,6 +51,25 @@ class ConformanceGuard:
             config.state_location().shown,
         )
         return cls(findings)
+
+
+def _warn_rerun_empties(crawler: Any, interval: float) -> None:
+    """Before a feed overwrites its file (it is opened when the spider opens): a re-run whose every
+    target was fetched within the refetch interval would replace the last items with an empty list."""
+    if typed_command.command() in typed_command.TYPED or getattr(crawler.spidercls, COMMAND_SPIDER, False):
+        return
+    if not overwritten_files(crawler.settings, str(getattr(crawler.spidercls, "name", ""))):
+        return  # nothing to empty: the store is not opened for it
+    try:
+        discovering = spider_routes(crawler.spidercls, crawler.settings) is not None
+        warning = rerun_warning(
+            crawler.settings, CrawlContext.of(crawler).get(open_crawl_store), crawler.spidercls, discovering, interval
+        )
+    except Exception:  # noqa: BLE001 - a warning that can't be worked out is not one to stop a crawl for
+        logger.debug("the re-run check could not read the store", exc_info=True)
+        return
+    if warning:
+        logger.warning("scrapy_walsh: %s", warning)
 
 
 def _refuse_broken_routes(crawler: Any) -> None:

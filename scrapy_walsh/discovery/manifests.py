@@ -1,7 +1,7 @@
 """R6 discovery: the site's own manifests declare a link-following spider's targets.
 
-:class:`DiscoveryMiddleware` replaces the start of a ``CrawlSpider``, a ``response.follow``
-spider (with ``WALSH_DISCOVERY``) or a ``SitemapSpider``: it reads each host's manifests
+:class:`DiscoveryMiddleware` replaces the start of a ``CrawlSpider`` (any spider with ``rules``), a
+``response.follow`` spider (with ``WALSH_DISCOVERY_ROUTES``) or a ``SitemapSpider``: it reads each host's manifests
 (sitemaps, feeds, llms.txt) as own fetches through every gate, and yields each listed URL a
 route names as a declared target, as it is read. The decision for one URL is the pure core's,
 so ``scrapy walsh plan`` lists what a crawl fetches. docs/link-following-projects.md says how.
@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import scrapy
+from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.spiders import CrawlSpider, SitemapSpider
 
 from scrapy_walsh.config import parse
@@ -35,14 +37,17 @@ from scrapy_walsh.outputs.made_by import LOOKING, fetcher
 from scrapy_walsh.policy import feeds, llmstxt
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.discovery import (
+    DEFAULT_KINDS,
     FEED,
     LLMS_TXT,
     MAX_MANIFESTS_PER_HOST,
     MAX_TARGETS,
     SITEMAP,
+    UPDATE,
     WELL_KNOWN,
     Route,
     discovered_at,
+    lastmod_time,
     route_for,
     same_host,
     unchanged_since,
@@ -53,6 +58,7 @@ from scrapy_walsh.policy.sitemaps import SITEMAPINDEX, stream_sitemap
 from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
 from scrapy_walsh.policy.vocabulary import Gate, Meta, Namespace
 from scrapy_walsh.sending import own_fetch
+from scrapy_walsh.sending.request_meta import add_to_item
 from scrapy_walsh.store import open_crawl_store
 
 if TYPE_CHECKING:
@@ -150,7 +156,7 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
     """
     if getattr(spidercls, COMMAND_SPIDER, False) or (spider is not None and typed_command.command() in LOOKING):
         return None
-    kinds: tuple[str, ...] = parse(settings, "WALSH_DISCOVERY")
+    kinds: tuple[str, ...] | None = parse(settings, "WALSH_DISCOVERY")
     routes: tuple[tuple[str, str], ...] = parse(settings, "WALSH_DISCOVERY_ROUTES")
     source = spider if spider is not None else spidercls
     if issubclass(spidercls, SitemapSpider):
@@ -162,11 +168,13 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
             found.add(route, callback, spider, source, (where, f"the route '{_pattern(pattern)}'"))
         found.follow = [re.compile(p) if isinstance(p, str) else p for p in getattr(source, "sitemap_follow", [""])]
         return found
+    if kinds is None:  # unset: a spider with rules, or routes, reads the site's sitemap
+        kinds = DEFAULT_KINDS if routes or _rules(source) else ()
     if not kinds:
         return None
     found = SpiderRoutes([], kinds=kinds)
-    if issubclass(spidercls, CrawlSpider):
-        for index, rule in enumerate(getattr(source, "rules", ()) or ()):
+    if _rules(source):
+        for index, rule in enumerate(_rules(source)):
             extractor = getattr(rule, "link_extractor", None)
             if rule.callback is None:
                 allow = getattr(extractor, "allow_res", [])
@@ -189,6 +197,16 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
     return found
 
 
+def _rules(source: Any) -> list[Any]:
+    """A spider's ``rules`` (a CrawlSpider's, or any spider's that has them): its link-following routes."""
+    rules = getattr(source, "rules", None)
+    if (isinstance(source, type) and issubclass(source, CrawlSpider)) or isinstance(source, CrawlSpider):
+        return list(rules or ())
+    if not isinstance(rules, list | tuple):
+        return []
+    return [rule for rule in rules if hasattr(rule, "link_extractor") and hasattr(rule, "callback")]
+
+
 def route_findings(routing: SpiderRoutes) -> list[Finding]:
     """A failure for each route whose callback the spider lacks or can't call (the start audit, ``check``)."""
     return [Finding("6", "R6", FAIL, where, message) for where, message in routing.broken]
@@ -207,6 +225,8 @@ class Surfaced:
     skipped: str | None = None
     #: its canonical form, the key of its lastmod record (set by the decision)
     key: str = ""
+    #: fetched before, and its lastmod is newer: its item is delivered again, as an update (R7)
+    update: bool = False
 
 
 class Discovery:
@@ -468,14 +488,18 @@ class Discovery:
         if found.route is None or self.routing.callbacks.get(found.route.callback) is None:
             found.route = None
             return self._skip(found, "not_routed")
-        if unchanged_since(found.lastmod, discovered_at(self.store.get(NAMESPACE, key))):
+        fetched_at = discovered_at(self.store.get(NAMESPACE, key))
+        if unchanged_since(found.lastmod, fetched_at, time.time()):
             return self._skip(found, "lastmod_unchanged")
+        found.update = fetched_at is not None and lastmod_time(found.lastmod) is not None
         if self._targets >= MAX_TARGETS:
             if self._targets == MAX_TARGETS:
                 logger.warning("discovery: more than %d targets listed; the rest are not fetched", MAX_TARGETS)
             return self._skip(found, "over_bound")
         self._targets += 1
         self.stats.inc_value(STATS + "targets")
+        if found.update:
+            self.stats.inc_value(STATS + "changed")
         return found.route
 
     def _skip(self, found: Surfaced, why: str) -> Route | None:
@@ -492,6 +516,8 @@ class Discovery:
         # one string when the key is the URL as Scrapy keeps it: 50,000 targets may wait in the queue
         key = request.url if found.key == request.url else found.key
         request.meta[Meta.DISCOVERED] = {"manifest": found.manifest, "lastmod": found.lastmod, "key": key}
+        if found.update:
+            request.meta[Meta.DISCOVERED]["update"] = True
         return request
 
 
@@ -505,16 +531,20 @@ def _origin(url: str) -> str | None:
     return f"{parts.scheme}://{parts.netloc.lower().rsplit('@', 1)[-1]}"
 
 
-class DiscoveryMiddleware:
-    """Replaces the start of a spider discovery applies to (see the module's docstring)."""
+class DiscoveryMiddleware(BaseSpiderMiddleware):
+    """Replaces the start of a spider discovery applies to (see the module's docstring), and marks
+    the items of a page fetched again for a newer lastmod as updates (R7 delivers them)."""
 
     def __init__(self, crawler: Crawler):
-        self.crawler = crawler
+        super().__init__(crawler)
         self.discovery: Discovery | None = None
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> DiscoveryMiddleware:
-        return cls(crawler)
+    def get_processed_item(self, item: Any, response: Response | None) -> Any:
+        discovered = response.meta.get(Meta.DISCOVERED) if response is not None else None
+        if isinstance(discovered, dict) and discovered.get("update") and ItemAdapter.is_item(item):
+            if add_to_item(item, UPDATE, True) is None:
+                self.crawler.stats.inc_value(STATS + "updates_unmarked")  # type: ignore[union-attr]
+        return item
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
         spider = self.crawler.spider
@@ -526,7 +556,7 @@ class DiscoveryMiddleware:
             return
         if not routing.routes:
             logger.warning(
-                "discovery: WALSH_DISCOVERY is set but %s names no route, so nothing it finds is fetched: "
+                "discovery: discovery is on but %s names no route, so nothing it finds is fetched: "
                 "give the CrawlSpider's rules a callback, or set WALSH_DISCOVERY_ROUTES = {regex: callback name}",
                 type(spider).__name__,
                 extra={"spider": spider},

@@ -108,8 +108,9 @@ class DeclaredTargetsMiddleware(BaseSpiderMiddleware):
                 "R6: dropped %s, %s. scrapy_walsh fetches the declared targets only (no link "
                 "following, no recursion). To fetch such pages, declare them: list them in "
                 "start_urls, yield them from start(), give them as a StructuredSourceSpider's "
-                'targets, or set WALSH_DISCOVERY = ["sitemap"] to take them from the site\'s sitemap '
-                "(a CrawlSpider's rules with a callback, or WALSH_DISCOVERY_ROUTES, name which). "
+                "targets, or let discovery take them from the site's sitemap: a CrawlSpider's rules with "
+                "a callback do unless WALSH_DISCOVERY = []; another spider needs WALSH_DISCOVERY_ROUTES "
+                "(`scrapy walsh check` prints the line). "
                 "Further drops are counted in walsh/scope/followups_dropped, not logged.",
                 request.url,
                 how,

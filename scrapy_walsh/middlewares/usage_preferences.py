@@ -29,7 +29,7 @@ from scrapy_walsh.policy.preferences.tdmrep import MAX_BYTES as TDMREP_MAX_BYTES
 from scrapy_walsh.policy.vocabulary import GateVerdict
 from scrapy_walsh.policy.xrobotstag import directive_name, usage_warnings
 from scrapy_walsh.sending import admission, own_fetch
-from scrapy_walsh.sending.request_meta import request_parts
+from scrapy_walsh.sending.request_meta import add_to_item, request_parts
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -239,18 +239,10 @@ class UsagePreferencesItemMiddleware(BaseSpiderMiddleware):
 
     def _attach_usage(self, item: Any, usage: dict[str, Any]) -> None:
         """``item["walsh"]["usage"]``: added to the item's own ``walsh`` dict when it has one."""
-        adapter = ItemAdapter(item)
-        try:
-            current = adapter.get("walsh")
-            if isinstance(current, dict):
-                if current.get(USAGE) is None:
-                    adapter["walsh"] = {**current, USAGE: usage}
-            elif current is None:
-                adapter["walsh"] = {USAGE: usage}
-            else:
-                return  # the item's own "walsh" field, not ours to change
-        except (KeyError, TypeError, AttributeError, ValueError):
+        added = add_to_item(item, USAGE, usage)
+        if added is None:
             self.stats.inc_value("walsh/usage/items_without_field")
+        if not added:
             return
         self.stats.inc_value("walsh/usage/items")
         if usage.get("reserved"):

@@ -93,7 +93,8 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
         "walsh/scope/followups_dropped",
         "follow-ups",
         "dropped (R6: declared targets only); to fetch such pages, declare them: start_urls, start(), "
-        "a StructuredSourceSpider's targets, or WALSH_DISCOVERY to read them from the site's sitemap",
+        "a StructuredSourceSpider's targets, or WALSH_DISCOVERY_ROUTES to read them from the site's sitemap "
+        "(`scrapy walsh check` prints the line)",
     ),
     (
         "walsh/discovery/lastmod_unchanged",
@@ -104,7 +105,8 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
     (
         "walsh/discovery/not_routed",
         "not routed",
-        "URLs the site's manifests list that no route of the spider names: not fetched (R6); "
+        "URLs the site's manifests (or the start URLs) list that no route of the spider names: not fetched "
+        "(R6), the spider's choice, not a refusal; "
         "`scrapy walsh plan SPIDER` lists them",
     ),
     (
@@ -163,11 +165,18 @@ OUTCOMES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+#: Outcomes the spider chose, not refusals: a URL its routes do not name (a listing page, an image
+#: a sitemap lists) is not one of its pages. Counted in the summary; no reason for a WARNING.
+CHOSEN = frozenset({"walsh/discovery/not_routed"})
+
+
 def refused(stats: Mapping[str, Any]) -> bool:
     """True when the crawl refused something (a request denied, dropped or skipped, an item
     dropped): the summary is then logged at WARNING, else at INFO."""
     return bool(
-        stats.get(DENIED) or stats.get("walsh/items/content_rejected") or any(stats.get(key) for key, _, _ in OUTCOMES)
+        stats.get(DENIED)
+        or stats.get("walsh/items/content_rejected")
+        or any(stats.get(key) for key, _, _ in OUTCOMES if key not in CHOSEN)
     )
 
 

@@ -23,6 +23,7 @@ from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.outputs import faults
 from scrapy_walsh.outputs.delivery import DELIVERED, Delivery, Outcome
 from scrapy_walsh.policy.canonical import canonical_url
+from scrapy_walsh.policy.discovery import UPDATE
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets
 from scrapy_walsh.store.waiting import when_available
@@ -40,6 +41,10 @@ logger = logging.getLogger(__name__)
 #: the row is written once the item reached the feeds (an item a later pipeline drops gives its
 #: lease back), under the key read here, whatever a later pipeline changes in the item.
 PRIORITY = -990
+
+
+#: The "lease" of an update: none is taken (the row exists); the row is written again once delivered.
+UPDATE_LEASE = "update"
 
 
 class DuplicateItem(DropItem):
@@ -97,9 +102,13 @@ class DedupPipeline:
         if key is None:
             self.stats.inc_value("walsh/dedup/no_url")
             return item
-        url = ItemAdapter(item).get("url")
+        adapter = ItemAdapter(item)
+        url = adapter.get("url")
+        update = _is_update(adapter) and key not in self.claimed_now
 
         def take() -> str | None:
+            if update and not leases.is_lease(held := self.store.get(self.namespace, key)) and held is not None:
+                return UPDATE_LEASE  # emitted before, its page changed since: delivered again, its row rewritten
             if self.key_name == "url" and isinstance(url, str) and url:
                 if targets.legacy_record(self.store, self.namespace, url) is not None:
                     return None  # emitted under the key an earlier version wrote
@@ -128,7 +137,7 @@ class DedupPipeline:
         self.claimed_now.add(key)
         self.pending[key] = lease
         self.leased[id(item)] = key
-        self.stats.inc_value("walsh/dedup/first_seen")
+        self.stats.inc_value("walsh/dedup/updates" if lease == UPDATE_LEASE else "walsh/dedup/first_seen")
         return item
 
     def item_done(self, item: Any, response: Any, outcome: Outcome) -> None:
@@ -200,6 +209,12 @@ class DedupPipeline:
             # which emits the item again if its page is fetched again)
             self.unwritten = entries
             self.why = "the store was away" if isinstance(exc, StoreUnavailable) else "the store failed"
+
+
+def _is_update(adapter: ItemAdapter) -> bool:
+    """The item is of a page fetched again because its manifest's lastmod is newer (discovery marks it)."""
+    marks = adapter.get("walsh")
+    return isinstance(marks, dict) and marks.get(UPDATE) is True
 
 
 def _fields_of(item: Any, key_name: str) -> str:

@@ -8,6 +8,7 @@ this one function (:func:`route_for`). docs/link-following-projects.md says why.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,11 @@ from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
 #: The manifest kinds ``WALSH_DISCOVERY`` may name.
 SITEMAP, FEED, LLMS_TXT = "sitemap", "feed", "llms.txt"
 KINDS = (SITEMAP, FEED, LLMS_TXT)
+#: The key, in an item's ``walsh`` dict, that marks an item of a page fetched again because its
+#: manifest's lastmod is newer than our last fetch: R7 delivers it again, as an update.
+UPDATE = "update"
+#: What a spider with rules (or ``WALSH_DISCOVERY_ROUTES``) reads when ``WALSH_DISCOVERY`` is unset.
+DEFAULT_KINDS = (SITEMAP,)
 #: Manifests read per host in one run (robots.txt's Sitemap lines, /sitemap.xml, the children of
 #: an index): a site that nests indexes without end, or lists thousands, is read this far.
 MAX_MANIFESTS_PER_HOST = 50
@@ -111,17 +117,38 @@ def discovered_at(record: object) -> float | None:
     return float(record) if isinstance(record, int | float) and not isinstance(record, bool) else None
 
 
-def unchanged_since(lastmod: str | None, fetched_at: float | None) -> bool:
+def unchanged_since(lastmod: str | None, fetched_at: float | None, now: float | None = None) -> bool:
     """R7 with R8: the manifest says the page is not newer than our last fetch of it, so it is not
-    fetched again, whatever ``WALSH_REFETCH_INTERVAL`` allows. No lastmod or no fetch: changed."""
+    fetched again, whatever ``WALSH_REFETCH_INTERVAL`` allows. No lastmod or no fetch: changed.
+
+    A date-only lastmod is compared as a date (UTC): a change dated before the day of our fetch is
+    not newer, one dated after it is; one dated the day of our fetch may have come after it, so it
+    is newer once that day is over (``now`` is on a later day)."""
     when = lastmod_time(lastmod)
-    return when is not None and fetched_at is not None and when <= fetched_at
+    if when is None or fetched_at is None:
+        return False
+    if not _date_only(str(lastmod)):
+        return when <= fetched_at
+    changed, fetched = _day(when), _day(fetched_at)
+    if changed != fetched:
+        return changed < fetched
+    return now is None or _day(now) <= fetched
 
 
-def manifest_kinds(value: object) -> tuple[str, ...]:
-    """``WALSH_DISCOVERY``: a list of manifest kinds among :data:`KINDS` (``ValueError`` otherwise)."""
+def _date_only(lastmod: str) -> bool:
+    """``2026-11-02``: a W3C date without a time (which then says nothing about the hour)."""
+    return "t" not in lastmod.strip().lower()
+
+
+def _day(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).date().isoformat()
+
+
+def manifest_kinds(value: object) -> tuple[str, ...] | None:
+    """``WALSH_DISCOVERY``: a list of manifest kinds among :data:`KINDS` (``ValueError`` otherwise);
+    None (unset) lets the spider decide: its rules or routes read the sitemap (:data:`DEFAULT_KINDS`)."""
     if value is None:
-        return ()
+        return None
     if isinstance(value, str):
         value = [part.strip() for part in value.split(",") if part.strip()]
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
@@ -136,6 +163,11 @@ def route_table(value: object) -> tuple[tuple[str, str], ...]:
     """``WALSH_DISCOVERY_ROUTES``: ``{regex: callback name}``; each regex must compile."""
     if value is None:
         return ()
+    if isinstance(value, str) and value.strip().startswith("{"):  # -s WALSH_DISCOVERY_ROUTES='{...}'
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"{value!r} is not a JSON object: {exc}") from None
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise ValueError(f"must be a dict of {{regex: callback name}} strings, got {value!r}")
     for pattern, callback in value.items():

@@ -215,7 +215,8 @@ META_KEYS: Mapping[Meta, str] = MappingProxyType(
         "the answer's time); sealed, and valid only while the store holds that very lease.",
         Meta.CONDITIONAL: "R7: the validators (`If-None-Match`, `If-Modified-Since`) the request was sent with.",
         Meta.STRUCTURED: "R9: which step of a StructuredSourceSpider's plan the request is.",
-        Meta.DISCOVERED: "R6: the manifest that listed a discovered target, and its `lastmod` (for callbacks to read).",
+        Meta.DISCOVERED: "R6: the manifest that listed a discovered target, and its `lastmod` (for callbacks to "
+        "read); `update` when it is fetched again because that `lastmod` is newer (its items are updates, R7).",
     }
 )
 

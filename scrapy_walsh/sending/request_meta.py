@@ -39,6 +39,28 @@ def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> d
     return info
 
 
+def add_to_item(item: Any, name: str, value: Any) -> bool | None:
+    """``item["walsh"][name] = value``, in the item's own ``walsh`` dict when it has one (never over
+    a value already there). True when added; False when it was there already, or the item's own
+    ``walsh`` is not a dict (not ours to change); None when the item has no field to carry it."""
+    from itemadapter import ItemAdapter
+
+    adapter = ItemAdapter(item)
+    try:
+        current = adapter.get("walsh")
+        if isinstance(current, dict):
+            if current.get(name) is not None:
+                return False
+            adapter["walsh"] = {**current, name: value}
+        elif current is None:
+            adapter["walsh"] = {name: value}
+        else:
+            return False  # the item's own "walsh" field, not ours to change
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+    return True
+
+
 def first_pass(request: Request) -> bool:
     """False for a request pacing sent back to the scheduler (already counted)."""
     return not request.meta.get(REQUEUED)

@@ -21,8 +21,8 @@ PROJECTS = Path(__file__).parent.parent / "data" / "link_projects"
 LOOPBACK = '\nWALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"]\n'
 #: The edits, after the ADDONS line, that make each kind a compliant crawl: all in settings.py.
 EDITS = {
-    "blog_crawl": ['WALSH_DISCOVERY = ["sitemap"]'],
-    "blog_follow": ['WALSH_DISCOVERY = ["sitemap"]', 'WALSH_DISCOVERY_ROUTES = {r"/post/\\d+\\.html$": "parse_post"}'],
+    "blog_crawl": [],
+    "blog_follow": ['WALSH_DISCOVERY_ROUTES = {r"/post/\\d+\\.html$": "parse_post"}'],
     "blog_sitemap": [],
 }
 POSTS = ["/post/1.html", "/post/2.html", "/post/3.html", "/post/4.html"]
@@ -43,10 +43,10 @@ def make_project(root: Path, kind: str, base: str, *extra: str) -> Path:
     return project
 
 
-def crawl(project: Path, *args: str):
+def crawl(project: Path, *args: str, env: dict[str, str] | None = None):
     out = project / "items.jsonl"
     out.unlink(missing_ok=True)
-    result = run_scrapy(["crawl", "blog", "-O", str(out), *args], cwd=project)
+    result = run_scrapy(["crawl", "blog", "-O", str(out), *args], cwd=project, env=env)
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     return result, items
 
@@ -92,16 +92,19 @@ def test_second_run_and_lastmod(tmp_path, blog):
     blog.log.clear()
     third, items = crawl(project)
     assert third.returncode == 0, third.stderr[-4000:]
-    assert sorted(blog.fetched()) == POSTS, "fetched again; their items were emitted once already (R7 dedup)"
+    assert sorted(blog.fetched()) == POSTS, "fetched again"
+    assert len(items) == 4 and all(i["walsh"]["update"] is True for i in items), "delivered, as updates"
 
 
-def test_without_discovery_a_crawl_spider_is_told_what_to_set(tmp_path, blog):
-    project = new_project(tmp_path)
-    write_spider(project, "blog", (PROJECTS / "blog_crawl.py").read_text().replace("{base}", blog.base))
-    add_addon_line(project, LOOPBACK)
+def test_with_discovery_off_a_crawl_spider_is_told_what_it_turns_off(tmp_path, blog):
+    project = make_project(tmp_path, "blog_crawl", blog.base, "WALSH_DISCOVERY = []")
     result, items = crawl(project)
     assert items == [] and blog.fetched() == ["/"], blog.fetched()
-    assert "WALSH_DISCOVERY" in result.stderr
+    assert "WALSH_DISCOVERY = []" in result.stderr
+    report = json.loads(run_scrapy(["walsh", "check", "blog", "--json"], cwd=project).stdout)
+    (row6,) = [r for r in report["rows"] if r["row"] == "6"]
+    (rules,) = [f for f in row6["findings"] if f["setting"] == "spider blog.rules"]
+    assert rules["status"] == "fail" and "remove that line" in rules["message"], rules
 
 
 @pytest.mark.parametrize("hostile", ["gzip_bomb", "not_xml", "entities", "many", "loop"])
@@ -209,7 +212,7 @@ def test_the_edit_and_run_loop_with_forget(tmp_path, blog):
 def test_a_feed_or_an_llms_txt_declares_the_routed_targets(tmp_path, blog, kind, manifest):
     project = new_project(tmp_path)
     write_spider(project, "blog", (PROJECTS / "blog_follow.py").read_text().replace("{base}", blog.base))
-    routes = EDITS["blog_follow"][1]
+    routes = EDITS["blog_follow"][0]
     add_addon_line(project, LOOPBACK + f"WALSH_DISCOVERY = [{kind!r}]\n{routes}\n")
     result, items = crawl(project)
     assert result.returncode == 0, result.stderr[-4000:]

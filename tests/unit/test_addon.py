@@ -103,8 +103,6 @@ def test_stricter_project_values_win_and_follow_the_raised_floor():
         ({"WALSH_BACKOFF_MAX_RETRIES": "lots"}, "WALSH_BACKOFF_MAX_RETRIES", "R5"),
         ({"RETRY_HTTP_CODES": [500, 503]}, "RETRY_HTTP_CODES", "R5"),
         ({"HTTPCACHE_ENABLED": True}, "HTTPCACHE_ENABLED", "R6"),
-        ({"ITEM_PIPELINES": {"scrapy.pipelines.images.ImagesPipeline": 1}}, "ITEM_PIPELINES", "R6"),
-        ({"ITEM_PIPELINES": {"scrapy.pipelines.files.FilesPipeline": 1}}, "ITEM_PIPELINES", "R6"),
         ({"WALSH_MAX_FIELD_CHARS": 0}, "WALSH_MAX_FIELD_CHARS", "R6"),
         ({"WALSH_REFETCH_INTERVAL": -5}, "WALSH_REFETCH_INTERVAL", "R8"),
     ],
@@ -116,6 +114,30 @@ def test_refuses_to_start_naming_setting_and_requirement(settings, setting, requ
     assert f"{setting} breaks {requirement_name(requirement)}" in message, "the requirement by number and subject"
     assert "seed 0" not in message and "checklist #-" not in message
     assert any(f.setting == setting and f.requirement == requirement for f in info.value.findings)
+
+
+class OwnPipeline:
+    def process_item(self, item):
+        return item
+
+
+@pytest.mark.parametrize(
+    "pipelines",
+    [
+        {"scrapy.pipelines.images.ImagesPipeline": 1, "tests.unit.test_addon.OwnPipeline": 300},
+        {"scrapy.pipelines.files.FilesPipeline": 1},
+    ],
+)
+def test_media_pipelines_are_switched_off_with_one_warning(caplog, pipelines):
+    """The preset disables sub-resources: a media pipeline no longer refuses the start."""
+    with caplog.at_level(logging.WARNING, logger="scrapy_walsh"):
+        crawler = crawler_with(ITEM_PIPELINES=pipelines)  # its ConformanceGuard logs the warnings
+    active = crawler.settings.getdict("ITEM_PIPELINES")
+    assert [p for p, order in active.items() if order is None] == [next(iter(pipelines))]
+    assert active.get("tests.unit.test_addon.OwnPipeline") == pipelines.get("tests.unit.test_addon.OwnPipeline")
+    warned = [r.getMessage() for r in caplog.records if "switched off by the preset" in r.getMessage()]
+    name = next(iter(pipelines)).rsplit(".", 1)[-1]
+    assert len(warned) == 1 and name in warned[0] and "R6" in warned[0], caplog.text
 
 
 def test_an_unreadable_value_fails_closed_with_the_reason():
@@ -183,6 +205,7 @@ def _loosen(changes):
             "DOWNLOADER_MIDDLEWARES",
         ),
         ({"RETRY_HTTP_CODES": [429, 503]}, "RETRY_HTTP_CODES"),
+        ({"ITEM_PIPELINES": {"scrapy.pipelines.images.ImagesPipeline": 1}}, "ITEM_PIPELINES"),
     ],
 )
 def test_a_later_addon_cannot_loosen_the_contract(changes, setting):

@@ -91,6 +91,24 @@ def test_not_newer_than_our_fetch_is_unchanged():
     assert not unchanged_since("2026-11-02", None), "never fetched"
 
 
+def test_a_date_only_lastmod_is_compared_as_a_date():
+    fetched = lastmod_time("2026-11-02T10:00:00Z")
+    same_day, next_day = lastmod_time("2026-11-02T23:00:00Z"), lastmod_time("2026-11-03T00:30:00Z")
+    assert unchanged_since("2026-11-01", fetched, next_day), "dated before the day of our fetch"
+    assert not unchanged_since("2026-11-03", fetched, next_day), "dated after it"
+    assert unchanged_since("2026-11-02", fetched, same_day), "dated that day: can't be told newer that day"
+    assert not unchanged_since("2026-11-02", fetched, next_day), "dated that day: picked up the next day"
+    refetched = lastmod_time("2026-11-03T00:31:00Z")
+    assert unchanged_since("2026-11-02", refetched, lastmod_time("2026-11-09T00:00:00Z")), "then not again"
+    assert unchanged_since("2026-11-02T09:00:00Z", fetched, next_day), "a time is compared as a time"
+
+
+def test_discovery_unset_differs_from_off():
+    assert manifest_kinds(None) is None, "unset: the spider's rules or routes decide"
+    assert manifest_kinds([]) == (), "off"
+    assert route_table('{"/post/": "parse_post"}') == (("/post/", "parse_post"),), "-s takes JSON"
+
+
 def test_settings_are_refused_with_a_reason():
     assert manifest_kinds(["sitemap", "feed", "sitemap"]) == ("sitemap", "feed")
     assert manifest_kinds("sitemap, llms.txt") == ("sitemap", "llms.txt")

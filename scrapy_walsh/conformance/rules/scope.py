@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from scrapy.pipelines.media import MediaPipeline
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
 
 from scrapy_walsh.conformance.engine import (
@@ -20,6 +20,7 @@ from scrapy_walsh.conformance.engine import (
     holds,
     index,
     loosens,
+    media_pipeline,
 )
 from scrapy_walsh.middlewares.conditional import ConditionalMiddleware
 from scrapy_walsh.middlewares.frequency import FrequencyMiddleware
@@ -46,19 +47,17 @@ def scope(subject: Subject) -> Iterator[Finding]:
             "conditional requests (R7) replace it",
         )
     for path in enabled_components(settings, "ITEM_PIPELINES"):
-        try:
-            component = load_object(path)
-        except (ImportError, NameError, ValueError):
-            continue
-        if isinstance(component, type) and issubclass(component, MediaPipeline):
+        if component := media_pipeline(path):
             yield Finding(
                 "6",
                 "R6",
                 FAIL,
                 "ITEM_PIPELINES",
-                f"{getattr(component, '__name__', path)} downloads images or files: "
-                "R6 forbids sub-resources and stored content",
+                f"{component.__name__} downloads images or files: "
+                "R6 forbids sub-resources and stored content (it was placed after the add-on switched "
+                "media pipelines off: remove it, or place it before the add-on in ADDONS)",
             )
+    yield from media_switched_off(settings)
     for name, what in (("WALSH_MAX_FIELD_CHARS", "strings"), ("WALSH_MAX_ITEM_CHARS", "all strings together")):
         if why := walsh.refused(name):
             yield Finding("6", "R6", FAIL, name, why)
@@ -71,6 +70,29 @@ def scope(subject: Subject) -> Iterator[Finding]:
                 f"items may carry {what} of up to {value} characters (default {_default(name)}): "
                 "more of a page body passes as metadata",
             )
+
+
+def media_switched_off(settings: BaseSettings) -> Iterator[Finding]:
+    """The project's media pipelines the preset switched off (their entries are None): one warning
+    naming them, at start and in ``check``."""
+    found: dict[str, type] = {}
+    for name in ("ITEM_PIPELINES_BASE", "ITEM_PIPELINES"):
+        if (settings.getpriority(name) or 0) <= SETTINGS_PRIORITIES["default"]:
+            continue
+        for path, order in settings.getdict(name).items():
+            if order is None and (component := media_pipeline(path)):
+                found.setdefault(component.__name__, component)
+    if found:
+        names = ", ".join(found)
+        yield Finding(
+            "6",
+            "R6",
+            WARN,
+            "ITEM_PIPELINES",
+            f"{names} switched off by the preset: {'it downloads' if len(found) == 1 else 'they download'} "
+            "images or files, sub-resources R6 forbids (items keep their image_urls / file_urls as "
+            f"metadata); remove {'it' if len(found) == 1 else 'them'} from ITEM_PIPELINES to silence this",
+        )
 
 
 def _default(name: str) -> Any:
