@@ -36,8 +36,10 @@ class ConformanceGuard:
             _refuse_broken_routes(crawler)
             config = CrawlContext.of(crawler).configure(WalshConfig.from_settings(crawler.settings))
         except Exception as exc:
-            exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
+            if clean_refusal.is_refusal(exc):
+                clean_refusal.report(exc)  # said once, as its reasons; Scrapy fails the crawl
             raise
+        exit_status.watch(crawler)  # a fault after the start fails the crawl too
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
         logger.info(
             "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",
@@ -56,5 +58,4 @@ def _refuse_broken_routes(crawler: Any) -> None:
     spider = crawler.spider
     routing = spider_routes(type(spider), crawler.settings, spider) if spider is not None else None
     if routing is not None and routing.broken:
-        clean_refusal.refusing()
         raise ConformanceError(route_findings(routing))
