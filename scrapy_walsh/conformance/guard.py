@@ -8,11 +8,12 @@ from typing import Any
 from scrapy_walsh.config import WalshConfig
 from scrapy_walsh.conformance.audit import enforce
 from scrapy_walsh.conformance.engine import PASS, WARN, Finding
+from scrapy_walsh.conformance.rules.identity import another_operator
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.discovery.manifests import route_findings, spider_routes
 from scrapy_walsh.exceptions import ConformanceError
 from scrapy_walsh.outputs import clean_refusal, exit_status
-from scrapy_walsh.settings import SPEC_VERSION
+from scrapy_walsh.settings import SPEC_VERSION, USER_AGENT
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +42,8 @@ class ConformanceGuard:
             raise
         exit_status.watch(crawler)  # a fault after the start fails the crawl too
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
+        if config.user_agent != USER_AGENT:
+            logger.info("scrapy_walsh: this crawl runs as %s", another_operator(config.user_agent, config.robots_token))
         logger.info(
             "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",
             SPEC_VERSION,
