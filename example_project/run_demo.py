@@ -5,7 +5,9 @@ maps to a loopback address. The compliance summary is the crawl's last log block
 after it, the demo server's own view of the same crawl is printed.
 
 Each run starts from a fresh state file in the output directory, so it always shows a
-first run. ``--keep-state`` keeps it: a second run within the day then sends almost
+first run, beside any other crawl of the identity on this machine (``WALSH_SEPARATE_BOT``); a crawl
+that did not run to its end shows nothing but its log and the exit status. ``--keep-state``
+keeps the state: a second run within the day then sends almost
 nothing, because every target was fetched less than a day ago (R8) and robots.txt and
 the ledger come from the store.
 """
@@ -79,11 +81,20 @@ def main() -> int:
                 f"WALSH_SIGNING_KEY={key}",
                 "-s",
                 f"WALSH_SIGNATURE_AGENT={agent}",
+                # its own store, beside whatever else of the identity crawls on this machine: the
+                # demo's hosts are its own loopback names, which no other crawl paces
+                "-s",
+                "WALSH_SEPARATE_BOT=True",
             ],
             cwd=HERE,
             env=env,
         )
         records = site.requests
+    if proc.returncode != 0:
+        print(
+            f"\nthe demo crawl did not run to its end (exit {proc.returncode}): its log above says why", file=sys.stderr
+        )
+        return proc.returncode
     by_host = defaultdict(list)
     for r in records:
         by_host[r["host"]].append(r)

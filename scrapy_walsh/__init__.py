@@ -46,6 +46,7 @@ _LAZY: Mapping[str, str] = MappingProxyType(
         "StructuredSourceSpider": "scrapy_walsh.discovery.structured",
         "RobotParser": "scrapy_walsh.middlewares.robots_parser",
         "RobotsTxtMiddleware": "scrapy_walsh.middlewares.robotstxt",
+        "refusal_reported": "scrapy_walsh.outputs.clean_refusal",
         **dict.fromkeys(_EXCEPTIONS, "scrapy_walsh.exceptions"),
     }
 )
@@ -77,6 +78,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers (F401: re-exported throug
     )
     from scrapy_walsh.middlewares.robots_parser import RobotParser
     from scrapy_walsh.middlewares.robotstxt import RobotsTxtMiddleware
+    from scrapy_walsh.outputs.clean_refusal import refusal_reported
     from scrapy_walsh.settings import SPEC_VERSION
 
 

@@ -18,13 +18,14 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy_walsh.components import PLACED
 from scrapy_walsh.conformance import ConformanceError, ConformanceGuard, enforce, user_set
 from scrapy_walsh.conformance.engine import media_pipeline, path_of
-from scrapy_walsh.outputs import clean_refusal, exit_status
+from scrapy_walsh.outputs import clean_refusal
 from scrapy_walsh.outputs.progress import Progress
 from scrapy_walsh.outputs.summary import OUTCOME_PRIORITY, ComplianceSummary, NetworkOutcomeMiddleware
 from scrapy_walsh.preset import preset
 from scrapy_walsh.settings import CHECKPOINT_HANDLER, CHECKPOINT_SCHEMES, WALSH_SETTINGS
 
 if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
 logger = logging.getLogger(__name__)
@@ -46,8 +47,15 @@ class Addon:
     refuses to start a crawl whose settings would break a MUST, naming the setting.
     """
 
+    def __init__(self, crawler: Crawler | None = None):
+        #: the crawl Scrapy made the add-on for; None when a command audits settings itself
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Addon:
+        return cls(crawler)
+
     def update_settings(self, settings: BaseSettings) -> None:
-        clean_refusal.install()  # a refusal below is reported as its reasons, never as a traceback
         for setting in WALSH_SETTINGS:
             settings.set(setting.name, setting.default, priority="default")
         for entry in preset(settings):
@@ -65,7 +73,8 @@ class Addon:
         try:
             enforce(settings, log_warnings=False)
         except ConformanceError as exc:
-            exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
+            if self.crawler is not None:  # Scrapy's crawl: said once, as its reasons; Scrapy fails it
+                clean_refusal.report(exc)
             raise
 
 

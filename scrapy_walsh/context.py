@@ -76,8 +76,8 @@ class CrawlContext:
         """The crawl's one config, made by its audit (:meth:`configure`); a crawler no audit passed
         is refused (fail closed), with the one clean message of any refusal."""
         if self._config is None:
-            clean_refusal.refusing()
-            raise ConformanceError([Finding("-", "configuration", FAIL, "EXTENSIONS", NOT_AUDITED)])
+            refusal = ConformanceError([Finding("-", "configuration", FAIL, "EXTENSIONS", NOT_AUDITED)])
+            raise clean_refusal.report(refusal)
         return self._config
 
     def configure(self, config: WalshConfig) -> WalshConfig:

@@ -174,10 +174,10 @@ class Finding:
 class ConformanceError(ValueError):
     """Raised at start-up when a setting would break a MUST; names setting and requirement.
 
-    Making one changes nothing else: the add-on installs the hook that reports a refusal as
+    Making one changes nothing else: where it leaves the package for Scrapy, it is said once, as
     its reasons (:mod:`scrapy_walsh.outputs.clean_refusal`)."""
 
-    #: reported as its reasons alone, never a traceback (scrapy_walsh/outputs/clean_refusal.py)
+    #: said as its reasons alone, never a traceback (scrapy_walsh/outputs/clean_refusal.py)
     clean_refusal = True
 
     def __init__(self, findings: Iterable[Finding]):
@@ -251,12 +251,12 @@ def refuse(crawler: Crawler, exc: WalshIgnoreRequest) -> NoReturn:
     of each gate and verdict in a crawl is logged at WARNING with what the user can do about
     it, so it survives ``-L WARNING``; later ones at INFO.
     """
+    typed_command.refused(crawler, str(exc))  # `scrapy fetch`/`parse`: on stderr even with --nolog, and exit 1
     _record(crawler.stats, exc, crawler.spider)
     raise exc
 
 
 def _record(stats: Any, exc: WalshIgnoreRequest, spider: Any = None) -> None:
-    typed_command.refused(str(exc))  # `scrapy fetch`/`shell`: on stderr even with --nolog, and exit 1
     kind = f"{exc.gate}/{exc.verdict}"
     stats.inc_value("walsh/denied")
     stats.inc_value(f"walsh/denied/{exc.gate}")

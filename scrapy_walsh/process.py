@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from urllib.parse import SplitResult
 
     from scrapy import Request
+    from scrapy.crawler import Crawler
     from twisted.internet.base import DelayedCall
     from twisted.internet.defer import Deferred, DeferredLock
 
@@ -53,12 +53,10 @@ class ProcessState:
         # store.waiting: a stop signal arrived; store calls under way on the main thread
         self.stopping = threading.Event()
         self.store_calls = 0
-        # exit_status: the refusals recorded, the messages already logged, the callbacks of
-        # ``handled()``, and whether the exit handler is registered
-        self.refusals: list[str] = []
-        self.reported: set[str] = set()
-        self.on_handled: list[Callable[[], None]] = []
-        self.exit_registered = False
+        # exit_status: the crawls that failed after they started (crawler -> the messages said),
+        # and the crawls whose engine has stopped
+        self.failures: weakref.WeakKeyDictionary[Crawler, list[str]] = weakref.WeakKeyDictionary()
+        self.ended: weakref.WeakSet[Crawler] = weakref.WeakSet()
         # protocol_mixins: (mixin, base) -> the class made of the two
         self.mixed: dict[tuple[type, type], type] = {}
 

@@ -69,8 +69,9 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R1",
         "The exact `User-Agent` of every request, robots.txt, blocklist and retries "
         "included. Any other value set by a spider, a request or `USER_AGENT` is "
-        "overridden, logged once and counted. Change it only to run the package "
-        "under another operator's identity.",
+        "overridden, logged once and counted. Another value runs the package as another operator's "
+        "bot (said once at INFO, held to every requirement): set `WALSH_ROBOTS_TOKEN` and "
+        "`WALSH_BLOCKLIST_URL` with it.",
     ),
     WalshSetting(
         "WALSH_ROBOTS_TOKEN",
@@ -78,6 +79,9 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R1, R2",
         "The product token matched, case-insensitively, against robots.txt "
         "`User-agent` lines. Letters, `_` and `-` only (RFC 9309 §2.2.1).",
+        loosens="Under the Walsh-Research User-Agent, another token makes the robots.txt groups sites write "
+        "for `Walsh-Research` not apply (R2); the audit warns when the token is not in `WALSH_USER_AGENT`. "
+        "With your own `WALSH_USER_AGENT`, it is your bot's token.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_URL",
@@ -85,6 +89,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R3",
         "The operator blocklist (`walsh-research-blocklist/v1`). Must be an "
         "absolute http(s) URL. Read by the blocklist gate.",
+        loosens="Under the Walsh-Research User-Agent, another list gives up that operator's opt-outs (R3). "
+        "With your own `WALSH_USER_AGENT` and `WALSH_ROBOTS_TOKEN`, it is your bot's list.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_SCHEMA_URL",
@@ -267,6 +273,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "store is refused at start, naming both: two stores pace as strangers, and one host would get the "
         "requests of both, each under 1 s after the other (the one rate R4 sets for the identity is then "
         "yours to keep).",
+        loosens="`True` relaxes R4 for the identity: two of its stores pace as strangers, so one host may get "
+        "the requests of both less than the interval apart.",
     ),
     WalshSetting(
         "WALSH_PACE_BY",
@@ -281,8 +289,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "usage preferences",
         "The uses made of what the crawl collects, as aipref labels: `search`, `train-ai`, "
-        "`ai-input` (a list, or a comma-separated string). `None` (not declared; the audit warns) "
-        "means all three: an undeclared use may be any use, so every reservation counts.",
+        "`ai-input` (a list, or a comma-separated string). `None` (not declared, the default; `check` "
+        "says so) means all three: an undeclared use may be any use, so every reservation counts.",
     ),
     WalshSetting(
         "WALSH_USAGE_MODE",
@@ -337,6 +345,7 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "recorded is not sent ([what the journal proves](../journal-proof.md)). `False` switches it off, to "
         "measure its cost (bench/scale_bench.py --journal-cost): a loosening the crawl announces, after which nothing "
         "proves what was sent.",
+        loosens="`False` gives up the proof of conformance: nothing records what the crawl sent.",
     ),
     WalshSetting(
         "WALSH_JOURNAL_DIR",

@@ -56,16 +56,6 @@ def private_state_home(tmp_path_factory, monkeypatch):
     return home
 
 
-@pytest.fixture(autouse=True)
-def _refusals_handled():
-    """A test that makes the add-on refuse a crawl in this process (a unit test of the audit)
-    has dealt with it: it must not turn pytest's own exit status into 1 (scrapy_walsh.outputs.exit_status)."""
-    yield
-    from scrapy_walsh.outputs import exit_status
-
-    exit_status.handled()
-
-
 @pytest.fixture
 def demo_site():
     with DemoSite() as site:

@@ -70,7 +70,7 @@ def settings_page() -> str:
             [
                 ("Default", _value(s.default)),
                 ("Requirement", s.requirement),
-                ("Loosens", f"yes. {s.loosens}" if s.loosens else "no: it can only make the crawl stricter"),
+                ("Loosens", f"yes. {s.loosens}" if s.loosens else "no: no value of it loosens a requirement"),
             ],
             s.doc,
         )

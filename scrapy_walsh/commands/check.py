@@ -15,6 +15,7 @@ from typing import Any
 
 from scrapy.settings import Settings
 
+from scrapy_walsh.commands.list_probe import list_finding
 from scrapy_walsh.commands.output_changes import change_findings, manifest_changes, output_changes
 from scrapy_walsh.commands.publish import published_findings
 from scrapy_walsh.commands.report import (
@@ -147,6 +148,8 @@ def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
     effective, findings = effective_settings(settings, classes[0] if spider else None)
     findings += audit_settings(effective)
     findings.append(probe_state_store(effective))
+    if addon_enabled(effective) and (fetched := list_finding(effective)) is not None:
+        findings.append(fetched)
     findings += published_findings(effective)
     if not spider and addon_enabled(effective):
         findings += removed_by_spiders(settings, classes)

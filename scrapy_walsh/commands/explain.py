@@ -115,6 +115,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from scrapy.crawler import CrawlerProcess
 
     from scrapy_walsh.addon import Addon
+    from scrapy_walsh.outputs.clean_refusal import refusal_reported
 
     if problem := url_problem(args.url):
         print(f"error: {problem}", file=sys.stderr)
@@ -139,7 +140,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     process = CrawlerProcess(project)
     crawler = process.create_crawler(ExplainSpider)
     CrawlContext.of(crawler).explain(offline=args.offline)
-    process.crawl(crawler, url=args.url, report=report, files=files, offline=args.offline)
+    crawl = process.crawl(crawler, url=args.url, report=report, files=files, offline=args.offline)
+    crawl.addErrback(refusal_reported)  # a refusal was said once
     process.start()
     if not report:
         print(f"error: the crawl of {args.url} ended without reaching a decision (see the log above)", file=sys.stderr)

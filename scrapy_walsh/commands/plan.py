@@ -23,7 +23,6 @@ from twisted.python.failure import Failure
 from scrapy_walsh.commands.explain import crawl_settings
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.discovery.manifests import Discovery, DiscoveryMiddleware
-from scrapy_walsh.outputs import exit_status
 from scrapy_walsh.policy.hostkey import url_host
 from scrapy_walsh.policy.pacing import crawl_duration
 from scrapy_walsh.sending.checkpoint import NotSent
@@ -287,6 +286,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from scrapy.crawler import CrawlerProcess
 
     from scrapy_walsh.addon import Addon
+    from scrapy_walsh.outputs.clean_refusal import refusal_reported
 
     project = plan_settings(settings)
     try:
@@ -302,9 +302,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     spargs = dict(arg.split("=", 1) for arg in args.spargs if "=" in arg)
     CrawlContext.of(crawler).explain(offline=False)
-    process.crawl(crawler, **spargs)
+    process.crawl(crawler, **spargs).addErrback(refusal_reported)  # a refusal was said once
     process.start()
-    if process.bootstrap_failed or exit_status.pending():
+    if process.bootstrap_failed:
         # refused at start (a second store of the identity), or stopped (its start() raised): said once, no plan
         return 1
     plan = make_plan(crawler)

@@ -19,8 +19,6 @@ from typing import Any
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
 from scrapy.exceptions import UsageError
 
-from scrapy_walsh.outputs import exit_status
-
 #: subcommand name -> module (imported on use, so one broken subcommand can't hide the others)
 SUBCOMMANDS: Mapping[str, str] = MappingProxyType(
     {
@@ -207,6 +205,3 @@ class Command(ScrapyCommand):
         sub_args = parser.parse_args(rest)
         assert self.settings is not None
         self.exitcode = int(module.run(sub_args, self.settings) or 0)
-        # a subcommand that audits settings (explain, check, state) reports a refusal itself,
-        # with its own documented status: the crawl-refusal exit status (exit_status) is not for it
-        exit_status.handled()

@@ -14,7 +14,6 @@ from scrapy_walsh.config import Readings
 from scrapy_walsh.conformance.engine import Subject
 from scrapy_walsh.conformance.rules import RULES
 from scrapy_walsh.exceptions import FAIL, WARN, ConformanceError, Finding
-from scrapy_walsh.outputs import clean_refusal
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -50,7 +49,6 @@ def enforce(settings: BaseSettings, log_warnings: bool = True) -> list[Finding]:
     """Audit, log the warnings, and raise :class:`ConformanceError` on any failure."""
     findings = audit_settings(settings)
     if any(f.status == FAIL for f in findings):
-        clean_refusal.refusing()
         raise ConformanceError(findings)
     if log_warnings:
         for f in findings:

@@ -8,12 +8,13 @@ from typing import Any
 from scrapy_walsh.config import WalshConfig
 from scrapy_walsh.conformance.audit import enforce
 from scrapy_walsh.conformance.engine import PASS, WARN, Finding
+from scrapy_walsh.conformance.rules.identity import another_operator
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.discovery.manifests import COMMAND_SPIDER, route_findings, spider_routes
 from scrapy_walsh.exceptions import ConformanceError
 from scrapy_walsh.outputs import clean_refusal, exit_status, typed_command
 from scrapy_walsh.outputs.rerun import overwritten_files, rerun_warning
-from scrapy_walsh.settings import SPEC_VERSION
+from scrapy_walsh.settings import SPEC_VERSION, USER_AGENT
 from scrapy_walsh.store import open_crawl_store
 
 logger = logging.getLogger(__name__)
@@ -38,10 +39,14 @@ class ConformanceGuard:
             _refuse_broken_routes(crawler)
             config = CrawlContext.of(crawler).configure(WalshConfig.from_settings(crawler.settings))
         except Exception as exc:
-            exit_status.fatal(str(exc))  # a script running this crawl exits non-zero too
+            if clean_refusal.is_refusal(exc):
+                clean_refusal.report(exc)  # said once, as its reasons; Scrapy fails the crawl
             raise
         _warn_rerun_empties(crawler, config.refetch_interval)
+        exit_status.watch(crawler)  # a fault after the start fails the crawl too
         counts = {status: sum(f.status == status for f in findings) for status in (PASS, WARN)}
+        if config.user_agent != USER_AGENT:
+            logger.info("scrapy_walsh: this crawl runs as %s", another_operator(config.user_agent, config.robots_token))
         logger.info(
             "scrapy_walsh: %s active for %r; settings audit: %d passed, %d warnings; state: %s",
             SPEC_VERSION,
@@ -78,5 +83,4 @@ def _refuse_broken_routes(crawler: Any) -> None:
     spider = crawler.spider
     routing = spider_routes(type(spider), crawler.settings, spider) if spider is not None else None
     if routing is not None and routing.broken:
-        clean_refusal.refusing()
         raise ConformanceError(route_findings(routing))

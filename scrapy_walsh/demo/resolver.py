@@ -33,6 +33,13 @@ REBIND_ANSWERS = (HOSTS["open"].ip, "127.0.0.1")
 class DemoResolver(CachingThreadedResolver):
     rebind_lookups = 0
 
+    @staticmethod
+    def fixed_address(name: str) -> str | None:
+        """A demo host's address, known without a lookup (``scrapy walsh check`` fetches the
+        demo's list with it); None for any other name."""
+        host = BY_NAME.get(name.lower().rstrip("."))
+        return None if host is None else host.ip
+
     def getHostByName(self, name: str, timeout: Sequence[int] = ()) -> defer.Deferred[str]:
         key = name.lower().rstrip(".")
         if key in LOOPBACK_NAMES:

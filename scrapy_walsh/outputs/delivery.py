@@ -57,11 +57,6 @@ REDELIVERING = frozenset({"crawl", "runspider", None})
 #: Where kept items are redelivered: next to R8's answered middleware (1), after every other
 #: spider middleware, so a kept item is not judged again by what judged it in its first run.
 SPIDER_PRIORITY = 2
-#: Scrapy's messages, logged with a traceback, for an item a pipeline raised on
-#: (``LogFormatter.item_error``) and for a feed that could not store its file: the crawl's one
-#: message replaces each (:class:`_Replaced`).
-ITEM_ERROR_MESSAGE = "Error processing %(item)s"
-STORE_ERROR_MESSAGE = "Error storing %s"
 
 
 class Outcome(StrEnum):
@@ -123,7 +118,6 @@ class Delivery:
         crawler.signals.connect(self.item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.feed_exporter_closed, signal=signals.feed_exporter_closed)
-        _REPLACED.watch()
 
     @property
     def namespace(self) -> str:
@@ -270,8 +264,7 @@ class Delivery:
             "fetched (R8), nor its items as emitted (R7): the next run fetches them again"
         )
         logger.error("%s", message)
-        exit_status.fatal(message)
-        exit_status.reported(message)
+        exit_status.failed(self.crawler, message)
 
     # -- the one failure --------------------------------------------------------------------------
 
@@ -392,30 +385,6 @@ class RedeliveryMiddleware:
             yield item
         async for output in start:
             yield output
-
-
-class _Replaced(logging.Filter):
-    """Scrapy's own record of an item a pipeline raised on, or of a feed that could not store its
-    file, each with a traceback, in a crawl whose :class:`Delivery` says it in one message: dropped."""
-
-    MESSAGES = frozenset({ITEM_ERROR_MESSAGE, STORE_ERROR_MESSAGE})
-    LOGGERS = ("scrapy.core.scraper", "scrapy.extensions.feedexport")
-
-    def watch(self) -> None:
-        """Filter the loggers (once per process: the filter asks each record's crawl)."""
-        for name in self.LOGGERS:
-            if self not in logging.getLogger(name).filters:
-                logging.getLogger(name).addFilter(self)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg not in self.MESSAGES:
-            return True
-        crawler = getattr(getattr(record, "spider", None), "crawler", None)
-        context = None if crawler is None else CrawlContext.find(crawler)
-        return context is None or context.made(Delivery) is None
-
-
-_REPLACED = _Replaced()
 
 
 def _shown(uri: str) -> str:

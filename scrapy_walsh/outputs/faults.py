@@ -41,8 +41,7 @@ def stop(crawler: Crawler, what: str, reason: str) -> bool:
 
     message = context.stopped = f"scrapy_walsh stops this crawl: {what}"
     logger.error("%s", message)
-    exit_status.fatal(message)
-    exit_status.reported(message)
+    exit_status.failed(crawler, message)
     engine = running_engine(crawler)
     if engine is not None:
         deferred_from_coro(engine.close_spider_async(reason=reason))
@@ -71,5 +70,4 @@ def _report(crawler: Crawler) -> None:
         "and may deliver an item not recorded as emitted once more"
     )
     logger.error("%s", message)
-    exit_status.fatal(message)
-    exit_status.reported(message)
+    exit_status.failed(crawler, message)

@@ -1,15 +1,17 @@
 """``scrapy fetch``, ``shell`` and ``parse URL``: a person typed the URL and waits for it.
 
 While one of these commands runs, each refusal is also printed on stderr as one line, whatever
-the log settings (``--nolog`` included), and the process exits 1 (:mod:`scrapy_walsh.outputs.exit_status`):
-nothing was fetched for it. The command is read from the process's arguments as Scrapy's command
-line reads them, only when the program is Scrapy's. docs/existing-projects.md says why.
+the log settings (``--nolog`` included), and the crawl fails (``fetch`` and ``parse`` exit 1,
+:mod:`scrapy_walsh.outputs.exit_status`): nothing was fetched for it. The command is read from the
+process's arguments as Scrapy's command line reads them, only when the program is Scrapy's.
+docs/existing-projects.md says why.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from scrapy_walsh.outputs import exit_status
 
@@ -31,10 +33,9 @@ def command(argv: list[str] | None = None) -> str | None:
     return None
 
 
-def refused(message: str) -> None:
-    """A gate refused a request: under ``fetch``/``shell``/``parse``, say so on stderr and fail the process."""
+def refused(crawler: Any, message: str) -> None:
+    """A gate refused a request: under ``fetch``/``shell``/``parse``, say so on stderr and fail the crawl."""
     if command() not in TYPED:
         return
     print(f"scrapy_walsh: not fetched: {message}", file=sys.stderr, flush=True)
-    exit_status.fatal(message)
-    exit_status.reported(message)
+    exit_status.failed(crawler, message)

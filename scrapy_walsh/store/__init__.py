@@ -179,23 +179,6 @@ def _release(store: StateStore, presence: machine_state.Presence, crawl: str, lo
 
 #: The close reason of a crawl the state store failed under.
 STORE_FAILED = "walsh_store_failed"
-#: Where Scrapy reports a failed download or callback: a store failure is one line there.
-FAULT_LOGGERS = ("scrapy.core.scraper", "scrapy.core.engine", "scrapy.utils.signal", "scrapy.utils.defer")
-
-
-class _OneLine(logging.Filter):
-    """A record whose exception is a :class:`StateStoreError` keeps its message, not its traceback:
-    the crawl's one ERROR (:func:`_stopper`) says what happened."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, StateStoreError):
-            record.msg, record.args = f"{record.getMessage()}: {exc}", ()
-            record.exc_info = record.exc_text = None
-        return True
-
-
-_ONE_LINE = _OneLine()
 
 
 def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
@@ -212,9 +195,6 @@ def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
         said.append(str(error))
         if running_engine(crawler) is None:  # the crawl is being built (a component's from_crawler): it never starts
             raise _refuse_start(str(error)) from None
-        for name in FAULT_LOGGERS:
-            if _ONE_LINE not in logging.getLogger(name).filters:
-                logging.getLogger(name).addFilter(_ONE_LINE)
         faults.stop(
             crawler,
             f"{error}. Nothing more is sent without the records the store keeps (the blocklist, the pacing "
@@ -226,9 +206,9 @@ def _stopper(crawler: Crawler) -> Callable[[StateStoreError], None]:
 
 
 def _refuse_start(why: str, named: bool = True) -> StoreCannotOpen:
-    """The one refusal of a crawl whose store fails before it starts, recorded for the exit status
+    """The one refusal of a crawl whose store fails before it starts, said once
     (``named``: the store itself failed, whose records the crawl can't do without)."""
-    from scrapy_walsh.outputs import clean_refusal, exit_status
+    from scrapy_walsh.outputs import clean_refusal
 
     tail = (
         ". The blocklist, the pacing ledger and the R7/R8 records live there, so nothing was crawled"
@@ -236,8 +216,7 @@ def _refuse_start(why: str, named: bool = True) -> StoreCannotOpen:
         else ". Nothing was crawled"
     )
     refusal = StoreCannotOpen(f"scrapy_walsh refuses to start this crawl: WALSH_STATE_URI: {why}{tail}")
-    exit_status.fatal(str(refusal))
-    clean_refusal.refusing()  # one message, on asyncio and on Twisted
+    clean_refusal.report(refusal)  # said once, as its reasons; Scrapy fails the crawl
     return refusal
 
 

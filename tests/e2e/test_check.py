@@ -8,6 +8,7 @@ directory first, so nothing is written into the repository).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from datetime import UTC, datetime, timedelta
@@ -53,7 +54,11 @@ def broken(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def example_report():
-    return check_json(REPO / "example_project", "demo")
+    """The example project's check, with its demo site up: row 3 fetches the site's list."""
+    from scrapy_walsh.demo import DemoSite
+
+    with DemoSite(hosts=["ops"]) as site:
+        return check_json(REPO / "example_project", "demo", env=dict(os.environ, WALSH_DEMO_PORT=str(site.port)))
 
 
 def test_example_project_passes_every_must_row_and_records_what_makes_it_comparable(example_report):

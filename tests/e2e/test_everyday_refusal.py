@@ -1,12 +1,11 @@
-"""A refusal inside a script is one clean message: on the Twisted reactor, and uncaught.
+"""A refusal inside a script is one clean message, written as docs/existing-projects.md says.
 
-``CrawlerProcess`` and ``CrawlerRunner`` run on Twisted: the refused crawl's Deferred is
-dropped by the script, and Twisted reports it as "Unhandled error in Deferred" with a
-traceback, straight to stderr, before Scrapy's logging sees it. The add-on refuses
-``CONCURRENT_REQUESTS = 8`` (R4); the user must see our reasons once, nothing else.
-A script that awaits ``AsyncCrawlerRunner.crawl()`` gets the ``ConformanceError`` itself; left
-uncaught, it reaches the top level, where Python would print its traceback.
-(``scrapy crawl``, ``runspider`` and ``AsyncCrawlerProcess``: tests/e2e/test_clean_refusal.py.)
+``CrawlerProcess`` and ``CrawlerRunner`` run on Twisted: the script hands the refused crawl's
+Deferred to ``scrapy_walsh.refusal_reported``, or Twisted reports it again as "Unhandled error in
+Deferred" with a traceback. A script that awaits ``AsyncCrawlerRunner.crawl()`` gets the
+``ConformanceError`` itself, to catch. The add-on refuses ``CONCURRENT_REQUESTS = 8`` (R4); the
+user sees our reasons once, nothing else. (``scrapy crawl``, ``runspider`` and
+``AsyncCrawlerProcess``: tests/e2e/test_clean_refusal.py.)
 """
 
 from __future__ import annotations
@@ -34,8 +33,10 @@ SCRIPTS = {
     "CrawlerProcess": """
 from scrapy.crawler import CrawlerProcess
 
+from scrapy_walsh import refusal_reported
+
 process = CrawlerProcess(SETTINGS)
-process.crawl(TinySpider)
+process.crawl(TinySpider).addErrback(refusal_reported)
 process.start()
 sys.exit(1 if process.bootstrap_failed else 0)
 """,
@@ -48,8 +49,10 @@ install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 from twisted.internet import reactor
 
 configure_logging()
+from scrapy_walsh import refusal_reported
+
 runner = CrawlerRunner(SETTINGS)
-runner.crawl(TinySpider)
+runner.crawl(TinySpider).addErrback(refusal_reported)
 reactor.callLater(0, lambda: runner.join().addBoth(lambda _: reactor.stop()))
 reactor.run()
 sys.exit(1 if runner.bootstrap_failed else 0)
@@ -59,14 +62,18 @@ import asyncio
 
 from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.utils.log import configure_logging
+from scrapy_walsh import ConformanceError
 
 
 async def main():
     configure_logging()
-    await AsyncCrawlerRunner({**SETTINGS, "TWISTED_REACTOR_ENABLED": False}).crawl(TinySpider)
+    try:
+        await AsyncCrawlerRunner({**SETTINGS, "TWISTED_REACTOR_ENABLED": False}).crawl(TinySpider)
+    except ConformanceError:
+        sys.exit(1)  # said once already, as its reasons
 
 
-asyncio.run(main())  # the ConformanceError is not caught: it reaches the top level
+asyncio.run(main())
 """,
 }
 

@@ -82,3 +82,49 @@ def test_demo_crawl_prints_the_summary_and_keeps_metadata_only(tmp_path):
     sends = [e for f in journal_files(journal) for e in entries(f.read_bytes()) if e["kind"] == "send"]
     assert len(sends) == len(records) and {r["signature"] for r in records} == {"verified"}
     assert (tmp_path / "access-logs" / "open.walsh-demo.test.log").exists()
+
+
+def _run_demo(out, *args):
+    env = dict(os.environ, WALSH_DEMO_PORT="0", WALSH_DEMO_OUTPUT=str(out))
+    return subprocess.run(
+        [sys.executable, "example_project/run_demo.py", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def test_the_demo_runs_beside_another_crawl_of_the_identity(tmp_path):
+    """A crawl of the identity holds the default store on this machine: the demo, with its own
+    store, still runs (it was refused at start, then printed the server's view of nothing)."""
+    from scrapy_walsh.demo import DemoSite
+    from tests.e2e.test_fleet import start_worker
+    from tests.helpers import GATES_SPIDER, add_addon_line, new_project, wait_for_pages, write_spider
+
+    with DemoSite(hosts=["open", "ops"]) as site:
+        (tmp_path / "other").mkdir()
+        project = new_project(tmp_path / "other")
+        add_addon_line(project, site=site)
+        write_spider(project, "gates", GATES_SPIDER)
+        running = start_worker(project, [site.url("open", f"/page/{i}") for i in range(1, 31)], 0, tmp_path / "o.jsonl")
+        try:
+            wait_for_pages(site, 1, running)
+            result = _run_demo(tmp_path / "demo")
+            assert running.poll() is None, "the other crawl ended before the demo: nothing was tried"
+        finally:
+            running.terminate()
+            running.communicate(timeout=240)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "What the demo server saw:" in result.stdout
+    assert "refuses to start" not in result.stderr, result.stderr[-3000:]
+
+
+def test_a_demo_crawl_that_did_not_run_prints_no_results(tmp_path):
+    (tmp_path / "walsh-state.sqlite3").mkdir(parents=True)  # a state store that can't be opened
+    result = _run_demo(tmp_path, "--keep-state")
+    assert result.returncode == 1, result.stdout + result.stderr[-3000:]
+    assert "refuses to start this crawl" in result.stderr, result.stderr[-3000:]
+    assert "What the demo server saw:" not in result.stdout and "items:" not in result.stdout, result.stdout
+    assert "the demo crawl did not run" in result.stderr, result.stderr[-3000:]

@@ -178,6 +178,8 @@ def test_each_loosening_setting_gets_the_same_warning_and_check_rates_it(shop_pr
         "WALSH_MAX_FIELD_CHARS": ("5000", "R6 scope"),
         "WALSH_MAX_ITEM_CHARS": ("80000", "R6 scope"),
         "WALSH_ALLOW_PRIVATE_ADDRESSES": ("127.0.0.1", "the address rule"),
+        "WALSH_SEPARATE_BOT": ("True", "R4"),
+        "WALSH_JOURNAL": ("False", "proof of conformance"),
     }
     for name, (value, requirement) in loosening.items():
         result = run_scrapy(["walsh", "check", "-s", f"{name}={value}", "--json"], cwd=shop_project)

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
 
-from scrapy_walsh.conformance.engine import FAIL, PASS, WARN, Finding, Subject, gate_removed, number
+from scrapy_walsh.conformance.engine import FAIL, PASS, WARN, Finding, Subject, gate_removed, loosens, number
 from scrapy_walsh.middlewares.pacing import PacingMiddleware
 from scrapy_walsh.sending.queue import PolitenessAwarePriorityQueue
 
@@ -123,6 +123,15 @@ def pacing_gate(subject: Subject) -> Iterator[Finding]:
     yield from gate_removed(subject, "4", "R4", PacingMiddleware, "the per-host ledger")
     if why := walsh.refused("WALSH_MAX_CRAWL_DELAY"):
         yield Finding("4", "R4", FAIL, "WALSH_MAX_CRAWL_DELAY", why)
+    if walsh.value("WALSH_SEPARATE_BOT", False) and not walsh.refused("WALSH_SEPARATE_BOT"):
+        yield loosens(
+            "4",
+            "R4",
+            "WALSH_SEPARATE_BOT",
+            True,
+            "a second state store of the identity may crawl beside this one on this machine; the two pace "
+            "as strangers, so one host may get the requests of both less than the interval apart",
+        )
     queue = settings.get("SCHEDULER_PRIORITY_QUEUE")
     try:
         ours = load_object(queue) is PolitenessAwarePriorityQueue

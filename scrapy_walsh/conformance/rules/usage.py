@@ -3,15 +3,15 @@
 The warning sits in row 9 with the policy model's other usage rules (usage warnings travel with
 what R9 emits); a value that can't be read is a configuration failure, like any other.
 
-Not declaring purposes is allowed but warned about: the crawl then judges every item
-for every purpose we know (the most cautious reading), which the operator should confirm.
+Not declaring purposes is the documented default, not a warning: the crawl then judges every
+item for every purpose we know (the most cautious reading); ``check`` says so as a pass.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from scrapy_walsh.conformance.engine import FAIL, WARN, Finding, Subject
+from scrapy_walsh.conformance.engine import FAIL, PASS, Finding, Subject
 
 
 def usage_preferences(subject: Subject) -> Iterator[Finding]:
@@ -24,8 +24,8 @@ def usage_preferences(subject: Subject) -> Iterator[Finding]:
         yield Finding(
             "9",
             "usage",
-            WARN,
+            PASS,
             "WALSH_PURPOSES",
-            f"not declared: usage preferences are judged for every purpose ({purposes}), the "
-            'most cautious reading; declare the uses you make, e.g. WALSH_PURPOSES = ["search"]',
+            f"not declared (the default): usage preferences are judged for every purpose ({purposes}), the "
+            'most cautious reading; declare the uses you make to narrow it, e.g. WALSH_PURPOSES = ["search"]',
         )
