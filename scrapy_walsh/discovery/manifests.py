@@ -349,9 +349,11 @@ class Discovery:
         try:
             response = await own_fetch.fetch(self.crawler, url, MANIFEST, download_maxsize=MANIFEST_MAX_BYTES)
         except HostPaused as exc:  # R5: its host asked for a rest beyond WALSH_BACKOFF_MAX_DELAY
+            self.manifests_read[url_host(url)] -= 1  # not sent: no request (plan counts the others)
             self._unreadable(url, f"not sent: {exc.reason}", given_up=True)
             return None
         except IgnoreRequest as exc:  # a gate refused it: robots.txt, the blocklist, the address rule
+            self.manifests_read[url_host(url)] -= 1
             self._unreadable(url, f"refused: {exc}", gate=str(getattr(exc, "gate", "") or "") or None)
             return None
         except Exception as exc:  # noqa: BLE001 - the network's failure is this manifest's, not the crawl's
