@@ -388,7 +388,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         60.0,
         "R4",
         "Seconds between two progress lines (logger `scrapy_walsh.outputs.progress`, in the style of Scrapy's "
-        "LogStats): targets done, refused and left, and the time left by the pacing bound; also the "
+        "LogStats; the first comes after 10 s when this is longer): targets done, refused and left, and the "
+        "time left by the pacing bound, or, while manifests are read, how many; also the "
         "`walsh/progress/*` stats. 0 switches it off.",
     ),
     WalshSetting(

@@ -207,7 +207,7 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
                 entries.append(
                     {"url": found.url, "decision": "skip", "reason": reason, "verdict": found.skipped, "detail": detail}
                 )
-        manifests.update(reader.manifests_read)
+        manifests.update(+reader.manifests_read)  # those sent: a refused one is no request
     fetch = [e for e in entries if e["decision"] == "fetch"]
     per_host = Counter(url_host(e["url"]) for e in fetch) + manifests
     pacer = CrawlContext.of(crawler).get(SharedPacer).pacer
@@ -219,7 +219,7 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     skips = Counter(e["reason"] for e in entries if e["decision"] == "skip")
     return {
         "spider": crawler.spidercls.name,
-        "why_nothing": None if fetch else why_nothing(entries, reader, skips),
+        "why_nothing": None if fetch else why_nothing(entries, reader, skips, crawler),
         "fetch": sorted(fetch, key=lambda e: e["url"]),
         "skip": sorted((e for e in entries if e["decision"] == "skip"), key=lambda e: (e["reason"], e["url"])),
         "skipped_by_reason": dict(skips),
@@ -230,9 +230,16 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
     }
 
 
-def why_nothing(entries: list[dict[str, Any]], discovery: Discovery | None, skips: Counter[str]) -> str:
-    """Why a plan has no target, in a line or two: a refused manifest (and by what), the gate that
-    refused every target, or nothing routed (and what the manifests listed that no route names)."""
+#: The skips that mean "fetched recently": R8's interval, or a manifest's lastmod no newer than our fetch.
+RECENT = frozenset({"R8", "lastmod"})
+
+
+def why_nothing(
+    entries: list[dict[str, Any]], discovery: Discovery | None, skips: Counter[str], crawler: Crawler
+) -> str:
+    """Why a plan has no target, in a line or two: a refused manifest (and by what), every target
+    fetched recently, the gate that refused every target, or nothing routed (and what the
+    manifests listed that no route names)."""
     unread = discovery.unread if discovery is not None else []
     refused = [(url, REASONS.get(str(gate), str(gate))) for url, _, gate in unread if gate]
     lines = []
@@ -245,8 +252,16 @@ def why_nothing(entries: list[dict[str, Any]], discovery: Discovery | None, skip
     unrouted = [e["url"] for e in entries if e.get("verdict") == "not_routed"]
     gates = skips.copy()
     gates["scope"] -= len(unrouted)
-    if +gates:
-        lines.append("every target was refused: " + ", ".join(f"{r} {n}" for r, n in sorted((+gates).items())))
+    counts = ", ".join(f"{r} {n}" for r, n in sorted((+gates).items()))
+    if +gates and set(+gates) <= RECENT:
+        interval = CrawlContext.of(crawler).config.refetch_interval
+        unchanged = " or is dated by its manifest no later than that fetch" if "lastmod" in gates else ""
+        lines.append(
+            f"every target was fetched within WALSH_REFETCH_INTERVAL{unchanged} ({interval:g} s; {counts}): "
+            f"`scrapy walsh state forget --spider {crawler.spidercls.name}` lets the next crawl fetch them"
+        )
+    elif +gates:
+        lines.append("every target was refused: " + counts)
     if unrouted:
         shown = ", ".join(unrouted[:2]) + (", ..." if len(unrouted) > 2 else "")
         lines.append(f"nothing routed: {len(unrouted)} URL(s) listed that no route of the spider names ({shown})")

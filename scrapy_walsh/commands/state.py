@@ -335,12 +335,21 @@ def spider_hosts(settings: Settings, name: str) -> list[str]:
 
 
 def _render_dropped(report: dict[str, Any]) -> list[str]:
-    """What ``forget`` dropped, one line per record, and a note per project sharing the spider's name."""
+    """What ``forget`` dropped, one line per page (or other key) naming its records, a total, and a
+    note per project sharing the spider's name."""
     out: list[str] = []
-    if not report["dropped"]:
-        out.append("nothing to forget: no matching record")
+    by_key: dict[str, list[str]] = {}
     for namespace, keys in report["dropped"].items():
-        out += [f"forgot       {namespace}: {key}" for key in keys]
+        for key in keys:
+            by_key.setdefault(key, []).append(namespace)
+    if not by_key:
+        out.append("nothing to forget: no matching record")
+    out += [f"forgot       {key}  ({', '.join(namespaces)})" for key, namespaces in sorted(by_key.items())]
+    if by_key:
+        records = sum(len(namespaces) for namespaces in by_key.values())
+        kinds = ", ".join(f"{namespace} {len(keys)}" for namespace, keys in report["dropped"].items())
+        pages = f"{len(by_key)} page{'s' if len(by_key) > 1 else ''}"
+        out.append(f"forgot {pages}: {records} record{'s' if records > 1 else ''} ({kinds})")
     for other in report.get("shared_spider_name", []):
         out.append(
             f"note         project {other} has a spider of this name too: its fetch records stay, and so do "

@@ -34,6 +34,7 @@ from scrapy_walsh.middlewares.frequency import Answers
 from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
 from scrapy_walsh.outputs import typed_command
 from scrapy_walsh.outputs.made_by import LOOKING, fetcher
+from scrapy_walsh.outputs.progress import ManifestReading
 from scrapy_walsh.policy import feeds, llmstxt
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.discovery import (
@@ -256,6 +257,8 @@ class Discovery:
         #: the skipped URLs, kept for ``plan`` in a dry run only (the last :data:`MAX_TARGETS`)
         self.outcomes: deque[Surfaced] = deque(maxlen=MAX_TARGETS)
         self._keep = CrawlContext.of(crawler).dry_run
+        #: how far the reading is, for the progress line
+        self.reading = CrawlContext.of(crawler).get(ManifestReading)
 
     # ------------------------------------------------------------------ the start
 
@@ -285,13 +288,16 @@ class Discovery:
             if isinstance(domain, str) and domain and not any(split(o).hostname == domain for o in origins):
                 origins.append(f"https://{domain.lower()}")
         manifests = self._declared_manifests(origins)
-        for origin in dict.fromkeys(_origin(m) or m for m in manifests) if manifests is not None else origins:
+        sites = list(dict.fromkeys(_origin(m) or m for m in manifests)) if manifests is not None else origins
+        self.reading.reading, self.reading.sites = True, len(sites)
+        for origin in sites:
             listed = [m for m in manifests if _origin(m) == origin] if manifests is not None else None
             async for found in self._host(origin, listed):
                 if self._waiting or not self._room():
                     self._waiting.setdefault(origin, deque()).append(found)
                 else:
                     yield self._request(found)
+        self.reading.reading = False
         while self._waiting:  # each host's in turn, so the scheduler can pace the hosts side by side
             for origin in list(self._waiting):
                 while not self._room():
@@ -326,7 +332,9 @@ class Discovery:
                 named = [s for s in sitemaps if (kind == FEED) == feeds.looks_like_feed(s)] if kind != LLMS_TXT else []
                 queue.extend((kind, url) for url in (named or [origin + path for path in WELL_KNOWN[kind]]))
         read: set[str] = set()
+        earlier = self.reading.known
         while queue and len(read) < MAX_MANIFESTS_PER_HOST:
+            self.reading.known = earlier + len(read) + len(queue)
             kind, listed_url = queue.popleft()
             if not same_host(listed_url, origin):
                 continue
@@ -335,11 +343,13 @@ class Discovery:
                 continue
             read.add(url)
             response = await self._fetch(url)
+            self.reading.read += 1
             if response is None:
                 continue
             for child in self._children(kind, url, response, queue):
                 if self._decide(child) is not None:
                     yield child
+        self.reading.known = earlier + len(read)
         if queue:
             self.stats.inc_value(STATS + "manifests_over_bound", len(queue))
             logger.warning(
@@ -369,9 +379,11 @@ class Discovery:
         try:
             response = await own_fetch.fetch(self.crawler, url, MANIFEST, download_maxsize=MANIFEST_MAX_BYTES)
         except HostPaused as exc:  # R5: its host asked for a rest beyond WALSH_BACKOFF_MAX_DELAY
+            self.manifests_read[url_host(url)] -= 1  # not sent: no request (plan counts the others)
             self._unreadable(url, f"not sent: {exc.reason}", given_up=True)
             return None
         except IgnoreRequest as exc:  # a gate refused it: robots.txt, the blocklist, the address rule
+            self.manifests_read[url_host(url)] -= 1
             self._unreadable(url, f"refused: {exc}", gate=str(getattr(exc, "gate", "") or "") or None)
             return None
         except Exception as exc:  # noqa: BLE001 - the network's failure is this manifest's, not the crawl's

@@ -28,7 +28,7 @@ from scrapy_walsh.outputs import faults
 from scrapy_walsh.outputs.delivery import NOT_KEPT, Delivery, Outcome
 from scrapy_walsh.outputs.made_by import fetcher
 from scrapy_walsh.policy.canonical import canonical_url
-from scrapy_walsh.policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason
+from scrapy_walsh.policy.gates import FETCHED_NAMESPACE, recently_fetched, recently_fetched_reason, refetch_after
 from scrapy_walsh.policy.vocabulary import SKIPPED_RECENTLY_FETCHED, Meta, Namespace
 from scrapy_walsh.sending import admission
 from scrapy_walsh.store import StateStoreError, StoreUnavailable, leases, open_crawl_store, targets, waiting
@@ -411,6 +411,8 @@ class FrequencyMiddleware(StatefulGate):
         target = target_of(request)
         now = time.time()
         last = targets.legacy_record(self.store, NAMESPACE, request.url)  # a store written by an earlier version
+        if leases.stale(last, refetch_after(now, self.interval)):
+            last = None  # let go by the interval in force, as the canonical record below
         if last is None:
             if CrawlContext.of(self.crawler).dry_run:
                 # explain: the same rule read, no lease taken (a crawl running meanwhile must not
@@ -419,12 +421,14 @@ class FrequencyMiddleware(StatefulGate):
             else:
                 ttl = min(leases.LEASE_TTL, self.interval)
                 reads = [(rider.namespace, rider.key) for rider in riders]
-                lease, found = leases.take_reading(self.store, NAMESPACE, target, self.crawl, ttl, reads)
+                # a record the interval in force lets go is taken over, whatever expiry it was written with
+                stale = refetch_after(now, self.interval)
+                lease, found = leases.take_reading(self.store, NAMESPACE, target, self.crawl, ttl, reads, stale)
                 if lease is not None:
                     admission.seal_claim(self.crawler, request, target, lease)
                     return found
                 # the lease is the atomic form of policy.gates.recently_fetched: it fails while a
-                # record younger than the interval (its TTL) exists, or a live crawl sends it now
+                # record younger than the interval in force exists, or a live crawl sends it now
                 last = self.store.get(NAMESPACE, target)
         if leases.is_lease(last):
             last = last["at"]  # being fetched now, by a crawl that runs

@@ -1,10 +1,10 @@
-"""Progress of a long crawl, in the style of Scrapy's ``LogStats``.
+"""Progress of a crawl, in the style of Scrapy's ``LogStats``.
 
-Every ``WALSH_PROGRESS_INTERVAL`` seconds (0: never) one line from the logger
-``scrapy_walsh.outputs.progress`` says how many targets were answered, refused and are left, and how
-long the rest takes at least by the pacing bound (R4); the same figures are the
-``walsh/progress/*`` stats. It costs O(hosts) once per interval, never per request.
-docs/records-and-progress.md says how to read it.
+After :data:`FIRST` seconds, then every ``WALSH_PROGRESS_INTERVAL`` seconds (0: never), one line
+from the logger ``scrapy_walsh.outputs.progress`` says how many targets were answered, refused and
+are left, and how long the rest takes at least by the pacing bound (R4), or, while discovery reads
+manifests, how many of them; the same figures are the ``walsh/progress/*`` stats. It costs O(hosts)
+once per line, never per request. docs/records-and-progress.md says how to read it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.asyncio import call_later, create_looping_call
 
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.outputs import typed_command
@@ -34,6 +34,24 @@ DONE = "walsh/progress/done"
 REFUSED = "walsh/progress/refused"
 LEFT = "walsh/progress/left"
 SECONDS_LEFT = "walsh/progress/seconds_left"
+#: Seconds to the first line, when the interval is longer: a short crawl says something too.
+FIRST = 10.0
+
+
+class ManifestReading:
+    """The manifests discovery reads (it fills this in): until they are read, the line says so."""
+
+    def __init__(self, crawler: Crawler | None = None):
+        self.reading = False
+        #: the sites whose manifests are read
+        self.sites = 0
+        #: manifests read, and listed to be read, on the sites begun so far
+        self.known = 0
+        self.read = 0
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def duration(seconds: float) -> str:
@@ -56,6 +74,9 @@ class Progress:
         self.done_before = 0
         self.in_downloader = 0
         self.task: Any = None
+        self.first: Any = None
+        #: seconds since the last line (the first comes after FIRST s)
+        self.since = 0.0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Progress:
@@ -86,7 +107,11 @@ class Progress:
         self.interval = 0.0 if context.dry_run else context.config.progress_interval
         if self.interval:
             self.task = create_looping_call(self.log)
-            self.task.start(self.interval, now=False)
+            self.since = min(FIRST, self.interval)
+            if self.since < self.interval:
+                self.first = call_later(self.since, self._first)
+            else:
+                self.task.start(self.interval, now=False)
         else:  # nothing is logged or measured: no count per request (a dry run's 60,000 targets)
             for handler, signal in self._counted():
                 self.crawler.signals.disconnect(handler, signal=signal)
@@ -101,6 +126,8 @@ class Progress:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if self.task is None:
             return  # switched off (WALSH_PROGRESS_INTERVAL = 0)
+        if self.first is not None:
+            self.first.cancel()
         if self.task.running:
             self.task.stop()
         self.measure()
@@ -120,10 +147,30 @@ class Progress:
             self.stats.set_value(key, value)
         return self.done, refused, left, seconds
 
+    def _first(self) -> None:
+        self.first = None
+        self.log()
+        self.task.start(self.interval, now=False)
+
     def log(self) -> None:
         done, refused, left, seconds = self.measure()
-        rate = (done - self.done_before) * 60.0 / self.interval
-        self.done_before = done
+        rate = (done - self.done_before) * 60.0 / self.since
+        self.done_before, self.since = done, self.interval
+        reading = CrawlContext.of(self.crawler).made(ManifestReading)
+        if reading is not None and reading.reading:  # the time left is not known before they are read
+            logger.info(
+                "Targets: reading %(manifests)s of %(sites)s (%(read)d read); "
+                "%(done)d done, %(refused)d refused, %(left)d left so far",
+                {
+                    "manifests": _plural(reading.known, "manifest") if reading.known else "the manifests",
+                    "sites": _plural(reading.sites, "site"),
+                    "read": reading.read,
+                    "done": done,
+                    "refused": refused,
+                    "left": left,
+                },
+            )
+            return
         logger.info(
             "Targets: %(done)d done (at %(rate)d targets/min), %(refused)d refused, %(left)d left; "
             "%(time)s left at least by the pacing bound (R4)",

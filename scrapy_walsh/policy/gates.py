@@ -225,9 +225,16 @@ def crawl_delay_over_cap(crawl_delay: float | None, cap: float) -> bool:
     return crawl_delay is not None and crawl_delay > cap
 
 
+def refetch_after(now: float, interval: float) -> float:
+    """R8: a fetch recorded no later than this no longer holds its target back. The interval in
+    force decides, for the crawl and its plan alike, not the expiry the store gave the record
+    (computed from the interval in force when it was written)."""
+    return now - interval
+
+
 def recently_fetched(fetched_at: float | None, now: float, interval: float) -> bool:
     """R8: the target was fetched (or claimed) less than ``WALSH_REFETCH_INTERVAL`` ago."""
-    return interval > 0 and fetched_at is not None and now - fetched_at < interval
+    return interval > 0 and fetched_at is not None and fetched_at > refetch_after(now, interval)
 
 
 def recently_fetched_reason(fetched_at: float | None, now: float, interval: float) -> str:

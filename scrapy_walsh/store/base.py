@@ -59,6 +59,16 @@ class Operation:
     #: For :meth:`StateStore.update_all`: ``python(value, now, index, *args)`` and Lua
     #: ``change(v, now, A, i)`` also get the key's position (0-based in Python, 1-based in Lua).
     indexed: bool = False
+    #: The entry is given as ``{"value": v}`` when it holds a JSON value that is not an object
+    #: (a bare number, such as R8's fetch time), else as ``{}`` like a missing one.
+    scalars: bool = False
+
+
+def given(value: Any, operation: Operation) -> dict[str, Any]:
+    """The entry as ``operation`` is given it (:attr:`Operation.scalars`)."""
+    if isinstance(value, dict):
+        return value
+    return {"value": value} if operation.scalars and value is not None else {}
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,36 @@ end
 )
 
 
+def _take_stale(
+    value: dict[str, Any], now: float, before: float, lease: dict[str, Any]
+) -> tuple[float, dict[str, Any] | None]:
+    found = value.get("value")
+    if stale(found, before):
+        return 1.0, lease
+    return 0.0, None
+
+
+def stale(value: Any, before: float) -> bool:
+    """``value`` is a bare record time (R8's fetch time, not a lease) no later than ``before``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value <= before
+
+
+#: args: a time, the new lease. Replaces the entry only if it is a bare record time (R8's fetch
+#: time, not a lease) no later than that time: a record the interval in force lets go, whatever
+#: expiry it was written with (a fresher record written meanwhile, or a lease, wins).
+TAKE_STALE = Operation(
+    "take_stale",
+    _take_stale,
+    """
+local function change(v, now, A)
+  if type(v['value']) == 'number' and v['value'] <= A[1] then return 1, A[2] end
+  return 0, nil
+end
+""",
+    scalars=True,
+)
+
+
 def this_machine() -> str:
     return socket.gethostname()
 
@@ -133,9 +163,12 @@ def take_reading(
     crawl: str,
     ttl: float = LEASE_TTL,
     reads: Sequence[tuple[str, str]] = (),
+    stale_before: float | None = None,
 ) -> tuple[str | None, list[Any] | None]:
     """:func:`take`, and the values of ``reads`` when they came with the claim (one store call
-    when the key is free); None when they did not (the caller reads them).
+    when the key is free); None when they did not (the caller reads them). With ``stale_before``,
+    a record time no later than it holds the key no more (:data:`TAKE_STALE`): its expiry was
+    computed from the interval it was written under, not the one in force.
 
     A claim whose answer was lost (Redis killed as it answered: the lease may be written) is
     recognised by its token, whether the call retried it or a later take asks again: before, the
@@ -158,6 +191,9 @@ def take_reading(
         return (token if store.claim(namespace, key, lease, ttl=ttl) else None), None
     if is_lease(held) and held["lease"] in (token, unsure):
         return str(held["lease"]), None  # this claim's (or a lost one's) own lease: taken
+    if stale_before is not None and stale(held, stale_before):
+        done = store.update(namespace, key, TAKE_STALE, (stale_before, lease), ttl)
+        return (token if done.result else None), None
     if not is_lease(held) or held.get("crawl") == crawl or alive(store, held.get("crawl")):
         return None, None
     done = store.update(namespace, key, TAKE_OVER, (held["lease"], lease), ttl)

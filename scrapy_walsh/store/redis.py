@@ -68,7 +68,7 @@ local raw = redis.call('GET', KEYS[2])
 local v = {}
 if raw then
   local ok, decoded = pcall(cjson.decode, raw)
-  if ok and type(decoded) == 'table' then v = decoded end
+  if ok and type(decoded) == 'table' then v = decoded elseif ok and SCALARS then v = {value = decoded} end
 end
 """
 _AFTER = """
@@ -98,7 +98,7 @@ for i = 2, #KEYS do
   local v = {}
   if raw then
     local ok, decoded = pcall(cjson.decode, raw)
-    if ok and type(decoded) == 'table' then v = decoded end
+    if ok and type(decoded) == 'table' then v = decoded elseif ok and SCALARS then v = {value = decoded} end
   end
   raws[i] = raw or '{}'
   local r, new = change(v, now, A, i - 1)
@@ -182,14 +182,19 @@ return {0, raw}
 _DELETE = _GUARD + "\nredis.call('DEL', KEYS[2])\nreturn 1\n"
 
 
+def _scalars(operation: Operation) -> str:
+    """Whether the entry is given as ``{value = v}`` when not an object (:attr:`Operation.scalars`)."""
+    return f"local SCALARS = {'true' if operation.scalars else 'false'}\n"
+
+
 def script_for_all(operation: Operation) -> str:
     """The whole Lua script that runs ``operation`` on every entry of KEYS, all or nothing."""
-    return _GUARD + operation.lua + _ALL
+    return _GUARD + _scalars(operation) + operation.lua + _ALL
 
 
 def script_for(operation: Operation) -> str:
     """The whole Lua script that runs ``operation`` on one entry."""
-    return _GUARD + _BEFORE + operation.lua + _AFTER
+    return _GUARD + _scalars(operation) + _BEFORE + operation.lua + _AFTER
 
 
 def _ms(ttl: float | None) -> int | None:

@@ -30,6 +30,7 @@ from scrapy_walsh.store.base import (
     StoreRefused,
     Updated,
     entry_ttl,
+    given,
 )
 
 T = TypeVar("T")
@@ -287,9 +288,7 @@ class SqliteStore(StateStore):
         self.counts["keys_read"] += len(keys)
         found = [self._read(namespace, key, now) for key in keys]
         changed = [
-            operation.python(
-                value if isinstance(value, dict) else {}, now, *((i,) if operation.indexed else ()), *step.args
-            )
+            operation.python(given(value, operation), now, *((i,) if operation.indexed else ()), *step.args)
             for i, (value, _) in enumerate(found)
         ]
         result = max(float(r) for r, _ in changed)

@@ -201,6 +201,10 @@ def test_the_edit_and_run_loop_with_forget(tmp_path, blog):
     # the spider is edited; forget what it fetched and emitted, and run it again
     forgot = run_scrapy(["walsh", "state", "forget", "--spider", "blog"], cwd=project)
     assert forgot.returncode == 0, forgot.stderr
+    # one line per page, and a total: not a line per record (five a page)
+    lines = forgot.stdout.splitlines()[1:]  # after the store's line
+    assert [line.split()[1] for line in lines[:-1]] == [f"{blog.base}{post}" for post in POSTS], forgot.stdout
+    assert lines[-1].startswith("forgot 4 pages: "), forgot.stdout
     blog.log.clear()
     second, items = crawl(project)
     assert second.returncode == 0, second.stderr[-4000:]

@@ -93,6 +93,41 @@ def test_fetch_in_a_project_with_discovery_prints_the_page(project, demo_site):
     assert [p for p, _ in _seen(demo_site, "open")] == ["/robots.txt", "/page/6"], "the page, and no manifest"
 
 
+BLOG = """
+from scrapy.linkextractors import LinkExtractor
+from scrapy.spiders import CrawlSpider, Rule
+
+
+class BlogSpider(CrawlSpider):
+    name = "blog"
+    allowed_domains = ["open.walsh-demo.test"]
+    start_urls = [{start!r}]
+    rules = (Rule(LinkExtractor(allow=r"/page/"), callback="parse_page", follow=True),)
+
+    def parse_page(self, response):
+        yield {{"url": response.url, "title": response.css("title::text").get()}}
+"""
+
+
+def test_fetch_and_parse_with_a_discovery_crawlspider_named(project, demo_site):
+    """The project's own CrawlSpider, discovery on (as ``scrapy fetch`` picks it by its domain on a
+    site with no port): the typed URL is the target, printed or refused in one line, and no manifest
+    is read for it."""
+    with (project / "plainproj" / "settings.py").open("a") as settings:
+        settings.write('\nWALSH_DISCOVERY = ["sitemap"]\n')
+    write_spider(project, "blog", BLOG.format(start=demo_site.url("open", "/")))
+    page = demo_site.url("open", "/page/8")
+    fetched = run_scrapy(["fetch", "--nolog", "--spider", "blog", page], cwd=project)
+    assert fetched.returncode == 0, fetched.stderr[-3000:]
+    assert "<title>open page 8</title>" in fetched.stdout, fetched.stdout[-2000:]
+    disallowed = demo_site.url("open", "/private/blog")
+    refused = run_scrapy(["parse", "--nolog", "--spider", "blog", "-c", "parse_page", disallowed], cwd=project)
+    _one_refusal(refused, disallowed, "disallowed_explicit")
+    again = run_scrapy(["parse", "--nolog", "--spider", "blog", "-c", "parse_page", page], cwd=project)
+    _one_refusal(again, page, "skipped_recently_fetched")
+    assert [p for p, _ in _seen(demo_site, "open")] == ["/robots.txt", "/page/8"], "the page once, no manifest"
+
+
 def _one_refusal(result, url, verdict):
     assert result.returncode != 0, result.stdout + result.stderr[-3000:]
     assert "Traceback" not in result.stderr, result.stderr[-3000:]

@@ -615,6 +615,26 @@ def test_a_lease_of_a_crawl_gone_is_taken_over_and_a_record_never(uri):
     assert leases.take(store, "fetched", "http://a/2", "other") is not None, "no heartbeat: gone"
 
 
+def test_a_record_the_interval_in_force_lets_go_is_taken_over_whatever_its_expiry(uri):
+    """R8's record keeps the expiry of the interval it was written under (a day); a crawl under a
+    shorter interval takes it over (``stale_before``), and nothing else: a fresher record, a
+    lease, another JSON value."""
+    from scrapy_walsh.store import leases
+
+    store = store_at(uri)
+    leases.register(store, "c1")
+    at = time.time() - 120
+    store.set("fetched", "http://a/old", at, ttl=86400)
+    assert leases.take_reading(store, "fetched", "http://a/old", "c1", 60, stale_before=at - 1)[0] is None
+    assert leases.take(store, "fetched", "http://a/old", "c1") is None, "without stale_before, the record holds"
+    token, _ = leases.take_reading(store, "fetched", "http://a/old", "c1", 60, stale_before=at)
+    assert token is not None and leases.holds(store, "fetched", "http://a/old", token)
+    assert leases.take_reading(store, "fetched", "http://a/old", "c2", 60, stale_before=time.time())[0] is None
+    store.set("fetched", "http://a/object", {"at": at}, ttl=86400)
+    assert leases.take_reading(store, "fetched", "http://a/object", "c1", 60, stale_before=time.time())[0] is None
+    assert leases.TAKE_STALE.python({"value": True}, 0.0, 1.0, {})[1] is None, "a boolean is not a time"
+
+
 def test_a_host_lease_keeps_the_host_until_its_request_is_written(uri):
     """R4 as the server sees it: a slot taken with a host lease keeps every other reservation off
     the host while the lease lives (renewed while the request connects), and the write stamps the
