@@ -91,6 +91,8 @@ def test_while_manifests_are_read_the_line_says_so(tmp_path):
     lines = [m.group(1) for m in ANY_LINE.finditer(result.stderr)]
     reading = [line for line in lines if line.startswith("Targets: reading ")]
     assert reading and lines.index(reading[0]) == 0, lines
-    assert re.match(r"Targets: reading (the manifests|[1-3] manifests?) of 1 site \(\d read\); \d+ done", reading[0]), reading
+    assert re.match(r"Targets: reading (the manifests|[1-3] manifests?) of 1 site \(\d read\); \d+ done", reading[0]), (
+        reading
+    )
     assert any(line.startswith("Targets: reading 3 manifests of 1 site") for line in reading), reading
     assert not [line for line in lines if re.match(r"Targets: 0 done .*, 0 refused, 0 left", line)], lines
