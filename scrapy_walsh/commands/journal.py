@@ -14,15 +14,14 @@ import datetime
 import json
 import sys
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scrapy_walsh.commands.publish import PublishedHeads
 from scrapy_walsh.commands.signed_record import load_public_keys
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import reading, report
 from scrapy_walsh.journal.chain import no_journal
+from scrapy_walsh.verify import print_verification, verify_published
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -72,11 +71,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "verify":
         if not args.published:
             return verify(path, keys, _key_source(args, settings, keys))
-        # the journal against the heads the bot's page published (scrapy walsh publish): they are
-        # read first, so that the journal is read once for both checks
-        heads = PublishedHeads.read(args.published, keys, _ua(settings), path.is_file())
-        status = verify(path, keys, _key_source(args, settings, keys), heads.holdings.seen)
-        return heads.report() or status
+        # against the heads the bot's page published (scrapy walsh publish), with the key directory
+        # it names unless a key was given: the journal is read once for both checks
+        return verify_published(path, args.published, keys, _key_source(args, settings, keys), _ua(settings))
     # one reader for every action: they count the same entries and say the same verification
     found, view = reading.read_journal(path, keys, args.host.strip().lower(), _since(args.since))
     checked = report.banner(found, _key_source(args, settings, keys))
@@ -99,26 +96,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def verify(
-    path: Path, keys: dict[str, Any] | None, key_source: str | None, seen: Callable[[str, bytes], None] | None = None
-) -> int:
-    found, _ = reading.read_journal(path, keys, seen=seen)
+def verify(path: Path, keys: dict[str, Any] | None, key_source: str | None) -> int:
+    found, _ = reading.read_journal(path, keys)
     if not found.files:
         print(f"FAILED: {no_journal(path)}")
         return 1
-    for f in found.files:
-        notes = []
-        if f.torn_tail and f.ok:
-            notes.append("a torn last line (the process was killed mid-write) not counted")
-        if keys is None and f.unverified_signatures:
-            notes.append(f"{f.unverified_signatures} signatures not checked (no key given)")
-        state = "chain intact" if f.broken is None else f"FAILED at line {f.broken[0]}: {f.broken[2]}"
-        print(f"{f.name}: {f.entries} entries, {state}" + (f"; {'; '.join(notes)}" if notes else ""))
-    for machine, roots in sorted(found.chains.items()):
-        print(f"machine {machine}: {len(roots)} chain(s) of files, from {', '.join(roots)}")
-    checked = report.banner(found, key_source)
-    print(checked.words)
-    return 0 if checked.state == "verified" or (keys is None and found.ok) else 1
+    return print_verification(found, keys, key_source)
 
 
 def _default(settings: Settings) -> Path:

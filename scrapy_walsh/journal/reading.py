@@ -15,10 +15,7 @@ from typing import Any
 from scrapy_walsh.journal.chain import JournalReport, verify_path
 from scrapy_walsh.journal.intervals import words as interval_words
 from scrapy_walsh.policy.urls import split
-
-
-def when(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S") + "Z"
+from scrapy_walsh.verify import when as when
 
 
 @dataclass

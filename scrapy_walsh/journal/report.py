@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from scrapy_walsh.journal import intervals
-from scrapy_walsh.journal.chain import JournalReport
 from scrapy_walsh.journal.reading import HostView, _target, when
+from scrapy_walsh.verify import Banner as Banner
+from scrapy_walsh.verify import banner as banner
 
 
 @dataclass(frozen=True)
@@ -63,37 +64,6 @@ def rows(view: HostView) -> list[Row]:
 
 
 # ---------------------------------------------------------------------- verification
-
-
-@dataclass(frozen=True)
-class Banner:
-    """What the verification established: ``verified``, ``unverified`` (nothing failed, but not
-    everything was checked) or ``failed``; the words say what was checked and with which key."""
-
-    state: str
-    words: str
-
-
-def banner(report: JournalReport, key_source: str | None) -> Banner:
-    """``key_source`` says where the public key came from (``--key walsh.pub``), None: no key."""
-    problem = report.first_problem()
-    chains = sum(len(roots) for roots in report.chains.values())
-    files = f"{len(report.files)} file(s)" + (f" in {chains} chain(s)" if chains else "")
-    if problem:
-        return Banner("failed", f"FAILED: {problem}")
-    if key_source is None:
-        return Banner(
-            "unverified",
-            f"NOT VERIFIED: hash chain intact in {files}, but no public key was given, so no signature "
-            "was checked (give --key, --directory or --published)",
-        )
-    # with a key, the reader already failed every entry no signed head covers (a crash's tail too)
-    signers = sorted({k for f in report.files for k in f.keyids})
-    return Banner(
-        "verified",
-        f"verified: {files}, hash chain intact, every entry covered by a head signed by key "
-        f"{', '.join(signers)} (from {key_source})",
-    )
 
 
 # ---------------------------------------------------------------------- show --requests
