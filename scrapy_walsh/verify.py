@@ -251,8 +251,8 @@ class FileReport:
     retention: list[dict[str, Any]] = field(default_factory=list)
     #: ``recovery`` entries that verified: each vouches for another file's unsigned tail.
     recoveries: list[dict[str, Any]] = field(default_factory=list)
-    #: (entries, crash time, recovering file) when a recovery covers this file's unsigned tail.
-    recovered: tuple[int, float, str] | None = None
+    #: (first seq, last seq, crash time, recovering file) when a recovery covers the unsigned tail.
+    recovered: tuple[int, int, float, str] | None = None
     #: seq of the last entry carrying a signature (checked or not), and of the ``close`` entry.
     sig_seq: int = 0
     close_seq: int = 0
@@ -492,7 +492,7 @@ def _recover(report: JournalReport) -> None:
         entry, by = found
         if entry.get("to") == f.seq and entry.get("head") == f.head and entry.get("from", 0) <= f.signed_seq + 1:
             f.broken, f.tail_only = None, False
-            f.recovered = (f.seq - f.signed_seq, float(entry.get("crashed") or 0), by)
+            f.recovered = (f.signed_seq + 1, f.seq, float(entry.get("crashed") or 0), by)
 
 
 def _link(report: JournalReport, root: Path) -> None:
@@ -626,7 +626,7 @@ def banner(report: JournalReport, key_source: str | None) -> Banner:
         )
     # with a key, the reader already failed every entry no signed head covers (a crash's tail too)
     signers = sorted({k for f in report.files for k in f.keyids})
-    recovered = sum(f.recovered[0] for f in report.files if f.recovered)
+    recovered = sum(f.recovered[1] - f.recovered[0] + 1 for f in report.files if f.recovered)
     after = f" ({recovered} of them by a recovery after a crash)" if recovered else ""
     return Banner(
         "verified",
@@ -645,8 +645,11 @@ def print_verification(found: JournalReport, keys: Mapping[str, Any] | None, key
         if keys is None and f.unverified_signatures:
             notes.append(f"{f.unverified_signatures} signatures not checked (no key given)")
         if f.recovered is not None:
-            count, t, by = f.recovered
-            notes.append(f"{count} entries recovered after a crash at {when(t)} (signed by the recovery in {by})")
+            first, last, t, by = f.recovered
+            notes.append(
+                f"entries {first} to {last} ({last - first + 1} entries) recovered after a crash at {when(t)} "
+                f"(signed by the recovery in {by})"
+            )
         state = "chain intact" if f.broken is None else f"FAILED at line {f.broken[0]}: {f.broken[2]}"
         print(f"{f.name}: {f.entries} entries, {state}" + (f"; {'; '.join(notes)}" if notes else ""))
     for link in found.links:
