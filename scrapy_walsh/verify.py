@@ -778,16 +778,40 @@ def read_published(location: str, user_agent: str) -> tuple[dict[str, Any], dict
     return document, directory_keys(json.loads(read_source(published_source(location, name), user_agent)))
 
 
+def extends(saved: Any, document: Mapping[str, Any], where: str) -> str | None:
+    """Why ``document`` does not extend a copy of the heads document saved earlier (its heads a
+    prefix of the document's, byte for byte); None when it does."""
+    old = saved.get("heads") if isinstance(saved, Mapping) else None
+    new = document.get("heads")
+    if not isinstance(old, list) or not isinstance(new, list):
+        return f"{where} is not a published heads document ({HEADS_FORMAT})"
+    for at, head in enumerate(old):
+        if at >= len(new) or canonical_json(new[at]) != canonical_json(head):
+            named = f"file {head.get('file')}, entry {head.get('seq')}" if isinstance(head, Mapping) else "?"
+            return (
+                f"the publication does not extend the copy saved at {where}: its head {at + 1} ({named}) was "
+                "dropped or changed since"
+            )
+    return None
+
+
 def verify_published(
-    path: Path, location: str, keys: Mapping[str, Any] | None, key_source: str | None, user_agent: str
+    path: Path,
+    location: str,
+    keys: Mapping[str, Any] | None,
+    key_source: str | None,
+    user_agent: str,
+    saved: str | None = None,
 ) -> int:
     """The journal at ``path`` against the heads published at ``location``: the journal's chain
     and every signature, under ``keys`` or else under the key directory the publication names,
-    and every published head in it. 0 when all holds; 1 saying what does not."""
+    and every published head in it; ``saved``, a copy of the heads document kept earlier, which
+    the publication must extend. 0 when all holds; 1 saying what does not."""
     try:
         document, published_keys = read_published(location, user_agent)
+        copy = json.loads(Path(saved).read_bytes()) if saved else None
     except (OSError, ValueError) as exc:
-        print(f"FAILED: cannot read what {location} publishes: {exc}")
+        print(f"FAILED: cannot read what {location} publishes, or the saved copy: {exc}")
         return 1
     if keys is None:
         keys, key_source = published_keys, f"the key directory {location} publishes"
@@ -796,6 +820,8 @@ def verify_published(
     status = print_verification(found, keys, key_source) if found.files else _no_files(path)
     deleted = {d for f in found.files for e in f.retention for d in e.get("deleted_days", [])}
     problems, signers = check_heads(document, keys, held, deleted)
+    shrunk = extends(copy, document, str(saved)) if saved else None
+    problems += [shrunk] if shrunk else []
     heads = document.get("heads")
     count = len(heads) if isinstance(heads, list) else 0
     if not problems and not count:
@@ -822,6 +848,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--key", metavar="PEM", help="the bot's public key, PEM")
     parser.add_argument("--directory", metavar="FILE|URL", help="the bot's key directory (JWKS)")
     parser.add_argument("--published", metavar="DIR|URL", help="the folder or URL the bot publishes its heads at")
+    parser.add_argument("--saved", metavar="FILE", help="a copy of the heads document saved earlier: it must grow")
     parser.add_argument("--user-agent", default="walsh-journal-verify", help="sent when fetching a URL")
     args = parser.parse_args(argv)
     path = Path(args.path)
@@ -831,7 +858,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot read the key: {exc}", file=sys.stderr)
         return 1
     if args.published:
-        return verify_published(path, args.published, keys, source, args.user_agent)
+        return verify_published(path, args.published, keys, source, args.user_agent, args.saved)
     problem = no_journal(path)
     if problem is not None:
         print(f"FAILED: {problem}")

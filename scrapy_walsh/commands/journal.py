@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 HELP = "the request journal: show a host's requests, verify the chain, match an access log, write a report"
 SYNTAX = (
-    "show --host H [--since DATE] [--requests] | verify [FILE|DIR] [--published DIR|URL] "
+    "show --host H [--since DATE] [--requests] | verify [FILE|DIR] [--published DIR|URL [--saved FILE]] "
     "| match --host H ACCESS_LOG | report --host H --html FILE"
 )
 
@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verify.add_argument("path", metavar="FILE|DIR", nargs="?", help="a journal file or directory")
     verify.add_argument(
         "--published", metavar="DIR|URL", help="also check the journal holds the heads published there (publish)"
+    )
+    verify.add_argument(
+        "--saved", metavar="FILE", help="with --published: a copy of its heads saved earlier, which it must extend"
     )
     match = actions.add_parser("match", help="pair a server's access log (combined format) with the journal")
     match.add_argument("log", metavar="ACCESS_LOG")
@@ -73,7 +76,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return verify(path, keys, _key_source(args, settings, keys))
         # against the heads the bot's page published (scrapy walsh publish), with the key directory
         # it names unless a key was given: the journal is read once for both checks
-        return verify_published(path, args.published, keys, _key_source(args, settings, keys), _ua(settings))
+        source = _key_source(args, settings, keys)
+        return verify_published(path, args.published, keys, source, _ua(settings), args.saved)
     # one reader for every action: they count the same entries and say the same verification
     found, view = reading.read_journal(path, keys, args.host.strip().lower(), _since(args.since))
     checked = report.banner(found, _key_source(args, settings, keys))

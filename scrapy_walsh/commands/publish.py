@@ -22,7 +22,7 @@ from scrapy_walsh.identity import agent_card as agent_card
 from scrapy_walsh.identity import bot_page, webbotauth
 from scrapy_walsh.journal import published
 from scrapy_walsh.journal.chain import no_journal
-from scrapy_walsh.verify import MAX_DOCUMENT_BYTES, published_source
+from scrapy_walsh.verify import MAX_DOCUMENT_BYTES, published_source, verify_path
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -54,6 +54,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         journal = _given_journal(args.journal) if args.journal is not None else _journal(settings)
         public = {webbotauth.keyid(key): key.public_key()} if key is not None else None
         current = published.signed_heads(journal, public) if journal is not None and journal.exists() else []
+        _verifies(journal, public)
         before = _previous(args.previous or str(root), readings.value("WALSH_USER_AGENT"), args.previous is not None)
         heads = published.grown(before, current, journal if journal is not None else root / "-")
     except (SettingRefused, webbotauth.SigningError, Refused, published.Shrinks) as exc:
@@ -96,6 +97,17 @@ def _folder(given: str) -> Path:
     if root.exists() and not root.is_dir():
         raise Refused(f"{root} is not a folder: give the folder to write")
     return root
+
+
+def _verifies(journal: Path | None, keys: dict[str, Any] | None) -> None:
+    """Refused: a journal whose files do not verify together (one missing, replayed, forked), or
+    one broken within; a file still being written (its tail not yet signed) is not a fault here."""
+    if journal is None or not journal.exists():
+        return
+    report = verify_path(journal, keys)
+    broken = [f"{f.name}, line {f.broken[0]}: {f.broken[2]}" for f in report.files if f.broken and not f.tail_only]
+    for problem in report.links + broken:
+        raise Refused(f"the journal does not verify: {problem}; publish vouches for nothing it would not")
 
 
 def _previous(location: str, user_agent: str, given: bool) -> dict[str, Any] | None:

@@ -246,3 +246,36 @@ def test_a_crash_is_recovered_at_the_next_start_and_verify_names_it(tmp_path, ke
     crashed.write_bytes(b"\n".join(stripped) + b"\n")
     again = _cli(tmp_path, "journal", "verify", journal, "--key", pub)
     assert again.returncode == 1 and "not covered by a head the key signed" in again.stdout, again.stdout
+
+
+def test_a_saved_copy_of_the_publication_proves_it_was_not_shrunk_since(tmp_path, key, days):
+    assert _publish(tmp_path).returncode == 0
+    saved = tmp_path / "saved-heads.json"
+    shutil.copy(tmp_path / "public" / "journal-heads.json", saved)
+    # the operator drops the newest file, its published head, and points the chain tip back
+    heads_file = tmp_path / "public" / "journal-heads.json"
+    document = json.loads(heads_file.read_text())
+    document["heads"] = document["heads"][:-1]
+    heads_file.write_text(json.dumps(document))
+    days[-1].unlink()
+    (tip,) = [p for p in (tmp_path / "j" / ".chains").iterdir() if p.is_file()]
+    name, chain = tip.read_text().split("\n")[:2]
+    tip.write_text(f"{days[-2].relative_to(tmp_path / 'j')}\n{chain}\n")
+    alone = _cli(tmp_path, "journal", "verify", tmp_path / "j", "--published", tmp_path / "public")
+    assert alone.returncode == 0, alone.stdout  # the end of a journal is only proved by a copy kept elsewhere
+    result = _cli(tmp_path, "journal", "verify", tmp_path / "j", "--published", tmp_path / "public", "--saved", saved)
+    _fails_naming(result, str(days[-1].relative_to(tmp_path / "j")), str(saved))
+
+
+def test_publish_refuses_a_journal_that_does_not_verify_between_files(tmp_path, key, days):
+    assert _publish(tmp_path).returncode == 0
+    writer = JournalWriter(tmp_path / "j", "W", key=key, clock=Clock(t=DAY + 3 * 86400, step=1.0))
+    send(writer, 50)
+    writer.close()
+    writer = JournalWriter(tmp_path / "j", "W", key=key, clock=Clock(t=DAY + 4 * 86400, step=1.0))
+    send(writer, 60)
+    writer.close()
+    (unpublished,) = journal_files(tmp_path / "j" / "2026-11-27")  # never published, then deleted
+    unpublished.unlink()
+    refused = _publish(tmp_path)
+    assert refused.returncode == 1 and unpublished.name in refused.stderr, refused.stdout + refused.stderr
