@@ -42,8 +42,14 @@ TAG = "web-bot-auth"
 LABEL = "sig1"
 DIRECTORY_MEDIA_TYPE = "application/http-message-signatures-directory+json"
 WELL_KNOWN_PATH = "/.well-known/http-message-signatures-directory"
-#: Covered components: the draft's required pair first, then the recommended narrowing.
+#: How Signature-Agent is sent. ``string``: an sf-string, covered whole (``"signature-agent"``),
+#: which strict RFC 9421 verifiers, Cloudflare's and the npm web-bot-auth library verify;
+#: ``dictionary``: the draft's Dictionary, its member covered (``;key``), which web-bot-auth
+#: rejects (it signs the whole field whatever the parameter). docs/verifiable-identity.md.
+STRING, DICTIONARY = "string", "dictionary"
+#: Covered components, per form: the draft's required pair, then the recommended narrowing.
 COMPONENTS = ("@method", "@authority", "@path", f'"signature-agent";key="{LABEL}"')
+STRING_COMPONENTS = ("@method", "@authority", "@path", '"signature-agent"')
 #: How long a request signature stays valid: it is sent at once, and replayable until it expires.
 LIFETIME = datetime.timedelta(minutes=5)
 
@@ -135,11 +141,14 @@ class _Keys(HTTPSignatureKeyResolver):
         return self.private
 
 
-def signature_agent_header(directory_url: str, label: str = LABEL) -> str:
-    """``Signature-Agent``: a dictionary whose member ``label`` is the directory URL (a String)."""
+def signature_agent_header(directory_url: str, label: str = LABEL, form: str = DICTIONARY) -> str:
+    """``Signature-Agent``: a dictionary whose member ``label`` is the directory URL (a String),
+    or for the ``string`` form the URL as an sf-string."""
     parts = split(directory_url)
     if parts.scheme not in ("https", "http") or not parts.netloc:
         raise SigningError(f"the signature agent {directory_url!r} is not an absolute http(s) URL")
+    if form == STRING:
+        return http_sf.ser(directory_url)
     return http_sf.ser({label: (directory_url, {})})
 
 
@@ -152,18 +161,22 @@ def sign_request(
     *,
     created: datetime.datetime | None = None,
     lifetime: datetime.timedelta = LIFETIME,
-    components: Iterable[str] = COMPONENTS,
+    components: Iterable[str] | None = None,
+    form: str = STRING,
 ) -> SignatureHeaders:
     """Sign a request for Web Bot Auth; ``headers`` are its other headers, left unchanged.
 
-    ``signature_agent`` is the URL of our key directory. ``created`` defaults to now (UTC).
+    ``signature_agent`` is the URL of our key directory, sent in ``form`` (:data:`STRING` or
+    :data:`DICTIONARY`); ``components`` default to the form's. ``created`` defaults to now (UTC).
     The https-only rule for that URL is the start-up audit's, so loopback tests can sign.
     """
+    if components is None:
+        components = STRING_COMPONENTS if form == STRING else COMPONENTS
     created = created or datetime.datetime.now(datetime.UTC)
     message = _Message(method.upper(), url, dict(headers))
     for name in [n for n in message.headers if n.lower() in ("signature", "signature-input", "signature-agent")]:
         del message.headers[name]
-    message.headers["Signature-Agent"] = signature_agent_header(signature_agent)
+    message.headers["Signature-Agent"] = signature_agent_header(signature_agent, form=form)
     kid = keyid(key)
     signer = HTTPMessageSigner(signature_algorithm=algorithms.ED25519, key_resolver=_Keys({}, key))
     try:
@@ -242,7 +255,8 @@ def verify_request(
     ``Signature-Agent`` (see :func:`signature_agents` and :func:`directory_keys`): a site keys
     its lookup on the (directory URL, key) pair. The signature must carry the tag
     ``web-bot-auth``, ``created``, ``expires`` and ``keyid``, cover ``@authority`` (or
-    ``@target-uri``) and the ``Signature-Agent`` member of its own label, be unexpired, and
+    ``@target-uri``) and the ``Signature-Agent`` member of its own label (or the whole field, the
+    ``string`` form), be unexpired, and
     verify under one of ``keys``.
     """
     agents = signature_agents(headers)
@@ -261,7 +275,8 @@ def verify_request(
             raise SignatureInvalid(f"the signature lacks the {name!r} parameter the draft requires")
     if '"@authority"' not in covered and '"@target-uri"' not in covered:
         raise SignatureInvalid("the signature covers neither @authority nor @target-uri")
-    if f'"signature-agent";key="{result.label}"' not in covered or result.label not in agents:
+    member = f'"signature-agent";key="{result.label}"' in covered or '"signature-agent"' in covered
+    if not member or result.label not in agents:
         raise SignatureInvalid(f"the signature does not cover a Signature-Agent member of its label {result.label!r}")
     return Verified(
         label=result.label,
