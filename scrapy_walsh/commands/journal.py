@@ -2,8 +2,8 @@
 
 ``show --host H`` prints what the journal holds about one host; ``verify FILE|DIR`` checks the hash
 chain and the signed heads (exit 1 naming the first broken entry); ``match --host H ACCESS_LOG``
-pairs a server's combined-format access log with the journal; ``report --host H --html FILE``
-writes one self-contained HTML page with a timeline. The journal is ``--journal DIR`` or the
+pairs a server's access log (combined, or JSON with signatures) with the journal; ``report --host
+H --html FILE`` writes one self-contained HTML page with a timeline. The journal is ``--journal DIR`` or the
 crawl's (``WALSH_JOURNAL_DIR``, by default beside the state store).
 """
 
@@ -44,7 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verify.add_argument(
         "--saved", metavar="FILE", help="with --published: a copy of its heads saved earlier, which it must extend"
     )
-    match = actions.add_parser("match", help="pair a server's access log (combined format) with the journal")
+    match = actions.add_parser(
+        "match", help="pair a server's access log (combined, or JSON with signatures) with the journal"
+    )
     match.add_argument("log", metavar="ACCESS_LOG")
     match.add_argument("--tolerance", type=float, default=2.0, help="seconds of clock difference allowed")
     html_report = actions.add_parser("report", help="write one self-contained HTML page for a site owner")
@@ -92,7 +94,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         result = reading.match(view, log, _ua(settings), args.tolerance)
         print(reading.match_words(result, view.host))
         if bad:
-            print(f"({bad} lines not in the combined format skipped)")
+            print(f"({bad} lines neither in the combined format nor JSON skipped)")
         print(f"Journal: {checked.words}")
         return 1 if result.not_in_journal or result.not_in_log else 0
     Path(args.html).write_text(report.report_html(view, checked, _ua(settings)), encoding="utf-8")

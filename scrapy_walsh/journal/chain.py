@@ -30,7 +30,7 @@ from scrapy_walsh.verify import (
     verify_path,
 )
 
-__all__ = [
+__all__ = (
     "FORMAT",
     "GENESIS",
     "KINDS",
@@ -45,7 +45,7 @@ __all__ = [
     "no_journal",
     "verify_lines",
     "verify_path",
-]
+)
 
 
 class Chain:

@@ -52,9 +52,9 @@ console.log(JSON.stringify(out));
 """
 
 NGINX_HTTP = """
-    log_format signed escape=json '{{"method":"$request_method","uri":"$request_uri","host":"$http_host",'
-        '"signature":"$http_signature","signature_input":"$http_signature_input",'
-        '"signature_agent":"$http_signature_agent"}}';
+    log_format signed escape=json '{{"msec":$msec,"method":"$request_method","uri":"$request_uri",'
+        '"host":"$http_host","status":$status,"ua":"$http_user_agent","signature":"$http_signature",'
+        '"signature_input":"$http_signature_input","signature_agent":"$http_signature_agent"}}';
     access_log {root}/signed.log signed;
     server {{
         listen 127.0.0.1:{port};
@@ -84,7 +84,8 @@ def npm_libraries(tmp_path_factory) -> Path:
 
 
 def _signed_crawl(tmp_path: Path, form: str | None) -> tuple[list[dict], Path]:
-    """A signed crawl of three pages and robots.txt on a real nginx: what nginx logged, and the key."""
+    """A signed crawl of three pages and robots.txt on a real nginx: what nginx logged (also in
+    ``tmp_path/nginx/signed.log``), and the key; the project is ``tmp_path/plainproj``."""
     root = tmp_path / "nginx"
     (root / "www").mkdir(parents=True)
     (root / "www" / "robots.txt").write_text("User-agent: *\nAllow: /\n")
@@ -99,6 +100,7 @@ def _signed_crawl(tmp_path: Path, form: str | None) -> tuple[list[dict], Path]:
         extra = (
             "\nWALSH_ALLOW_PRIVATE_ADDRESSES = WALSH_ALLOW_PRIVATE_ADDRESSES + ['127.0.0.1/32']\n"
             f"WALSH_SIGNING_KEY = {str(key)!r}\nWALSH_SIGNATURE_AGENT = {agent!r}\n"
+            f"WALSH_JOURNAL_DIR = {str(tmp_path / 'journal')!r}\n"
         )
         if form is not None:
             extra += f"WALSH_SIGNATURE_AGENT_FORM = {form!r}\n"
@@ -152,3 +154,25 @@ def test_the_drafts_dictionary_form_is_one_setting_away(npm_libraries, tmp_path)
     assert [v["http-message-sig"] for v in verdicts] == ["ok"] * 4, verdicts
     assert [v["web-bot-auth"] for v in verdicts] == ["invalid signature"] * 4, verdicts
     assert _ours(logged, key) == ["sig1"] * 4
+
+
+def test_match_pairs_by_signature_and_names_an_impostor_inside_our_window(npm_libraries, tmp_path):
+    logged, key = _signed_crawl(tmp_path, None)
+    log = tmp_path / "nginx" / "signed.log"
+    project = tmp_path / "plainproj"
+    match = ["walsh", "journal", "match", "--host", "127.0.0.1", str(log)]
+    paired = run_scrapy(match, cwd=project)
+    assert paired.returncode == 0, paired.stdout + paired.stderr
+    assert "4 requests with our User-Agent in the log are in the journal" in paired.stdout, paired.stdout
+    # an impostor with our User-Agent, the same page, the same second, logged before ours: unsigned,
+    # then with a signature of its own
+    real = json.loads(log.read_text().splitlines()[-1])
+    lines = log.read_text().splitlines()
+    for forged in ("", "sig1=:" + "A" * 86 + "==:"):
+        impostor = json.dumps({**real, "signature": forged, "signature_agent": ""})
+        log.write_text("\n".join([*lines[:-1], impostor, lines[-1]]) + "\n")
+        result = run_scrapy(match, cwd=project)
+        assert result.returncode == 1, result.stdout
+        assert "4 requests with our User-Agent in the log are in the journal" in result.stdout, result.stdout
+        assert "1 with our User-Agent are NOT in the journal" in result.stdout
+        assert f"log line 4: {impostor}" in result.stdout, result.stdout
