@@ -381,7 +381,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R1",
         "Where the output of `scrapy walsh publish` is (a folder, or the https URL it is served at): "
         "`scrapy walsh check` warns when the published page, card or key directory disagrees with "
-        "the settings (product token, User-Agent, rate, keys). Not read by crawls.",
+        "the settings (product token, User-Agent, rate, keys). An https URL also makes `publish` write a "
+        "card that names itself (`client_id`) and its key directory (`jwks_uri`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_PROGRESS_INTERVAL",

@@ -197,6 +197,8 @@ def card_fields(readings: Readings) -> dict[str, Any]:
         "purposes": readings.value("WALSH_PURPOSES"),
         "contact": readings.value("WALSH_BLOCKLIST_CONTACT"),
         "policy": readings.value("WALSH_BLOCKLIST_POLICY"),
+        # the https URL the page is published at, when WALSH_PUBLISHED says one
+        "base_url": readings.value("WALSH_PUBLISHED"),
     }
 
 
