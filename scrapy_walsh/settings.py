@@ -320,6 +320,15 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "turned off when it has one.",
     ),
     WalshSetting(
+        "WALSH_SIGNATURE_AGENT_FORM",
+        "string",
+        "R1 (verifiable)",
+        '`"string"`: `Signature-Agent: "URL"`, covered whole as `"signature-agent"`, which strict '
+        "RFC 9421 verifiers, Cloudflare's and the npm `web-bot-auth` library all verify. "
+        '`"dictionary"`: the current draft\'s `Signature-Agent: sig1="URL"`, covered as '
+        '`"signature-agent";key="sig1"`, which `web-bot-auth` rejects (docs/verifiable-identity.md).',
+    ),
+    WalshSetting(
         "WALSH_MAX_BODY_BYTES",
         MAX_BODY_BYTES,
         "hostile servers (bounded reads)",
@@ -381,7 +390,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R1",
         "Where the output of `scrapy walsh publish` is (a folder, or the https URL it is served at): "
         "`scrapy walsh check` warns when the published page, card or key directory disagrees with "
-        "the settings (product token, User-Agent, rate, keys). Not read by crawls.",
+        "the settings (product token, User-Agent, rate, keys). An https URL also makes `publish` write a "
+        "card that names itself (`client_id`) and its key directory (`jwks_uri`). Not read by crawls.",
     ),
     WalshSetting(
         "WALSH_PROGRESS_INTERVAL",

@@ -2,8 +2,8 @@
 
 ``show --host H`` prints what the journal holds about one host; ``verify FILE|DIR`` checks the hash
 chain and the signed heads (exit 1 naming the first broken entry); ``match --host H ACCESS_LOG``
-pairs a server's combined-format access log with the journal; ``report --host H --html FILE``
-writes one self-contained HTML page with a timeline. The journal is ``--journal DIR`` or the
+pairs a server's access log (combined, or JSON with signatures) with the journal; ``report --host
+H --html FILE`` writes one self-contained HTML page with a timeline. The journal is ``--journal DIR`` or the
 crawl's (``WALSH_JOURNAL_DIR``, by default beside the state store).
 """
 
@@ -14,22 +14,21 @@ import datetime
 import json
 import sys
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scrapy_walsh.commands.publish import PublishedHeads
 from scrapy_walsh.commands.signed_record import load_public_keys
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import reading, report
 from scrapy_walsh.journal.chain import no_journal
+from scrapy_walsh.verify import print_verification, verify_published
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
 HELP = "the request journal: show a host's requests, verify the chain, match an access log, write a report"
 SYNTAX = (
-    "show --host H [--since DATE] [--requests] | verify [FILE|DIR] [--published DIR|URL] "
+    "show --host H [--since DATE] [--requests] | verify [FILE|DIR] [--published DIR|URL [--saved FILE]] "
     "| match --host H ACCESS_LOG | report --host H --html FILE"
 )
 
@@ -42,7 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verify.add_argument(
         "--published", metavar="DIR|URL", help="also check the journal holds the heads published there (publish)"
     )
-    match = actions.add_parser("match", help="pair a server's access log (combined format) with the journal")
+    verify.add_argument(
+        "--saved", metavar="FILE", help="with --published: a copy of its heads saved earlier, which it must extend"
+    )
+    match = actions.add_parser(
+        "match", help="pair a server's access log (combined, or JSON with signatures) with the journal"
+    )
     match.add_argument("log", metavar="ACCESS_LOG")
     match.add_argument("--tolerance", type=float, default=2.0, help="seconds of clock difference allowed")
     html_report = actions.add_parser("report", help="write one self-contained HTML page for a site owner")
@@ -72,11 +76,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "verify":
         if not args.published:
             return verify(path, keys, _key_source(args, settings, keys))
-        # the journal against the heads the bot's page published (scrapy walsh publish): they are
-        # read first, so that the journal is read once for both checks
-        heads = PublishedHeads.read(args.published, keys, _ua(settings), path.is_file())
-        status = verify(path, keys, _key_source(args, settings, keys), heads.holdings.seen)
-        return heads.report() or status
+        # against the heads the bot's page published (scrapy walsh publish), with the key directory
+        # it names unless a key was given: the journal is read once for both checks
+        source = _key_source(args, settings, keys)
+        return verify_published(path, args.published, keys, source, _ua(settings), args.saved)
     # one reader for every action: they count the same entries and say the same verification
     found, view = reading.read_journal(path, keys, args.host.strip().lower(), _since(args.since))
     checked = report.banner(found, _key_source(args, settings, keys))
@@ -91,7 +94,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         result = reading.match(view, log, _ua(settings), args.tolerance)
         print(reading.match_words(result, view.host))
         if bad:
-            print(f"({bad} lines not in the combined format skipped)")
+            print(f"({bad} lines neither in the combined format nor JSON skipped)")
         print(f"Journal: {checked.words}")
         return 1 if result.not_in_journal or result.not_in_log else 0
     Path(args.html).write_text(report.report_html(view, checked, _ua(settings)), encoding="utf-8")
@@ -99,26 +102,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def verify(
-    path: Path, keys: dict[str, Any] | None, key_source: str | None, seen: Callable[[str, bytes], None] | None = None
-) -> int:
-    found, _ = reading.read_journal(path, keys, seen=seen)
+def verify(path: Path, keys: dict[str, Any] | None, key_source: str | None) -> int:
+    found, _ = reading.read_journal(path, keys)
     if not found.files:
         print(f"FAILED: {no_journal(path)}")
         return 1
-    for f in found.files:
-        notes = []
-        if f.torn_tail and f.ok:
-            notes.append("a torn last line (the process was killed mid-write) not counted")
-        if keys is None and f.unverified_signatures:
-            notes.append(f"{f.unverified_signatures} signatures not checked (no key given)")
-        state = "chain intact" if f.broken is None else f"FAILED at line {f.broken[0]}: {f.broken[2]}"
-        print(f"{f.name}: {f.entries} entries, {state}" + (f"; {'; '.join(notes)}" if notes else ""))
-    for machine, roots in sorted(found.chains.items()):
-        print(f"machine {machine}: {len(roots)} chain(s) of files, from {', '.join(roots)}")
-    checked = report.banner(found, key_source)
-    print(checked.words)
-    return 0 if checked.state == "verified" or (keys is None and found.ok) else 1
+    return print_verification(found, keys, key_source)
 
 
 def _default(settings: Settings) -> Path:

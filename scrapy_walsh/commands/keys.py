@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from scrapy_walsh.identity import agent_card as agent_card
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.policy.urls import split
+from scrapy_walsh.verify import TIMEOUT, NoRedirect, read_source
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -34,7 +35,6 @@ SYNTAX = (
 )
 #: A directory is a few hundred bytes; anything far larger is not ours.
 MAX_DIRECTORY_BYTES = 1 << 20
-TIMEOUT = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,13 +112,6 @@ def _write(path: Path, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A verifier must not follow redirects to a directory, so neither do we."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 def verify(url: str, key: Ed25519PrivateKey, user_agent: str) -> int:
     """Fetch the directory at ``url`` once, as ``user_agent`` (``WALSH_USER_AGENT``), and check
     it holds ``key``."""
@@ -128,7 +121,7 @@ def verify(url: str, key: Ed25519PrivateKey, user_agent: str) -> int:
     request = urllib.request.Request(
         url, headers={"User-Agent": user_agent, "Accept": webbotauth.DIRECTORY_MEDIA_TYPE}, method="GET"
     )
-    opener = urllib.request.build_opener(_NoRedirect)
+    opener = urllib.request.build_opener(NoRedirect)
     try:
         with opener.open(request, timeout=TIMEOUT) as response:
             status, content_type = response.status, response.headers.get_content_type()
@@ -204,20 +197,9 @@ def card_fields(readings: Readings) -> dict[str, Any]:
         "purposes": readings.value("WALSH_PURPOSES"),
         "contact": readings.value("WALSH_BLOCKLIST_CONTACT"),
         "policy": readings.value("WALSH_BLOCKLIST_POLICY"),
+        # the https URL the page is published at, when WALSH_PUBLISHED says one
+        "base_url": readings.value("WALSH_PUBLISHED"),
     }
-
-
-def read_source(source: str, user_agent: str, limit: int = MAX_DIRECTORY_BYTES) -> bytes:
-    """A published document's bytes, from a file or an http(s) URL fetched once as ``user_agent``
-    without following redirects (as a site's verifier fetches); OSError or ValueError says why not."""
-    if not source.startswith(("http://", "https://")):
-        return Path(source).read_bytes()[: limit + 1]
-    request = urllib.request.Request(source, headers={"User-Agent": user_agent}, method="GET")
-    with urllib.request.build_opener(_NoRedirect).open(request, timeout=TIMEOUT) as response:
-        body: bytes = response.read(limit + 1)
-    if len(body) > limit:
-        raise ValueError(f"larger than {limit} bytes")
-    return body
 
 
 def verify_card(source: str, key: Ed25519PrivateKey, settings: Settings) -> int:

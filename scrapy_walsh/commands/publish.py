@@ -22,6 +22,7 @@ from scrapy_walsh.identity import agent_card as agent_card
 from scrapy_walsh.identity import bot_page, webbotauth
 from scrapy_walsh.journal import published
 from scrapy_walsh.journal.chain import no_journal
+from scrapy_walsh.verify import MAX_DOCUMENT_BYTES, published_source, verify_path
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -31,13 +32,18 @@ if TYPE_CHECKING:
     from scrapy_walsh.conformance import Finding
 
 HELP = "write the bot's public page, key directory, Signature Agent Card and signed journal heads to a folder"
-SYNTAX = "DIR [--key PATH] [--journal DIR]"
+SYNTAX = "DIR [--key PATH] [--journal DIR] [--previous DIR|URL]"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", metavar="DIR", help="the folder to write (created; our files in it replaced)")
     parser.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY; none: unsigned)")
     parser.add_argument("--journal", metavar="DIR", help="the journal (default: the crawl's)")
+    parser.add_argument(
+        "--previous",
+        metavar="DIR|URL",
+        help="where the heads were published before (default: DIR); none of them is ever dropped",
+    )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -46,11 +52,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         readings = accepted_settings(settings)
         key = _key(args.key, readings)
         journal = _given_journal(args.journal) if args.journal is not None else _journal(settings)
-    except (SettingRefused, webbotauth.SigningError, Refused) as exc:
+        public = {webbotauth.keyid(key): key.public_key()} if key is not None else None
+        current = published.signed_heads(journal, public) if journal is not None and journal.exists() else []
+        _verifies(journal, public)
+        before = _previous(args.previous or str(root), readings.value("WALSH_USER_AGENT"), args.previous is not None)
+        heads = published.grown(before, current, journal if journal is not None else root / "-")
+    except (SettingRefused, webbotauth.SigningError, Refused, published.Shrinks) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    public = {webbotauth.keyid(key): key.public_key()} if key is not None else None
-    heads = published.signed_heads(journal, public) if journal is not None and journal.exists() else []
     facts = facts_of(readings, [key] if key is not None else [], len(heads))
     files: dict[str, str] = {"index.html": bot_page.render(facts)}
     files[published.NAME] = _json(published.document(facts.token, heads, time.time()))
@@ -88,6 +97,32 @@ def _folder(given: str) -> Path:
     if root.exists() and not root.is_dir():
         raise Refused(f"{root} is not a folder: give the folder to write")
     return root
+
+
+def _verifies(journal: Path | None, keys: dict[str, Any] | None) -> None:
+    """Refused: a journal whose files do not verify together (one missing, replayed, forked), or
+    one broken within; a file still being written (its tail not yet signed) is not a fault here."""
+    if journal is None or not journal.exists():
+        return
+    report = verify_path(journal, keys)
+    broken = [f"{f.name}, line {f.broken[0]}: {f.broken[2]}" for f in report.files if f.broken and not f.tail_only]
+    for problem in report.links + broken:
+        raise Refused(f"the journal does not verify: {problem}; publish vouches for nothing it would not")
+
+
+def _previous(location: str, user_agent: str, given: bool) -> dict[str, Any] | None:
+    """The heads document published at ``location`` before; None when the folder has none yet
+    (``--previous`` given: it must be there)."""
+    source = published_source(location, published.NAME)
+    if not given and not Path(source).exists():
+        return None
+    try:
+        document = json.loads(read_source(source, user_agent, MAX_DOCUMENT_BYTES))
+    except (OSError, ValueError) as exc:
+        raise Refused(f"cannot read the heads published before at {source}: {exc}") from None
+    if not isinstance(document, dict):
+        raise Refused(f"{source} is not a published heads document")
+    return document
 
 
 def _given_journal(given: str) -> Path:
@@ -145,13 +180,6 @@ def _write(path: Path, text: str) -> None:
 # ---------------------------------------------------------------------- what check reads
 
 
-def published_source(location: str, name: str) -> str:
-    """The URL or path of the published file ``name`` under ``location`` (a folder or a URL)."""
-    if location.startswith(("http://", "https://")):
-        return location.rstrip("/") + "/" + name
-    return str(Path(location) / name)
-
-
 def published_findings(settings: Settings) -> list[Finding]:
     """``check``: a warning for each fact the folder ``WALSH_PUBLISHED`` states otherwise than the
     settings (product token, User-Agent, interval, keys); nothing when it is not set."""
@@ -200,58 +228,3 @@ def published_findings(settings: Settings) -> list[Finding]:
         Finding("1", "R1", WARN, "WALSH_PUBLISHED", f"{location}: {p} (run scrapy walsh publish again)")
         for p in problems
     ]
-
-
-class PublishedHeads:
-    """``journal verify --published DIR_OR_URL``: the heads published there, read before the
-    journal, so that the journal's one read (:attr:`holdings`, verify's ``seen``) serves both
-    checks. :meth:`report` is 0 when the journal holds every head byte for byte, each signed by
-    ``keys`` (else by the published key directory's keys); 1 naming each head it lacks (deleted,
-    cut or rewritten after publication)."""
-
-    def __init__(
-        self,
-        location: str,
-        document: Any,
-        keys: dict[str, Any] | None,
-        source: str,
-        error: str | None,
-        single_file: bool,
-    ) -> None:
-        self.location, self.keys, self.source, self.error = location, keys, source, error
-        #: not a JSON object (remote input): checked as an empty document, which fails with its message
-        self.document: dict[str, Any] = document if isinstance(document, dict) else {}
-        self.holdings = published.Holdings(self.document, single_file)
-
-    @classmethod
-    def read(cls, location: str, keys: dict[str, Any] | None, user_agent: str, single_file: bool) -> PublishedHeads:
-        """The heads document at ``location``, and the keys to check them with; what went wrong
-        reading them is reported by :meth:`report`, after the journal's own verification."""
-        document, source, error = None, "from --key, --directory or WALSH_SIGNING_KEY", None
-        try:
-            document = json.loads(read_source(published_source(location, published.NAME), user_agent, 64 << 20))
-            if keys is None:
-                directory = read_source(published_source(location, bot_page.DIRECTORY), user_agent)
-                keys, source = webbotauth.directory_keys(json.loads(directory)), "from the published key directory"
-        except (OSError, ValueError) as exc:
-            error = f"cannot read what {location} publishes: {exc}"
-        return cls(location, document, keys, source, error, single_file)
-
-    def report(self) -> int:
-        if self.error is not None:
-            print(f"FAILED: {self.error}")
-            return 1
-        problems, signers = published.check(self.document, self.keys, self.holdings)
-        heads = self.document.get("heads")
-        count = len(heads) if isinstance(heads, list) else 0
-        if not problems and not count:
-            problems = [f"{self.location} publishes no signed head: there is nothing to check the journal against"]
-        for problem in problems:
-            print(f"FAILED: {problem}")
-        if problems:
-            return 1
-        print(
-            f"published heads: the journal holds all {count} heads {self.location} publishes, "
-            f"signed by key {', '.join(sorted(signers))} ({self.source})"
-        )
-        return 0

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.preset import preset
 from scrapy_walsh.settings import WALSH_SETTINGS
+from scrapy_walsh.verify import pem_public_keys
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -58,18 +58,7 @@ def sign_report(report: dict[str, Any], key_path: str) -> dict[str, Any]:
 
 def load_public_keys(path: str) -> dict[str, Ed25519PublicKey]:
     """keyid -> key from a private key PEM (ours) or a public key PEM (``PATH.pub``)."""
-    data = Path(path).read_bytes()
-    if b"PRIVATE KEY" in data:
-        public = webbotauth.load_private_key(path).public_key()
-    else:
-        try:
-            loaded = load_pem_public_key(data)
-        except ValueError as exc:
-            raise webbotauth.SigningError(f"{path}: not a PEM public key: {exc}") from None
-        if not isinstance(loaded, Ed25519PublicKey):
-            raise webbotauth.SigningError(f"{path}: not an Ed25519 public key")
-        public = loaded
-    return {webbotauth.keyid(public): public}
+    return pem_public_keys(path)
 
 
 def verify_file(path: str, keys: dict[str, Ed25519PublicKey]) -> tuple[str, dict[str, Any]]:

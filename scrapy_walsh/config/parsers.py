@@ -277,6 +277,13 @@ def state_uri(value: Any) -> StateLocation | None:
     return parse_state_uri(value, "")
 
 
+def signature_agent_form(value: Any) -> str:
+    """``string`` or ``dictionary``: how ``Signature-Agent`` is sent and covered."""
+    if isinstance(value, str) and value.strip().lower() in ("string", "dictionary"):
+        return value.strip().lower()
+    raise ValueError(f"must be 'string' or 'dictionary', got {value!r}")
+
+
 def pace_by(value: Any) -> str:
     """``host`` or ``ip``: the key of one pacing interval (R4)."""
     if isinstance(value, str) and value.strip().lower() in ("host", "ip"):
@@ -391,6 +398,7 @@ PARSERS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "WALSH_ALLOW_PRIVATE_ADDRESSES": allow_private_addresses,
         "WALSH_SIGNING_KEY": signing_key,
         "WALSH_SIGNATURE_AGENT": signature_agent,
+        "WALSH_SIGNATURE_AGENT_FORM": signature_agent_form,
         "WALSH_STATE_URI": state_uri,
         "WALSH_SEPARATE_BOT": flag,
         "WALSH_PACE_BY": pace_by,

@@ -58,6 +58,8 @@ class WalshConfig:
     max_item_chars: int = 40000
     #: The download handler the checkpoint wraps (import path).
     download_handler: str = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
+    #: How Signature-Agent is sent and covered: "string" (verified by the deployed libraries) or "dictionary".
+    signature_agent_form: str = "string"
     #: Decoded bytes of a page, at most.
     max_body_bytes: int = MAX_BODY_BYTES
     #: An unreachable robots.txt is asked again, and a host that timed out rests, this long.

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from scrapy_walsh.identity import webbotauth
+from scrapy_walsh.identity.bot_page import CARD, DIRECTORY
 
 DRAFT = "draft-meunier-webbotauth-registry-04"
 BOT = "web_bot_auth"
@@ -64,7 +65,11 @@ def build(
     purposes: Iterable[str],
     contact: str | None = None,
     policy: str | None = None,
+    base_url: str | None = None,
 ) -> dict[str, Any]:
+    """The card; with ``base_url`` (the https URL the bot's page is published at), it names itself
+    (``client_id``, the card's URL, as a Client ID Metadata Document does) and its key directory
+    (``jwks_uri``, instead of inline ``jwks``: RFC 7591 allows one of the two)."""
     bot: dict[str, Any] = {
         "expected-user-agent": user_agent,
         "rfc9309-product-token": name,
@@ -82,7 +87,12 @@ def build(
     if contact:
         card["contacts"] = [contact if ":" in contact else f"mailto:{contact}"]
     keys = list(keys)
-    if keys:  # an unsigned bot's card names no keys
+    base = base_url.rstrip("/") + "/" if base_url and base_url.startswith("https://") else None
+    if base is not None:
+        card["client_id"] = base + CARD
+    if keys and base is not None:
+        card["jwks_uri"] = base + DIRECTORY
+    elif keys:  # an unsigned bot's card names no keys
         card["jwks"] = webbotauth.directory(keys)
     card[BOT] = bot
     return card

@@ -59,7 +59,7 @@ def render(facts: BotFacts) -> str:
     purposes, signed, ranges, journal = _purposes(facts), _signing(facts), _networks(facts), _journal(facts)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>{e(facts.token)}: about this web crawler</title>
+<title>{e(facts.token)}: about this web crawler</title>{_ranges_link(facts)}
 <style>body{{font-family:sans-serif;max-width:46em;margin:2em auto;padding:0 1em;color:#111;line-height:1.45}}
 pre,code{{background:#f3f3f3}}pre{{padding:.6em;overflow-x:auto}}h2{{margin-top:1.6em}}</style>
 </head><body>
@@ -72,6 +72,8 @@ pre,code{{background:#f3f3f3}}pre{{padding:.6em;overflow-x:auto}}h2{{margin-top:
 <p>Every request carries exactly this User-Agent:</p>
 <pre data-walsh-user-agent="{e(facts.user_agent)}">{e(facts.user_agent)}</pre>
 <p>Its robots.txt product token is <code>{e(facts.token)}</code> (matched case-insensitively, RFC 9309).</p>
+<p data-walsh-rendering="no">It does not render pages: it runs no JavaScript and fetches none of the images,
+styles or scripts a page refers to; it reads the HTML (and the robots.txt) as your server sends it.</p>
 {signed}
 {ranges}
 <h2>How to block it</h2>
@@ -139,7 +141,8 @@ def _networks(facts: BotFacts) -> str:
     e = html.escape
     return (
         "<p>Requests come only from these networks (also in "
-        f'<a href="{IPS}"><code>{IPS}</code></a>):</p><ul data-walsh-ip-ranges="{e(" ".join(facts.ip_ranges))}">'
+        f'<a rel="client-ranges" href="{IPS}"><code>{IPS}</code></a>):</p>'
+        f'<ul data-walsh-ip-ranges="{e(" ".join(facts.ip_ranges))}">'
         + "".join(f"<li><code>{e(r)}</code></li>" for r in facts.ip_ranges)
         + "</ul>"
         if facts.ip_ranges
@@ -147,10 +150,16 @@ def _networks(facts: BotFacts) -> str:
     )
 
 
+def _ranges_link(facts: BotFacts) -> str:
+    """The crawler best practices' link to the published IP ranges (draft-illyes-webbotauth-cbcp)."""
+    return f'\n<link rel="client-ranges" href="{IPS}" type="application/json">' if facts.ip_ranges else ""
+
+
 def _journal(facts: BotFacts) -> str:
     """Where the signed journal heads are, and how a site checks its journal against them."""
     return (
-        "<p>Every request is recorded in a signed journal. Its signed heads, one per day and per chain, are in "
+        "<p>Every request is recorded in a signed journal. Its signed heads, one per file, each naming the one "
+        "published before it, are in "
         f'<a href="journal-heads.json"><code>journal-heads.json</code></a> ({facts.heads} heads): ask us for '
         "the journal of your site and check it with "
         "<code>scrapy walsh journal verify --published URL_OF_THIS_PAGE</code>. "

@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
 
 class RequestSigner:
-    def __init__(self, key: Ed25519PrivateKey, agent: str):
+    def __init__(self, key: Ed25519PrivateKey, agent: str, form: str = webbotauth.STRING):
         self.key = key
         self.agent = agent
+        self.form = form
         #: The key's JWK thumbprint, the ``keyid`` every signature names.
         self.keyid = webbotauth.keyid(key)
 
@@ -32,7 +33,7 @@ class RequestSigner:
         """Replace any Signature, Signature-Input or Signature-Agent header with ours."""
         for name in ("Signature", "Signature-Input", "Signature-Agent"):
             request.headers.pop(name, None)
-        signed = webbotauth.sign_request(self.key, request.method, request.url, {}, self.agent)
+        signed = webbotauth.sign_request(self.key, request.method, request.url, {}, self.agent, form=self.form)
         for name, value in signed.as_dict().items():
             request.headers[name] = value
 
@@ -42,5 +43,6 @@ def load_signer(crawler: Crawler) -> RequestSigner | None:
     None when ``WALSH_SIGNING_KEY`` is not set."""
     config = CrawlContext.of(crawler).config
     if config.signing_key and config.signature_agent:
-        return RequestSigner(webbotauth.load_private_key(config.signing_key), config.signature_agent)
+        key = webbotauth.load_private_key(config.signing_key)
+        return RequestSigner(key, config.signature_agent, config.signature_agent_form)
     return None

@@ -9,19 +9,13 @@ is signed; docs/architecture.md ("The modules, one by one") says how and with wh
 
 from __future__ import annotations
 
-import base64
 import datetime
-import hashlib
-import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import http_sf
-from cryptography.exceptions import InvalidSignature as _CryptoInvalidSignature
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -29,39 +23,38 @@ from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTP
 from http_message_signatures.exceptions import HTTPMessageSignaturesException
 
 from scrapy_walsh.policy.urls import split
+from scrapy_walsh.verify import ALG as ALG
+from scrapy_walsh.verify import CANONICALIZATION as CANONICALIZATION
+from scrapy_walsh.verify import SignatureInvalid as SignatureInvalid
+from scrapy_walsh.verify import SigningError as SigningError
+from scrapy_walsh.verify import b64url as _b64url
+from scrapy_walsh.verify import canonical_json as canonical_json
+from scrapy_walsh.verify import directory_keys as directory_keys
+from scrapy_walsh.verify import jwk_public_key as jwk_public_key
+from scrapy_walsh.verify import jwk_thumbprint as jwk_thumbprint
+from scrapy_walsh.verify import keyid as keyid
+from scrapy_walsh.verify import public_jwk as public_jwk
+from scrapy_walsh.verify import verify_record as verify_record
 
 #: The revision of the Web Bot Auth protocol draft implemented here.
 DRAFT = "draft-ietf-webbotauth-httpsig-protocol-01"
 TAG = "web-bot-auth"
-ALG = "ed25519"
 LABEL = "sig1"
 DIRECTORY_MEDIA_TYPE = "application/http-message-signatures-directory+json"
 WELL_KNOWN_PATH = "/.well-known/http-message-signatures-directory"
-#: Covered components: the draft's required pair first, then the recommended narrowing.
+#: How Signature-Agent is sent. ``string``: an sf-string, covered whole (``"signature-agent"``),
+#: which strict RFC 9421 verifiers, Cloudflare's and the npm web-bot-auth library verify;
+#: ``dictionary``: the draft's Dictionary, its member covered (``;key``), which web-bot-auth
+#: rejects (it signs the whole field whatever the parameter). docs/verifiable-identity.md.
+STRING, DICTIONARY = "string", "dictionary"
+#: Covered components, per form: the draft's required pair, then the recommended narrowing.
 COMPONENTS = ("@method", "@authority", "@path", f'"signature-agent";key="{LABEL}"')
+STRING_COMPONENTS = ("@method", "@authority", "@path", '"signature-agent"')
 #: How long a request signature stays valid: it is sent at once, and replayable until it expires.
 LIFETIME = datetime.timedelta(minutes=5)
-#: The canonicalisation that attestation signatures are computed over (see canonical_json).
-CANONICALIZATION = "json-sorted-compact-utf8 (RFC 8785 subset)"
-
-
-class SigningError(ValueError):
-    """A key, a directory or a signature that can't be used; the message says which and why."""
-
-
-class SignatureInvalid(SigningError):
-    """A signature that does not verify (missing, malformed, expired, wrong key or tampered)."""
 
 
 # -- keys ---------------------------------------------------------------------------------
-
-
-def _b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _unb64url(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def load_private_key(path: str | Path) -> Ed25519PrivateKey:
@@ -97,45 +90,6 @@ def public_pem(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
     return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
-def public_jwk(key: Ed25519PrivateKey | Ed25519PublicKey) -> dict[str, str]:
-    """The public key as an RFC 8037 OKP JWK (no private member)."""
-    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
-    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return {"kty": "OKP", "crv": "Ed25519", "x": _b64url(raw)}
-
-
-#: RFC 7638 section 3.2: the required members of each key type, the only ones hashed.
-_THUMBPRINT_MEMBERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y"), "RSA": ("e", "kty", "n")}
-)
-
-
-def jwk_thumbprint(jwk: Mapping[str, Any]) -> str:
-    """The RFC 7638 SHA-256 thumbprint of a JWK, base64url without padding."""
-    try:
-        members = {name: jwk[name] for name in _THUMBPRINT_MEMBERS[jwk["kty"]]}
-    except KeyError as exc:
-        raise SigningError(f"JWK lacks a member its thumbprint needs: {exc}") from None
-    digest = hashlib.sha256(json.dumps(members, sort_keys=True, separators=(",", ":")).encode("utf-8")).digest()
-    return _b64url(digest)
-
-
-def keyid(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
-    """The ``keyid`` of a key: its JWK thumbprint (the draft requires exactly this)."""
-    return jwk_thumbprint(public_jwk(key))
-
-
-def jwk_public_key(jwk: Mapping[str, Any]) -> Ed25519PublicKey:
-    """The Ed25519 public key of an OKP JWK; anything else is a SigningError."""
-    if jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519" or not isinstance(jwk.get("x"), str):
-        raise SigningError(f"not an Ed25519 OKP JWK: kty={jwk.get('kty')!r} crv={jwk.get('crv')!r}")
-    try:
-        raw = _unb64url(jwk["x"])
-        return Ed25519PublicKey.from_public_bytes(raw)
-    except ValueError as exc:
-        raise SigningError(f"JWK x is not a 32-byte base64url Ed25519 key ({exc})") from None
-
-
 def directory(keys: Iterable[Ed25519PrivateKey | Ed25519PublicKey]) -> dict[str, Any]:
     """The key directory document (a JWKS): each key with ``kid`` = its thumbprint and ``use`` = sig."""
     entries = []
@@ -143,27 +97,6 @@ def directory(keys: Iterable[Ed25519PrivateKey | Ed25519PublicKey]) -> dict[str,
         jwk: dict[str, Any] = public_jwk(key)
         entries.append({**jwk, "kid": jwk_thumbprint(jwk), "use": "sig"})
     return {"keys": entries}
-
-
-def directory_keys(document: Any) -> dict[str, Ed25519PublicKey]:
-    """keyid -> public key for each Ed25519 key of a directory document (a site's side).
-
-    The ``kid`` of a key, when present, must equal its thumbprint (the draft requires it at the
-    well-known URI; a verifier checks the labelling rather than trusting it). Keys of other
-    types are skipped; a document that is not a JWKS is a SigningError.
-    """
-    if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
-        raise SigningError('not a key directory: expected a JSON object with a "keys" array (a JWKS)')
-    found: dict[str, Ed25519PublicKey] = {}
-    for jwk in document["keys"]:
-        if not isinstance(jwk, dict) or jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519":
-            continue
-        public = jwk_public_key(jwk)
-        thumbprint = jwk_thumbprint(jwk)
-        if "kid" in jwk and jwk["kid"] != thumbprint:
-            raise SigningError(f"directory key kid {jwk['kid']!r} is not its thumbprint {thumbprint!r}")
-        found[thumbprint] = public
-    return found
 
 
 # -- request signatures ---------------------------------------------------------------------
@@ -208,11 +141,14 @@ class _Keys(HTTPSignatureKeyResolver):
         return self.private
 
 
-def signature_agent_header(directory_url: str, label: str = LABEL) -> str:
-    """``Signature-Agent``: a dictionary whose member ``label`` is the directory URL (a String)."""
+def signature_agent_header(directory_url: str, label: str = LABEL, form: str = DICTIONARY) -> str:
+    """``Signature-Agent``: a dictionary whose member ``label`` is the directory URL (a String),
+    or for the ``string`` form the URL as an sf-string."""
     parts = split(directory_url)
     if parts.scheme not in ("https", "http") or not parts.netloc:
         raise SigningError(f"the signature agent {directory_url!r} is not an absolute http(s) URL")
+    if form == STRING:
+        return http_sf.ser(directory_url)
     return http_sf.ser({label: (directory_url, {})})
 
 
@@ -225,18 +161,22 @@ def sign_request(
     *,
     created: datetime.datetime | None = None,
     lifetime: datetime.timedelta = LIFETIME,
-    components: Iterable[str] = COMPONENTS,
+    components: Iterable[str] | None = None,
+    form: str = STRING,
 ) -> SignatureHeaders:
     """Sign a request for Web Bot Auth; ``headers`` are its other headers, left unchanged.
 
-    ``signature_agent`` is the URL of our key directory. ``created`` defaults to now (UTC).
+    ``signature_agent`` is the URL of our key directory, sent in ``form`` (:data:`STRING` or
+    :data:`DICTIONARY`); ``components`` default to the form's. ``created`` defaults to now (UTC).
     The https-only rule for that URL is the start-up audit's, so loopback tests can sign.
     """
+    if components is None:
+        components = STRING_COMPONENTS if form == STRING else COMPONENTS
     created = created or datetime.datetime.now(datetime.UTC)
     message = _Message(method.upper(), url, dict(headers))
     for name in [n for n in message.headers if n.lower() in ("signature", "signature-input", "signature-agent")]:
         del message.headers[name]
-    message.headers["Signature-Agent"] = signature_agent_header(signature_agent)
+    message.headers["Signature-Agent"] = signature_agent_header(signature_agent, form=form)
     kid = keyid(key)
     signer = HTTPMessageSigner(signature_algorithm=algorithms.ED25519, key_resolver=_Keys({}, key))
     try:
@@ -315,7 +255,8 @@ def verify_request(
     ``Signature-Agent`` (see :func:`signature_agents` and :func:`directory_keys`): a site keys
     its lookup on the (directory URL, key) pair. The signature must carry the tag
     ``web-bot-auth``, ``created``, ``expires`` and ``keyid``, cover ``@authority`` (or
-    ``@target-uri``) and the ``Signature-Agent`` member of its own label, be unexpired, and
+    ``@target-uri``) and the ``Signature-Agent`` member of its own label (or the whole field, the
+    ``string`` form), be unexpired, and
     verify under one of ``keys``.
     """
     agents = signature_agents(headers)
@@ -334,7 +275,8 @@ def verify_request(
             raise SignatureInvalid(f"the signature lacks the {name!r} parameter the draft requires")
     if '"@authority"' not in covered and '"@target-uri"' not in covered:
         raise SignatureInvalid("the signature covers neither @authority nor @target-uri")
-    if f'"signature-agent";key="{result.label}"' not in covered or result.label not in agents:
+    member = f'"signature-agent";key="{result.label}"' in covered or '"signature-agent"' in covered
+    if not member or result.label not in agents:
         raise SignatureInvalid(f"the signature does not cover a Signature-Agent member of its label {result.label!r}")
     return Verified(
         label=result.label,
@@ -349,42 +291,6 @@ def verify_request(
 # -- attestation records ----------------------------------------------------------------------
 
 
-def canonical_json(record: Any) -> bytes:
-    """The bytes an attestation signature covers: RFC 8785 (JCS) for the values records hold.
-
-    Object keys sorted, no whitespace, UTF-8 with non-ASCII characters unescaped, no NaN or
-    infinity. It equals JCS for strings, integers, booleans, null, arrays and objects whose
-    keys are in the Basic Multilingual Plane, and for floats that are not integral and lie
-    in [1e-4, 1e16) (Python and ECMAScript write those the same shortest way); integral floats
-    are written as integers, as JCS does. Signer and verifier both use this function.
-    """
-    return _CANONICAL.encode(_jcs_numbers(record)).encode("utf-8")
-
-
-#: ``json.dumps`` builds an encoder per call for any but its default arguments: one, kept (the
-#: request journal writes two lines per request)
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-#: Values JCS writes as ``json`` does: returned as they are, without the checks below (a journal
-#: line is mostly these, and every request writes two)
-_AS_IS = frozenset((str, int, bool, type(None)))
-
-
-def _jcs_numbers(value: Any) -> Any:
-    if type(value) in _AS_IS:
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise SigningError(f"a signed record can't hold {value!r}")
-        return int(value) if value.is_integer() and abs(value) < 2**53 else value
-    if isinstance(value, dict):
-        return {str(k): v if type(v) in _AS_IS else _jcs_numbers(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [v if type(v) in _AS_IS else _jcs_numbers(v) for v in value]
-    return value
-
-
 def sign_record(key: Ed25519PrivateKey, record: Any) -> dict[str, str]:
     """A detached signature of ``record``: Ed25519 over :func:`canonical_json`, with its keyid."""
     return {
@@ -393,17 +299,3 @@ def sign_record(key: Ed25519PrivateKey, record: Any) -> dict[str, str]:
         "canonicalization": CANONICALIZATION,
         "signature": _b64url(key.sign(canonical_json(record))),
     }
-
-
-def verify_record(record: Any, signature: Mapping[str, Any], keys: Mapping[str, Ed25519PublicKey]) -> str:
-    """Check a detached record signature against ``keys`` (keyid -> public key); return the keyid."""
-    if signature.get("alg") != ALG or signature.get("canonicalization") != CANONICALIZATION:
-        raise SignatureInvalid(f"unsupported record signature: alg={signature.get('alg')!r}")
-    kid = signature.get("keyid")
-    if not isinstance(kid, str) or kid not in keys:
-        raise SignatureInvalid(f"the record is signed by an unknown key {kid!r}")
-    try:
-        keys[kid].verify(_unb64url(str(signature.get("signature", ""))), canonical_json(record))
-    except (_CryptoInvalidSignature, ValueError):
-        raise SignatureInvalid("the record's signature does not verify: it was altered or signed otherwise") from None
-    return kid

@@ -100,6 +100,10 @@ class CrawlJournal:
         }
         if self.keyid is not None:
             fields["keyid"] = self.keyid
+            # the request's own Signature: a server that logs it pairs its line with this entry
+            signature = request.headers.get(b"Signature")
+            if signature:
+                fields["signature"] = signature.decode("latin-1")
         self._append("send", fields)
         self.cpu += time.thread_time() - cpu
         if self.failed:  # no entry, no request

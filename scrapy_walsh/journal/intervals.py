@@ -20,7 +20,7 @@ WHY_WORDS: Mapping[str, str] = MappingProxyType(
         "request-rate": "your robots.txt Request-rate",
         "ratelimit": "your RateLimit response fields",
         "retry-after": "your Retry-After",
-        "backoff": "our backoff after an error answer",
+        "backoff": "our backoff after an error or a slow answer",
         "timeout-rest": "a rest after timeouts",
         "adaptive": "your server's response time",
     }
@@ -53,3 +53,16 @@ def words(entry: Mapping[str, Any]) -> str:
     if seconds is None:
         return "unknown"
     return f"{round(seconds, 3):g} s ({WHY_WORDS.get(why or '', why or 'why unknown')})"
+
+
+def backoff_cause(before: Mapping[str, Any]) -> str:
+    """What a ``backoff`` followed, from the request before it: an error answer (a 5xx, a 429), a
+    request that got no answer, or a slow answer (how long it took)."""
+    status = before.get("status")
+    if isinstance(status, int) and not isinstance(status, bool) and (status >= 500 or status == 429):
+        return f"an error answer ({status})"
+    outcome = before.get("outcome")
+    if status is None and isinstance(outcome, str) and outcome:
+        return f"an error ({outcome[:60]})"
+    took = before.get("settled", before.get("t", 0)) - before.get("t", 0)
+    return f"a slow answer ({took:.1f} s)" if took > 0 else "a slow answer"

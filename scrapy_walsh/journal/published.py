@@ -1,9 +1,10 @@
-"""The journal's published heads: what ``scrapy walsh publish`` puts on the bot's page, and the
-check of a journal against them (pure: no Scrapy, no I/O but reading the journal).
+"""The journal's published heads: what ``scrapy walsh publish`` puts on the bot's page (pure: no
+Scrapy, no I/O but reading the journal); their check is :func:`scrapy_walsh.verify.check_heads`.
 
-Per UTC day and chain, the last signed head, whole, with the SHA-256 of its line: a journal that
-no longer holds a published head byte for byte fails :func:`check`, whatever its own chain
-says. docs/publishing.md ("The published heads") says why.
+Per journal file, its last signed head, whole, with the SHA-256 of its line; each published head
+names the one published before it (``previous``), and a publication only grows: a journal that
+no longer holds a published head fails the check, and ``publish`` refuses to drop it.
+docs/publishing.md ("The published heads") says why.
 """
 
 from __future__ import annotations
@@ -12,126 +13,96 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from scrapy_walsh.identity.webbotauth import SignatureInvalid, canonical_json, verify_record
-from scrapy_walsh.journal.chain import entries, journal_files, line_hash, verify_lines
 from scrapy_walsh.journal.writer import day_of
+from scrapy_walsh.verify import (
+    DIRECTORY,
+    HEADS_FORMAT,
+    HEADS_GENESIS,
+    HEADS_NAME,
+    Holdings,
+    canonical_json,
+    check_heads,
+    entries,
+    head_hash,
+    journal_files,
+    line_hash,
+    verify_lines,
+)
 
-FORMAT = "walsh-journal-heads/v1"
+FORMAT = HEADS_FORMAT
 #: The file name under the published folder.
-NAME = "journal-heads.json"
+NAME = HEADS_NAME
 
 
 def signed_heads(root: Path, keys: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The last signed head of each (day, chain) in the journal at ``root``, in name order.
+    """The last signed head of each journal file at ``root``, in name order (no ``previous`` yet).
 
     Only heads on an intact chain, with a signature that verifies under ``keys`` when given,
     are taken: we publish nothing the journal itself would not vouch for."""
-    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    found = []
     for path in journal_files(root):
         data = path.read_bytes()
         name = str(path.relative_to(root)) if root.is_dir() else path.name
         report = verify_lines(name, data, keys)
-        chain = str((report.first or {}).get("chain") or name)
+        latest = None
         for entry in entries(data):
             if entry.get("kind") != "head" or "sig" not in entry or entry.get("seq", 0) > report.seq:
                 continue
             if keys is not None and entry["seq"] > report.signed_seq:
                 continue
-            day = day_of(entry.get("t", 0))
-            head = {
-                "day": day,
-                "chain": chain,
-                "file": name,
-                "seq": entry["seq"],
-                "hash": line_hash(canonical_json(entry)),
-                "entry": entry,
-            }
-            previous = latest.get((day, chain))
-            if previous is None or (previous["entry"].get("t", 0), previous["seq"]) <= (
-                entry.get("t", 0),
-                entry["seq"],
-            ):
-                latest[(day, chain)] = head
-    return [latest[k] for k in sorted(latest)]
+            latest = entry
+        if latest is not None:
+            hashed = line_hash(canonical_json(latest))
+            found.append({"day": day_of(latest.get("t", 0)), "chain": name, "file": name, "seq": latest["seq"],
+                          "hash": hashed, "entry": latest})  # fmt: skip
+    return found
 
 
-def _order(entry: Mapping[str, Any]) -> tuple[float, int]:
-    return entry.get("t", 0), entry.get("seq", 0)
+class Shrinks(ValueError):
+    """A publication would drop or change a head published before: the message names it."""
+
+
+def grown(previous: Mapping[str, Any] | None, current: Iterable[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
+    """The heads to publish: every head ``previous`` published, unchanged and still held by the
+    journal at ``root`` (else :class:`Shrinks`), then each file's newer signed head, each naming
+    the head before it. A journal whose day a retention entry deleted keeps its heads published."""
+    heads = _previous_heads(previous)
+    held = Holdings({"heads": heads}, False)
+    reports = []
+    for path in journal_files(root) if root.exists() else []:
+        name, data = str(path.relative_to(root)) if root.is_dir() else path.name, path.read_bytes()
+        held.seen(name, data)
+        reports.append(verify_lines(name, data, None))
+    deleted = {d for r in reports for e in r.retention for d in e.get("deleted_days", [])}
+    problems, _ = check_heads(document("", heads, 0), None, held, deleted)
+    if problems:
+        raise Shrinks(f"{problems[0]}: publish never drops or changes a head it published")
+    newest = {h["file"]: h["seq"] for h in heads}
+    for head in current:
+        if head["seq"] > newest.get(head["file"], 0):
+            heads.append({**head, "previous": head_hash(heads[-1]) if heads else HEADS_GENESIS})
+    return heads
+
+
+def _previous_heads(previous: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    if previous is None:
+        return []
+    heads = previous.get("heads")
+    if previous.get("format") != FORMAT or not isinstance(heads, list) or not all(isinstance(h, dict) for h in heads):
+        raise Shrinks(f"the heads published before are not a published heads document ({FORMAT})")
+    chained, last = [], HEADS_GENESIS
+    for head in heads:  # a publication made before heads named the one before: chained as it was
+        head = head if "previous" in head else {**head, "previous": last}
+        chained.append(head)
+        last = head_hash(head)
+    return chained
 
 
 def document(identity: str, heads: Iterable[dict[str, Any]], published_at: float) -> dict[str, Any]:
-    return {"format": FORMAT, "identity": identity, "published": round(published_at, 3), "heads": list(heads)}
-
-
-class Holdings:
-    """What the journal holds of the heads a document publishes, gathered from its files as
-    :func:`~scrapy_walsh.journal.chain.verify_path` reads them (its ``seen``), so the journal is
-    read once for both checks. ``single_file``: the journal is one file, matched by its name."""
-
-    def __init__(self, published: Mapping[str, Any], single_file: bool) -> None:
-        heads = published.get("heads") if isinstance(published, Mapping) else None
-        #: the name a file is seen under -> the published file names it answers for
-        self._names: dict[str, set[str]] = {}
-        #: the name a file is seen under -> the seqs the heads published for it want
-        self._seqs: dict[str, set[int]] = {}
-        for head in heads if isinstance(heads, list) else []:
-            if isinstance(head, Mapping) and isinstance(head.get("seq"), int):
-                name = str(head.get("file"))
-                seen_as = Path(name).name if single_file else name
-                self._names.setdefault(seen_as, set()).add(name)
-                self._seqs.setdefault(seen_as, set()).add(head["seq"])
-        #: published file name -> (its last seq, its lines of the wanted seqs)
-        self.files: dict[str, tuple[int, dict[int, bytes]]] = {}
-
-    def seen(self, name: str, data: bytes) -> None:
-        """One pass over a file the heads name, whichever of them it answers for."""
-        seqs = self._seqs.get(name)
-        if not seqs:
-            return
-        last, lines = 0, dict[int, bytes]()
-        for line in data.split(b"\n"):
-            for entry in entries(line):
-                seq = entry.get("seq")
-                if isinstance(seq, int):
-                    last = max(last, seq)
-                    if seq in seqs:
-                        lines.setdefault(seq, line)
-        for published_name in self._names[name]:
-            self.files[published_name] = last, lines
-
-
-def check(published: Mapping[str, Any], keys: Mapping[str, Any] | None, held: Holdings) -> tuple[list[str], set[str]]:
-    """Problems of the journal ``held`` saw against a published heads document, and the keyids
-    that signed the published heads (checked under ``keys``; None: signatures not checked).
-
-    Each published head must be in the journal byte for byte: same file, same ``seq``, the same
-    line hash; its signature must verify. Anything else is a problem naming the head.
-    """
-    if published.get("format") != FORMAT or not isinstance(published.get("heads"), list):
-        return [f"not a published heads document ({FORMAT})"], set()
-    problems: list[str] = []
-    signers: set[str] = set()
-    for head in published["heads"]:
-        if not isinstance(head, Mapping):
-            problems.append("a published head is not a JSON object")
-            continue
-        where = f"the published head of {head.get('day')} (file {head.get('file')}, entry {head.get('seq')})"
-        entry = head.get("entry")
-        if not isinstance(entry, Mapping) or line_hash(canonical_json(entry)) != head.get("hash"):
-            problems.append(f"{where}: its entry does not hash to its published hash")
-            continue
-        if keys is not None:
-            try:
-                signers.add(verify_record({k: v for k, v in entry.items() if k != "sig"}, entry.get("sig", {}), keys))
-            except SignatureInvalid as exc:
-                problems.append(f"{where}: {exc}")
-                continue
-        name = str(head.get("file"))
-        last, lines = held.files.get(name, (0, {}))
-        if not last:
-            problems.append(f"{where}: the journal has no file {name} (deleted after publication)")
-        elif head.get("seq") not in lines:
-            problems.append(f"{where}: {name} ends at entry {last}, before the published head (cut after publication)")
-        elif line_hash(lines[head["seq"]]) != head["hash"]:
-            problems.append(f"{where}: {name} holds another entry {head['seq']} (rewritten after publication)")
-    return problems, signers
+    return {
+        "format": FORMAT,
+        "identity": identity,
+        "published": round(published_at, 3),
+        "keys": DIRECTORY,
+        "heads": list(heads),
+    }

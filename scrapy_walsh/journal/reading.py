@@ -5,6 +5,7 @@ per-day counts and gaps, robots.txt versions, a match against a server's access 
 from __future__ import annotations
 
 import datetime
+import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -15,10 +16,7 @@ from typing import Any
 from scrapy_walsh.journal.chain import JournalReport, verify_path
 from scrapy_walsh.journal.intervals import words as interval_words
 from scrapy_walsh.policy.urls import split
-
-
-def when(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S") + "Z"
+from scrapy_walsh.verify import when as when
 
 
 @dataclass
@@ -158,12 +156,20 @@ class LogLine:
     status: int
     ua: str
     text: str
+    #: The request's Signature header, from a JSON log that carries it ("" when the request had
+    #: none); None from a log that does not (the combined format).
+    signature: str | None = None
 
 
 def parse_access_log(lines: Iterable[str]) -> tuple[list[LogLine], int]:
-    """The parsable lines of a combined-format log, and how many were not parsable."""
+    """The parsable lines of a combined-format or JSON log, and how many were not parsable."""
     found, bad = [], 0
     for number, text in enumerate(lines, 1):
+        if text.lstrip().startswith("{"):
+            line = _json_line(number, text)
+            bad += line is None
+            found += [line] if line is not None else []
+            continue
         m = COMBINED.match(text.strip())
         if not m:
             bad += bool(text.strip())
@@ -176,6 +182,22 @@ def parse_access_log(lines: Iterable[str]) -> tuple[list[LogLine], int]:
         ua = m["ua"].replace('\\"', '"')
         found.append(LogLine(number, t, m["method"], m["target"], int(m["status"]), ua, text.rstrip("\n")))
     return found, bad
+
+
+def _json_line(number: int, text: str) -> LogLine | None:
+    """One line of the JSON log docs/journal.md gives for nginx (``msec`` or an ISO 8601 ``time``,
+    ``method``, ``uri``, ``status``, ``ua``, ``signature``); None when it is not one."""
+    try:
+        row = json.loads(text)
+        t = float(row["msec"]) if "msec" in row else datetime.datetime.fromisoformat(str(row["time"])).timestamp()
+        status = int(row.get("status", 0))
+        signature = row.get("signature")
+        return LogLine(
+            number, t, str(row["method"]), str(row["uri"]), status, str(row.get("ua", "")), text.rstrip("\n"),
+            None if signature is None else str(signature),
+        )  # fmt: skip
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 @dataclass
@@ -191,7 +213,9 @@ class Match:
 def match(view: HostView, log: list[LogLine], ua: str, tolerance: float = 2.0) -> Match:
     """Pair each log line with our User-Agent to one journal send: same method and target, and
     the log time (whole seconds, written at the start or the end of the request) within
-    ``tolerance`` of the send..settle window."""
+    ``tolerance`` of the send..settle window. A log that carries the Signature header pairs a
+    line only with the send that holds that very signature: an impostor's line, unsigned or
+    signed otherwise, is named as one even inside our send window."""
     ours = [line for line in log if line.ua == ua]
     free = list(view.sends)
     matched, missing = [], []
@@ -203,6 +227,7 @@ def match(view: HostView, log: list[LogLine], ua: str, tolerance: float = 2.0) -
                 if e.get("method") == line.method
                 and _target(e.get("url", "")) == line.target
                 and e["t"] - tolerance - 1 <= line.t <= _settled(e) + tolerance
+                and (line.signature is None or "signature" not in e or e["signature"] == line.signature)
             ),
             None,
         )

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from scrapy_walsh.journal import intervals
-from scrapy_walsh.journal.chain import JournalReport
 from scrapy_walsh.journal.reading import HostView, _target, when
+from scrapy_walsh.verify import Banner as Banner
+from scrapy_walsh.verify import banner as banner
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Row:
     why: str | None
     #: The 429 or 503 the request before it got (this request came after the pause), else None.
     after: int | None
+    #: The request before it (what a backoff followed), None for the first.
+    before: Mapping[str, Any] | None = None
 
     @property
     def t(self) -> float:
@@ -48,6 +51,8 @@ class Row:
         """The interval and why; after a pausing answer with no ``why``, what the entry allows."""
         if self.after is not None and self.why in (None, "floor") and self.gap is not None:
             return f"{self.gap:.1f} s pause after the {self.after} (your Retry-After, or our backoff)"
+        if self.why == "backoff" and self.before is not None and self.interval is not None:
+            return f"{round(self.interval, 3):g} s (our backoff after {intervals.backoff_cause(self.before)})"
         return intervals.words(self.entry)
 
 
@@ -57,43 +62,12 @@ def rows(view: HostView) -> list[Row]:
     for entry, gap in view.gaps():
         seconds, why = intervals.applied(entry)
         after = previous.status if previous is not None and previous.status in intervals.PAUSING else None
-        previous = Row(entry, gap, seconds, why, after)
+        previous = Row(entry, gap, seconds, why, after, previous.entry if previous is not None else None)
         out.append(previous)
     return out
 
 
 # ---------------------------------------------------------------------- verification
-
-
-@dataclass(frozen=True)
-class Banner:
-    """What the verification established: ``verified``, ``unverified`` (nothing failed, but not
-    everything was checked) or ``failed``; the words say what was checked and with which key."""
-
-    state: str
-    words: str
-
-
-def banner(report: JournalReport, key_source: str | None) -> Banner:
-    """``key_source`` says where the public key came from (``--key walsh.pub``), None: no key."""
-    problem = report.first_problem()
-    chains = sum(len(roots) for roots in report.chains.values())
-    files = f"{len(report.files)} file(s)" + (f" in {chains} chain(s)" if chains else "")
-    if problem:
-        return Banner("failed", f"FAILED: {problem}")
-    if key_source is None:
-        return Banner(
-            "unverified",
-            f"NOT VERIFIED: hash chain intact in {files}, but no public key was given, so no signature "
-            "was checked (give --key, --directory or --published)",
-        )
-    # with a key, the reader already failed every entry no signed head covers (a crash's tail too)
-    signers = sorted({k for f in report.files for k in f.keyids})
-    return Banner(
-        "verified",
-        f"verified: {files}, hash chain intact, every entry covered by a head signed by key "
-        f"{', '.join(signers)} (from {key_source})",
-    )
 
 
 # ---------------------------------------------------------------------- show --requests
@@ -130,13 +104,21 @@ def _clock(t: float) -> str:
 NO_REQUESTS = '<text x="10" y="30">no requests</text>'
 
 
+#: A gap this long, and ten times the interval applied, is idle time between crawls: drawn as a break.
+IDLE_SECONDS = 60.0
+#: Pixels of one break on the time axis.
+BREAK = 28
+
+
 @dataclass(frozen=True)
 class _Chart:
-    """The timeline's frame: pixels of the plot area, and the values it spans."""
+    """The timeline's frame: pixels of the plot area, and the values it spans. The time axis covers
+    the ``runs`` (crawl time) only, each idle gap between two runs drawn as a break."""
 
     t0: float
     span: float
     top_value: float
+    runs: tuple[tuple[float, float], ...] = ()
     width: int = 900
     height: int = 340
     left: int = 64
@@ -145,7 +127,16 @@ class _Chart:
     bottom: int = 48
 
     def x(self, t: float) -> float:
-        return self.left + (t - self.t0) / self.span * (self.width - self.left - self.right)
+        runs = self.runs or ((self.t0, self.t0 + self.span),)
+        plot = self.width - self.left - self.right - BREAK * (len(runs) - 1)
+        total = sum(max(end - start, 1.0) for start, end in runs)
+        done = 0.0
+        for i, (start, end) in enumerate(runs):
+            length = max(end - start, 1.0)
+            if t <= end or i == len(runs) - 1:
+                return self.left + (done + min(max(t - start, 0.0), length)) / total * plot + i * BREAK
+            done += length
+        return float(self.width - self.right)  # not reached: the last run takes every later time
 
     def y(self, v: float) -> float:
         return self.height - self.bottom - v / self.top_value * (self.height - self.top - self.bottom)
@@ -158,18 +149,58 @@ def timeline_svg(view: HostView) -> str:
     times = [r.t for r in table] + [float(r["t"]) for r in view.refusals]
     if not times:
         return f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="60">{NO_REQUESTS}</svg>'
-    values = [r.gap for r in table if r.gap is not None] + [r.interval for r in table if r.interval is not None]
-    c = _Chart(min(times), max(max(times) - min(times), 1.0), max([*values, 1.0]) * 1.15)
+    idle = _idle(table)
+    values = [r.gap for r in table if r.gap is not None and r.gap < idle]
+    values += [r.interval for r in table if r.interval is not None]
+    runs = _runs(sorted(times), idle)
+    c = _Chart(min(times), max(max(times) - min(times), 1.0), max([*values, 1.0]) * 1.15, runs)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{c.width}" height="{c.height}" role="img" '
         f'aria-label="timeline of our requests to {html.escape(view.host)}" style="background:#fff" font-size="12">',
         *_axes(c),
+        *_breaks(c),
         *_pauses(c, table),
         *_interval_line(c, table),
         *_marks(c, table, view.refusals),
         "</svg>",
     ]
     return "\n".join(parts)
+
+
+def _idle(table: list[Row]) -> float:
+    """The gap from which on the time between two requests is idle, not crawling."""
+    return max(IDLE_SECONDS, 10 * max((r.interval for r in table if r.interval is not None), default=1.0))
+
+
+def _runs(times: list[float], idle: float) -> tuple[tuple[float, float], ...]:
+    """The stretches of crawl time: ``times`` split where two follow each other ``idle`` apart."""
+    runs, start = [], times[0]
+    for before, after in zip(times, times[1:], strict=False):
+        if after - before >= idle:
+            runs.append((start, before))
+            start = after
+    return (*runs, (start, times[-1]))
+
+
+def _breaks(c: _Chart) -> list[str]:
+    """A zigzag across the time axis at each idle gap, labelled with its length."""
+    parts = []
+    for (_, end), (start, _) in zip(c.runs, c.runs[1:], strict=False):
+        x, y = (c.x(end) + c.x(start)) / 2, c.y(0)
+        parts.append(
+            f'<g class="idle-break"><path d="M{x - 6:.1f},{c.top} L{x + 6:.1f},{c.top} M{x:.1f},{c.top} '
+            f'L{x:.1f},{y:.1f}" stroke="#999" stroke-dasharray="3 3" fill="none"/>'
+            f'<path d="M{x - 7:.1f},{y + 4:.1f} l5,-8 l4,8 l5,-8" stroke="#555" fill="#fff"/>'
+            f'<text x="{x:.1f}" y="{c.top - 6}" text-anchor="middle" fill="#555">idle {_duration(start - end)}'
+            "</text></g>"
+        )
+    return parts
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{int(seconds // 60)} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
 def _axes(c: _Chart) -> list[str]:
@@ -180,8 +211,7 @@ def _axes(c: _Chart) -> list[str]:
             'stroke="#e4e4e4"/>'
             f'<text x="{c.left - 6}" y="{c.y(value) + 4:.1f}" text-anchor="end" class="y-tick">{value:g} s</text>'
         )
-    for i, anchor in enumerate(("start", "middle", "middle", "middle", "end")):  # the horizontal axis: UTC time
-        t = c.t0 + c.span * i / 4
+    for t, anchor in _time_ticks(c):  # the horizontal axis: UTC time, crawl time only
         parts.append(
             f'<line x1="{c.x(t):.1f}" y1="{c.y(0):.1f}" x2="{c.x(t):.1f}" y2="{c.y(0) + 5:.1f}" stroke="#000"/>'
             f'<text x="{c.x(t):.1f}" y="{c.y(0) + 18:.1f}" text-anchor="{anchor}" class="x-tick">{_clock(t)}</text>'
@@ -195,6 +225,14 @@ def _axes(c: _Chart) -> list[str]:
         f'<text x="14" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 14 {middle:.0f})">'
         "seconds since our previous request</text>",
     ]
+
+
+def _time_ticks(c: _Chart) -> list[tuple[float, str]]:
+    """Five ticks across one run; the start and the end of each run when there are several."""
+    if len(c.runs) <= 1:
+        return [(c.t0 + c.span * i / 4, a) for i, a in enumerate(("start", "middle", "middle", "middle", "end"))]
+    ticks = [(start, "start") for start, _ in c.runs] + [(end, "end") for _, end in c.runs]
+    return sorted(ticks)
 
 
 def _pauses(c: _Chart, table: list[Row]) -> list[str]:
@@ -214,14 +252,22 @@ def _pauses(c: _Chart, table: list[Row]) -> list[str]:
 
 def _interval_line(c: _Chart, table: list[Row]) -> list[str]:
     """The interval applied, dashed, labelled with its last value and what set it."""
-    steps = [(c.x(r.t), c.y(r.interval), r.interval, r.why) for r in table if r.interval is not None]
+    steps = [(c.x(r.t), c.y(r.interval), r.interval, r.why, r.gap) for r in table if r.interval is not None]
     if not steps:
         return []
-    path = " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in steps)
-    _, last_y, last_value, last_why = steps[-1]
+    idle, lines, path = _idle(table), list[list[str]](), list[str]()
+    for px, py, _, _, gap in steps:  # one line per run: none across idle time
+        if path and gap is not None and gap >= idle:
+            lines.append(path)
+            path = []
+        path.append(f"{px:.1f},{py:.1f}")
+    _, last_y, last_value, last_why, _ = steps[-1]
     words = intervals.WHY_WORDS.get(last_why or "", last_why or "why unknown")
     return [
-        f'<polyline points="{path}" fill="none" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"/>',
+        *(
+            f'<polyline points="{" ".join(points)}" fill="none" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"/>'
+            for points in [*lines, path]
+        ),
         f'<text class="interval-label" x="{c.width - c.right}" y="{last_y - 6:.1f}" fill="#c00" text-anchor="end">'
         f"interval applied: {last_value:g} s ({html.escape(words)})</text>",
     ]
@@ -231,17 +277,19 @@ def _marks(c: _Chart, table: list[Row], refusals: list[dict[str, Any]]) -> list[
     """A dot per request, a red square per 429/503, a triangle per refusal."""
     e = html.escape
     parts = []
+    idle = _idle(table)
     for row in table:
         title = f"{when(row.t)}: answer {row.result()}"
-        height = row.gap if row.gap is not None else 0.0  # the first request has no gap: on the axis
-        if row.gap is not None:
+        gap = row.gap if row.gap is not None and row.gap < idle else None  # after idle time: a run's first
+        height = gap if gap is not None else 0.0  # the first request has no gap: on the axis
+        if gap is not None:
             title = f"{when(row.t)}: {row.gap:.3f} s after the previous request; answer {row.result()}"
         if row.status in intervals.PAUSING:
             parts.append(
                 f'<rect class="pausing-answer" x="{c.x(row.t) - 5:.1f}" y="{c.y(height) - 5:.1f}" width="10" '
                 f'height="10" fill="#c00"><title>{e(title)}: the host asked us to slow down</title></rect>'
             )
-        elif row.gap is not None:
+        elif gap is not None:
             parts.append(
                 f'<circle cx="{c.x(row.t):.1f}" cy="{c.y(height):.1f}" r="4" fill="#06c">'
                 f"<title>{e(title)}</title></circle>"
@@ -299,7 +347,8 @@ def report_html(view: HostView, verification: Banner, agent: str) -> str:
 <p>Each dot is one request, at its send time, at the height of the gap since our previous request to this
 host. The dashed line is the interval we applied, with its value and what set it. A red square is an answer
 429 or 503, and the shaded band after it the pause until our next request. Triangles under the axis are
-requests we refused to send.</p>
+requests we refused to send. The time axis covers crawl time only: a zigzag marks idle time between two
+crawls, with its length.</p>
 {timeline_svg(view)}
 <h2>Requests per day (UTC)</h2>
 <table><tr><th>day</th><th>requests</th><th>smallest gap</th></tr>{days}</table>

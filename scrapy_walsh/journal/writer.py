@@ -23,7 +23,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from scrapy_walsh.journal.chain import FORMAT, SUFFIX, Chain, line_hash
+from scrapy_walsh.journal.chain import FORMAT, SUFFIX, Chain, entries, line_hash, verify_lines
 
 #: At most one fsync per this many entries ...
 SYNC_EVERY = 100
@@ -73,6 +73,8 @@ class JournalWriter:
         #: the thread the batched fsyncs run in (made at the first), and the ones not yet waited for
         self._syncer: ThreadPoolExecutor | None = None
         self._syncing: list[Future[None]] = []
+        #: the marker that says this process writes its file (a later start recovers it if we die)
+        self._live: Live | None = None
 
     # ------------------------------------------------------------------ appending
 
@@ -101,6 +103,7 @@ class JournalWriter:
         self.sync()
         os.close(self._fd)
         self._fd = None
+        self._release()
 
     def sync(self) -> None:
         """Every entry written so far on disk when this returns (the batched fsyncs included)."""
@@ -163,6 +166,7 @@ class JournalWriter:
             self.sync()
             os.close(self._fd)
             self._fd = None
+            self._release()
         self._day = day_of(now)
         self._day_start = datetime.datetime.fromisoformat(self._day).replace(tzinfo=datetime.UTC).timestamp()
         folder = self.directory / self._day
@@ -183,10 +187,15 @@ class JournalWriter:
                     "format": FORMAT,
                     "identity": self.identity,
                     "machine": self.machine,
+                    "file": self._relative(path),
+                    "chain": tip.chain,
                     "after": after,
                 }
             )
             tip.move_to(self._relative(path))
+            self._live = tip.live(self._relative(path))
+            for crashed in tip.crashed(self._relative(path)):
+                self._recover(crashed, now)
         deleted = self._expire(now)
         if deleted:
             self._write(
@@ -206,6 +215,24 @@ class JournalWriter:
             finally:
                 os.close(dir_fd)
 
+    def _recover(self, crashed: str, now: float) -> None:
+        """Vouch, signed, for the unsigned tail of a file whose writer died (kill -9, a power cut):
+        its entries up to the last whole one, by seq and hash, and when it crashed."""
+        report = verify_lines(crashed, _read(self.directory / crashed), None)
+        last = report.last or {}
+        signed = _last_signed(self.directory / crashed)
+        if report.broken is not None or report.close_seq or signed >= report.seq:
+            return  # closed, fully signed, or broken: nothing a recovery may vouch for
+        fields = {"kind": "recovery", "t": round(now, 6), "pid": self.pid, "file": crashed, "from": signed + 1}
+        fields |= {"to": report.seq, "head": report.head, "crashed": last.get("t"), "torn": report.torn_tail}
+        self._write(fields, signed=self.key is not None)
+
+    def _release(self) -> None:
+        """This process's file is complete: no later start recovers it."""
+        if self._live is not None:
+            self._live.release()
+            self._live = None
+
     def _expire(self, now: float) -> list[str]:
         """Delete whole day directories older than the retention; the days deleted."""
         cutoff = day_of(now - self.retention_days * 86400)
@@ -224,8 +251,10 @@ class JournalWriter:
 class ChainTip:
     """Which file of an identity on this machine was opened last: the next file's ``open`` entry
     names that file's head, so the files of every process and every day form one chain, and a
-    whole file deleted, replaced or moved breaks it. Kept in ``<dir>/.chains/<identity>@<machine>``,
-    read and moved under an exclusive lock (``flock``)."""
+    whole file deleted, replaced or moved breaks it. Kept in ``<dir>/.chains/<identity>@<machine>``
+    (the file's name, then the chain's id, a line each), read and moved under an exclusive lock
+    (``flock``). Beside it, ``<identity>@<machine>.live/`` marks the files being written: one whose
+    writer died is recovered by the next start (:meth:`crashed`)."""
 
     def __init__(self, directory: Path, identity: str, machine: str):
         self.directory = directory
@@ -233,6 +262,7 @@ class ChainTip:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{_safe(identity)}@{_safe(machine)}"
         self._fd = -1
+        self.chain = ""
 
     def __enter__(self) -> ChainTip:
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -244,7 +274,10 @@ class ChainTip:
 
     def head(self) -> dict[str, Any] | None:
         """The last opened file and its last whole entry now (seq, hash); None for a new chain."""
-        name = os.pread(self._fd, 4096, 0).decode("utf-8", "replace").strip()
+        lines = os.pread(self._fd, 4096, 0).decode("utf-8", "replace").split("\n")
+        name = lines[0].strip()
+        # a chain's id, made when its tip is: a second chain on one machine says it is a new one
+        self.chain = lines[1].strip() if len(lines) > 1 and lines[1].strip() else secrets.token_hex(8)
         if not name:
             return None
         line = _last_line(self.directory / name)
@@ -258,8 +291,65 @@ class ChainTip:
 
     def move_to(self, name: str) -> None:
         os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, name.encode("utf-8") + b"\n", 0)
+        os.pwrite(self._fd, f"{name}\n{self.chain}\n".encode(), 0)
         os.fsync(self._fd)
+
+    def live(self, name: str) -> Live:
+        return Live(self.path.with_name(self.path.name + ".live"), name)
+
+    def crashed(self, own: str) -> list[str]:
+        """The files whose writer died before completing them (its marker's lock is free)."""
+        folder = self.path.with_name(self.path.name + ".live")
+        found = []
+        for marker in sorted(folder.iterdir()) if folder.is_dir() else []:
+            try:
+                fd = os.open(marker, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # its writer is alive
+            finally:
+                name = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+                os.close(fd)
+            if name and name != own:
+                found.append(name)
+            with suppress(OSError):
+                marker.unlink()
+        return found
+
+
+class Live:
+    """A marker held (``flock``) while a process writes its file; released when the file is complete."""
+
+    def __init__(self, folder: Path, name: str):
+        folder.mkdir(exist_ok=True)
+        self.path = folder / f"{_safe(name)}.marker"
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        os.write(self._fd, name.encode("utf-8") + b"\n")
+
+    def release(self) -> None:
+        with suppress(OSError):
+            self.path.unlink()
+        os.close(self._fd)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _last_signed(path: Path) -> int:
+    """The seq of the file's last entry carrying a signature (0: none)."""
+    last = 0
+    for entry in entries(_read(path)):
+        if "sig" in entry and isinstance(entry.get("seq"), int):
+            last = entry["seq"]
+    return last
 
 
 def _last_line(path: Path) -> bytes | None:

@@ -8,6 +8,7 @@ Real crawls in subprocesses against the demo server, whose log is the evidence o
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from scrapy_walsh.demo.access_log import combined_log
+from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import reading
 from tests.e2e.test_outputs import small_disk  # noqa: F401 - the fixture: a real 32 KiB tmpfs
 from tests.helpers import GATES_SPIDER, crawl_targets, run_scrapy
@@ -49,27 +51,31 @@ def _seen(site) -> Counter:
     return Counter((r["method"], r["path"], r["host"]) for r in site.requests)
 
 
-def test_a_request_on_the_wire_at_kill_9_is_journaled_and_match_pairs_it(project, demo_site):
-    journal = project / "journal"
-    _journal_at(project, journal)
+def _killed_while_held(project: Path, demo_site, held: str) -> None:
+    """A crawl of ``held`` (a page the server holds), SIGKILLed while the request is on the wire."""
     (project / "plainproj" / "spiders" / "gates.py").write_text(GATES_SPIDER)
-    held = "/page/1?latency=4"
-    urls = [demo_site.url("open", held)]
     crawl = subprocess.Popen(
-        [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls)],
+        [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + demo_site.url("open", held)],
         cwd=project,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 120
-        while demo_site.arrived("open", "/page/1") == 0:  # the server holds it: the request is on the wire
+        while demo_site.arrived("open", held.split("?")[0]) == 0:  # the server holds it: on the wire
             assert time.monotonic() < deadline and crawl.poll() is None, "the crawl did not send the page"
             time.sleep(0.02)
         os.kill(crawl.pid, signal.SIGKILL)
     finally:
         crawl.wait(timeout=30)
     assert crawl.returncode == -signal.SIGKILL
+
+
+def test_a_request_on_the_wire_at_kill_9_is_journaled_and_match_pairs_it(project, demo_site):
+    journal = project / "journal"
+    _journal_at(project, journal)
+    held = "/page/1?latency=4"
+    _killed_while_held(project, demo_site, held)
     deadline = time.monotonic() + 10
     while not demo_site.requests_for("open", path=held):  # the server logs it once it has answered
         assert time.monotonic() < deadline, "the demo server never logged the held request"
@@ -85,6 +91,25 @@ def test_a_request_on_the_wire_at_kill_9_is_journaled_and_match_pairs_it(project
     matched = run_scrapy(["walsh", "journal", "match", "--host", HOST, str(log)], cwd=project)
     assert matched.returncode == 0, matched.stdout + matched.stderr
     assert "0 with our User-Agent are NOT in the journal" in matched.stdout
+
+
+def test_a_signed_crawl_killed_with_kill_9_is_recovered_by_the_next_crawl(project, demo_site, tmp_path):
+    key = tmp_path / "walsh.pem"
+    assert run_scrapy(["walsh", "keys", "generate", str(key)], cwd=tmp_path).returncode == 0
+    agent = demo_site.publish_directory(webbotauth.directory([webbotauth.load_private_key(key)]))
+    journal = project / "journal"
+    with (project / "plainproj" / "settings.py").open("a") as settings:
+        settings.write(f"\nWALSH_SIGNING_KEY = {str(key)!r}\nWALSH_SIGNATURE_AGENT = {agent!r}\n")
+    _journal_at(project, journal)
+    _killed_while_held(project, demo_site, "/page/1?latency=4")
+    verify = ["walsh", "journal", "verify", str(journal), "--key", f"{key}.pub"]
+    crashed = run_scrapy(verify, cwd=project)
+    assert crashed.returncode == 1 and "not covered by a head the key signed" in crashed.stdout, crashed.stdout
+    again = run_scrapy(["crawl", "gates", "-a", "urls=" + demo_site.url("open", "/page/2")], cwd=project)
+    assert again.returncode == 0, again.stderr[-2000:]
+    recovered = run_scrapy(verify, cwd=project)
+    assert recovered.returncode == 0 and "verified:" in recovered.stdout, recovered.stdout + recovered.stderr
+    assert re.search(r"entries \d+ to \d+ \(\d+ entries\) recovered after a crash at 20", recovered.stdout)
 
 
 def _unusable(tmp_path: Path, how: str) -> Path:

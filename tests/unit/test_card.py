@@ -120,3 +120,26 @@ def test_a_crawl_looser_than_its_card_is_a_finding(key):
     assert "key other, which the card does not list" in finding
     (finding,) = agent_card.findings(published, interval=2.0, purposes=["search"], **{**same, "token": "OtherBot"})
     assert "product token is 'OtherBot'" in finding
+
+
+def test_with_the_bots_public_url_the_card_names_itself_and_its_key_directory(key):
+    document = ours(key, base_url="https://wal.sh/bot/")
+    assert schema_errors(CARD_SCHEMA, document) == [] and agent_card.validate(document) == []
+    assert document["client_id"] == "https://wal.sh/bot/.well-known/signature-agent-card.json"
+    assert document["jwks_uri"] == "https://wal.sh/bot/.well-known/http-message-signatures-directory"
+    assert "jwks" not in document  # RFC 7591: never both
+    assert "client_id" not in ours(key, base_url=None) and "client_id" not in ours(key, base_url="public/")
+
+
+def test_the_bot_page_links_its_client_ranges_and_says_it_renders_nothing():
+    from scrapy_walsh.identity import bot_page
+
+    facts = bot_page.BotFacts(
+        token="WalshBot", user_agent="UA", interval=1.0, purposes=("search",), operator="W", contact="b@w",
+        policy=None, keyids=(), ip_ranges=("192.0.2.0/24",), heads=0,
+    )  # fmt: skip
+    page = bot_page.render(facts)
+    assert '<link rel="client-ranges" href="ips.json" type="application/json">' in page
+    assert 'rel="client-ranges"' in page.split("</head>")[1]  # the visible link too
+    assert "does not render pages" in page
+    assert 'rel="client-ranges"' not in bot_page.render(facts.__class__(**{**facts.__dict__, "ip_ranges": ()}))

@@ -85,3 +85,42 @@ def test_the_banner_says_what_was_checked_and_never_styles_less_as_verified(tmp_
     broken = report.banner(verify_path(signed, keys), "--key walsh.pub")
     assert broken.state == "failed" and broken.words.startswith("FAILED")
     assert 'data-verification="failed"' in report.report_html(_host(signed), broken, "UA")
+
+
+def _view(rows):
+    """A host's sends: (start, seconds to answer, status, interval applied, why)."""
+    from scrapy_walsh.journal.reading import HostView
+
+    sends = [
+        {"kind": "send", "t": DAY + t, "settled": DAY + t + took, "status": status, "interval": interval, "why": why,
+         "method": "GET", "url": f"http://a.test/p/{i}", "seq": i}
+        for i, (t, took, status, interval, why) in enumerate(rows)
+    ]  # fmt: skip
+    return HostView("a.test", sends=sends)
+
+
+def test_a_pause_is_named_by_its_cause_slow_answer_error_answer_or_retry_after():
+    view = _view(
+        [
+            (0, 2.5, 200, 1, "floor"),
+            (4.5, 0.1, 503, 2, "backoff"),  # after a slow 200
+            (8, 0.1, 200, 4, "backoff"),  # after the 503
+            (30, 0.1, 429, 1, "floor"),
+            (60, 0.1, 200, 30, "retry-after"),
+        ]
+    )
+    words = [row.why_words() for row in report.rows(view)]
+    assert "slow answer" in words[1] and "2.5 s" in words[1] and "error" not in words[1], words[1]
+    assert "after an error answer (503)" in words[2], words[2]
+    assert "your Retry-After" in words[4], words[4]
+
+
+def test_idle_time_between_crawls_is_a_break_not_the_height_of_the_chart():
+    first = [(float(i), 0.1, 200, 1, "floor") for i in range(5)]
+    second = [(3600.0 + i, 0.1, 200, 1, "floor") for i in range(5)]
+    svg = report.timeline_svg(_view(first + second))
+    ticks = [float(t.split(">")[1].split(" s<")[0]) for t in svg.split('class="y-tick"')[1:]]
+    assert max(ticks) < 5, ticks  # the 1 s gaps fill the height, not the hour between the crawls
+    assert svg.count('class="idle-break"') == 1 and "idle 59 min" in svg, svg
+    xs = [float(c.split('cx="')[1].split('"')[0]) for c in svg.split("<circle")[1:]]
+    assert len(xs) == 8 and xs[3] - xs[0] > 200 and xs[-1] - xs[4] > 200, xs  # both crawls at full width

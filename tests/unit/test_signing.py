@@ -99,7 +99,7 @@ def test_known_answer_signature_verifies_against_the_independent_base(rfc_key):
     created = datetime.datetime(2026, 11, 23, 9, 0, tzinfo=datetime.UTC)
     url = "https://Example.COM:443/robots.txt"
     headers = {"User-Agent": "Mozilla/5.0 (compatible; Walsh-Research/1.0; +https://wal.sh/bot/)"}
-    signed = webbotauth.sign_request(rfc_key, "GET", url, headers, AGENT, created=created)
+    signed = webbotauth.sign_request(rfc_key, "GET", url, headers, AGENT, created=created, form="dictionary")
     assert signed.signature_agent == f'sig1="{AGENT}"'
     assert signed.signature_input == (
         'sig1=("@method" "@authority" "@path" "signature-agent";key="sig1")'
@@ -116,6 +116,22 @@ def test_known_answer_signature_verifies_against_the_independent_base(rfc_key):
     rfc_key.public_key().verify(signature_bytes(signed.signature), base)  # raises if it does not verify
     assert signature_bytes(signed.signature) == rfc_key.sign(base)  # deterministic: the exact bytes
     assert headers == {"User-Agent": headers["User-Agent"]}  # the caller's headers are left alone
+
+
+def test_the_default_string_form_covers_the_whole_field_as_deployed_verifiers_do(rfc_key):
+    """The default: ``Signature-Agent: "URL"``, covered whole, so a verifier that signs a field's
+    whole value whatever its parameters (npm web-bot-auth) computes the same base as RFC 9421."""
+    created = datetime.datetime(2026, 11, 23, 9, 0, tzinfo=datetime.UTC)
+    url = "https://example.com/robots.txt"
+    signed = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT, created=created)
+    assert signed.signature_agent == f'"{AGENT}"'
+    assert signed.signature_input.startswith('sig1=("@method" "@authority" "@path" "signature-agent");')
+    base = rfc_base("GET", url, signed.as_dict(), signed.signature_input)
+    assert base.decode().splitlines()[3] == f'"signature-agent": "{AGENT}"'
+    rfc_key.public_key().verify(signature_bytes(signed.signature), base)
+    live = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT)
+    keys = webbotauth.directory_keys(webbotauth.directory([rfc_key]))
+    assert webbotauth.verify_request("GET", url, live.as_dict(), keys).signature_agent == AGENT
 
 
 def test_a_tampered_header_fails_both_verifiers(rfc_key):
