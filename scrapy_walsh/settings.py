@@ -326,7 +326,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         '`"string"`: `Signature-Agent: "URL"`, covered whole as `"signature-agent"`, which strict '
         "RFC 9421 verifiers, Cloudflare's and the npm `web-bot-auth` library all verify. "
         '`"dictionary"`: the current draft\'s `Signature-Agent: sig1="URL"`, covered as '
-        '`"signature-agent";key="sig1"`, which `web-bot-auth` rejects (docs/verifiable-identity.md).',
+        '`"signature-agent";key="sig1"`, which `web-bot-auth` rejects '
+        "([verifiable identity](../verifiable-identity.md)).",
     ),
     WalshSetting(
         "WALSH_MAX_BODY_BYTES",

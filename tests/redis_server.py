@@ -70,7 +70,8 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
+        # a loaded machine (the suite beside other work) can take more than 10 s to start it
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.ping():
                 return self
