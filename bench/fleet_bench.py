@@ -32,6 +32,7 @@ the time of 1, zero violations. Figures, not a test (bench/README.md).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -122,6 +123,8 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
     for k, log in enumerate(logs):
         (work / f"crawl_{k}.log").write_text(log)
     log = list(server.log)
+    # what the server saw, for a trace of each process's share of the span (fleet_trace below)
+    (work / "server.json").write_text(json.dumps({"started": started, "log": log}))
     trips = 0
     for text in logs:
         match = re.search(r"'walsh/store/round_trips': (\d+)", text)

@@ -199,13 +199,20 @@ def make_project(root: Path, settings: str) -> Path:
 
 
 def crawl(
-    project: Path, hosts: int, port: int, seconds: float, shard: int = 0, of: int = 1, profile: str | None = None
+    project: Path,
+    hosts: int,
+    port: int,
+    seconds: float,
+    shard: int = 0,
+    of: int = 1,
+    profile: str | None = None,
+    pages: int = PAGES,
 ) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
     # one state directory per crawl: the default store is per identity per machine,
     # and a bench run must neither read nor leave the user's ledger
     env["XDG_STATE_HOME"] = str(project / "state")
-    args = [f"hosts={hosts}", f"port={port}", f"pages={PAGES}", f"shard={shard}", f"of={of}"]
+    args = [f"hosts={hosts}", f"port={port}", f"pages={pages}", f"shard={shard}", f"of={of}"]
     profiler = ["-m", "cProfile", "-o", profile] if profile and profile.endswith(".prof") else []
     tracer = ["strace", "-f", "-c", "-o", profile, "-e", "trace=fsync,fdatasync"] if profile and not profiler else []
     command = [*tracer, sys.executable, *profiler, "-m", "scrapy", "crawl", "scale"]
@@ -230,14 +237,22 @@ def rate(log: list[tuple[str, str, float]]) -> float:
 
 
 def run_one(
-    variant: str, hosts: int, seconds: float, root: Path, profile: str | None = None, extra: str = "", label: str = ""
+    variant: str,
+    hosts: int,
+    seconds: float,
+    root: Path,
+    profile: str | None = None,
+    extra: str = "",
+    label: str = "",
+    pages: int = PAGES,
 ) -> dict:
     work = root / f"{variant}_{hosts}{'_signed' if 'SIGNING' in extra else ''}{label}"
     server = BenchServer(BENCH_IP, LATENCY)
     try:
         with DemoSite(hosts=["ops"]) as site:
             project = make_project(work, settings_for(variant, site) + extra)
-            process = crawl(project, hosts, server.port, seconds, profile=profile)
+            started = time.monotonic()
+            process = crawl(project, hosts, server.port, seconds, profile=profile, pages=pages)
             cpu = CpuSampler(process.pid)
             code, rss = wait_rss(process)
             cpu.join()
@@ -245,6 +260,7 @@ def run_one(
         server.stop()
     log = list(server.log)
     times = [t for *_, t in log] or [0.0]
+    first = min(times) if log else None
     text = (project / "crawl_0.log").read_text()
     counted = {k: int(m.group(1)) if (m := re.search(rf"'walsh/store/{k}': (\d+)", text)) else 0 for k in STORE_COUNTS}
     journal = re.search(r"'walsh/journal/cpu_seconds': ([\d.e-]+)", text)
@@ -261,6 +277,11 @@ def run_one(
         "rss": rss,
         "violations": len(violations(log)),
         "exit": code,
+        # from the process's start to the first request the server saw: the wall clock, and the CPU it took
+        "first_s": None if first is None else first - started,
+        "first_cpu_s": None if first is None else cpu.between(started, first),
+        "cpu_total_s": cpu.between(started, time.monotonic()),
+        "duplicates": len(log) - len({(host, path) for host, path, _ in log}),
         **{k: v / max(1, len(log)) for k, v in counted.items()},
         "project": project,
     }
@@ -430,6 +451,45 @@ def pairs(sizes: list[int], seconds: float, rounds: int, root: Path) -> None:
         )
 
 
+def _size(path: Path) -> int:
+    """Bytes under ``path`` (a file, or every file of a directory)."""
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def million(hosts: int, seconds: float, root: Path, baseline: int = 1000) -> None:
+    """(a) over ``baseline`` hosts x 2 pages, then over ``hosts`` hosts x 1 page (one start request
+    per host), each boxed at ``seconds``, in the same run: the time to the first request (wall and
+    CPU), peak RSS, req/s and CPU per request over the box, the state store's and the journal's
+    size after it, violations and duplicate fetches."""
+    print(
+        f"load average at start: {os.getloadavg()[0]:.2f}; each crawl boxed at {seconds:.0f} s, "
+        f"{LATENCY * 1000:.0f} ms loopback server"
+    )
+    header = (
+        f"{'hosts x pages':>15} | {'first req s (CPU s)':>19} | {'RSS MiB':>7} | {'requests':>8} | {'req/s':>6} | "
+        f"{'CPU ms/req':>10} | {'late CPU ms/req':>15} | {'store MiB':>9} | {'journal MiB':>11} | "
+        f"{'viol':>4} | {'dup':>3} | exit"
+    )
+    print(header)
+    print("-" * len(header))
+    for count, pages in ((baseline, PAGES), (hosts, 1)):
+        run = run_one("a", count, seconds, root, pages=pages, label=f"_x{pages}")
+        state = run["project"] / "state" / "scrapy-walsh"
+        store = sum(_size(p) for p in state.glob("*.sqlite3*"))
+        journal = sum(_size(p) for p in state.glob("*.journal"))
+        first = "none" if run["first_s"] is None else f"{run['first_s']:.1f} ({run['first_cpu_s']:.1f})"
+        print(
+            f"{f'{count} x {pages}':>15} | {first:>19} | {run['rss'] / 1024:>7.0f} | {run['requests']:>8} | "
+            f"{run['rate']:>6.1f} | {run['cpu_ms']:>10.2f} | {run['late_cpu_ms']:>15.2f} | "
+            f"{store / 2**20:>9.1f} | {journal / 2**20:>11.1f} | {run['violations']:>4} | {run['duplicates']:>3} | "
+            f"{run['exit']}",
+            flush=True,
+        )
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", default="100,1000,10000,50000")
@@ -447,7 +507,17 @@ def main() -> None:
     parser.add_argument(
         "--journal-cost", action="store_true", help="only (a): journal off, on and signed, interleaved: its CPU"
     )
+    parser.add_argument(
+        "--million",
+        metavar="N",
+        type=int,
+        help="only (a): 1,000 hosts x 2 pages, then N hosts x 1 page, each boxed: first request, RSS, store size",
+    )
     args = parser.parse_args()
+    if args.million:
+        root = Path(args.workdir or tempfile.mkdtemp(prefix="scale_million_"))
+        million(args.million, args.seconds, root)
+        return
     if args.journal_cost:
         root = Path(args.workdir or tempfile.mkdtemp(prefix="scale_journal_"))
         journal_cost([int(n) for n in args.hosts.split(",")], args.seconds, root)

@@ -302,6 +302,14 @@ class CrawlClosing(WalshDropped):
     the journal's own stats, not as a denial: it is no verdict on the URL."""
 
 
+class CrawlStopping(CrawlClosing):
+    """Not sent: the crawl is stopping (Ctrl-C, SIGTERM, a fault, a ``CLOSESPIDER_*`` limit) and the
+    request's wait ended with it, or it reached the checkpoint after the stop. No verdict on the
+    URL and nothing recorded as fetched: a target goes back to the scheduler, where a graceful stop
+    leaves what it did not send (kept in ``JOBDIR`` when there is one); only an own fetch ends
+    with this exception."""
+
+
 class NotSent(WalshDropped):
     """Explain's dry run: every gate and the checkpoint let the target through; it was not sent.
     ``wait`` is how long its host's slot is still taken (evaluated, not reserved)."""
@@ -323,7 +331,7 @@ class RobotsTxtForbidden(WalshDropped):
 
 
 #: The package's other drops (not a gate's verdict), for the reference docs.
-NOT_SENT: tuple[type[WalshDropped], ...] = (CrawlClosing, NotSent, OfflineNotSent, RobotsTxtForbidden)
+NOT_SENT: tuple[type[WalshDropped], ...] = (CrawlClosing, CrawlStopping, NotSent, OfflineNotSent, RobotsTxtForbidden)
 
 
 class NotYourTurn(Exception):  # noqa: N818 - not an error: "wait, then ask again"

@@ -50,9 +50,12 @@ class ProcessState:
         self.beats: dict[str, float] = {}
         self.lapsed: set[str] = set()
         self.unsure: dict[tuple[str, str], str] = {}
-        # store.waiting: a stop signal arrived; store calls under way on the main thread
+        # store.waiting: a stop signal arrived; store calls under way on the main thread; the
+        # requests' waits, each one's deferred -> (its timer, its crawler); the crawlers closing
         self.stopping = threading.Event()
         self.store_calls = 0
+        self.rests: dict[Deferred[bool], tuple[DelayedCall, object]] = {}
+        self.closing: weakref.WeakSet[object] = weakref.WeakSet()
         # exit_status: the crawls that failed after they started (crawler -> the messages said),
         # and the crawls whose engine has stopped
         self.failures: weakref.WeakKeyDictionary[Crawler, list[str]] = weakref.WeakKeyDictionary()

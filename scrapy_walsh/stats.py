@@ -622,6 +622,13 @@ STATS: tuple[Stat, ...] = (
         "Requests dropped, unsent, because the state store was unavailable while the crawl was stopping.",
     ),
     Stat(
+        "walsh/stopping/unsent",
+        "Requests not sent because the crawl was stopping: their wait (a host's slot or pause, a robots.txt "
+        "another process fetched) ended at the stop, or they reached the checkpoint after it. A target went "
+        "back to the scheduler (kept in `JOBDIR` when set), an own fetch was dropped; nothing is recorded as "
+        "fetched: the next run sends them.",
+    ),
+    Stat(
         "walsh/blocklist/stored_schema",
         "Which schema the stored list passed when re-adopted: `adopted` (the one it was adopted with, "
         "kept with it) or `bundled`.",

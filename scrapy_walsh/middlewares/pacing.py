@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.exceptions import CrawlClosing, CrawlDelayExceedsCap, DecisionStale, HostPaused, NotYourTurn, refuse
+from scrapy_walsh.exceptions import (
+    CrawlClosing,
+    CrawlDelayExceedsCap,
+    CrawlStopping,
+    DecisionStale,
+    HostPaused,
+    NotYourTurn,
+    refuse,
+)
 from scrapy_walsh.policy.pacing import asked_ratelimit
 from scrapy_walsh.policy.vocabulary import CRAWL_DELAY_EXCEEDS_CAP, HOST_PAUSED_BEYOND_MAX_DELAY, IntervalWhy
 from scrapy_walsh.sending import admission
@@ -24,7 +32,7 @@ from scrapy_walsh.sending.decision_inputs import PACE, Generations
 from scrapy_walsh.sending.pacer import SharedPacer, back_to_scheduler
 from scrapy_walsh.sending.request_meta import request_host
 from scrapy_walsh.store import StateStoreError, StoreUnavailable
-from scrapy_walsh.store.waiting import sleep
+from scrapy_walsh.store.waiting import closing, rest, unsent
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -83,7 +91,8 @@ class PacingMiddleware:
             # then ask again: another process may take the slot first, or a pause arrive
             self.stats.inc_value("walsh/pacing/wait_seconds", wait)  # type: ignore[arg-type]  # a float stat
             self.politeness.announce_wait(host, wait)
-            await sleep(wait)
+            if not await rest(self.crawler, wait):
+                raise unsent(self.crawler, request.url)
         self.stats.set_value(f"walsh/pacing/interval/{host}", round(self.pacer.interval(host), 3))
         # a pause of the host from now until the send is read again at the checkpoint
         self.generations.note(request, PACE, self.politeness.key(host))
@@ -137,6 +146,10 @@ class PacingMiddleware:
     async def process_exception(
         self, request: Request, exception: Exception, spider: Spider | None = None
     ) -> Request | None:
+        if isinstance(exception, CrawlStopping):
+            # a gate's wait ended at the stop, or the checkpoint met it: a target goes back to the
+            # scheduler, with the requests a graceful stop leaves there; an own fetch is dropped
+            return None if admission.own_fetch_kind(request) is not None else back_to_scheduler(request)
         if isinstance(exception, StoreUnavailable):
             return await self._store_unavailable(request, exception)
         if isinstance(exception, StateStoreError):  # the store's failure stops the crawl (open_crawl_store)
@@ -168,7 +181,8 @@ class PacingMiddleware:
             return copy
         self.stats.inc_value("walsh/pacing/wait_seconds", exc.wait)  # type: ignore[arg-type]  # a float stat
         self.politeness.announce_wait(exc.host, exc.wait)
-        await sleep(exc.wait)
+        if not await rest(self.crawler, exc.wait):
+            raise unsent(self.crawler, request.url)
         if admission.own_fetch_kind(request) is not None:
             return request  # engine.download_async downloads it again as is (no scheduler)
         return back_to_scheduler(request)
@@ -177,13 +191,12 @@ class PacingMiddleware:
         """Nothing was sent (a gate or the reservation could not reach the store): back to
         the scheduler after a wait the reactor is free during, or dropped once the crawl
         is stopping."""
-        if self.crawler.crawling:
+        if not closing(self.crawler):
             self.stats.inc_value("walsh/store/unavailable")
-            await sleep(STORE_RETRY)
-        if not self.crawler.crawling:
-            self.stats.inc_value("walsh/store/dropped_unsent")
-            raise CrawlClosing(f"not sent: the crawl is stopping and {exc}")
-        return back_to_scheduler(request)
+            if await rest(self.crawler, STORE_RETRY):
+                return back_to_scheduler(request)
+        self.stats.inc_value("walsh/store/dropped_unsent")
+        raise CrawlClosing(f"not sent: the crawl is stopping and {exc}")
 
     def _check_cap(self, request: Request, host: str) -> None:
         delay = self.politeness.capped_delay(host)

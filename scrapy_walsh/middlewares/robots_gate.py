@@ -44,7 +44,7 @@ from scrapy_walsh.sending.pacer import SharedPacer
 from scrapy_walsh.sending.request_meta import request_host, request_parts
 from scrapy_walsh.settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
 from scrapy_walsh.store import fetching
-from scrapy_walsh.store.waiting import sleep
+from scrapy_walsh.store.waiting import closing, rest, unsent
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -120,6 +120,9 @@ class RobotsMiddleware(StatefulGate):
         waited = robots is None
         if robots is None:
             robots = await self.robots_for(request)
+            if closing(self.crawler):
+                # the crawl stopped while this waited (its fetch was not sent): no verdict on it
+                raise unsent(self.crawler, request.url)
         self.generations.note(request, ROBOTS, origin)
         crawl_delay, request_rate = robots.crawl_delay(self.token), robots.request_rate(self.token)
         # R4: the selected group's Crawl-delay / Request-rate pace this host from now on
@@ -220,7 +223,8 @@ class RobotsMiddleware(StatefulGate):
         """Another process of the identity is fetching this robots.txt: its stored copy."""
         deadline = time.monotonic() + fetching.CLAIM_TTL
         while time.monotonic() < deadline and fetching.held(self.store, f"robots {origin}"):
-            await sleep(fetching.POLL)
+            if not await rest(self.crawler, fetching.POLL):
+                break
         return self._from_store(origin)
 
     def _usable(self, origin: str, host: str) -> OriginRobots | None:

@@ -55,7 +55,7 @@ from scrapy_walsh.sending.header_bound import bound_headers, over_bound
 from scrapy_walsh.sending.pacer import SharedPacer
 from scrapy_walsh.sending.request_meta import request_host
 from scrapy_walsh.settings import DOWNLOAD_TIMEOUT_FLOOR
-from scrapy_walsh.store import StoreUnavailable, leases
+from scrapy_walsh.store import StoreUnavailable, leases, waiting
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -167,7 +167,10 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         return host
 
     def prepare(self, request: Request, host: str) -> send_gate.Send:
-        """Under the lock: the decision still holds, the host's slot is reserved, the request signed."""
+        """Under the lock: the crawl is not stopping, the decision still holds, the host's slot is
+        reserved, the request signed."""
+        if waiting.closing(self.crawler):
+            raise waiting.unsent(self.crawler, request.url)  # it waited for the lock while the crawl stopped
         if (kind := self.generations.moved(request)) is not None:
             # prepared while another request was on the network, and since then its origin's
             # robots.txt, the operator's list or its host's pause changed: never sent on the old

@@ -377,3 +377,7 @@ class PolitenessAwarePriorityQueue(DownloaderAwarePriorityQueue):
     def __len__(self) -> int:
         """O(1): Scrapy asks on every engine loop (its own queue sums over every host)."""
         return self._count
+
+    def hosts(self) -> int:
+        """How many hosts have requests waiting here."""
+        return len(self.pqueues)

@@ -136,6 +136,7 @@ def _hold(crawler: Crawler, store: StateStore, separate: bool) -> None:
         loops.append(create_looping_call(beat))  # once the reactor (or asyncio loop) runs
         loops[0].start(leases.HEARTBEAT, now=False)
         waiting.watch_stop_signals()  # Scrapy's handlers are in place: a store call never deafens them
+        waiting.watch_close(crawler)  # no request's wait holds the engine's close
 
     def stopped() -> None:
         _release(store, presence, crawl, loops)

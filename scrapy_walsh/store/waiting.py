@@ -1,9 +1,10 @@
-"""Waiting for an unavailable state store without holding the reactor, or a stop signal.
+"""Waiting without holding the reactor, and never past the crawl's stop.
 
-:func:`when_available` asks again while the reactor runs, until the crawl is stopping.
+:func:`rest` is a request's wait (a host's slot, a pause, the store) that ends at once when the
+engine starts closing the spider (:func:`watch_close`), so one Ctrl-C stops a crawl whatever its
+hosts wait for. :func:`when_available` asks an unavailable store again until the crawl stops.
 :func:`watch_stop_signals` gives a waiting store call up at once on SIGINT or SIGTERM
-(:class:`Interrupted`), and once :func:`stopping`, a store that failed is not asked again.
-docs/fleet.md says why.
+(:class:`Interrupted`). docs/fleet.md says why.
 """
 
 from __future__ import annotations
@@ -14,17 +15,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from scrapy_walsh.exceptions import CrawlStopping
 from scrapy_walsh.process import PROCESS
 from scrapy_walsh.store.base import StoreUnavailable
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from twisted.internet.base import DelayedCall
+    from twisted.internet.defer import Deferred
 
 T = TypeVar("T")
 
 #: Seconds between two attempts while the store is unavailable.
 PAUSE = 1.0
+#: Stats: requests not sent because the crawl was stopping (their wait ended, or they met the checkpoint).
+UNSENT = "walsh/stopping/unsent"
 
 
 async def sleep(seconds: float) -> None:
@@ -44,6 +49,67 @@ def call_later(seconds: float, call: Callable[[], object]) -> DelayedCall:
     return reactor.callLater(seconds, call)
 
 
+async def rest(crawler: Crawler, seconds: float) -> bool:
+    """Wait ``seconds`` on the reactor for ``crawler``: True once they passed; False as soon as the
+    crawl is closing (:func:`closing`), at once when it already was. A request waiting for its
+    host's slot or pause holds the engine's close until its wait ends: this one ends with it."""
+    from scrapy.utils.defer import maybe_deferred_to_future
+    from twisted.internet.defer import Deferred
+
+    if closing(crawler):
+        return False
+    done: Deferred[bool] = Deferred()
+    timer = call_later(seconds, lambda: _end(done, True))
+    PROCESS.rests[done] = (timer, crawler)
+    try:
+        return await maybe_deferred_to_future(done)
+    finally:
+        PROCESS.rests.pop(done, None)
+
+
+def closing(crawler: Crawler) -> bool:
+    """The engine has begun closing ``crawler``'s spider (a stop signal, a fault, Scrapy's own
+    close), or the crawler is stopping: nothing more is sent."""
+    return crawler in PROCESS.closing or not crawler.crawling
+
+
+def unsent(crawler: Crawler, url: str) -> CrawlStopping:
+    """What a request not sent because the crawl is closing raises (counted as :data:`UNSENT`)."""
+    if crawler.stats is not None:
+        crawler.stats.inc_value(UNSENT)
+    return CrawlStopping(f"not sent: the crawl is stopping ({url})")
+
+
+def end_rests(crawler: Crawler) -> None:
+    """The crawl is closing: every :func:`rest` of ``crawler`` ends now (False), and every later one at once."""
+    PROCESS.closing.add(crawler)
+    for done, (timer, owner) in list(PROCESS.rests.items()):
+        if owner is crawler:
+            del PROCESS.rests[done]
+            if timer.active():
+                timer.cancel()
+            _end(done, False)
+
+
+def _end(done: Deferred[bool], passed: bool) -> None:
+    if not done.called:
+        done.callback(passed)
+
+
+def watch_close(crawler: Crawler) -> None:
+    """End the crawl's rests the moment its engine begins closing the spider, whatever asked
+    (Ctrl-C, SIGTERM, a fault, a ``CLOSESPIDER_*`` limit): every way goes through the engine's
+    ``close_spider_async``, which then waits for the requests in the downloader."""
+    engine = crawler.engine
+    close = engine.close_spider_async
+
+    async def close_spider_async(*, reason: str = "cancelled") -> None:
+        end_rests(crawler)
+        await close(reason=reason)
+
+    engine.close_spider_async = close_spider_async  # type: ignore[method-assign]
+
+
 async def when_available(crawler: Crawler, call: Callable[[], T], pause: float = PAUSE) -> T:
     """``call()``, asked again every ``pause`` s while it raises ``StoreUnavailable`` and
     the crawl runs; the error itself once the crawl is stopping."""
@@ -51,9 +117,8 @@ async def when_available(crawler: Crawler, call: Callable[[], T], pause: float =
         try:
             return call()
         except StoreUnavailable:
-            if not crawler.crawling:
+            if not await rest(crawler, pause):
                 raise
-            await sleep(pause)
 
 
 def stopping() -> bool:
