@@ -65,9 +65,9 @@ def _site():
     return f"{name}:{frame.f_code.co_name}"
 
 
-def _counted(self, what, fn):
+def _counted(self, what, fn, kind=None):
     _COUNTS[f"{what} <- {_site()}"] += 1
-    return _call(self, what, fn)
+    return _call(self, what, fn, kind)
 
 
 RedisStore._call = _counted
