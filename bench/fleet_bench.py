@@ -1,7 +1,7 @@
 """Fleet mode: throughput of 1, 2 and 4 crawler processes sharing one Redis.
 
     .venv/bin/python bench/fleet_bench.py [--workdir DIR] [--overlap] [--hosts 100] [--pages 3]
-                                          [--processes 1,2,4] [--breakdown]
+                                          [--processes 1,2,4] [--breakdown] [--web]
 
 100 hosts x 3 pages, every answer delayed 100 ms, so that a single process is bound by
 latency (one request at a time per process) and not by per-host spacing: this is where
@@ -10,6 +10,12 @@ more processes help. The 100 host names (``h000.fleet-bench.test`` ...) all reso
 and the pages, and logs each request's Host and arrival time. Pacing is per host name,
 so 100 names are 100 hosts to the crawler. The operator blocklist comes from the demo
 site's ``ops`` host.
+
+``--web`` gives every answer its own log-normal latency instead (the latency bench's: median
+150 ms, fixed per host and path), as on the web. Printed per run besides: each process's busy
+share (its CPU seconds over the crawl time), and the Redis commands and Redis CPU per request
+(the server's own account, less what an idle Redis spends in the same time; in brackets the part
+spent running the commands, the rest being I/O and the append-only file's fsync).
 
 Two times per run: the crawl time (server clock, first to last request the fleet sent:
 what more processes can shorten) and the wall time (launch to last exit, which adds
@@ -45,7 +51,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import redis  # noqa: E402
 from _loopback import TRIPS, BenchServer, print_trip_sites, resolver_source, trip_sites, violations  # noqa: E402
+from latency_bench import MEDIAN, LatencyServer  # noqa: E402
 
 from scrapy_walsh.demo import DemoSite  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
@@ -79,23 +87,51 @@ def make_project(root: Path, site: DemoSite, redis_url: str, breakdown: bool = F
     return project
 
 
-def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bool = False) -> dict:
+def redis_costs(url: str) -> dict:
+    """What the run's Redis spent in all: its CPU seconds, and the commands it ran."""
+    client = redis.Redis.from_url(url)
+    try:
+        cpu, commands = client.info("cpu"), client.info("commandstats")
+    finally:
+        client.close()
+    ours = [v for k, v in commands.items() if k != "cmdstat_info"]
+    return {
+        "cpu": float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]),
+        "commands": sum(int(v["calls"]) for v in ours),
+        # the time spent running the commands themselves (scripts included), not in I/O or fsync
+        "running": sum(int(v["usec"]) for v in ours) / 1e6,
+    }
+
+
+def idle_redis_cpu(root: Path, seconds: float = 10.0) -> float:
+    """CPU seconds per second of a Redis with no client (its timers, its append-only file):
+    taken off each run's Redis CPU, so what is left is what the requests cost."""
+    with RedisServer(root / "idle") as server:
+        before = redis_costs(server.url)["cpu"]
+        time.sleep(seconds)
+        return (redis_costs(server.url)["cpu"] - before) / seconds
+
+
+def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bool = False, web: bool = False) -> dict:
     work = root / f"run_{n}"
     work.mkdir(parents=True, exist_ok=True)
-    server = BenchServer(BENCH_IP, LATENCY)
+    # --web: every answer after its own log-normal latency (the latency bench's), no host hanging
+    server = LatencyServer(BENCH_IP, 0.0) if web else BenchServer(BENCH_IP, LATENCY)
     try:
         with RedisServer(work / "redis") as redis, DemoSite(hosts=["ops"]) as site:
+            alive = time.monotonic()
             project = make_project(work, site, redis.url, breakdown)
-            names = [f"h{i:03d}.{DOMAIN}" for i in range(hosts)]
+            names = [f"h{i:05d}.{DOMAIN}" for i in range(hosts)]
             env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
             # the run's own state directory: a machine remembers a store's id by its address, and a
             # fresh Redis on a port an earlier run (or test) used is refused as a store that lost it
             env["XDG_STATE_HOME"] = str(work / "state")
-            procs = []
+            procs, logs = [], []
             started = time.monotonic()
             for k in range(n):
                 mine = names if overlap else names[k::n]
                 urls = [f"http://{h}:{server.port}/page/{p}" for p in range(1, pages + 1) for h in mine]
+                logs.append(open(work / f"crawl_{k}.log", "w"))  # noqa: SIM115 - closed after its process
                 procs.append(
                     subprocess.Popen(
                         [
@@ -112,21 +148,27 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
                         cwd=project,
                         env=env,
                         stdout=subprocess.DEVNULL,
-                        stderr=subprocess.PIPE,
-                        text=True,
+                        stderr=logs[-1],
                     )
                 )
-            logs = [p.communicate(timeout=1800)[1] for p in procs]
+            # each process's CPU seconds (user + system), from the kernel's account of it
+            cpu = []
+            for process, out in zip(procs, logs):
+                _, status, usage = os.wait4(process.pid, 0)
+                process.returncode = os.waitstatus_to_exitcode(status)
+                cpu.append(usage.ru_utime + usage.ru_stime)
+                out.close()
             wall = time.monotonic() - started
+            spent = redis_costs(redis.url)
+            spent["alive"] = time.monotonic() - alive
     finally:
         server.stop()
-    for k, log in enumerate(logs):
-        (work / f"crawl_{k}.log").write_text(log)
+    texts = [(work / f"crawl_{k}.log").read_text() for k in range(n)]
     log = list(server.log)
     # what the server saw, for a trace of each process's share of the span (fleet_trace below)
     (work / "server.json").write_text(json.dumps({"started": started, "log": log}))
     trips = 0
-    for text in logs:
+    for text in texts:
         match = re.search(r"'walsh/store/round_trips': (\d+)", text)
         trips += int(match.group(1)) if match else 0
     pages_seen = Counter(path for host, path, _ in log if path != "/robots.txt")
@@ -141,6 +183,11 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
         "dup_pages": sum(c - 1 for c in fetched.values() if c > 1),
         "violations": violations(log),
         "trips": trips,
+        "cpu": cpu,
+        "redis_cpu": spent["cpu"],
+        "redis_alive": spent["alive"],
+        "redis_commands": spent["commands"],
+        "redis_running": spent["running"],
         "exit": [p.returncode for p in procs],
         "sites": trip_sites(project),
     }
@@ -154,17 +201,21 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=3)
     parser.add_argument("--processes", default="1,2,4")
     parser.add_argument("--breakdown", action="store_true", help="print the Redis round trips per request by call site")
+    parser.add_argument("--web", action="store_true", help="the web's latencies: log-normal, median 150 ms")
     args = parser.parse_args()
     counts = [int(c) for c in args.processes.split(",")]
+    delay = f"log-normal latency (median {MEDIAN * 1000:.0f} ms)" if args.web else f"{LATENCY * 1000:.0f} ms latency"
     print(
-        f"{args.hosts} hosts x {args.pages} pages, {LATENCY * 1000:.0f} ms latency, targets "
+        f"{args.hosts} hosts x {args.pages} pages, {delay}, targets "
         f"{'overlapping (every process has all)' if args.overlap else 'sharded by host'}; one fresh Redis per run"
     )
     with tempfile.TemporaryDirectory(prefix="fleet_bench_") as tmp:
         root = Path(args.workdir or tmp)
+        idle = idle_redis_cpu(root)
+        print(f"an idle Redis: {1000 * idle:.2f} ms of CPU per second (taken off each run's Redis CPU)")
         results = []
         for n in counts:
-            r = run(n, root, args.hosts, args.pages, args.overlap, args.breakdown)
+            r = run(n, root, args.hosts, args.pages, args.overlap, args.breakdown, args.web)
             results.append(r)
             print(
                 f"  {n} process(es): exit {r['exit']}, wall {r['wall']:.1f} s, {r['requests']} requests "
@@ -176,14 +227,20 @@ def main() -> None:
                 print_trip_sites(r["sites"], r["requests"])
         base = results[0]
         print(
-            "\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  Redis round trips/request"
-            "  violations"
+            "\n  processes  crawl (s)  requests/s  crawl vs 1   wall (s)  wall vs 1  busy share"
+            "  Redis round trips/request  Redis commands/request  Redis CPU ms/request (running commands)  violations"
         )
         for r in results:
+            # a process's busy share: its CPU seconds over the crawl time (the rest is waiting)
+            busy = [c / r["span"] for c in r["cpu"]]
             print(
                 f"  {r['n']:>9} {r['span']:>10.1f} {r['requests'] / r['span']:>11.2f}"
                 f" {r['span'] / base['span']:>10.3f}x {r['wall']:>10.1f} {r['wall'] / base['wall']:>9.3f}x"
+                f" {min(busy):>4.2f}-{max(busy):.2f}"
                 f" {r['trips'] / max(1, r['requests']):>26.2f}"
+                f" {r['redis_commands'] / max(1, r['requests']):>23.2f}"
+                f" {1000 * (r['redis_cpu'] - idle * r['redis_alive']) / max(1, r['requests']):>21.3f}"
+                f" ({1000 * r['redis_running'] / max(1, r['requests']):.3f})"
                 f" {len(r['violations']):>11}"
             )
         last = results[-1]

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/latency_bench.py [--hosts 1000] [--hang-share 0.01] [--budget 30]
                                             [--stock-box 2.0] [--workdir DIR] [--no-ceiling] [--no-pin]
+                                            [--no-stock] [--work-ms 0]
 
 N hosts x 3 pages (plus robots.txt), every answer after its own latency: a log-normal draw with a
 median of 150 ms (sigma 0.8, capped at 5 s), fixed per host and path so every crawl meets the
@@ -148,7 +149,7 @@ def lower_bound(hosts: int, share: float, budget: float) -> tuple[float, int]:
     return max(total, chain), hangs
 
 
-def run(variant: str, hosts: int, share: float, budget: float, box: float, root: Path) -> dict:
+def run(variant: str, hosts: int, share: float, budget: float, box: float, root: Path, work: float = 0.0) -> dict:
     scale_bench.PAGES = PAGES
     work = root / f"{variant}_{hosts}"
     server = LatencyServer(scale_bench.BENCH_IP, share)
@@ -158,7 +159,7 @@ def run(variant: str, hosts: int, share: float, budget: float, box: float, root:
             if variant == "a":
                 settings += f"DOWNLOAD_TIMEOUT = {budget}\n"
             project = scale_bench.make_project(work, settings)
-            process = scale_bench.crawl(project, hosts, server.port, box)
+            process = scale_bench.crawl(project, hosts, server.port, box, work=work)
             if CRAWL_CORES:
                 os.sched_setaffinity(process.pid, CRAWL_CORES)
             # CLOSESPIDER_TIMEOUT waits for the download in flight (180 s on a hanging host for
@@ -204,6 +205,8 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--no-ceiling", action="store_true", help="leave out (b), the serial engine's ceiling")
     parser.add_argument("--no-pin", action="store_true", help="leave the server and the crawls unpinned")
+    parser.add_argument("--no-stock", action="store_true", help="leave out (c), stock compliant Scrapy")
+    parser.add_argument("--work-ms", type=float, default=0.0, help="CPU each page's callback spends (default 0)")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     if not args.no_pin and len(cores) >= 2:
@@ -217,7 +220,7 @@ def main() -> None:
         f"cap {CAP:g} s), {hangs} hanging host(s), budget {args.budget:g} s"
     )
     print(f"serial lower bound: {bound:.1f} s ({hangs} budget(s) of {args.budget:g} s in it)")
-    a = run("a", args.hosts, args.hang_share, args.budget, 24 * 3600, root)
+    a = run("a", args.hosts, args.hang_share, args.budget, 24 * 3600, root, args.work_ms / 1000)
     print(
         f"(a) add-on: wall {a['wall']:.1f} s = {a['wall'] / bound:.3f}x the lower bound (aim <= {AIM}), "
         f"{a['requests']} requests ({a['hangs']} hanging), {100 * a['hang_share']:.1f} % of wall time on hanging "
@@ -233,7 +236,7 @@ def main() -> None:
     )
     print(f"    answer to next arrival: median {a['gap_median'] * 1000:.2f} ms, mean {a['gap_mean'] * 1000:.2f} ms")
     if not args.no_ceiling:
-        b = run("b", args.hosts, 0.0, args.budget, 24 * 3600, root)
+        b = run("b", args.hosts, 0.0, args.budget, 24 * 3600, root, args.work_ms / 1000)
         print(
             f"(b) serial engine ceiling, no host hanging: wall {b['wall']:.1f} s, {b['requests']} requests; answer to "
             f"next arrival: median {b['gap_median'] * 1000:.2f} ms, mean {b['gap_mean'] * 1000:.2f} ms"
@@ -244,6 +247,8 @@ def main() -> None:
             f"    (a)'s requests at (b)'s cost per request: {engine:.1f} s = {engine / bound:.3f}x the lower bound; "
             f"(a) is {a['wall'] / engine:.3f}x that"
         )
+    if args.no_stock:
+        return
     box = max(60.0, args.stock_box * a["wall"])
     c = run("c", args.hosts, args.hang_share, args.budget, box, root)
     print(

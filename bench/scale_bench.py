@@ -59,6 +59,8 @@ AIM = 0.9
 STORE_COUNTS = ("transactions", "unsynced_transactions", "reads", "keys_read")
 
 SPIDER = """
+import time
+
 import scrapy
 
 
@@ -77,6 +79,12 @@ class ScaleSpider(scrapy.Spider):
                 )
 
     def parse(self, response):
+        # -a work=SECONDS: the CPU a real callback spends on a page (parsing, building its item)
+        busy = float(getattr(self, "work", 0) or 0)
+        if busy:
+            until = time.process_time() + busy
+            while time.process_time() < until:
+                pass
         return None
 """.replace("DOMAIN", DOMAIN)
 
@@ -207,12 +215,13 @@ def crawl(
     of: int = 1,
     profile: str | None = None,
     pages: int = PAGES,
+    work: float = 0.0,
 ) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
     # one state directory per crawl: the default store is per identity per machine,
     # and a bench run must neither read nor leave the user's ledger
     env["XDG_STATE_HOME"] = str(project / "state")
-    args = [f"hosts={hosts}", f"port={port}", f"pages={pages}", f"shard={shard}", f"of={of}"]
+    args = [f"hosts={hosts}", f"port={port}", f"pages={pages}", f"shard={shard}", f"of={of}", f"work={work}"]
     profiler = ["-m", "cProfile", "-o", profile] if profile and profile.endswith(".prof") else []
     tracer = ["strace", "-f", "-c", "-o", profile, "-e", "trace=fsync,fdatasync"] if profile and not profiler else []
     command = [*tracer, sys.executable, *profiler, "-m", "scrapy", "crawl", "scale"]
