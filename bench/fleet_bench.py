@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _loopback import TRIPS, BenchServer, print_trip_sites, resolver_source, trip_sites, violations  # noqa: E402
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scrapy_walsh.demo import HOSTS, DemoSite  # noqa: E402
+from demo_site import HOSTS, DemoSite  # noqa: E402
 from scrapy_walsh.settings import USER_AGENT  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
 
@@ -64,7 +64,7 @@ def settings_for(variant: str, site: DemoSite) -> str:
     return (
         text
         + f"""
-TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+TWISTED_DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 CONCURRENT_REQUESTS = 1
 CONCURRENT_REQUESTS_PER_DOMAIN = 1
 DOWNLOAD_DELAY = 1

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _loopback import BenchServer  # noqa: E402
 from scale_bench import BENCH_IP, make_project, settings_for  # noqa: E402
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite  # noqa: E402
 
 AIM = 0.10
 

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _loopback import BenchServer, CpuSampler, resolver_source, violations, wait_rss  # noqa: E402
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite  # noqa: E402
 from scrapy_walsh.settings import USER_AGENT  # noqa: E402
 from tests.helpers import demo_settings  # noqa: E402
 

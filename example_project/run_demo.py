@@ -18,9 +18,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.access_log import combined_log
-from scrapy_walsh.demo.hosts import DEFAULT_PORT
+from demo_site import DemoSite
+from demo_site.access_log import combined_log
+from demo_site.hosts import DEFAULT_PORT
 from scrapy_walsh.identity import webbotauth
 
 HERE = Path(__file__).resolve().parent

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
 from tests.robots_builds import stale_extension
 from tests.shop_site import PAGINATED_SPIDER, Shop

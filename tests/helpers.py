@@ -39,14 +39,14 @@ def new_project(root: Path) -> Path:
 def demo_settings(site) -> str:
     """Settings that keep a test crawl on the demo site: its resolver, its addresses, and
     its operator blocklist instead of https://wal.sh/ (tests never leave loopback)."""
-    from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
+    from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 
     return f"""
 from scrapy.settings import default_settings as _defaults
 if hasattr(_defaults, "TWISTED_DNS_RESOLVER"):
-    TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    TWISTED_DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 else:
-    DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 WALSH_ALLOW_PRIVATE_ADDRESSES = {[f"{h.ip}/32" for h in HOSTS.values()]!r}
 WALSH_BLOCKLIST_URL = {site.url("ops", BLOCKLIST_PATH)!r}
 WALSH_BLOCKLIST_SCHEMA_URL = {site.url("ops", BLOCKLIST_SCHEMA_PATH)!r}

@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
 #: (host key, path): three hosts, one of which answers 429 with Retry-After 3 once.

@@ -21,11 +21,11 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
 
+from demo_site.hosts import DEMO_DOMAIN
+from demo_site.resolver import DemoResolver
 from scrapy_walsh.commands.explain_render import render
 from scrapy_walsh.commands.explain_sections import describe, gate_of
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.demo.hosts import DEMO_DOMAIN
-from scrapy_walsh.demo.resolver import DemoResolver
 from scrapy_walsh.middlewares.blocklist import BlocklistMiddleware
 from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
 from scrapy_walsh.policy.addresses import parse_ip

@@ -21,12 +21,12 @@ from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.conf import closest_scrapy_cfg
 
+from demo_site import DemoSite
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from scrapy_walsh.commands.report import effective_settings, envelope, removed_by_spiders, rows_json, spider_classes
 from scrapy_walsh.commands.signed_record import digest, journal_dir, journal_files, journal_heads
 from scrapy_walsh.conformance import FAIL, Finding, checklist, overall
 from scrapy_walsh.conformance.attestation import NOT_OBSERVED_LIVE, judge, judge_hostile
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from scrapy_walsh.exceptions import REFUSAL_HEADLINE, ConformanceError
 from scrapy_walsh.settings import USER_AGENT
 
@@ -51,7 +51,7 @@ def demo_overrides(site: DemoSite, state_dir: Path) -> dict[str, str]:
     """The only settings the live run changes: where the demo is, and a throwaway state."""
     resolver = "TWISTED_DNS_RESOLVER" if hasattr(scrapy_defaults, "TWISTED_DNS_RESOLVER") else "DNS_RESOLVER"
     return {
-        resolver: "scrapy_walsh.demo.resolver.DemoResolver",
+        resolver: "demo_site.resolver.DemoResolver",
         "WALSH_ALLOW_PRIVATE_ADDRESSES": ",".join(f"{h.ip}/32" for h in HOSTS.values()),
         "WALSH_BLOCKLIST_URL": site.url("ops", BLOCKLIST_PATH),
         "WALSH_BLOCKLIST_SCHEMA_URL": site.url("ops", BLOCKLIST_SCHEMA_PATH),

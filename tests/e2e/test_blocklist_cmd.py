@@ -13,9 +13,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from demo_site.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.commands import blocklist as command
 from scrapy_walsh.commands.blocklist import json_path, problems
-from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.policy.blocklist import InvalidBlocklist
 from scrapy_walsh.policy.blocklist.edit import add, new_document, remove, serialise
 from tests.helpers import REPO, run_scrapy

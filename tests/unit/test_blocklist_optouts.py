@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from scrapy_walsh.demo.content import default_blocklist
+from demo_site.content import default_blocklist
 from scrapy_walsh.policy.blocklist import Blocklist, InvalidBlocklist
 from scrapy_walsh.policy.blocklist.edit import add, parse_document
 from scrapy_walsh.policy.blocklist.stored import replaces

@@ -10,7 +10,7 @@ import re
 
 from scrapy.settings import Settings
 
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site.hosts import HOSTS
 from scrapy_walsh.exceptions import DENIALS, NOT_SENT
 from scrapy_walsh.policy.vocabulary import META_KEYS, NAMESPACES, Meta, Namespace
 from scrapy_walsh.preset import preset

@@ -22,12 +22,11 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from http import HTTPStatus
 from importlib import resources
-from pathlib import Path
 from types import MappingProxyType
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 
 __all__ = (
     "DemoRequest",
@@ -618,11 +617,7 @@ def blocklist_bytes(doc: dict) -> bytes:
 @lru_cache(maxsize=1)
 def blocklist_schema_bytes() -> bytes:
     """The bundled schema, served verbatim so consumers validate against the real file."""
-    try:
-        return (resources.files("scrapy_walsh") / "schemas" / "blocklist.schema.json").read_bytes()
-    except (OSError, AttributeError, TypeError, ValueError, ModuleNotFoundError):
-        # Namespace-package edge cases on older Pythons: fall back to the source tree.
-        return (Path(__file__).resolve().parent.parent / "schemas" / "blocklist.schema.json").read_bytes()
+    return (resources.files("scrapy_walsh") / "schemas" / "blocklist.schema.json").read_bytes()
 
 
 # --------------------------------------------------------------------------- generic routes

@@ -1,7 +1,7 @@
 """The demo site's hosts: one loopback address and one ``*.walsh-demo.test`` name each.
 
 ``.test`` is reserved for testing (RFC 2606), so these names can never reach a real
-site. They resolve only through :class:`scrapy_walsh.demo.resolver.DemoResolver`; each
+site. They resolve only through :class:`demo_site.resolver.DemoResolver`; each
 host also answers on its own IP literal, for projects that do not install the resolver.
 Nothing here binds 127.0.0.1: that address is kept for "must never be contacted"
 sentinels in tests.
