@@ -18,7 +18,7 @@ import time
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from functools import lru_cache
 from http import HTTPStatus
 from importlib import resources
@@ -41,7 +41,7 @@ __all__ = (
 
 # Fixed so that conditional GETs are reproducible across runs.
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
-_LAST_MODIFIED_DT = datetime(2026, 11, 2, 10, 0, 0, tzinfo=UTC)
+_LAST_MODIFIED_DT = datetime(2026, 11, 2, 10, 0, 0, tzinfo=timezone.utc)
 
 HTML = "text/html; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -172,7 +172,7 @@ def _not_modified(req: DemoRequest, etag: str) -> bool:
     if when is None:
         return False
     if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
+        when = when.replace(tzinfo=timezone.utc)
     return when >= _LAST_MODIFIED_DT
 
 

@@ -229,10 +229,10 @@ def sign_request(
 ) -> SignatureHeaders:
     """Sign a request for Web Bot Auth; ``headers`` are its other headers, left unchanged.
 
-    ``signature_agent`` is the URL of our key directory. ``created`` defaults to now (UTC).
+    ``signature_agent`` is the URL of our key directory. ``created`` defaults to now (timezone.utc).
     The https-only rule for that URL is the start-up audit's, so loopback tests can sign.
     """
-    created = created or datetime.datetime.now(datetime.UTC)
+    created = created or datetime.datetime.now(datetime.timezone.utc)
     message = _Message(method.upper(), url, dict(headers))
     for name in [n for n in message.headers if n.lower() in ("signature", "signature-input", "signature-agent")]:
         del message.headers[name]

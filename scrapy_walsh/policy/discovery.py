@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from types import MappingProxyType
 
 from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
@@ -99,7 +99,7 @@ def lastmod_time(value: str | None) -> float | None:
     except ValueError:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)  # a bare date (or time without zone): read as UTC
+        when = when.replace(tzinfo=timezone.utc)  # a bare date (or time without zone): read as UTC
     return when.timestamp()
 
 

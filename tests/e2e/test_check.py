@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -62,7 +62,7 @@ def test_example_project_passes_every_must_row_and_records_what_makes_it_compara
     assert report["spec_version"] == "walsh-research-compliance/v1"
     assert report["package_version"] == __version__
     checked = datetime.fromisoformat(report["checked_at"].replace("Z", "+00:00"))
-    assert abs(datetime.now(UTC) - checked) < timedelta(minutes=5)
+    assert abs(datetime.now(timezone.utc) - checked) < timedelta(minutes=5)
     assert (report["project"], report["spider"], report["mode"]) == ("demo_project", "demo", "static")
     # every row of §8, in order, each with an explicit status and a reason
     assert [r["row"] for r in report["rows"]] == ROWS

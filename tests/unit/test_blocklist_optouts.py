@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 
 import pytest
 
@@ -69,5 +69,5 @@ def test_equal_dates_with_different_contents_warn():
 
 def test_an_edit_of_a_valid_document_still_works():
     doc = parse_document((HEAD + f'"blocked": [{LISTED}]}}').encode())
-    result = add(doc, "new.example", "asked", datetime(2026, 11, 25, tzinfo=UTC))
+    result = add(doc, "new.example", "asked", datetime(2026, 11, 25, tzinfo=timezone.utc))
     assert result.changed and len(result.document["blocked"]) == 2
