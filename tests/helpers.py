@@ -9,7 +9,13 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import scrapy_walsh
+
+#: The repository (or the unpacked sdist): the docs, the tests, the demo site.
 REPO = Path(__file__).resolve().parent.parent
+#: The package under test, where it was imported from: the checkout's, or a wheel's
+#: (``make test-wheels`` runs the tests from a tree without one).
+PACKAGE = Path(scrapy_walsh.__file__).resolve().parent
 #: Server-side clock tolerance for spacing assertions: 20 ms of timer and scheduling jitter, small
 #: beside the 1 s floor it is measured against.
 CLOCK_TOLERANCE = 0.02

@@ -13,7 +13,7 @@ import pytest
 
 from scrapy_walsh.exceptions import _HINTS, HINTS, ConformanceError, Finding, Status
 from scrapy_walsh.policy.vocabulary import TROUBLESHOOTING
-from tests.helpers import REPO
+from tests.helpers import PACKAGE, REPO
 
 DOCS = REPO / "docs"
 
@@ -30,7 +30,7 @@ def headings(path: Path) -> set[str]:
 def test_every_troubleshooting_section_the_code_names_exists():
     sections = headings(REPO / TROUBLESHOOTING)
     named = set()
-    for path in (REPO / "scrapy_walsh").rglob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         named |= set(re.findall(r"""troubleshooting\(\s*["']([a-z0-9-]+)["']\s*\)""", path.read_text()))
     for hint in HINTS.values():
         named |= set(re.findall(re.escape(TROUBLESHOOTING) + r"#([a-z0-9-]+)", hint))

@@ -1,0 +1,27 @@
+"""The build backend: setuptools', plus mypy in the build requirements when ``WALSH_MYPYC=1``.
+
+The wheel is pure Python unless the builder asks for the compiled robots.txt parser (setup.py);
+only then does the build need mypyc, so only then is it fetched into an isolated build.
+"""
+
+from __future__ import annotations
+
+import os
+
+from setuptools import build_meta as _setuptools
+from setuptools.build_meta import *  # noqa: F403 - every hook not defined here is setuptools'
+
+#: the mypy whose mypyc compiles the module (the version the dev venv type-checks with)
+MYPYC = "mypy~=2.4"
+
+
+def _compiler() -> list[str]:
+    return [MYPYC] if os.environ.get("WALSH_MYPYC", "0") == "1" else []
+
+
+def get_requires_for_build_wheel(config_settings=None):  # noqa: ANN001, ANN201 - PEP 517's signature
+    return _setuptools.get_requires_for_build_wheel(config_settings) + _compiler()
+
+
+def get_requires_for_build_editable(config_settings=None):  # noqa: ANN001, ANN201
+    return _setuptools.get_requires_for_build_editable(config_settings) + _compiler()
