@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from scrapy_walsh.settings import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
+
 DEMO_DOMAIN = "walsh-demo.test"
 DEFAULT_PORT = 8787
 
@@ -57,8 +59,7 @@ HOSTS: Mapping[str, DemoHost] = MappingProxyType({key: DemoHost(key, ip, purpose
 BY_NAME: Mapping[str, DemoHost] = MappingProxyType({h.name: h for h in HOSTS.values()})
 BY_IP: Mapping[str, DemoHost] = MappingProxyType({h.ip: h for h in HOSTS.values()})
 
-BLOCKLIST_PATH = "/.well-known/walsh-research/blocklist.json"
-BLOCKLIST_SCHEMA_PATH = "/.well-known/walsh-research/blocklist.schema.json"
+__all__ = ("BLOCKLIST_PATH", "BLOCKLIST_SCHEMA_PATH", "DEMO_DOMAIN", "HOSTS", "DemoHost", "lookup")
 
 
 def lookup(host: str) -> DemoHost | None:

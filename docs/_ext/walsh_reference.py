@@ -170,7 +170,7 @@ def hosts_page() -> str:
     return (
         "# Demo hosts\n\n"
         + GENERATED
-        + "The hosts of the bundled demo site (`demo_site`), each on its own loopback address.\n\n"
+        + "The hosts of the local demo site (`demo_site/`, in the repository), each on its own loopback address.\n\n"
         + _table(
             ["Host", "Address", "What it shows"], ((f"`{h.name}`", f"`{h.ip}`", h.purpose) for h in HOSTS.values())
         )

@@ -49,7 +49,8 @@ def main() -> int:
         DemoSite() as site,
     ):
         urls = [site.url(key, path) for key, path in TARGETS]
-        env = dict(os.environ, WALSH_DEMO_PORT=str(site.port), WALSH_STATE_URI=redis_server.url)
+        path = os.pathsep.join(p for p in (str(HERE.parent.parent), os.environ.get("PYTHONPATH", "")) if p)
+        env = dict(os.environ, WALSH_DEMO_PORT=str(site.port), WALSH_STATE_URI=redis_server.url, PYTHONPATH=path)
         env.pop("SCRAPY_SETTINGS_MODULE", None)
         if args.mode == "queue":
             import redis
