@@ -1,20 +1,19 @@
 """Settings that only a command read, now that command's flags; the old names still work, warned.
 
 No crawl reads them, so they belong on the command line of the command that does. For one
-release a setting still applies when its flag is not given, with a ``ScrapyDeprecationWarning``
-that names the flag. docs/settings-moved.md lists them.
+release a setting still applies when its flag is not given, with a deprecation warning on stderr
+that names the flag (printed: a command may run with Scrapy's logging, and so its captured
+warnings, turned off). docs/publishing.md lists them.
 """
 
 from __future__ import annotations
 
 import argparse
-import warnings
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
-
-from scrapy.exceptions import ScrapyDeprecationWarning
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -64,12 +63,10 @@ def warn(settings: BaseSettings, name: str, command: str) -> None:
     """``name`` is set and its flag was not given: it still applies, said once as deprecated."""
     if (settings.getpriority(name) or 0) <= 0 or settings.get(name) in (None, ""):
         return
-    moved = MOVED[name]
-    warnings.warn(
-        f"{name} is deprecated (no crawl reads it): pass {moved.option} to `scrapy walsh {command}`; "
-        f"the setting is still read in this release only",
-        ScrapyDeprecationWarning,
-        stacklevel=2,
+    print(
+        f"warning: {name} is deprecated (no crawl reads it): pass {MOVED[name].option} to "
+        f"`scrapy walsh {command}`; the setting is still read in this release only",
+        file=sys.stderr,
     )
 
 
