@@ -32,7 +32,6 @@ the time of 1, zero violations. Figures, not a test (bench/README.md).
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
@@ -46,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _loopback import TRIPS, BenchServer, print_trip_sites, resolver_source, trip_sites, violations  # noqa: E402
 
-from demo_site import DemoSite  # noqa: E402
+from demo_site import DemoSite, environ  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
@@ -86,7 +85,7 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
         with RedisServer(work / "redis") as redis, DemoSite(hosts=["ops"]) as site:
             project = make_project(work, site, redis.url, breakdown)
             names = [f"h{i:03d}.{DOMAIN}" for i in range(hosts)]
-            env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+            env = {k: v for k, v in environ().items() if k != "SCRAPY_SETTINGS_MODULE"}
             # the run's own state directory: a machine remembers a store's id by its address, and a
             # fresh Redis on a port an earlier run (or test) used is refused as a store that lost it
             env["XDG_STATE_HOME"] = str(work / "state")

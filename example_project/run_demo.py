@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from demo_site import DemoSite  # noqa: E402
+from demo_site import DemoSite, environ  # noqa: E402
 from demo_site.access_log import combined_log  # noqa: E402
 from demo_site.hosts import DEFAULT_PORT  # noqa: E402
 from scrapy_walsh.identity import webbotauth  # noqa: E402
@@ -67,8 +67,7 @@ def main() -> int:
         agent = site.publish_directory(webbotauth.directory([webbotauth.load_private_key(key)]))
         print(f"demo site on port {site.port}; crawling it with example_project/", flush=True)
         # the crawl's settings name the demo's resolver: the crawl imports demo_site from here too
-        path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
-        env = dict(os.environ, WALSH_DEMO_PORT=str(site.port), PYTHONPATH=path)
+        env = dict(environ(), WALSH_DEMO_PORT=str(site.port))
         proc = subprocess.run(
             [
                 sys.executable,

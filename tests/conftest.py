@@ -12,8 +12,8 @@ import os
 import pytest
 from hypothesis import settings
 
-from demo_site import DemoSite
-from tests.helpers import REPO, add_addon_line, new_project, run_scrapy, write_spider
+from demo_site import DemoSite, environ
+from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
 from tests.robots_builds import stale_extension
 from tests.shop_site import PAGINATED_SPIDER, Shop
 
@@ -30,7 +30,7 @@ def pytest_configure(config):
     (a demo resolver, a test spider): the repository goes on their ``PYTHONPATH``. The package
     itself comes from wherever this process got it (the checkout, or a wheel in ``make test-wheels``,
     where the tree holds no ``scrapy_walsh``)."""
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    os.environ["PYTHONPATH"] = environ()["PYTHONPATH"]
     if (extension := stale_extension()) is not None:
         pytest.exit(f"{extension.name} is older than robots.py, which changed since: run `make install`", 2)
 

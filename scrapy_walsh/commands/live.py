@@ -10,7 +10,6 @@ docs/command-check.md says why.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -132,8 +131,7 @@ def crawl(
     cfg = closest_scrapy_cfg()
     cwd = Path(cfg).parent if cfg else Path.cwd()
     # the probe and its resolver import demo_site: the crawl gets it from where this process did
-    here = str(Path(str(demo().__file__)).parent.parent)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p))
+    env = demo().environ()
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT)
 
 
