@@ -35,8 +35,8 @@ NETWORK_ERRORS = re.compile(
 )
 
 
-def _run(args, **kwargs) -> subprocess.CompletedProcess:
-    return _check(subprocess.run(args, capture_output=True, text=True, timeout=240, **kwargs))
+def _run(args, timeout: float = 240, **kwargs) -> subprocess.CompletedProcess:
+    return _check(subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kwargs))
 
 
 def _check(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -187,7 +187,7 @@ def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(dist):
 def _wheel_built_with(out: Path, **env: str) -> tuple[str, list[str], str]:
     """A wheel of the checkout built with ``env`` set: its name, its files, what the build printed."""
     command = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(REPO)]
-    built = _run(command, env={**os.environ, **env})
+    built = _run(command, timeout=900, env={**os.environ, **env})  # mypyc: minutes on a busy machine
     (wheel,) = out.glob("*.whl")
     return wheel.name, zipfile.ZipFile(wheel).namelist(), built.stdout + built.stderr
 
