@@ -14,7 +14,9 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -56,13 +58,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 #: The card's operator fields: flags of ``keys card`` and ``publish`` (formerly settings).
 CARD_FLAGS = ("WALSH_BLOCKLIST_CONTACT", "WALSH_BLOCKLIST_POLICY")
-FLAG_HELP = {
-    "WALSH_BLOCKLIST_CONTACT": "the operator's contact (an email or URL): the card's contacts, the bot page's",
-    "WALSH_BLOCKLIST_POLICY": "the operator's policy page (an absolute URI): the card's client_uri",
-    "WALSH_BLOCKLIST_OPERATOR": "the operator's name, stated on the bot page",
-    "WALSH_IP_RANGES": "a network the bot sends from (CIDR, e.g. 192.0.2.0/24), for the page and ips.json; "
-    "repeat it, or separate networks with commas",
-}
+FLAG_HELP: Mapping[str, str] = MappingProxyType(
+    {
+        "WALSH_BLOCKLIST_CONTACT": "the operator's contact (an email or URL): the card's contacts, the bot page's",
+        "WALSH_BLOCKLIST_POLICY": "the operator's policy page (an absolute URI): the card's client_uri",
+        "WALSH_BLOCKLIST_OPERATOR": "the operator's name, stated on the bot page",
+        "WALSH_IP_RANGES": "a network the bot sends from (CIDR, e.g. 192.0.2.0/24), for the page and ips.json; "
+        "repeat it, or separate networks with commas",
+    }
+)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
