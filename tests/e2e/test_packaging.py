@@ -61,9 +61,11 @@ def dist(tmp_path_factory):
     venv = tmp_path_factory.mktemp("fresh") / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     # the test venv's pip installs into the fresh one (no ensurepip), the dependencies as declared
+    # no PYTHONPATH: a checkout on it (with the build's scrapy_walsh.egg-info) reads as installed
     install = subprocess.Popen(
         [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-compile", "-q"]
         + [str(wheel)],
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -184,22 +186,26 @@ def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(dist):
     assert "Requires-Python: >=3.10" in metadata and "Requires-Dist: scrapy<3,>=2.19" in metadata
 
 
-def _wheel_built_with(out: Path, **env: str) -> tuple[str, list[str], str]:
-    """A wheel of the checkout built with ``env`` set: its name, its files, what the build printed."""
-    command = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(REPO)]
+def _wheel_built_with(sdist: Path, out: Path, **env: str) -> tuple[str, list[str], str]:
+    """A wheel built with ``env`` set from the sdist, unpacked on its own (no build/ folder of an
+    earlier build to reuse): its name, its files, what the build printed."""
+    with tarfile.open(sdist) as tar:
+        tar.extractall(out / "src", filter="data")
+    (source,) = (out / "src").iterdir()
+    command = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(source)]
     built = _run(command, timeout=900, env={**os.environ, **env})  # mypyc: minutes on a busy machine
     (wheel,) = out.glob("*.whl")
     return wheel.name, zipfile.ZipFile(wheel).namelist(), built.stdout + built.stderr
 
 
-def test_walsh_mypyc_1_builds_the_accelerator_and_without_a_c_compiler_the_pure_module(tmp_path):
+def test_walsh_mypyc_1_builds_the_accelerator_and_without_a_c_compiler_the_pure_module(dist, tmp_path):
     """setup.py: the opt-in compiles ``robots.py`` for this Python; a build that can't compile it
     still succeeds, with the pure module."""
-    name, names, _ = _wheel_built_with(tmp_path / "on", WALSH_MYPYC="1")
+    name, names, _ = _wheel_built_with(dist[0], tmp_path / "on", WALSH_MYPYC="1")
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
     assert name.startswith(f"scrapy_walsh-{__version__}-{tag}-{tag}-"), name
     assert [n for n in names if n.startswith("scrapy_walsh/policy/robots.") and n.endswith(".so")], names
     # every compile fails, as on a machine without gcc: the extensions are optional
-    name, names, printed = _wheel_built_with(tmp_path / "no-compiler", WALSH_MYPYC="1", CC="/bin/false")
+    name, names, printed = _wheel_built_with(dist[0], tmp_path / "no-compiler", WALSH_MYPYC="1", CC="/bin/false")
     assert 'building extension "scrapy_walsh.policy.robots' in printed and "failed" in printed
     assert "scrapy_walsh/policy/robots.py" in names and not [n for n in names if n.endswith(".so")], name
