@@ -198,6 +198,7 @@ def _wheel_built_with(sdist: Path, out: Path, **env: str) -> tuple[str, list[str
     return wheel.name, zipfile.ZipFile(wheel).namelist(), built.stdout + built.stderr
 
 
+@pytest.mark.timeout(1800)  # two mypyc builds: minutes each beside other work, over the suite's 300 s
 def test_walsh_mypyc_1_builds_the_accelerator_and_without_a_c_compiler_the_pure_module(dist, tmp_path):
     """setup.py: the opt-in compiles ``robots.py`` for this Python; a build that can't compile it
     still succeeds, with the pure module."""
