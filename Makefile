@@ -27,7 +27,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-## mypy on Python 3.11 over the whole package.
+## mypy over the whole package, as Python 3.10 (the oldest supported) reads it.
 types: $(STAMP)
 	$(BIN)/mypy scrapy_walsh
 
