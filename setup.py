@@ -1,34 +1,33 @@
-"""The one compiled module: :mod:`scrapy_walsh.policy.robots`, built with mypyc when it can be.
+"""The optional accelerator: :mod:`scrapy_walsh.policy.robots` compiled by mypyc, on request.
 
-A robots.txt parse plus its first verdict must stay within 3x the time of Google's C++ parser.
-Compiled by mypyc (part of mypy, as black and mypy itself ship), the module reads a line's
-characters in place and is within 3x in every size bucket (bench/README.md); as pure CPython
-the same source, which then takes Python's string methods, is about 1.4x slower than that and
-over 3x, with the same results (``tests/unit/test_robots_compiled.py`` compares the two).
-Everything else in the package is pure Python.
-
-The build falls back to pure Python, and says so, when mypyc or a C compiler is missing
-(``optional``), or when ``WALSH_MYPYC=0`` is set: the package works the same either way.
+``make dist`` and ``pip install scrapy-walsh`` give a pure Python ``py3-none-any`` wheel that
+installs on every CPython the package supports. ``WALSH_MYPYC=1`` at build time compiles
+``robots.py`` with mypyc (part of mypy) for the building Python and platform only: the same
+source, about 1.4x faster at parsing and matching robots.txt (docs/install.md has the figures).
+The build then needs mypy (walsh_build.py adds it to the build requirements) and a C compiler; when compiling
+fails, the pure module is installed and the build says so. ``make install`` (the dev venv)
+builds it compiled, so the suite tests both (``tests/unit/test_robots_compiled.py``).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 from setuptools import setup
 
 COMPILED = ["scrapy_walsh/policy/robots.py"]
 
 
+def wanted() -> bool:
+    # WALSH_MYPYC_PROBE: the build backend only asks what the build requires (walsh_build.py)
+    return os.environ.get("WALSH_MYPYC", "0") == "1" and "WALSH_MYPYC_PROBE" not in os.environ
+
+
 def ext_modules() -> list:
-    if os.environ.get("WALSH_MYPYC", "1") == "0":
+    if not wanted():
         return []
-    try:
-        from mypyc.build import mypycify
-    except ImportError:
-        print("scrapy-walsh: mypyc is not installed; building pure Python", file=sys.stderr)
-        return []
+    from mypyc.build import mypycify  # WALSH_MYPYC=1 without mypy installed: an error, not a quiet pure build
+
     extensions = mypycify(COMPILED, opt_level="3")
     for extension in extensions:
         extension.optional = True  # no C compiler: the pure Python module is used

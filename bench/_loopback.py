@@ -23,7 +23,7 @@ TOLERANCE = 0.02
 
 RESOLVER = '''
 from twisted.internet import defer
-from scrapy_walsh.demo.resolver import DemoResolver
+from demo_site.resolver import DemoResolver
 
 
 class BenchResolver(DemoResolver):

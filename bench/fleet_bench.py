@@ -55,7 +55,7 @@ import redis  # noqa: E402
 from _loopback import TRIPS, BenchServer, print_trip_sites, resolver_source, trip_sites, violations  # noqa: E402
 from latency_bench import MEDIAN, LatencyServer  # noqa: E402
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite, environ  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
@@ -122,7 +122,7 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
             alive = time.monotonic()
             project = make_project(work, site, redis.url, breakdown)
             names = [f"h{i:05d}.{DOMAIN}" for i in range(hosts)]
-            env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+            env = {k: v for k, v in environ().items() if k != "SCRAPY_SETTINGS_MODULE"}
             # the run's own state directory: a machine remembers a store's id by its address, and a
             # fresh Redis on a port an earlier run (or test) used is refused as a store that lost it
             env["XDG_STATE_HOME"] = str(work / "state")

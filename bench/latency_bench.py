@@ -64,7 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale_bench  # noqa: E402
 from _loopback import BenchServer, answer, violations, wait_rss  # noqa: E402
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite  # noqa: E402
 from scrapy_walsh.middlewares.robots_gate import RECHECK_BUDGET  # noqa: E402
 
 PAGES = 3

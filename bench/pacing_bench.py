@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scrapy_walsh.demo import HOSTS, DemoSite  # noqa: E402
+from demo_site import HOSTS, DemoSite, environ  # noqa: E402
 from scrapy_walsh.settings import USER_AGENT  # noqa: E402
 from tests.helpers import GATES_SPIDER, demo_settings  # noqa: E402
 
@@ -64,7 +63,7 @@ def settings_for(variant: str, site: DemoSite) -> str:
     return (
         text
         + f"""
-TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+TWISTED_DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 CONCURRENT_REQUESTS = 1
 CONCURRENT_REQUESTS_PER_DOMAIN = 1
 DOWNLOAD_DELAY = 1
@@ -98,7 +97,7 @@ def crawl(variant: str, root: Path) -> dict:
         # page-major order: every host's page 1 first, then page 2 ... (spider priority = -index)
         urls = [site.url(key, f"/page/{n}") for n in range(1, PAGES + 1) for key in CRAWL_DELAYS]
         items = project / "items.jsonl"
-        env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+        env = {k: v for k, v in environ().items() if k != "SCRAPY_SETTINGS_MODULE"}
         started = time.monotonic()
         done = subprocess.run(
             [sys.executable, "-m", "scrapy", "crawl", "gates", "-a", "urls=" + ",".join(urls), "-O", str(items)],

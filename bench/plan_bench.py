@@ -30,13 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _loopback import BenchServer  # noqa: E402
 from scale_bench import BENCH_IP, make_project, settings_for  # noqa: E402
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite, environ  # noqa: E402
 
 AIM = 0.10
 
 
 def scrapy(project: Path, command: list[str], hosts: int, pages: int, port: int) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+    env = {k: v for k, v in environ().items() if k != "SCRAPY_SETTINGS_MODULE"}
     env["XDG_STATE_HOME"] = str(project / "state")  # one store per shape, shared by plan and crawl
     args = []
     for arg in (f"hosts={hosts}", f"port={port}", f"pages={pages}", "shard=0", "of=1"):

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _loopback import BenchServer, CpuSampler, resolver_source, violations, wait_rss  # noqa: E402
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite, environ  # noqa: E402
 from scrapy_walsh.settings import USER_AGENT  # noqa: E402
 from tests.helpers import demo_settings  # noqa: E402
 
@@ -217,7 +217,7 @@ def crawl(
     pages: int = PAGES,
     work: float = 0.0,
 ) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
+    env = {k: v for k, v in environ().items() if k != "SCRAPY_SETTINGS_MODULE"}
     # one state directory per crawl: the default store is per identity per machine,
     # and a bench run must neither read nor leave the user's ledger
     env["XDG_STATE_HOME"] = str(project / "state")

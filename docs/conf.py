@@ -13,6 +13,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(DOCS.parent))  # the demo site (demo_site/), which the package does not ship
 
 from scrapy_walsh import __version__  # noqa: E402
 

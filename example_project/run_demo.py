@@ -20,12 +20,15 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.access_log import combined_log
-from scrapy_walsh.demo.hosts import DEFAULT_PORT
-from scrapy_walsh.identity import webbotauth
-
 HERE = Path(__file__).resolve().parent
+#: The repository: demo_site is its package, not the add-on's (the wheel has no demo site).
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+
+from demo_site import DemoSite, environ  # noqa: E402
+from demo_site.access_log import combined_log  # noqa: E402
+from demo_site.hosts import DEFAULT_PORT  # noqa: E402
+from scrapy_walsh.identity import webbotauth  # noqa: E402
 
 
 def pick_port() -> int:
@@ -65,7 +68,8 @@ def main() -> int:
         # a throwaway Web Bot Auth key: the requests and the journal's heads are signed with it
         agent = site.publish_directory(webbotauth.directory([webbotauth.load_private_key(key)]))
         print(f"demo site on port {site.port}; crawling it with example_project/", flush=True)
-        env = dict(os.environ, WALSH_DEMO_PORT=str(site.port))
+        # the crawl's settings name the demo's resolver: the crawl imports demo_site from here too
+        env = dict(environ(), WALSH_DEMO_PORT=str(site.port))
         proc = subprocess.run(
             [
                 sys.executable,

@@ -13,14 +13,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.exceptions import IgnoreRequest
 
 from scrapy_walsh.outputs import typed_command
-from scrapy_walsh.policy.vocabulary import Gate, docs_topic, requirement_name
+from scrapy_walsh.policy.vocabulary import Gate, StrEnum, docs_topic, requirement_name
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -25,6 +25,9 @@ ROBOTS_TOKEN = "Walsh-Research"
 BLOCKLIST_URL = "https://wal.sh/.well-known/walsh-research/blocklist.json"
 #: R3: the published JSON Schema of ``walsh-research-blocklist/v1`` (the contract (§4.2)).
 BLOCKLIST_SCHEMA_URL = "https://wal.sh/.well-known/walsh-research/blocklist.schema.json"
+#: The paths of the two on an operator's site (the live check's conformance site serves them there).
+BLOCKLIST_PATH = "/.well-known/walsh-research/blocklist.json"
+BLOCKLIST_SCHEMA_PATH = "/.well-known/walsh-research/blocklist.schema.json"
 #: R2: RFC 9309 §2.4, robots.txt is cached at most 24 hours.
 ROBOTS_CACHE_SECONDS = 86400
 #: R4: the absolute floor between two requests to one host, in seconds.
@@ -112,7 +115,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "R3",
         "`operator` of a blocklist file created by `scrapy walsh blocklist add` "
-        "(when `--operator` is not given). Not read by crawls.",
+        "(when `--operator` is not given). Not read by crawls. Deprecated: pass `--operator` to "
+        "`blocklist add` or `publish`; read, with a warning, in this release only.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_CONTACT",
@@ -120,7 +124,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R3",
         "`contact` of a blocklist file created by `scrapy walsh blocklist add` "
         "(when `--contact` is not given), and the `contacts` of the Signature Agent Card "
-        "(`scrapy walsh keys card`). Not read by crawls.",
+        "(`scrapy walsh keys card`). Not read by crawls. Deprecated: pass `--contact` to "
+        "`blocklist add`, `keys card` or `publish`; read, with a warning, in this release only.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_POLICY",
@@ -128,14 +133,16 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "R3",
         "`policy` (an absolute URI) of a blocklist file created by `scrapy walsh blocklist add` "
         "(when `--policy` is not given), and the `client_uri` of the Signature Agent Card "
-        "(`scrapy walsh keys card`). Not read by crawls.",
+        "(`scrapy walsh keys card`). Not read by crawls. Deprecated: pass `--policy` to "
+        "`blocklist add`, `keys card` or `publish`; read, with a warning, in this release only.",
     ),
     WalshSetting(
         "WALSH_BLOCKLIST_REFRESH",
         None,
         "R3",
         "`refresh` (ISO-8601 duration, e.g. `PT6H`) of a blocklist file created by "
-        "`scrapy walsh blocklist add` (when `--refresh` is not given; optional). Not read by crawls.",
+        "`scrapy walsh blocklist add` (when `--refresh` is not given; optional). Not read by crawls. "
+        "Deprecated: pass `--refresh`; read, with a warning, in this release only.",
     ),
     WalshSetting(
         "WALSH_ROBOTS_MODE",
@@ -383,7 +390,8 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         None,
         "R1",
         "The networks the bot sends its requests from (CIDR, a list or a comma-separated string), "
-        "stated on the bot's page and in its `ips.json` (`scrapy walsh publish`). Not read by crawls.",
+        "stated on the bot's page and in its `ips.json` (`scrapy walsh publish`). Not read by crawls. "
+        "Deprecated: pass `--ip-range` to `publish` (once per network); read, with a warning, in this release only.",
     ),
     WalshSetting(
         "WALSH_PUBLISHED",
@@ -392,7 +400,9 @@ WALSH_SETTINGS: tuple[WalshSetting, ...] = (
         "Where the output of `scrapy walsh publish` is (a folder, or the https URL it is served at): "
         "`scrapy walsh check` warns when the published page, card or key directory disagrees with "
         "the settings (product token, User-Agent, rate, keys). An https URL also makes `publish` write a "
-        "card that names itself (`client_id`) and its key directory (`jwks_uri`). Not read by crawls.",
+        "card that names itself (`client_id`) and its key directory (`jwks_uri`). Not read by crawls. "
+        "Deprecated: pass `--published` to `check`, `keys card` or `publish`; read, with a warning, in this "
+        "release only.",
     ),
     WalshSetting(
         "WALSH_PROGRESS_INTERVAL",

@@ -217,7 +217,7 @@ def published_source(location: str, name: str) -> str:
 
 
 def when(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S") + "Z"
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S") + "Z"
 
 
 # ---------------------------------------------------------------------- one file

@@ -7,10 +7,12 @@ proves the package works from an ordinary project directory.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import settings
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite, environ
 from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
 from tests.robots_builds import stale_extension
 from tests.shop_site import PAGINATED_SPIDER, Shop
@@ -22,7 +24,13 @@ settings.load_profile("suite")
 
 
 def pytest_configure(config):
-    """The compiled robots module (setup.py) must be built from the source as it is now."""
+    """The compiled robots module (setup.py) must be built from the source as it is now.
+
+    The tests' crawls and commands run as subprocesses that import ``demo_site`` and ``tests``
+    (a demo resolver, a test spider): the repository goes on their ``PYTHONPATH``. The package
+    itself comes from wherever this process got it (the checkout, or a wheel in ``make test-wheels``,
+    where the tree holds no ``scrapy_walsh``)."""
+    os.environ["PYTHONPATH"] = environ()["PYTHONPATH"]
     if (extension := stale_extension()) is not None:
         pytest.exit(f"{extension.name} is older than robots.py, which changed since: run `make install`", 2)
 

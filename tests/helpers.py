@@ -9,7 +9,13 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import scrapy_walsh
+
+#: The repository (or the unpacked sdist): the docs, the tests, the demo site.
 REPO = Path(__file__).resolve().parent.parent
+#: The package under test, where it was imported from: the checkout's, or a wheel's
+#: (``make test-wheels`` runs the tests from a tree without one).
+PACKAGE = Path(scrapy_walsh.__file__).resolve().parent
 #: Server-side clock tolerance for spacing assertions: 20 ms of timer and scheduling jitter, small
 #: beside the 1 s floor it is measured against.
 CLOCK_TOLERANCE = 0.02
@@ -39,14 +45,14 @@ def new_project(root: Path) -> Path:
 def demo_settings(site) -> str:
     """Settings that keep a test crawl on the demo site: its resolver, its addresses, and
     its operator blocklist instead of https://wal.sh/ (tests never leave loopback)."""
-    from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
+    from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 
     return f"""
 from scrapy.settings import default_settings as _defaults
 if hasattr(_defaults, "TWISTED_DNS_RESOLVER"):
-    TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    TWISTED_DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 else:
-    DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 WALSH_ALLOW_PRIVATE_ADDRESSES = {[f"{h.ip}/32" for h in HOSTS.values()]!r}
 WALSH_BLOCKLIST_URL = {site.url("ops", BLOCKLIST_PATH)!r}
 WALSH_BLOCKLIST_SCHEMA_URL = {site.url("ops", BLOCKLIST_SCHEMA_PATH)!r}
@@ -216,3 +222,12 @@ def docs_pointers() -> set[str]:
     for hint in HINTS.values():
         found |= set(re.findall(r"scrapy walsh docs ([\w#-]+)", hint))
     return found
+
+
+def pyproject() -> dict:
+    """The repository's pyproject.toml, read on any Python the package supports."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10: pip vendors a TOML reader
+        from pip._vendor import tomli as tomllib
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))

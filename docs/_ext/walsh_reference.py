@@ -166,12 +166,12 @@ def exceptions_page() -> str:
 
 
 def hosts_page() -> str:
-    from scrapy_walsh.demo.hosts import HOSTS
+    from demo_site.hosts import HOSTS
 
     return (
         "# Demo hosts\n\n"
         + GENERATED
-        + "The hosts of the bundled demo site (`scrapy_walsh.demo`), each on its own loopback address.\n\n"
+        + "The hosts of the local demo site (`demo_site/`, in the repository), each on its own loopback address.\n\n"
         + _table(
             ["Host", "Address", "What it shows"], ((f"`{h.name}`", f"`{h.ip}`", h.purpose) for h in HOSTS.values())
         )

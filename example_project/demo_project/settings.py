@@ -4,8 +4,8 @@ import os
 
 from scrapy.settings import default_settings
 
-from scrapy_walsh.demo import hosts as demo_hosts
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT
+from demo_site import hosts as demo_hosts
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT
 
 BOT_NAME = "demo_project"
 
@@ -23,9 +23,9 @@ DEMO_PORT = int(os.environ.get("WALSH_DEMO_PORT", DEFAULT_PORT))
 # *.walsh-demo.test names resolve to the demo's loopback addresses, and nowhere else.
 # (Scrapy 2.19 renamed DNS_RESOLVER to TWISTED_DNS_RESOLVER.)
 if hasattr(default_settings, "TWISTED_DNS_RESOLVER"):
-    TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    TWISTED_DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 else:
-    DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 # The demo site's own addresses, and nothing else on loopback.
 WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in demo_hosts.HOSTS.values()]
 # The demo operator's blocklist instead of https://wal.sh/.

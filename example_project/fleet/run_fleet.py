@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from scrapy_walsh.demo import DemoSite  # noqa: E402
+from demo_site import DemoSite, environ  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
 #: (host key, path): three hosts, one of which answers 429 with Retry-After 3 once.
@@ -49,7 +48,7 @@ def main() -> int:
         DemoSite() as site,
     ):
         urls = [site.url(key, path) for key, path in TARGETS]
-        env = dict(os.environ, WALSH_DEMO_PORT=str(site.port), WALSH_STATE_URI=redis_server.url)
+        env = dict(environ(), WALSH_DEMO_PORT=str(site.port), WALSH_STATE_URI=redis_server.url)
         env.pop("SCRAPY_SETTINGS_MODULE", None)
         if args.mode == "queue":
             import redis

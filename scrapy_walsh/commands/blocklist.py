@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     adding.add_argument("--reason", required=True, help="why, in a few words")
     adding.add_argument("--file", default=DEFAULT_FILE, help=f"the blocklist document (default: {DEFAULT_FILE})")
     for name in OPERATOR_FIELDS:
-        adding.add_argument(f"--{name}", help=f"'{name}' of a NEW file (default: setting {FIELD_SETTINGS[name]})")
+        adding.add_argument(f"--{name}", help=f"'{name}' of a NEW file (replaces the setting {FIELD_SETTINGS[name]})")
     removing = _action(actions, "remove", "unlist DOMAIN")
     removing.add_argument("domain", metavar="DOMAIN")
     removing.add_argument("--file", default=DEFAULT_FILE, help=f"the blocklist document (default: {DEFAULT_FILE})")
@@ -73,12 +73,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def now() -> datetime:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    return datetime.fromtimestamp(int(epoch), UTC) if epoch else datetime.now(UTC)
+    return datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else datetime.now(timezone.utc)
 
 
 def _fail(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return 1
+
+
+def _setting(settings: Settings, name: str) -> Any:
+    """A field's deprecated setting, read when its flag is not given (warned)."""
+    from scrapy_walsh.commands.moved_settings import warn
+
+    warn(settings, name, "blocklist add")
+    return config.parse(settings, name)
 
 
 def edit(args: argparse.Namespace, settings: Settings) -> int:
@@ -87,13 +95,11 @@ def edit(args: argparse.Namespace, settings: Settings) -> int:
         if path.exists():
             document = parse_document(path.read_bytes())
         elif args.action == "add":
-            fields = {
-                name: getattr(args, name) or config.parse(settings, FIELD_SETTINGS[name]) for name in OPERATOR_FIELDS
-            }
+            fields = {name: getattr(args, name) or _setting(settings, FIELD_SETTINGS[name]) for name in OPERATOR_FIELDS}
             try:
                 document = new_document(fields, now())
             except ValueError as exc:
-                options = ", ".join(f"--{n} (or {FIELD_SETTINGS[n]})" for n in OPERATOR_FIELDS[:3])
+                options = ", ".join(f"--{n}" for n in OPERATOR_FIELDS[:3])
                 return _fail(f"{path} does not exist and {exc}: give {options}")
         else:
             return _fail(f"{path} does not exist")

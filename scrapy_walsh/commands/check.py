@@ -16,6 +16,7 @@ from typing import Any
 from scrapy.settings import Settings
 
 from scrapy_walsh.commands.list_probe import list_finding
+from scrapy_walsh.commands.moved_settings import add_flags
 from scrapy_walsh.commands.output_changes import change_findings, manifest_changes, output_changes
 from scrapy_walsh.commands.publish import published_findings
 from scrapy_walsh.commands.report import (
@@ -66,6 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="verify with this key (private, or its PATH.pub); default WALSH_SIGNING_KEY",
     )
+    add_flags(
+        parser,
+        ("WALSH_PUBLISHED",),
+        {"WALSH_PUBLISHED": "compare what `scrapy walsh publish` wrote (its folder, or the URL it is served at)"},
+    )
     parser.add_argument(
         "--live",
         action="store_true",
@@ -107,7 +113,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
             report = live_report(settings, args.spider)
         else:
-            report = static_report(settings, args.spider)
+            report = static_report(settings, args.spider, args.published)
     except UnknownSpider as exc:
         print(f"scrapy walsh check: {exc}", file=sys.stderr)
         return 2
@@ -143,14 +149,14 @@ def verify(path: str, key: str | None, settings: Settings) -> int:
 # --- effective settings --------------------------------------------------------------
 
 
-def static_report(settings: Settings, spider: str | None) -> dict[str, Any]:
+def static_report(settings: Settings, spider: str | None, published: str | None = None) -> dict[str, Any]:
     classes = spider_classes(settings, spider)
     effective, findings = effective_settings(settings, classes[0] if spider else None)
     findings += audit_settings(effective)
     findings.append(probe_state_store(effective))
     if addon_enabled(effective) and (fetched := list_finding(effective)) is not None:
         findings.append(fetched)
-    findings += published_findings(effective)
+    findings += published_findings(effective, published)
     if not spider and addon_enabled(effective):
         findings += removed_by_spiders(settings, classes)
     from scrapy_walsh.config import parse

@@ -12,11 +12,12 @@ import argparse
 import json
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import scrapy
+from scrapy.resolver import CachingThreadedResolver
 from scrapy.settings import SETTINGS_PRIORITIES
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
@@ -24,8 +25,6 @@ from twisted.internet.error import DNSLookupError
 from scrapy_walsh.commands.explain_render import render
 from scrapy_walsh.commands.explain_sections import describe, gate_of
 from scrapy_walsh.context import CrawlContext
-from scrapy_walsh.demo.hosts import DEMO_DOMAIN
-from scrapy_walsh.demo.resolver import DemoResolver
 from scrapy_walsh.middlewares.blocklist import BlocklistMiddleware
 from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
 from scrapy_walsh.policy.addresses import parse_ip
@@ -53,13 +52,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the explanation as one JSON object")
 
 
-class OfflineResolver(DemoResolver):
-    """``--offline``: IP literals and the demo's table only; no name is looked up."""
+def _demo_names() -> dict[str, str]:
+    """The demo site's names and addresses, when its package is importable (a checkout): none else."""
+    try:
+        from demo_site.hosts import BY_NAME
+        from demo_site.resolver import LOOPBACK_NAMES
+    except ImportError:
+        return {}
+    return {**{name: host.ip for name, host in BY_NAME.items()}, **LOOPBACK_NAMES}
+
+
+class OfflineResolver(CachingThreadedResolver):
+    """``--offline``: IP literals and the demo site's table only; no name is looked up."""
 
     def getHostByName(self, name: str, timeout: Sequence[int] = ()) -> defer.Deferred[str]:  # noqa: N802 - Twisted's
         key = name.lower().rstrip(".")
-        if key == DEMO_DOMAIN or key.endswith("." + DEMO_DOMAIN) or parse_ip(key) is not None:
+        if parse_ip(key) is not None:
             return super().getHostByName(name, timeout)
+        if (address := _demo_names().get(key)) is not None:
+            return defer.succeed(address)
         return defer.fail(DNSLookupError(f"{name}: not resolved (--offline)"))
 
 
@@ -146,6 +157,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not report:
         print(f"error: the crawl of {args.url} ended without reaching a decision (see the log above)", file=sys.stderr)
         return 1
-    report["explained_at"] = datetime.now(UTC).replace(microsecond=0).isoformat()
+    report["explained_at"] = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     print(json.dumps(report, indent=2) if args.json else render(report))
     return 0

@@ -126,7 +126,7 @@ def _since(text: str | None) -> float | None:
     if not text:
         return None
     day = datetime.date.fromisoformat(text)
-    return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC).timestamp()
+    return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.timezone.utc).timestamp()
 
 
 def _key_source(args: argparse.Namespace, settings: Settings, keys: dict[str, Any] | None) -> str | None:

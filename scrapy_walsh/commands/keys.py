@@ -14,11 +14,14 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from scrapy_walsh.commands.moved_settings import add_flags, apply
 from scrapy_walsh.identity import agent_card as agent_card
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.policy.urls import split
@@ -46,10 +49,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     directory.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
     card = actions.add_parser("card", help="print the Signature Agent Card (draft-meunier-webbotauth-registry-04)")
     card.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
+    add_flags(card, CARD_FLAGS, FLAG_HELP)
     verify = actions.add_parser("verify", help="fetch a published directory and check it holds our key")
     verify.add_argument("url", metavar="URL", nargs="?", help="the directory URL (http or https)")
     verify.add_argument("--card", metavar="FILE|URL", help="also check a published card against the settings")
     verify.add_argument("--key", metavar="PATH", help="the private key (default: WALSH_SIGNING_KEY)")
+
+
+#: The card's operator fields: flags of ``keys card`` and ``publish`` (formerly settings).
+CARD_FLAGS = ("WALSH_BLOCKLIST_CONTACT", "WALSH_BLOCKLIST_POLICY", "WALSH_PUBLISHED")
+FLAG_HELP: Mapping[str, str] = MappingProxyType(
+    {
+        "WALSH_BLOCKLIST_CONTACT": "the operator's contact (an email or URL): the card's contacts, the bot page's",
+        "WALSH_BLOCKLIST_POLICY": "the operator's policy page (an absolute URI): the card's client_uri",
+        "WALSH_BLOCKLIST_OPERATOR": "the operator's name, stated on the bot page",
+        "WALSH_PUBLISHED": "the https URL the folder is served at: the card names itself (client_id) and its "
+        "key directory (jwks_uri)",
+        "WALSH_IP_RANGES": "a network the bot sends from (CIDR, e.g. 192.0.2.0/24), for the page and ips.json; "
+        "repeat it, or separate networks with commas",
+    }
+)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -61,13 +80,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps(webbotauth.directory([key]), indent=2))
             return 0
         if args.action == "card":
-            print(json.dumps(agent_card.build(keys=[key], **card_settings(settings)), indent=2))
+            readings = apply(args, accepted_settings(settings), settings, CARD_FLAGS, "keys card")
+            print(json.dumps(agent_card.build(keys=[key], **card_fields(readings)), indent=2))
             return 0
         if args.url is None and args.card is None:
             return _fail("give the directory URL, --card FILE|URL, or both")
         status = verify(args.url, key, _user_agent(settings)) if args.url else 0
         return verify_card(args.card, key, settings) or status if args.card else status
-    except (webbotauth.SigningError, SettingRefused) as exc:
+    except (webbotauth.SigningError, SettingRefused, ValueError) as exc:
         return _fail(str(exc))
 
 

@@ -10,13 +10,14 @@ docs/command-check.md says why.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
+from scrapy.exceptions import UsageError
 from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.conf import closest_scrapy_cfg
@@ -25,10 +26,11 @@ from scrapy_walsh.commands.report import effective_settings, envelope, removed_b
 from scrapy_walsh.commands.signed_record import digest, journal_dir, journal_files, journal_heads
 from scrapy_walsh.conformance import FAIL, Finding, checklist, overall
 from scrapy_walsh.conformance.attestation import NOT_OBSERVED_LIVE, judge, judge_hostile
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from scrapy_walsh.exceptions import REFUSAL_HEADLINE, ConformanceError
-from scrapy_walsh.settings import USER_AGENT
+from scrapy_walsh.settings import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, USER_AGENT
+
+if TYPE_CHECKING:
+    from demo_site import DemoSite
 
 #: A crawl that is not over by then is stopped (a project that follows every link).
 CLOSESPIDER_TIMEOUT = 60
@@ -46,13 +48,28 @@ WalshHostileProbe = type("WalshHostileProbe", (HostileProbeSpider,), {{"__module
 """
 CANARY = "walsh-hostile-canary-7f3a"
 
+NO_DEMO_SITE = (
+    "check --live crawls the local demo site (the demo_site package), which ships with the source, "
+    "not the wheel: run it from a checkout of scrapy-walsh or its unpacked sdist, with that folder on "
+    "PYTHONPATH (docs/command-check.md)"
+)
+
+
+def demo() -> ModuleType:
+    """The repository's ``demo_site``, or a usage error saying where to get it."""
+    try:
+        import demo_site
+    except ImportError:
+        raise UsageError(NO_DEMO_SITE) from None
+    return demo_site
+
 
 def demo_overrides(site: DemoSite, state_dir: Path) -> dict[str, str]:
     """The only settings the live run changes: where the demo is, and a throwaway state."""
     resolver = "TWISTED_DNS_RESOLVER" if hasattr(scrapy_defaults, "TWISTED_DNS_RESOLVER") else "DNS_RESOLVER"
     return {
-        resolver: "scrapy_walsh.demo.resolver.DemoResolver",
-        "WALSH_ALLOW_PRIVATE_ADDRESSES": ",".join(f"{h.ip}/32" for h in HOSTS.values()),
+        resolver: "demo_site.resolver.DemoResolver",
+        "WALSH_ALLOW_PRIVATE_ADDRESSES": ",".join(f"{h.ip}/32" for h in demo().HOSTS.values()),
         "WALSH_BLOCKLIST_URL": site.url("ops", BLOCKLIST_PATH),
         "WALSH_BLOCKLIST_SCHEMA_URL": site.url("ops", BLOCKLIST_SCHEMA_PATH),
         "WALSH_STATE_URI": f"sqlite:///{(state_dir / 'walsh-state.sqlite3').resolve()}",
@@ -113,17 +130,20 @@ def crawl(
         args += ["-s", f"{name}={value}"]
     cfg = closest_scrapy_cfg()
     cwd = Path(cfg).parent if cfg else Path.cwd()
-    return subprocess.run(args, cwd=cwd, env=dict(os.environ), capture_output=True, text=True, timeout=TIMEOUT)
+    # the probe and its resolver import demo_site: the crawl gets it from where this process did
+    env = demo().environ()
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT)
 
 
 def live_report(settings: Settings, spider: str | None) -> dict[str, Any]:
+    demo()  # no demo site here: a usage error, before anything runs
     classes = spider_classes(settings, spider) if spider else []  # an unknown name: a usage error, before any crawl
     # the same ADDONS finding as the static check: a removed add-on is named, not just observed
     _, addon = effective_settings(settings, classes[0] if classes else None)
     if not spider:
         addon += removed_by_spiders(settings, spider_classes(settings, None))
     journal_before = journal_files(settings)
-    with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-check-") as tmp:
+    with demo().DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-check-") as tmp:
         result = crawl(site, Path(tmp), settings, spider)
         records = site.requests
     log = list(records)
@@ -158,7 +178,7 @@ def hostile_phase(
 ) -> tuple[list[Finding], dict[str, Any], list[str], list[dict]]:
     """The hostile probe's crawl and the NaN start, on a fresh demo site: findings, figures,
     notes, and the server's log of the hostile crawl (for the record's digest)."""
-    with DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-hostile-") as tmp:
+    with demo().DemoSite(sentinels=True) as site, tempfile.TemporaryDirectory(prefix="walsh-hostile-") as tmp:
         workdir = Path(tmp)
         (workdir / "canary.txt").write_text(CANARY)
         # a finite file (the canary), not /dev/zero: a configuration that reads it must not
@@ -170,7 +190,7 @@ def hostile_phase(
         site.reset()
         nan = crawl(site, workdir, settings, spider, extra={"WALSH_BACKOFF_MAX_DELAY": "nan"})
         nan_seen = len(site.requests)
-    blocked_ips = [HOSTS["blocked"].ip, HOSTS["www.blocked"].ip]
+    blocked_ips = [demo().HOSTS["blocked"].ip, demo().HOSTS["www.blocked"].ip]
     findings, figures = judge_hostile(records, items, CANARY, blocked_ips, (nan.returncode, nan_seen), USER_AGENT)
     notes = [
         f"the hostile probe crawl exited {result.returncode}; the demo site saw {len(records)} requests "

@@ -13,8 +13,8 @@ from typing import Any
 
 import scrapy
 
+from demo_site.hosts import HOSTS
 from scrapy_walsh.conformance.attestation import PROBE_TARGETS
-from scrapy_walsh.demo.hosts import HOSTS
 
 ASSETS = "a::attr(href), img::attr(src), link::attr(href), script::attr(src)"
 

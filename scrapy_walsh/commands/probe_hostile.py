@@ -13,8 +13,8 @@ from typing import Any
 
 import scrapy
 
+from demo_site.hosts import HOSTS
 from scrapy_walsh.conformance.attestation import HOSTILE_ENGINE, HOSTILE_TARGETS, HOSTILE_UA
-from scrapy_walsh.demo.hosts import HOSTS
 from scrapy_walsh.policy.vocabulary import Meta
 
 #: The chunked item: 50 strings of 1,000 characters (50,000 in all).

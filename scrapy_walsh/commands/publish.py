@@ -17,7 +17,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scrapy_walsh.commands.keys import SettingRefused, accepted_settings, card_fields, read_source
+from scrapy_walsh.commands.keys import (
+    CARD_FLAGS,
+    FLAG_HELP,
+    SettingRefused,
+    accepted_settings,
+    card_fields,
+    read_source,
+)
+from scrapy_walsh.commands.moved_settings import add_flags, apply, warn
 from scrapy_walsh.identity import agent_card as agent_card
 from scrapy_walsh.identity import bot_page, webbotauth
 from scrapy_walsh.journal import published
@@ -32,7 +40,12 @@ if TYPE_CHECKING:
     from scrapy_walsh.conformance import Finding
 
 HELP = "write the bot's public page, key directory, Signature Agent Card and signed journal heads to a folder"
-SYNTAX = "DIR [--key PATH] [--journal DIR] [--previous DIR|URL]"
+SYNTAX = (
+    "DIR [--key PATH] [--journal DIR] [--previous DIR|URL] [--operator TEXT] [--contact TEXT] [--policy URI] "
+    "[--ip-range CIDR]"
+)
+#: The operator's facts the page states: flags (formerly settings no crawl read).
+FLAGS = ("WALSH_BLOCKLIST_OPERATOR", *CARD_FLAGS, "WALSH_IP_RANGES")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,12 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR|URL",
         help="where the heads were published before (default: DIR); none of them is ever dropped",
     )
+    add_flags(parser, FLAGS, FLAG_HELP)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         root = _folder(args.folder)
-        readings = accepted_settings(settings)
+        readings = apply(args, accepted_settings(settings), settings, FLAGS, "publish")
         key = _key(args.key, readings)
         journal = _given_journal(args.journal) if args.journal is not None else _journal(settings)
         public = {webbotauth.keyid(key): key.public_key()} if key is not None else None
@@ -57,7 +71,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         _verifies(journal, public)
         before = _previous(args.previous or str(root), readings.value("WALSH_USER_AGENT"), args.previous is not None)
         heads = published.grown(before, current, journal if journal is not None else root / "-")
-    except (SettingRefused, webbotauth.SigningError, Refused, published.Shrinks) as exc:
+    except (SettingRefused, webbotauth.SigningError, Refused, published.Shrinks, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     facts = facts_of(readings, [key] if key is not None else [], len(heads))
@@ -67,7 +81,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         files[bot_page.DIRECTORY] = _json(webbotauth.directory([key]))
         files[bot_page.CARD] = _json(agent_card.build(keys=[key], **card_fields(readings)))
     if facts.ip_ranges:
-        created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         files[bot_page.IPS] = _json(bot_page.ip_document(facts.ip_ranges, created))
     try:
         for name, text in files.items():
@@ -76,9 +90,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: cannot write {root}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(f"wrote {root}: {', '.join(files)}")
-    for name in ("WALSH_BLOCKLIST_OPERATOR", "WALSH_BLOCKLIST_CONTACT"):
-        if not readings.value(name):  # the crawler best practices ask for both
-            print(f"note: {name} is not set: the page names no {name.rsplit('_', 1)[1].lower()}", file=sys.stderr)
+    for option, fact in (("--operator", "WALSH_BLOCKLIST_OPERATOR"), ("--contact", "WALSH_BLOCKLIST_CONTACT")):
+        if not readings.value(fact):  # the crawler best practices ask for both
+            print(f"note: no {option} given: the page names no {option[2:]}", file=sys.stderr)
     print(f"{len(heads)} signed journal heads" + (f" from {journal}" if journal is not None else ""))
     print(f"serve it at the URL your User-Agent names; the key directory as {webbotauth.DIRECTORY_MEDIA_TYPE}")
     return 0
@@ -180,14 +194,17 @@ def _write(path: Path, text: str) -> None:
 # ---------------------------------------------------------------------- what check reads
 
 
-def published_findings(settings: Settings) -> list[Finding]:
-    """``check``: a warning for each fact the folder ``WALSH_PUBLISHED`` states otherwise than the
-    settings (product token, User-Agent, interval, keys); nothing when it is not set."""
+def published_findings(settings: Settings, location: str | None = None) -> list[Finding]:
+    """``check``: a warning for each fact the folder ``check --published`` names states otherwise than
+    the settings (product token, User-Agent, interval, keys); nothing when none is named."""
     from scrapy_walsh.conformance import PASS, WARN, Finding
 
     try:
         readings = accepted_settings(settings)
-        location = readings.value("WALSH_PUBLISHED")
+        if location is None:
+            location = readings.value("WALSH_PUBLISHED")
+            if location:
+                warn(settings, "WALSH_PUBLISHED", "check")
         if not location:
             return []
         key = _key(None, readings)
@@ -223,8 +240,7 @@ def published_findings(settings: Settings) -> list[Finding]:
         except (OSError, ValueError) as exc:
             problems.append(f"cannot read the published card or key directory: {exc}")
     if not problems:
-        return [Finding("1", "R1", PASS, "WALSH_PUBLISHED", f"{location}: the published page agrees with the settings")]
+        return [Finding("1", "R1", PASS, "--published", f"{location}: the published page agrees with the settings")]
     return [
-        Finding("1", "R1", WARN, "WALSH_PUBLISHED", f"{location}: {p} (run scrapy walsh publish again)")
-        for p in problems
+        Finding("1", "R1", WARN, "--published", f"{location}: {p} (run scrapy walsh publish again)") for p in problems
     ]

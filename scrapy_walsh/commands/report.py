@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
@@ -148,7 +148,7 @@ def envelope(mode: str, settings: Settings, spider: str | None) -> dict[str, Any
     return {
         "spec_version": SPEC_VERSION,
         "package_version": __version__,
-        "checked_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "checked_at": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "mode": mode,
         "project": settings.get("BOT_NAME"),
         "settings_module": os.environ.get("SCRAPY_SETTINGS_MODULE"),

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scrapy_walsh.conformance.engine import FAIL, PASS, Finding
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
+from scrapy_walsh.settings import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 
 #: (host key, path, what the server must see). The probe declares them all as start
 #: requests, then tries to follow every link, image, stylesheet and script it gets.

@@ -172,7 +172,7 @@ def sign_request(
     """
     if components is None:
         components = STRING_COMPONENTS if form == STRING else COMPONENTS
-    created = created or datetime.datetime.now(datetime.UTC)
+    created = created or datetime.datetime.now(datetime.timezone.utc)
     message = _Message(method.upper(), url, dict(headers))
     for name in [n for n in message.headers if n.lower() in ("signature", "signature-input", "signature-agent")]:
         del message.headers[name]

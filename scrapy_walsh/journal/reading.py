@@ -122,7 +122,7 @@ def _target(url: str) -> str:
 
 def show(view: HostView, verified: str) -> str:
     lines = [f"Requests to {view.host} in this journal ({verified})", ""]
-    lines.append("Per day (UTC): requests, smallest gap between two of our requests:")
+    lines.append("Per day (timezone.utc): requests, smallest gap between two of our requests:")
     for day, count, gap in view.per_day():
         lines.append(f"  {day}  {count:5} requests  smallest gap {'-' if gap is None else f'{gap:.3f} s'}")
     if not view.sends:

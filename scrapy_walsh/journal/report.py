@@ -98,7 +98,7 @@ def _ticks(top: float, count: int = 5) -> list[float]:
 
 
 def _clock(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%H:%M:%S")
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%H:%M:%S")
 
 
 NO_REQUESTS = '<text x="10" y="30">no requests</text>'
@@ -221,7 +221,7 @@ def _axes(c: _Chart) -> list[str]:
         f'<line x1="{c.left}" y1="{c.y(0):.1f}" x2="{c.width - c.right}" y2="{c.y(0):.1f}" stroke="#000"/>',
         f'<line x1="{c.left}" y1="{c.top}" x2="{c.left}" y2="{c.y(0):.1f}" stroke="#000"/>',
         f'<text x="{(c.left + c.width - c.right) / 2:.0f}" y="{c.height - 6}" text-anchor="middle">'
-        f"time (UTC), {when(c.t0)[:10]}</text>",
+        f"time (timezone.utc), {when(c.t0)[:10]}</text>",
         f'<text x="14" y="{middle:.0f}" text-anchor="middle" transform="rotate(-90 14 {middle:.0f})">'
         "seconds since our previous request</text>",
     ]
@@ -350,7 +350,7 @@ host. The dashed line is the interval we applied, with its value and what set it
 requests we refused to send. The time axis covers crawl time only: a zigzag marks idle time between two
 crawls, with its length.</p>
 {timeline_svg(view)}
-<h2>Requests per day (UTC)</h2>
+<h2>Requests per day (timezone.utc)</h2>
 <table><tr><th>day</th><th>requests</th><th>smallest gap</th></tr>{days}</table>
 <h2>robots.txt versions followed</h2>
 <table><tr><th>digest</th><th>first</th><th>last</th><th>requests</th></tr>{versions}</table>

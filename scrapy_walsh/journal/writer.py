@@ -34,7 +34,7 @@ TAIL_BYTES = 65536
 
 
 def day_of(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%d")
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d")
 
 
 class JournalWriter:
@@ -168,10 +168,10 @@ class JournalWriter:
             self._fd = None
             self._release()
         self._day = day_of(now)
-        self._day_start = datetime.datetime.fromisoformat(self._day).replace(tzinfo=datetime.UTC).timestamp()
+        self._day_start = datetime.datetime.fromisoformat(self._day).replace(tzinfo=datetime.timezone.utc).timestamp()
         folder = self.directory / self._day
         folder.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.datetime.fromtimestamp(now, datetime.UTC).strftime("%H%M%S")
+        stamp = datetime.datetime.fromtimestamp(now, datetime.timezone.utc).strftime("%H%M%S")
         path = folder / f"{self.pid}-{stamp}-{secrets.token_hex(3)}{SUFFIX}"
         with ChainTip(self.directory, self.identity, self.machine) as tip:
             # under the tip's lock: two processes opening files at once still make one chain

@@ -8,9 +8,8 @@ from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.store import open_crawl_store
 
 if TYPE_CHECKING:
-    from typing import Self
-
     from scrapy.crawler import Crawler
+    from typing_extensions import Self
 
     from scrapy_walsh.store import StateStore
 

@@ -16,9 +16,8 @@ from scrapy.robotstxt import RobotParser as ScrapyRobotParser
 from scrapy_walsh.policy.robots import RobotsTxt, product_token
 
 if TYPE_CHECKING:
-    from typing import Self
-
     from scrapy.crawler import Crawler
+    from typing_extensions import Self
 
 __all__ = ("RobotParser",)
 

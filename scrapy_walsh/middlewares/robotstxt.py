@@ -38,11 +38,10 @@ from scrapy_walsh.policy.gates import (
 from scrapy_walsh.sending.request_meta import request_parts
 
 if TYPE_CHECKING:
-    from typing import Self
-
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.robotstxt import RobotParser as ScrapyRobotParser
+    from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
 

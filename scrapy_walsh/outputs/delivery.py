@@ -20,7 +20,6 @@ import traceback
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlunsplit
 
@@ -35,7 +34,7 @@ from twisted.internet.defer import Deferred
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.outputs import exit_status, faults, typed_command
 from scrapy_walsh.policy.urls import split
-from scrapy_walsh.policy.vocabulary import Namespace
+from scrapy_walsh.policy.vocabulary import Namespace, StrEnum
 from scrapy_walsh.store import StateStoreError, leases, open_crawl_store
 
 if TYPE_CHECKING:

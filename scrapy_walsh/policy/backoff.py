@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import timezone
 from email.utils import parsedate_to_datetime
 
 DELTA_SECONDS = re.compile(r"[0-9]+")
@@ -46,7 +46,7 @@ def _one(value: str, now: float) -> float | None:
     if when is None:
         return None
     if when.tzinfo is None:  # asctime and "-0000" dates: HTTP dates are always GMT (RFC 9110 §5.6.7)
-        when = when.replace(tzinfo=UTC)
+        when = when.replace(tzinfo=timezone.utc)
     return min(max(0.0, when.timestamp() - now), MAX_SECONDS)
 
 

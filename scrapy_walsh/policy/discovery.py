@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from types import MappingProxyType
 
 from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
@@ -105,7 +105,7 @@ def lastmod_time(value: str | None) -> float | None:
     except ValueError:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)  # a bare date (or time without zone): read as UTC
+        when = when.replace(tzinfo=timezone.utc)  # a bare date (or time without zone): read as UTC
     return when.timestamp()
 
 
@@ -141,7 +141,7 @@ def _date_only(lastmod: str) -> bool:
 
 
 def _day(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).date().isoformat()
+    return datetime.fromtimestamp(seconds, timezone.utc).date().isoformat()
 
 
 def manifest_kinds(value: object) -> tuple[str, ...] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -80,7 +81,8 @@ _SPLIT_WS = re.compile("[ \t]+").split
 #: The shortest and the longest one-word record name: "disallow /" without a colon names one.
 _WORD_SIZES = (min(len(name) for name in _KEYS if " " not in name), max(len(name) for name in _KEYS if " " not in name))
 #: The first character of each line with content (not whitespace, no comment), after a LF.
-_CONTENT = re.compile(r"\n[^\S\n]*+([^\s#])").findall
+#: Possessive (no backtracking into the blanks) from Python 3.11; the same matches without it.
+_CONTENT = re.compile(r"\n[^\S\n]*+([^\s#])" if sys.version_info >= (3, 11) else r"\n[^\S\n]*([^\s#])").findall
 
 
 class _Group:

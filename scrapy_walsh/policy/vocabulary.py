@@ -9,9 +9,22 @@ keys and store namespaces are generated from :data:`META_KEYS` and :data:`NAMESP
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
-from enum import StrEnum
 from types import MappingProxyType
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # Python 3.10: the same class, as 3.11 defines it (str() and format() give the value)
+    from enum import Enum
+
+    class StrEnum(str, Enum):
+        def __str__(self) -> str:
+            return str(self.value)
+
+        def __format__(self, spec: str) -> str:
+            return str(self.value).__format__(spec)
+
 
 #: What messages call each requirement: its number and subject (the contract's headings), never
 #: a seed file or a checklist number alone. The address rule and usage preferences have no

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -449,7 +449,7 @@ class SharedPacer:
             "Waiting %.1f s before the next request to %s, until %s UTC: %s",
             wait,
             host,
-            datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M:%S"),
+            datetime.fromtimestamp(until, timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
             self.wait_reason(host),
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import add_addon_line, crawl_targets, new_project, stat
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from demo_site.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.commands import blocklist as command
 from scrapy_walsh.commands.blocklist import json_path, problems
-from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
 from scrapy_walsh.policy.blocklist import InvalidBlocklist
 from scrapy_walsh.policy.blocklist.edit import add, new_document, remove, serialise
 from tests.helpers import REPO, run_scrapy
@@ -30,7 +30,7 @@ def in_process(*argv, settings=None):
     return command.run(parser.parse_args(argv), Settings(settings or {}))
 
 
-NOW = datetime(2026, 11, 23, 3, 30, 15, 123456, tzinfo=UTC)
+NOW = datetime(2026, 11, 23, 3, 30, 15, 123456, tzinfo=timezone.utc)
 EPOCH = str(int(NOW.timestamp()))
 FIELDS = {"operator": "Walsh-Research", "contact": "optout@wal.sh", "policy": "https://wal.sh/bot/", "refresh": "PT6H"}
 
@@ -58,7 +58,7 @@ def test_add_writes_the_domain_as_the_gate_reads_it(given, written):
     result = add(doc(), given, "opt-out by email", NOW)
     assert result.changed
     assert result.document["blocked"] == [{"domain": written, "added": "2026-11-23", "reason": "opt-out by email"}]
-    assert result.document["updated"] == "2026-11-23T03:30:15Z"  # UTC, whole seconds
+    assert result.document["updated"] == "2026-11-23T03:30:15Z"  # timezone.utc, whole seconds
 
 
 def test_added_is_todays_utc_date_whatever_the_local_zone():
@@ -211,7 +211,9 @@ def test_add_twice_gives_identical_files_and_the_second_writes_nothing(project):
     assert other.read_bytes() == before
 
 
-def test_a_new_file_takes_its_operator_fields_from_settings_and_a_broken_one_is_never_written(project, tmp_path):
+def test_a_new_file_takes_its_operator_fields_from_the_old_settings_warned_and_a_broken_one_is_never_written(
+    project, tmp_path
+):
     broken = tmp_path / "broken_project"
     shutil.copytree(project, broken)
     settings = broken / "demo_project" / "settings.py"
@@ -228,6 +230,14 @@ def test_a_new_file_takes_its_operator_fields_from_settings_and_a_broken_one_is_
         broken, "add", "a.example", "--reason", "r", "--file", "new.json", "--policy", "https://wal.sh/bot/"
     )  # the option wins over the setting
     assert made.returncode == 0, made.stderr
+    # the settings still apply for one release, each one that stood in for its flag said once
+    deprecated = [line for line in made.stderr.splitlines() if "is deprecated (no crawl reads it)" in line]
+    assert len(deprecated) == 2, made.stderr
+    assert (
+        "WALSH_BLOCKLIST_OPERATOR" in deprecated[0]
+        and "pass --operator to `scrapy walsh blocklist add`" in deprecated[0]
+    )
+    assert "WALSH_BLOCKLIST_CONTACT" in deprecated[1] and "WALSH_BLOCKLIST_POLICY" not in made.stderr
     assert {k: v for k, v in json.loads((broken / "new.json").read_text()).items() if k != "blocked"} == {
         "contract": "walsh-research-blocklist/v1",
         "updated": "2026-11-23T03:30:15Z",
@@ -252,7 +262,7 @@ def test_malformed_input_leaves_the_file_as_it_was(tmp_path, capsys, monkeypatch
     assert "other.example is not listed" in capsys.readouterr().err
     assert path.read_bytes() == data.replace(b"/v2", b"/v1")
     assert in_process("add", "a.example", "--reason", "r", "--file", str(tmp_path / "nobody.json")) == 1
-    assert "--operator (or WALSH_BLOCKLIST_OPERATOR)" in capsys.readouterr().err
+    assert "give --operator, --contact, --policy" in capsys.readouterr().err
     assert not (tmp_path / "nobody.json").exists()
 
 

@@ -2,8 +2,8 @@
 
 import json
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
+from demo_site import DemoSite
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, HOSTS
 from scrapy_walsh.settings import USER_AGENT
 from tests.helpers import add_addon_line, crawl_targets, stat
 
@@ -121,7 +121,7 @@ def test_a_later_run_validates_with_the_schema_fetched_within_a_day(project, dem
 def test_a_list_the_cached_schema_refuses_is_validated_by_the_schema_published_now(project, demo_site):
     """A schema that changed with the list (here: ``policy`` no longer required) is fetched again
     when the cached copy refuses the new list, and the list is adopted."""
-    from scrapy_walsh.demo.content import blocklist_schema_bytes, default_blocklist
+    from demo_site.content import blocklist_schema_bytes, default_blocklist
 
     first, _ = crawl_targets(project, targets(demo_site, 1))
     assert first.returncode == 0, first.stderr[-3000:]

@@ -12,9 +12,9 @@ import os
 import re
 import time
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, HOSTS
+from demo_site import DemoSite
+from demo_site.content import blocklist_bytes, default_blocklist
+from demo_site.hosts import BLOCKLIST_PATH, HOSTS
 from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
 
 #: Consecutive runs per case (a wait that shows one run in ten needs ten; WALSH_TEST_WAIT_RUNS=10 runs them).

@@ -10,7 +10,7 @@ the crawl run under libfaketime (+1 day), its clock only.
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -31,7 +31,7 @@ def test_a_newer_lastmod_refetch_delivers_its_item_as_an_update(tmp_path, blog):
     assert first.returncode == 0 and len(items) == 4, first.stderr[-4000:]
     assert not any(i["walsh"].get("update") for i in items), "a first fetch is no update"
     # the site changes its posts after our fetch (the crawl is over), and says so in its sitemap
-    blog.lastmod = datetime.fromtimestamp(int(time.time()) + 1, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    blog.lastmod = datetime.fromtimestamp(int(time.time()) + 1, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     blog.log.clear()
     second, items = crawl(project)
     assert second.returncode == 0, second.stderr[-4000:]
@@ -53,7 +53,7 @@ def test_a_newer_lastmod_refetch_delivers_its_item_as_an_update(tmp_path, blog):
 @pytest.mark.skipif(not FAKETIME.exists(), reason="libfaketime is not installed")
 def test_a_date_only_lastmod_of_the_day_of_our_fetch_is_picked_up_the_next_day(tmp_path, blog):  # noqa: F811
     project = make_project(tmp_path, "blog_crawl", blog.base, "WALSH_REFETCH_INTERVAL = 1")
-    blog.lastmod = datetime.now(UTC).date().isoformat()  # changed today: before or after our fetch?
+    blog.lastmod = datetime.now(timezone.utc).date().isoformat()  # changed today: before or after our fetch?
     first, items = crawl(project)
     assert first.returncode == 0 and len(items) == 4, first.stderr[-4000:]
     blog.log.clear()

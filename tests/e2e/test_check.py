@@ -11,7 +11,7 @@ import json
 import os
 import re
 import shutil
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -55,7 +55,7 @@ def broken(tmp_path_factory):
 @pytest.fixture(scope="module")
 def example_report():
     """The example project's check, with its demo site up: row 3 fetches the site's list."""
-    from scrapy_walsh.demo import DemoSite
+    from demo_site import DemoSite
 
     with DemoSite(hosts=["ops"]) as site:
         return check_json(REPO / "example_project", "demo", env=dict(os.environ, WALSH_DEMO_PORT=str(site.port)))
@@ -67,7 +67,7 @@ def test_example_project_passes_every_must_row_and_records_what_makes_it_compara
     assert report["spec_version"] == "walsh-research-compliance/v1"
     assert report["package_version"] == __version__
     checked = datetime.fromisoformat(report["checked_at"].replace("Z", "+00:00"))
-    assert abs(datetime.now(UTC) - checked) < timedelta(minutes=5)
+    assert abs(datetime.now(timezone.utc) - checked) < timedelta(minutes=5)
     assert (report["project"], report["spider"], report["mode"]) == ("demo_project", "demo", "static")
     # every row of §8, in order, each with an explicit status and a reason
     assert [r["row"] for r in report["rows"]] == ROWS

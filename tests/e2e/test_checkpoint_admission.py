@@ -5,7 +5,7 @@ A spider that sets the package's own meta keys by hand (``walsh_internal``, ``wa
 nothing: admission is a token the package holds, so the server sees none of these requests.
 """
 
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site.hosts import HOSTS
 from tests.helpers import run_scrapy, stat, write_spider
 
 SPIDER = """

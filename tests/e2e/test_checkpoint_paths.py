@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from scrapy_walsh.settings import USER_AGENT
 from tests.helpers import add_addon_line, new_project, run_scrapy, stat, summary_value, write_spider
 

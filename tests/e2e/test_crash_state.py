@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import CLOCK_TOLERANCE, demo_settings
 
 IP = "127.0.2.2"
@@ -41,7 +41,7 @@ DOMAIN = "crash.test"
 
 RESOLVER = f'''
 from twisted.internet import defer
-from scrapy_walsh.demo.resolver import DemoResolver
+from demo_site.resolver import DemoResolver
 
 
 class CrashResolver(DemoResolver):

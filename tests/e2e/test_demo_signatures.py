@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site import DemoSite
+from demo_site.hosts import HOSTS
 from scrapy_walsh.identity import webbotauth
 
 

@@ -26,15 +26,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scrapy_walsh.demo import (
+from demo_site import (
     DEFAULT_PORT,
     DEMO_DOMAIN,
     HOSTS,
     DemoSite,
     load_request_log,
 )
-from scrapy_walsh.demo.content import LAST_MODIFIED, default_blocklist
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
+from demo_site.content import LAST_MODIFIED, default_blocklist
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 
 UA = "Walsh-Research/0.1 (+https://wal.sh/bot; compliance test)"
 SM_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -631,7 +631,7 @@ def test_cli_serve(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "scrapy_walsh.demo",
+            "demo_site",
             "serve",
             "--port",
             "0",
@@ -673,7 +673,7 @@ def test_cli_serve(tmp_path: Path) -> None:
 def test_cli_hosts() -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     out = subprocess.run(
-        [sys.executable, "-m", "scrapy_walsh.demo", "hosts"],
+        [sys.executable, "-m", "demo_site", "hosts"],
         cwd=REPO,
         env=env,
         capture_output=True,

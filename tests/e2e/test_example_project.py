@@ -99,7 +99,7 @@ def _run_demo(out, *args):
 def test_the_demo_runs_beside_another_crawl_of_the_identity(tmp_path):
     """A crawl of the identity holds the default store on this machine: the demo, with its own
     store, still runs (it was refused at start, then printed the server's view of nothing)."""
-    from scrapy_walsh.demo import DemoSite
+    from demo_site import DemoSite
     from tests.e2e.test_fleet import start_worker
     from tests.helpers import GATES_SPIDER, add_addon_line, new_project, wait_for_pages, write_spider
 

@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from scrapy_walsh.settings import USER_AGENT
 from tests.helpers import GATES_SPIDER, REPO, run_scrapy
 

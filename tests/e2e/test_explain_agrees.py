@@ -21,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site import DemoSite
+from demo_site.hosts import HOSTS
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import open_store, parse_state_uri
 from tests.helpers import CLOCK_TOLERANCE, add_addon_line, crawl_targets, new_project, run_scrapy
@@ -204,8 +204,8 @@ def drift_runs(tmp_path_factory):
     """{row id: (explain's report, the crawl's item)}, each phase on its own state store."""
     import time
 
-    from scrapy_walsh.demo.content import blocklist_schema_bytes, default_blocklist
-    from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
+    from demo_site.content import blocklist_schema_bytes, default_blocklist
+    from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 
     out = {}
     with DemoSite() as site:

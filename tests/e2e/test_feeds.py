@@ -15,8 +15,8 @@ import json
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.content import FEED_ENTRIES, FEED_ENTRY_BODY
+from demo_site import DemoSite
+from demo_site.content import FEED_ENTRIES, FEED_ENTRY_BODY
 from tests.helpers import add_addon_line, new_project, run_scrapy, write_spider
 
 SPIDER = """

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import CLOCK_TOLERANCE, GATES_SPIDER, add_addon_line, gaps_by_host, new_project, stat
 from tests.redis_server import RedisServer
 

@@ -19,7 +19,7 @@ from collections import Counter
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from scrapy_walsh.store.leases import HOLDER_BOUND
 from tests.e2e.test_fleet import fleet_project
 from tests.redis_server import RedisServer

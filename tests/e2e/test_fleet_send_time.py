@@ -18,8 +18,8 @@ from collections import Counter
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site import DemoSite
+from demo_site.hosts import HOSTS
 from tests.e2e.test_fleet import fleet_project, start_worker
 from tests.helpers import CLOCK_TOLERANCE, gaps_by_host, stat
 from tests.redis_server import RedisProxy, RedisServer
@@ -30,7 +30,7 @@ HOST = "open"
 
 DOOR_RESOLVER = f"""
 from twisted.internet import defer
-from scrapy_walsh.demo.resolver import DemoResolver
+from demo_site.resolver import DemoResolver
 
 
 class DoorResolver(DemoResolver):

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site.hosts import HOSTS
 from tests.e2e.test_fleet_send_time import DOOR_IP, HOST, fleet_with_a_slow_worker, spacing
 from tests.helpers import stat
 from tests.slow_connect import SlowConnect

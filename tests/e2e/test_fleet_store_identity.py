@@ -15,7 +15,7 @@ from collections import Counter
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.e2e.test_fleet import fleet_project, start_worker
 from tests.helpers import (
     CLOCK_TOLERANCE,

@@ -13,8 +13,8 @@ import json
 import pytest
 
 import scrapy_walsh
+from demo_site import DemoSite
 from scrapy_walsh.commands.genspider import template_path
-from scrapy_walsh.demo import DemoSite
 from scrapy_walsh.settings import USER_AGENT
 from tests.helpers import add_addon_line, new_project, run_scrapy
 

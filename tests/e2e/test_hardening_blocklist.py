@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
+from demo_site import DemoSite
+from demo_site.hosts import BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 from scrapy_walsh.config import default_state
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 from scrapy_walsh.policy.blocklist import bundled_schema
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import SqliteStore

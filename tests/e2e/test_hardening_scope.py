@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from scrapy_walsh.demo.content import blocklist_schema_bytes
+from demo_site.content import blocklist_schema_bytes
 from tests.helpers import crawl_targets, run_scrapy, stat, write_spider
 
 DISGUISED = [

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
+from demo_site import DemoSite
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 from scrapy_walsh.settings import USER_AGENT
 from tests.helpers import CLOCK_TOLERANCE, add_addon_line, gaps_by_host, run_scrapy, summary_value, write_spider
 

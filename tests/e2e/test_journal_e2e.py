@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.access_log import combined_log
-from scrapy_walsh.demo.content import ROBOTS
+from demo_site import DemoSite
+from demo_site.access_log import combined_log
+from demo_site.content import ROBOTS
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal.chain import entries, journal_files
 from scrapy_walsh.settings import USER_AGENT

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scrapy_walsh.demo.access_log import combined_log
+from demo_site.access_log import combined_log
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import reading
 from tests.e2e.test_outputs import small_disk  # noqa: F401 - the fixture: a real 32 KiB tmpfs

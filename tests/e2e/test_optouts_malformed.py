@@ -6,8 +6,8 @@ server saw: the listed or disallowed host (or path) is never contacted.
 
 from __future__ import annotations
 
-from scrapy_walsh.demo.content import blocklist_bytes, default_blocklist
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site.content import blocklist_bytes, default_blocklist
+from demo_site.hosts import HOSTS
 from tests.helpers import crawl_targets, run_scrapy, stat
 
 NUL_ROBOTS = b"User-agent: *\nAllow: /ok\x00\n\nUser-agent: Walsh-Research\nDisallow: /\n"

@@ -54,7 +54,7 @@ def test_check_and_a_crawl_of_your_own_bot_warn_of_nothing(plain_project, demo_s
 
 def _no_list(project, site):
     """The demo's settings with a list URL nothing answers: an ops address, a port no one listens on."""
-    from scrapy_walsh.demo.hosts import HOSTS
+    from demo_site.hosts import HOSTS
     from tests.redis_server import free_port
 
     add_addon_line(project, f"\nWALSH_BLOCKLIST_URL = 'http://{HOSTS['ops'].ip}:{free_port()}/list.json'\n", site=site)

@@ -3,7 +3,7 @@ from the demo server's own timestamps."""
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from scrapy_walsh.sending.queue import host_directory
 from tests.helpers import CLOCK_TOLERANCE, add_addon_line, crawl_targets, gaps_by_host, new_project, run_scrapy, stat
 

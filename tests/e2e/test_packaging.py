@@ -1,11 +1,11 @@
 """Packaging that tells the truth: the sdist and the wheel a release would publish.
 
 ``make dist`` (``python -m build``: the sdist first, then the wheel from the unpacked sdist, as a
-release builds them) runs once for the module; the documented way and the release's are one build,
-so mypyc compiles ``robots.py`` once for the whole file. The sdist must carry what its tests need
-(conftest, helpers, data, the Makefile, the example project): a quick subset of its tests runs
-from the unpacked tree, importing the package from there. The wheel is installed, with its
-declared dependencies, into a fresh venv, where ``scrapy walsh check`` runs in a new project.
+release builds them) runs once for the module: a pure ``py3-none-any`` wheel. The sdist must carry
+what its tests need (conftest, helpers, data, the Makefile, the example project, the demo site): a
+quick subset of its tests runs from the unpacked tree, importing the package from there. The wheel
+(no demo site in it) is installed, with its declared dependencies, into a fresh venv, where
+``scrapy walsh check`` runs in a new project. ``WALSH_MYPYC=1`` builds the compiled accelerator.
 
 Building and installing fetch setuptools and the dependencies from the package index; when the
 index can't be reached, the tests skip and say so (any other failure fails).
@@ -35,8 +35,8 @@ NETWORK_ERRORS = re.compile(
 )
 
 
-def _run(args, **kwargs) -> subprocess.CompletedProcess:
-    return _check(subprocess.run(args, capture_output=True, text=True, timeout=240, **kwargs))
+def _run(args, timeout: float = 240, **kwargs) -> subprocess.CompletedProcess:
+    return _check(subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kwargs))
 
 
 def _check(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -61,9 +61,11 @@ def dist(tmp_path_factory):
     venv = tmp_path_factory.mktemp("fresh") / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     # the test venv's pip installs into the fresh one (no ensurepip), the dependencies as declared
+    # no PYTHONPATH: a checkout on it (with the build's scrapy_walsh.egg-info) reads as installed
     install = subprocess.Popen(
         [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-compile", "-q"]
         + [str(wheel)],
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -75,11 +77,10 @@ def dist(tmp_path_factory):
 
 
 def _the_wheel(out: Path) -> Path:
-    """The one wheel built: for this Python and platform, robots.py compiled by mypyc (setup.py)."""
+    """The one wheel built: pure Python, for every platform and Python (setup.py)."""
     wheels = list(out.glob(f"scrapy_walsh-{__version__}-*.whl"))
     assert len(wheels) == 1, sorted(p.name for p in out.iterdir())
-    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    assert wheels[0].name.startswith(f"scrapy_walsh-{__version__}-{tag}-{tag}-"), wheels[0].name
+    assert wheels[0].name == f"scrapy_walsh-{__version__}-py3-none-any.whl", wheels[0].name
     return wheels[0]
 
 
@@ -96,6 +97,8 @@ def test_the_sdist_runs_its_own_tests(dist, tmp_path):
         "tests/data/google-robotstxt-ctc.jsonl",
         "tests/data/quotesbot/scrapy.cfg",
         "example_project/scrapy.cfg",
+        "demo_site/server.py",
+        "walsh_build.py",
         "docs/conf.py",
     ):
         assert (root / needed).is_file(), f"the sdist lacks {needed}"
@@ -126,8 +129,10 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
     _, wheel, venv, install = dist
     names = zipfile.ZipFile(wheel).namelist()
     assert "scrapy_walsh/py.typed" in names and "scrapy_walsh/templates/spiders/walsh.tmpl" in names
-    assert [n for n in names if n.startswith("scrapy_walsh/policy/robots.") and n.endswith(".so")], names
+    assert not [n for n in names if n.endswith(".so")], "a pure wheel: the accelerator is opt-in (WALSH_MYPYC=1)"
     assert not any(n.startswith("tests/") for n in names), "tests stay in the sdist"
+    assert not any("demo" in n.split("/")[0] or "/demo/" in n for n in names), "the demo site stays in the sdist"
+    assert {n.split("/")[0] for n in names} == {"scrapy_walsh", f"scrapy_walsh-{__version__}.dist-info"}, names
     out, err = install.communicate(timeout=240)
     _check(subprocess.CompletedProcess(install.args, install.returncode, out, err))
     python = venv / "bin" / "python"
@@ -137,7 +142,7 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
     assert Path(where.stdout.strip()).is_relative_to(venv), "imported from the wheel, not the checkout"
     robots = "import scrapy_walsh.policy.robots as r; print(r.__file__, r.RobotsTxt.parse(b'Disallow: /').sitemaps)"
     where = _run([str(python), "-c", robots], cwd=tmp_path, env=env)
-    assert where.stdout.split()[0].endswith(".so"), "the compiled parser runs from the wheel, on its own"
+    assert where.stdout.split()[0].endswith("robots.py"), "the pure parser runs from the wheel, on its own"
     _run([str(venv / "bin" / "scrapy"), "startproject", "fresh"], cwd=tmp_path, env=env)
     project = tmp_path / "fresh"
     settings = project / "fresh" / "settings.py"
@@ -155,6 +160,17 @@ def test_the_wheel_in_a_fresh_venv_checks_a_new_project(dist, tmp_path):
     assert report["package_version"] == __version__ and report["project"] == "fresh"
     assert report["result"] in {"pass", "warn"}
     assert not [r["row"] for r in report["rows"] if r["status"] == "fail"]
+    # the live check crawls the repository's demo site, which the wheel doesn't have: said, exit 2
+    live = subprocess.run(
+        [str(venv / "bin" / "scrapy"), "walsh", "check", "--live"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert live.returncode == 2 and "ships with the source, not the wheel" in live.stderr, live.stderr[-2000:]
+    assert "Traceback" not in live.stderr
 
 
 def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(dist):
@@ -163,22 +179,34 @@ def test_make_dist_builds_the_wheel_and_the_sdist_with_project_urls(dist):
     assert wheel.parent == sdist.parent, "both in make's DIST"
     metadata = zipfile.ZipFile(wheel).read(f"scrapy_walsh-{__version__}.dist-info/METADATA").decode()
     assert "Project-URL: Homepage, https://wal.sh/bot/" in metadata
+    for name in ("Documentation", "Source", "Changelog"):
+        assert f"Project-URL: {name}, https://" in metadata, name
+    for version in ("3.10", "3.11", "3.12", "3.13"):
+        assert f"Classifier: Programming Language :: Python :: {version}" in metadata
+    assert "Requires-Python: >=3.10" in metadata and "Requires-Dist: scrapy<3,>=2.19" in metadata
 
 
-def _wheel_built_with(out: Path, **env: str) -> tuple[str, list[str], str]:
-    """A wheel of the checkout built with ``env`` set: its name, its files, what the build printed."""
-    command = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(REPO)]
-    built = _run(command, env={**os.environ, **env})
+def _wheel_built_with(sdist: Path, out: Path, **env: str) -> tuple[str, list[str], str]:
+    """A wheel built with ``env`` set from the sdist, unpacked on its own (no build/ folder of an
+    earlier build to reuse): its name, its files, what the build printed."""
+    with tarfile.open(sdist) as tar:
+        tar.extractall(out / "src", filter="data")
+    (source,) = (out / "src").iterdir()
+    command = [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(source)]
+    built = _run(command, timeout=900, env={**os.environ, **env})  # mypyc: minutes on a busy machine
     (wheel,) = out.glob("*.whl")
     return wheel.name, zipfile.ZipFile(wheel).namelist(), built.stdout + built.stderr
 
 
-def test_without_a_c_compiler_or_with_walsh_mypyc_0_the_wheel_is_pure_python(tmp_path):
-    """setup.py: a build that can't compile ``robots.py`` still succeeds, with the pure module."""
+@pytest.mark.timeout(1800)  # two mypyc builds: minutes each beside other work, over the suite's 300 s
+def test_walsh_mypyc_1_builds_the_accelerator_and_without_a_c_compiler_the_pure_module(dist, tmp_path):
+    """setup.py: the opt-in compiles ``robots.py`` for this Python; a build that can't compile it
+    still succeeds, with the pure module."""
+    name, names, _ = _wheel_built_with(dist[0], tmp_path / "on", WALSH_MYPYC="1")
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    assert name.startswith(f"scrapy_walsh-{__version__}-{tag}-{tag}-"), name
+    assert [n for n in names if n.startswith("scrapy_walsh/policy/robots.") and n.endswith(".so")], names
     # every compile fails, as on a machine without gcc: the extensions are optional
-    name, names, printed = _wheel_built_with(tmp_path / "no-compiler", CC="/bin/false")
+    name, names, printed = _wheel_built_with(dist[0], tmp_path / "no-compiler", WALSH_MYPYC="1", CC="/bin/false")
     assert 'building extension "scrapy_walsh.policy.robots' in printed and "failed" in printed
-    assert "scrapy_walsh/policy/robots.py" in names and not [n for n in names if n.endswith(".so")], name
-    name, names, _ = _wheel_built_with(tmp_path / "off", WALSH_MYPYC="0")
-    assert name == f"scrapy_walsh-{__version__}-py3-none-any.whl"
     assert "scrapy_walsh/policy/robots.py" in names and not [n for n in names if n.endswith(".so")], name

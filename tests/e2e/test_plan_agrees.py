@@ -15,7 +15,7 @@ import subprocess
 import sys
 from urllib.parse import urlsplit
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import GATES_SPIDER, add_addon_line, crawl_targets, new_project, run_scrapy, write_spider
 
 OVERRIDE = ("-s", "WALSH_REFETCH_INTERVAL=600")

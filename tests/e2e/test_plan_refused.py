@@ -7,7 +7,7 @@ died with a ``RuntimeError`` traceback (the crawl it reads had never started).""
 
 from __future__ import annotations
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.e2e.test_fleet import start_worker
 from tests.helpers import GATES_SPIDER, add_addon_line, new_project, run_scrapy, wait_for_pages, write_spider
 

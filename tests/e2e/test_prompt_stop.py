@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from scrapy_walsh.journal.chain import entries, journal_files, verify_path
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.vocabulary import Namespace

@@ -35,9 +35,10 @@ def walsh(crawled, *args):  # noqa: F811 - the fixture, imported above
 @pytest.fixture(scope="module")
 def folder(crawled):  # noqa: F811
     out = crawled["tmp"] / "public"
-    operator = ["-s", "WALSH_BLOCKLIST_OPERATOR=Walsh Research", "-s", "WALSH_BLOCKLIST_CONTACT=bots@example.org"]
-    result = walsh(crawled, "publish", out, "-s", "WALSH_IP_RANGES=192.0.2.0/24,2001:db8::/32", *operator)
+    operator = ["--operator", "Walsh Research", "--contact", "bots@example.org"]
+    result = walsh(crawled, "publish", out, "--ip-range", "192.0.2.0/24", "--ip-range", "2001:db8::/32", *operator)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "deprecated" not in result.stderr and "note:" not in result.stderr, result.stderr
     return out
 
 
@@ -153,17 +154,47 @@ def test_verify_published_reads_the_folder_over_http(crawled, folder):  # noqa: 
 
 
 def test_check_warns_when_the_published_page_disagrees_with_the_settings(crawled, folder):  # noqa: F811
-    same = walsh(crawled, "check", "-s", f"WALSH_PUBLISHED={folder}")
-    assert "WALSH_PUBLISHED: " in same.stdout and "agrees with the settings" in same.stdout, same.stdout
-    slower = walsh(crawled, "check", "-s", f"WALSH_PUBLISHED={folder}", "-s", "WALSH_MIN_INTERVAL=2")
-    warned = [line for line in slower.stdout.splitlines() if "WALSH_PUBLISHED" in line]
+    same = walsh(crawled, "check", "--published", folder)
+    assert "--published: " in same.stdout and "agrees with the settings" in same.stdout, same.stdout
+    assert "deprecated" not in same.stderr, same.stderr
+    slower = walsh(crawled, "check", "--published", folder, "-s", "WALSH_MIN_INTERVAL=2")
+    warned = [line for line in slower.stdout.splitlines() if "--published" in line]
     assert any("warn" in line and "WALSH_MIN_INTERVAL is 2 s" in line for line in warned), slower.stdout
     other = webbotauth.generate_key()
     (crawled["tmp"] / "rotated.pem").write_bytes(webbotauth.private_pem(other))
     rotated = walsh(
-        crawled, "check", "-s", f"WALSH_PUBLISHED={folder}", "-s", f"WALSH_SIGNING_KEY={crawled['tmp'] / 'rotated.pem'}"
+        crawled, "check", "--published", folder, "-s", f"WALSH_SIGNING_KEY={crawled['tmp'] / 'rotated.pem'}"
     )
     assert webbotauth.keyid(other) in rotated.stdout and "the page lists keys" in rotated.stdout, rotated.stdout
+
+
+def test_the_old_settings_still_apply_for_one_release_each_warned(crawled, folder, tmp_path):  # noqa: F811
+    """The settings the flags replaced: the same folder, a deprecation warning naming each one's flag."""
+    old = [
+        *("-s", "WALSH_BLOCKLIST_OPERATOR=Walsh Research", "-s", "WALSH_BLOCKLIST_CONTACT=bots@example.org"),
+        *("-s", "WALSH_IP_RANGES=192.0.2.0/24,2001:db8::/32"),
+    ]
+    result = walsh(crawled, "publish", tmp_path / "old", *old)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name, flag in (
+        ("WALSH_BLOCKLIST_OPERATOR", "--operator"),
+        ("WALSH_BLOCKLIST_CONTACT", "--contact"),
+        ("WALSH_IP_RANGES", "--ip-range"),
+    ):
+        assert f"{name} is deprecated (no crawl reads it): pass {flag} to `scrapy walsh publish`" in result.stderr
+    for name in ("index.html", ".well-known/signature-agent-card.json"):
+        assert (tmp_path / "old" / name).read_text() == (folder / name).read_text(), name
+    prefixes = [json.loads((f / "ips.json").read_text())["prefixes"] for f in (tmp_path / "old", folder)]
+    assert prefixes[0] == prefixes[1]
+    checked = walsh(crawled, "check", "-s", f"WALSH_PUBLISHED={folder}")
+    assert "agrees with the settings" in checked.stdout, checked.stdout
+    assert "WALSH_PUBLISHED is deprecated (no crawl reads it): pass --published to `scrapy walsh check`" in (
+        checked.stderr
+    )
+    card = walsh(crawled, "keys", "card", "--contact", "bots@example.org", "--policy", "https://example.org/bot")
+    assert card.returncode == 0 and "deprecated" not in card.stderr, card.stderr
+    assert json.loads(card.stdout)["client_uri"] == "https://example.org/bot"
+    assert json.loads(card.stdout)["contacts"] == ["mailto:bots@example.org"]
 
 
 def test_publish_refuses_a_setting_a_crawl_refuses_in_one_line(crawled, tmp_path):  # noqa: F811

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from scrapy_walsh.demo.content import robots_txt
+from demo_site.content import robots_txt
 from scrapy_walsh.policy.robots import RobotsTxt, RuleLine, Verdict
 from tests.unit.test_robots import CTC
 

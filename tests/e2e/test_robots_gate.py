@@ -11,7 +11,7 @@ from tests.helpers import add_addon_line, crawl_targets, new_project, stat
 @pytest.fixture(scope="module")
 def respect_crawl(tmp_path_factory):
     """One crawl in the default mode over every robots case of the demo site."""
-    from scrapy_walsh.demo import DemoSite
+    from demo_site import DemoSite
 
     root = tmp_path_factory.mktemp("robots")
     project = new_project(root)

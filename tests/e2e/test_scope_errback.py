@@ -6,7 +6,7 @@ spider middleware, so ``DeclaredTargetsMiddleware`` also guards the scheduler's 
 
 import json
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
 SPIDER = """

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import CLOCK_TOLERANCE, demo_settings, gaps_by_host
 
 PAGES = 3

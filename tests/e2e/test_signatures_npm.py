@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from scrapy_walsh.identity import webbotauth
 from tests import nginx_server
 from tests.helpers import add_addon_line, crawl_targets, new_project, run_scrapy

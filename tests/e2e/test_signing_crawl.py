@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site import DemoSite
+from demo_site.hosts import HOSTS
 from scrapy_walsh.identity import webbotauth
 from tests.helpers import add_addon_line, crawl_targets, new_project, run_scrapy
 

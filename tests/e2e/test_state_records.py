@@ -213,7 +213,7 @@ def test_an_address_paused_for_the_address_pacers_is_refused_and_explained_alike
     refuses its own host's long pause, and ``explain`` reads the same keys and says so. Before,
     the crawl slept the pause out (a day) at the checkpoint's answer, and ``explain``, which read
     the host's key only, said "fetch"."""
-    from scrapy_walsh.demo.hosts import HOSTS
+    from demo_site.hosts import HOSTS
     from scrapy_walsh.store import open_store, parse_state_uri
 
     uri = f"sqlite:///{tmp_path / 'state.sqlite3'}"

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.e2e.test_fleet import start_worker
 from tests.helpers import GATES_SPIDER, add_addon_line, new_project, wait_for_pages
 from tests.redis_server import RedisServer

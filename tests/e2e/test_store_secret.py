@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.e2e.test_fleet import start_worker
 from tests.helpers import add_addon_line, crawl_targets, new_project, run_scrapy
 from tests.redis_server import RedisServer

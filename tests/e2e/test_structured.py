@@ -15,7 +15,7 @@ from collections import Counter
 
 import pytest
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
 SPIDER = """

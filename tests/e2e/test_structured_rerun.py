@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
 SPIDER = """

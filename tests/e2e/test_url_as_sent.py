@@ -6,7 +6,7 @@ The open demo host's robots.txt says ``Disallow: /private/``. Each start request
 otherwise. The server must see robots.txt and the two allowed pages, each once, and nothing else.
 """
 
-from scrapy_walsh.demo import DemoSite
+from demo_site import DemoSite
 from tests.helpers import add_addon_line, new_project, run_scrapy, stat, write_spider
 
 SPIDER = """

@@ -35,8 +35,8 @@ import scrapy
 from twisted.web.client import URI, _AgentBase, _ensureValidURI
 from w3lib.url import safe_url_string
 
-from scrapy_walsh.demo import DemoSite
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site import DemoSite
+from demo_site.hosts import HOSTS
 from scrapy_walsh.policy.gates import RobotsFetch, robots_outcome
 from scrapy_walsh.policy.hostkey import host_key, url_host
 from scrapy_walsh.policy.vocabulary import BLOCKING_VERDICTS

@@ -138,7 +138,7 @@ def test_items_carry_the_warnings_when_they_can(crawler, caplog):
 
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
-    from scrapy_walsh.demo import DemoSite
+    from demo_site import DemoSite
 
     with DemoSite(hosts=["open", "ops"]) as site:
         project = new_project(tmp_path_factory.mktemp("usage"))

@@ -6,7 +6,7 @@ Every page of the ``ratelimit`` host answers ``RateLimit-Policy: "pages";q=2;w=5
 
 from __future__ import annotations
 
-from scrapy_walsh.demo.content import RATELIMIT_INTERVAL
+from demo_site.content import RATELIMIT_INTERVAL
 from tests.helpers import CLOCK_TOLERANCE, crawl_targets, stat
 
 HOST = "ratelimit.walsh-demo.test"

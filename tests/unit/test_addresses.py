@@ -16,9 +16,9 @@ from twisted.internet.error import DNSLookupError
 from twisted.internet.interfaces import IHostnameResolver
 from zope.interface.verify import verifyObject
 
+from demo_site.resolver import DemoResolver
 from scrapy_walsh import Addon
 from scrapy_walsh.conformance import ConformanceError
-from scrapy_walsh.demo.resolver import DemoResolver
 from scrapy_walsh.middlewares.addresses import (
     AddressGuardMiddleware,
     ConnectRefusalMiddleware,

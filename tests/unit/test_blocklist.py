@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import UTC, date, datetime
+from datetime import date, datetime, timezone
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -80,7 +80,7 @@ def test_spec_example_is_adopted_from_text_and_bytes():
     for raw in (SPEC_EXAMPLE, SPEC_EXAMPLE.encode()):
         bl = Blocklist.from_document(raw)
         assert len(bl) == 1
-        assert bl.updated == datetime(2026, 5, 23, tzinfo=UTC)
+        assert bl.updated == datetime(2026, 5, 23, tzinfo=timezone.utc)
         assert bl.refresh == "PT6H" and bl.refresh_seconds == 6 * 3600
         assert bl.document == json.loads(SPEC_EXAMPLE)
         hit = bl.match("www.example.com")
@@ -114,7 +114,7 @@ def test_empty_blocklist():
 
 def test_updated_keeps_its_offset():
     bl = Blocklist.from_document(make_doc(updated="2026-05-23T02:30:00.123456789+02:30"))
-    assert bl.updated == datetime(2026, 5, 23, 0, 0, 0, 123456, tzinfo=UTC)
+    assert bl.updated == datetime(2026, 5, 23, 0, 0, 0, 123456, tzinfo=timezone.utc)
     assert Blocklist.from_document(make_doc(updated="2026-05-23t00:00:00z")).updated.year == 2026
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 
 import pytest
 
-from scrapy_walsh.demo.content import default_blocklist
+from demo_site.content import default_blocklist
 from scrapy_walsh.policy.blocklist import Blocklist, InvalidBlocklist
 from scrapy_walsh.policy.blocklist.edit import add, parse_document
 from scrapy_walsh.policy.blocklist.stored import replaces
@@ -69,5 +69,5 @@ def test_equal_dates_with_different_contents_warn():
 
 def test_an_edit_of_a_valid_document_still_works():
     doc = parse_document((HEAD + f'"blocked": [{LISTED}]}}').encode())
-    result = add(doc, "new.example", "asked", datetime(2026, 11, 25, tzinfo=UTC))
+    result = add(doc, "new.example", "asked", datetime(2026, 11, 25, tzinfo=timezone.utc))
     assert result.changed and len(result.document["blocked"]) == 2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 from scrapy_walsh.conformance.attestation import judge
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 from scrapy_walsh.settings import USER_AGENT
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-import tomllib
 from importlib import resources
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 import scrapy_walsh
 from scrapy_walsh.commands import docs
-from tests.helpers import REPO, docs_pointers
+from tests.helpers import REPO, docs_pointers, pyproject
 
 PACKAGE = Path(scrapy_walsh.__file__).resolve().parent
 
@@ -63,7 +62,7 @@ def test_the_shipped_pages_are_the_docs_pages_as_they_are_now():
 
 
 def test_the_build_ships_the_help_pages():
-    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    config = pyproject()
     assert "help/*.md" in config["tool"]["setuptools"]["package-data"]["scrapy_walsh"]
     assert "recursive-include scrapy_walsh/help *.md" in (REPO / "MANIFEST.in").read_text().splitlines()
 

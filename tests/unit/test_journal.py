@@ -20,7 +20,7 @@ from scrapy_walsh.journal.chain import Chain, journal_files, verify_path
 from scrapy_walsh.journal.report import banner
 from scrapy_walsh.journal.writer import JournalWriter
 
-DAY = datetime.datetime(2026, 11, 24, 10, 0, tzinfo=datetime.UTC).timestamp()
+DAY = datetime.datetime(2026, 11, 24, 10, 0, tzinfo=datetime.timezone.utc).timestamp()
 
 
 class Clock:
@@ -288,7 +288,7 @@ def test_match_pairs_log_lines_and_flags_both_kinds_of_gap():
         for i in range(3)
     ]
     view = reading.HostView("a.test", sends=sends)
-    stamp = datetime.datetime.fromtimestamp(DAY, datetime.UTC).strftime("%d/%b/%Y:%H:%M:%S +0000")
+    stamp = datetime.datetime.fromtimestamp(DAY, datetime.timezone.utc).strftime("%d/%b/%Y:%H:%M:%S +0000")
     log = [
         f'127.0.0.1 - - [{stamp}] "GET /p/0 HTTP/1.1" 200 5 "-" "UA"',
         f'127.0.0.1 - - [{stamp}] "GET /p/1 HTTP/1.1" 200 5 "-" "UA"',

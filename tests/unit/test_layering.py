@@ -17,6 +17,7 @@ import sys
 import pytest
 
 import scrapy_walsh.policy
+from tests.helpers import REPO
 
 FORBIDDEN = ("scrapy", "twisted", "redis")
 #: Loaded on first use only, never by an import of the core.
@@ -325,7 +326,7 @@ def test_every_private_import_of_another_library_is_known_and_documented():
     root = Path(scrapy_walsh.__file__).parent
     found = {name for path in root.rglob("*.py") for name in _private_imports(path.read_text())}
     assert found <= KNOWN_PRIVATE_IMPORTS, f"new private imports: {sorted(found - KNOWN_PRIVATE_IMPORTS)}"
-    page = (root.parent / "docs" / "architecture.md").read_text()
+    page = (REPO / "docs" / "architecture.md").read_text()
     undocumented = [name for name in found if f"`{name.rsplit('.', 1)[1]}`" not in page]
     assert not undocumented, f"not listed in docs/architecture.md: {undocumented}"
 
@@ -537,9 +538,7 @@ def unit_graph(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
 
 
 def _layers_page() -> str:
-    from pathlib import Path
-
-    return (Path(scrapy_walsh.__file__).parent.parent / "docs" / "architecture.md").read_text()
+    return (REPO / "docs" / "architecture.md").read_text()
 
 
 def test_every_module_and_folder_is_in_one_documented_layer():

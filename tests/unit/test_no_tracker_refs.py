@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import PACKAGE, REPO
 
 #: An issue of ours named by number: the word "issue" or "issues", then a number, with a space, a
 #: hyphen, an underscore, a "#" or nothing between (a test's name too; a letter before it makes it
@@ -30,18 +30,24 @@ SKIPPED_FILES = {"CHANGELOG.md"}
 TEXT_SUFFIXES = {".py", ".md", ".txt", ".rst", ".toml", ".cfg", ".ini", ".json", ".html", ".css", ".svg", ".tmpl"}
 
 
+def relative(path: Path) -> Path:
+    """``path`` from the repository's root; the package's files as ``scrapy_walsh/...`` wherever it
+    was imported from (a wheel's, in ``make test-wheels``)."""
+    return path.relative_to(PACKAGE.parent) if path.is_relative_to(PACKAGE) else path.relative_to(REPO)
+
+
 def checked_files() -> list[Path]:
     files: list[Path] = []
     for name in CHECKED:
-        top = REPO / name
+        top = PACKAGE if name == "scrapy_walsh" else REPO / name
         candidates = [top] if top.is_file() else sorted(top.rglob("*"))
         for path in candidates:
-            relative = path.relative_to(REPO).parts
+            parts = relative(path).parts
             if (
                 path.is_file()
                 and path.suffix in TEXT_SUFFIXES
                 and path.name not in SKIPPED_FILES
-                and not SKIPPED_DIRS.intersection(relative[:-1])
+                and not SKIPPED_DIRS.intersection(parts[:-1])
             ):
                 files.append(path)
     return files
@@ -50,11 +56,11 @@ def checked_files() -> list[Path]:
 def test_no_file_names_a_tracker_issue():
     found = []
     for path in checked_files():
-        if TRACKER_REF.search(path.relative_to(REPO).as_posix()):
-            found.append(f"{path.relative_to(REPO)}: the file's name")
+        if TRACKER_REF.search(relative(path).as_posix()):
+            found.append(f"{relative(path)}: the file's name")
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             for match in TRACKER_REF.finditer(line):
-                found.append(f"{path.relative_to(REPO)}:{number}: {match.group(0)!r}")
+                found.append(f"{relative(path)}:{number}: {match.group(0)!r}")
     assert not found, "give the reason instead of the issue number (CHANGELOG.md keeps the history):\n" + "\n".join(
         found
     )
@@ -62,7 +68,7 @@ def test_no_file_names_a_tracker_issue():
 
 def test_the_walk_covers_every_part():
     """A rule over no files cannot fail: each part contributes files, this one included."""
-    files = {path.relative_to(REPO).parts[0] for path in checked_files()}
+    files = {relative(path).parts[0] for path in checked_files()}
     assert files == set(CHECKED)
     assert Path(__file__).resolve() in {path.resolve() for path in checked_files()}
 

@@ -10,13 +10,13 @@ import re
 
 from scrapy.settings import Settings
 
-from scrapy_walsh.demo.hosts import HOSTS
+from demo_site.hosts import HOSTS
 from scrapy_walsh.exceptions import DENIALS, NOT_SENT
 from scrapy_walsh.policy.vocabulary import META_KEYS, NAMESPACES, Meta, Namespace
 from scrapy_walsh.preset import preset
 from scrapy_walsh.settings import WALSH_SETTINGS
 from scrapy_walsh.stats import STATS, documented
-from tests.helpers import REPO
+from tests.helpers import PACKAGE, REPO
 
 _spec = importlib.util.spec_from_file_location("walsh_reference", REPO / "docs" / "_ext" / "walsh_reference.py")
 reference = importlib.util.module_from_spec(_spec)
@@ -76,7 +76,7 @@ def test_preset_page_lists_the_preset_and_every_component():
 
 def test_every_stat_key_in_the_code_is_in_the_registry():
     used = set()
-    for path in (REPO / "scrapy_walsh").rglob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         used |= set(re.findall(r"""["'](walsh/[a-z0-9_/]+)""", path.read_text()))
     used -= {s.key for s in STATS}
     assert used or STATS, "no stat keys found: the scan is broken"

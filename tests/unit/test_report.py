@@ -19,7 +19,7 @@ def _host(path):
     return read_journal(path, None, "a.test")[1]
 
 
-DAY = datetime.datetime(2026, 11, 24, 10, 0, tzinfo=datetime.UTC).timestamp()
+DAY = datetime.datetime(2026, 11, 24, 10, 0, tzinfo=datetime.timezone.utc).timestamp()
 
 
 @pytest.mark.parametrize(

@@ -96,7 +96,7 @@ def test_independent_base_reproduces_rfc9421_b26(rfc_key):
 
 
 def test_known_answer_signature_verifies_against_the_independent_base(rfc_key):
-    created = datetime.datetime(2026, 11, 23, 9, 0, tzinfo=datetime.UTC)
+    created = datetime.datetime(2026, 11, 23, 9, 0, tzinfo=datetime.timezone.utc)
     url = "https://Example.COM:443/robots.txt"
     headers = {"User-Agent": "Mozilla/5.0 (compatible; Walsh-Research/1.0; +https://wal.sh/bot/)"}
     signed = webbotauth.sign_request(rfc_key, "GET", url, headers, AGENT, created=created, form="dictionary")
@@ -121,7 +121,7 @@ def test_known_answer_signature_verifies_against_the_independent_base(rfc_key):
 def test_the_default_string_form_covers_the_whole_field_as_deployed_verifiers_do(rfc_key):
     """The default: ``Signature-Agent: "URL"``, covered whole, so a verifier that signs a field's
     whole value whatever its parameters (npm web-bot-auth) computes the same base as RFC 9421."""
-    created = datetime.datetime(2026, 11, 23, 9, 0, tzinfo=datetime.UTC)
+    created = datetime.datetime(2026, 11, 23, 9, 0, tzinfo=datetime.timezone.utc)
     url = "https://example.com/robots.txt"
     signed = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT, created=created)
     assert signed.signature_agent == f'"{AGENT}"'
@@ -162,7 +162,7 @@ def test_verifier_needs_our_key_the_tag_the_agent_and_a_live_signature(rfc_key):
     no_agent = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT, components=("@authority",)).as_dict()
     with pytest.raises(webbotauth.SignatureInvalid, match="Signature-Agent"):
         webbotauth.verify_request("GET", url, no_agent, keys)
-    old = datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)
+    old = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=1)
     expired = webbotauth.sign_request(rfc_key, "GET", url, {}, AGENT, created=old).as_dict()
     with pytest.raises(webbotauth.SignatureInvalid, match="expires"):
         webbotauth.verify_request("GET", url, expired, keys)

@@ -5,8 +5,8 @@ import os
 
 from scrapy.settings import default_settings
 
-from scrapy_walsh.demo import hosts as demo_hosts
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT
+from demo_site import hosts as demo_hosts
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEFAULT_PORT
 
 BOT_NAME = "fleet_project"
 SPIDER_MODULES = ["fleet_project.spiders"]
@@ -29,9 +29,9 @@ FEED_EXPORT_ENCODING = "utf-8"
 # --- Demo only ---------------------------------------------------------------------
 DEMO_PORT = int(os.environ.get("WALSH_DEMO_PORT", DEFAULT_PORT))
 if hasattr(default_settings, "TWISTED_DNS_RESOLVER"):
-    TWISTED_DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    TWISTED_DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 else:
-    DNS_RESOLVER = "scrapy_walsh.demo.resolver.DemoResolver"
+    DNS_RESOLVER = "demo_site.resolver.DemoResolver"
 WALSH_ALLOW_PRIVATE_ADDRESSES = [f"{host.ip}/32" for host in demo_hosts.HOSTS.values()]
 WALSH_BLOCKLIST_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_PATH}"
 WALSH_BLOCKLIST_SCHEMA_URL = f"http://ops.walsh-demo.test:{DEMO_PORT}{BLOCKLIST_SCHEMA_PATH}"

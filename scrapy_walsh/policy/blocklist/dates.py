@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from scrapy_walsh.policy.blocklist.errors import short
 
@@ -38,7 +38,7 @@ def parse_datetime(value: object) -> datetime:
     year, month, day, hour, minute, second = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
     micro = int((m.group(7) or "0")[:6].ljust(6, "0"))
     if m.group(8):
-        tz = UTC
+        tz = timezone.utc
     else:
         offset = timedelta(hours=int(m.group(10)), minutes=int(m.group(11)))
         tz = timezone(-offset if m.group(9) == "-" else offset)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from scrapy_walsh.policy.blocklist.document import CONTRACT, Blocklist
@@ -95,7 +95,7 @@ def normalise_domain(domain: str) -> str:
 
 
 def utc_now_text(now: datetime) -> str:
-    return now.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return now.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_document(fields: Mapping[str, str | None], now: datetime) -> dict[str, Any]:
@@ -136,7 +136,7 @@ def add(document: Mapping[str, Any], domain: str, reason: str, now: datetime) ->
     doc = dict(document)
     doc["blocked"] = [
         *document["blocked"],
-        {"domain": canonical, "added": now.astimezone(UTC).date().isoformat(), "reason": reason.strip()},
+        {"domain": canonical, "added": now.astimezone(timezone.utc).date().isoformat(), "reason": reason.strip()},
     ]
     doc["updated"] = utc_now_text(now)
     return EditResult(_checked(doc), True, f"added {canonical}{note}")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
+
+from scrapy_walsh.policy.vocabulary import StrEnum
 
 #: aipref vocab-07 §6.1 labels, plus the ``ai-input`` extension (see the module docstring).
 SEARCH = "search"

@@ -15,7 +15,7 @@ from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
 
-from scrapy_walsh.demo.hosts import BY_NAME, DEMO_DOMAIN, HOSTS
+from demo_site.hosts import BY_NAME, DEMO_DOMAIN, HOSTS
 
 #: Names that resolve to an address the guard refuses (no server: nothing may reach them).
 LOOPBACK_NAMES: Mapping[str, str] = MappingProxyType(

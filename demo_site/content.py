@@ -18,16 +18,15 @@ import time
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from functools import lru_cache
 from http import HTTPStatus
 from importlib import resources
-from pathlib import Path
 from types import MappingProxyType
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
-from scrapy_walsh.demo.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
+from demo_site.hosts import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH, DEMO_DOMAIN, HOSTS
 
 __all__ = (
     "DemoRequest",
@@ -42,7 +41,7 @@ __all__ = (
 
 # Fixed so that conditional GETs are reproducible across runs.
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
-_LAST_MODIFIED_DT = datetime(2026, 11, 2, 10, 0, 0, tzinfo=UTC)
+_LAST_MODIFIED_DT = datetime(2026, 11, 2, 10, 0, 0, tzinfo=timezone.utc)
 
 HTML = "text/html; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -173,7 +172,7 @@ def _not_modified(req: DemoRequest, etag: str) -> bool:
     if when is None:
         return False
     if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
+        when = when.replace(tzinfo=timezone.utc)
     return when >= _LAST_MODIFIED_DT
 
 
@@ -618,11 +617,7 @@ def blocklist_bytes(doc: dict) -> bytes:
 @lru_cache(maxsize=1)
 def blocklist_schema_bytes() -> bytes:
     """The bundled schema, served verbatim so consumers validate against the real file."""
-    try:
-        return (resources.files("scrapy_walsh") / "schemas" / "blocklist.schema.json").read_bytes()
-    except (OSError, AttributeError, TypeError, ValueError, ModuleNotFoundError):
-        # Namespace-package edge cases on older Pythons: fall back to the source tree.
-        return (Path(__file__).resolve().parent.parent / "schemas" / "blocklist.schema.json").read_bytes()
+    return (resources.files("scrapy_walsh") / "schemas" / "blocklist.schema.json").read_bytes()
 
 
 # --------------------------------------------------------------------------- generic routes

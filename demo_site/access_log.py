@@ -10,7 +10,7 @@ from typing import Any
 
 def combined_line(record: Mapping[str, Any]) -> str:
     """One record of :attr:`DemoSite.requests` as Apache/nginx ``combined`` writes it."""
-    when = datetime.datetime.fromtimestamp(record["t"], datetime.UTC).strftime("%d/%b/%Y:%H:%M:%S +0000")
+    when = datetime.datetime.fromtimestamp(record["t"], datetime.timezone.utc).strftime("%d/%b/%Y:%H:%M:%S +0000")
     headers = record.get("headers") or {}
 
     def quoted(value: Any) -> str:

@@ -25,7 +25,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
-from scrapy_walsh.demo.content import (
+from demo_site.content import (
     NO_BODY_STATUSES,
     DemoRequest,
     DemoResponse,
@@ -33,8 +33,8 @@ from scrapy_walsh.demo.content import (
     default_blocklist,
     respond,
 )
-from scrapy_walsh.demo.hosts import BY_IP, HOSTS, lookup
-from scrapy_walsh.demo.verifier import VERIFIED, VERIFIER_HEADER, SignatureVerifier
+from demo_site.hosts import BY_IP, HOSTS, lookup
+from demo_site.verifier import VERIFIED, VERIFIER_HEADER, SignatureVerifier
 
 __all__ = ("DemoSite", "SENTINEL_IPS", "load_request_log")
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
-from scrapy_walsh.demo.hosts import lookup
+from demo_site.hosts import lookup
 from scrapy_walsh.identity import webbotauth
 
 #: The header the site's own directory fetches carry (left out of the request log).

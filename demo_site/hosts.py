@@ -1,7 +1,7 @@
 """The demo site's hosts: one loopback address and one ``*.walsh-demo.test`` name each.
 
 ``.test`` is reserved for testing (RFC 2606), so these names can never reach a real
-site. They resolve only through :class:`scrapy_walsh.demo.resolver.DemoResolver`; each
+site. They resolve only through :class:`demo_site.resolver.DemoResolver`; each
 host also answers on its own IP literal, for projects that do not install the resolver.
 Nothing here binds 127.0.0.1: that address is kept for "must never be contacted"
 sentinels in tests.
@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+
+from scrapy_walsh.settings import BLOCKLIST_PATH, BLOCKLIST_SCHEMA_PATH
 
 DEMO_DOMAIN = "walsh-demo.test"
 DEFAULT_PORT = 8787
@@ -57,8 +59,7 @@ HOSTS: Mapping[str, DemoHost] = MappingProxyType({key: DemoHost(key, ip, purpose
 BY_NAME: Mapping[str, DemoHost] = MappingProxyType({h.name: h for h in HOSTS.values()})
 BY_IP: Mapping[str, DemoHost] = MappingProxyType({h.ip: h for h in HOSTS.values()})
 
-BLOCKLIST_PATH = "/.well-known/walsh-research/blocklist.json"
-BLOCKLIST_SCHEMA_PATH = "/.well-known/walsh-research/blocklist.schema.json"
+__all__ = ("BLOCKLIST_PATH", "BLOCKLIST_SCHEMA_PATH", "DEMO_DOMAIN", "HOSTS", "DemoHost", "lookup")
 
 
 def lookup(host: str) -> DemoHost | None:

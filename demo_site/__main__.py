@@ -1,4 +1,4 @@
-"""``python -m scrapy_walsh.demo``: run the demo site, or list its hosts.
+"""``python -m demo_site``: run the demo site, or list its hosts.
 
 ``serve`` is what the example project and benchmarks start in the background; the
 ``--ready-file`` lets them wait for "listening" without parsing stdout or polling ports.
@@ -13,8 +13,8 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from scrapy_walsh.demo.hosts import DEFAULT_PORT, HOSTS
-from scrapy_walsh.demo.server import DemoSite
+from demo_site.hosts import DEFAULT_PORT, HOSTS
+from demo_site.server import DemoSite
 
 
 def host_table(port: int) -> str:
@@ -61,7 +61,7 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scrapy_walsh.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m demo_site", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_serve = sub.add_parser("serve", help="run the demo site until SIGINT/SIGTERM")
     p_serve.add_argument(
