@@ -51,7 +51,7 @@ CANARY = "walsh-hostile-canary-7f3a"
 NO_DEMO_SITE = (
     "check --live crawls the local demo site (the demo_site package), which ships with the source, "
     "not the wheel: run it from a checkout of scrapy-walsh or its unpacked sdist, with that folder on "
-    "PYTHONPATH (docs/command-check.md)"
+    "PYTHONPATH"
 )
 
 
