@@ -70,8 +70,9 @@ def _warn_rerun_empties(crawler: Any, interval: float) -> None:
         warning = rerun_warning(
             crawler.settings, CrawlContext.of(crawler).get(open_crawl_store), crawler.spidercls, discovering, interval
         )
-    except Exception:  # noqa: BLE001 - a warning that can't be worked out is not one to stop a crawl for
-        logger.debug("the re-run check could not read the store", exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - a warning that can't be worked out is not one to stop a crawl for
+        # a store that can't open is refused once, cleanly, by the component that opens it next
+        logger.debug("the re-run check could not read the store: %s", exc)
         return
     if warning:
         logger.warning("scrapy_walsh: %s", warning)

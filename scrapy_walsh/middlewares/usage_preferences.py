@@ -242,8 +242,10 @@ class UsagePreferencesItemMiddleware(BaseSpiderMiddleware):
         added = add_to_item(item, USAGE, usage)
         if added is None:
             self.stats.inc_value("walsh/usage/items_without_field")
-        if not added:
             return
+        current = ItemAdapter(item).get("walsh")
+        if not added and not (isinstance(current, dict) and current.get(USAGE) is not None):
+            return  # the item's own "walsh" field, not ours: it carries no decision
         self.stats.inc_value("walsh/usage/items")
         if usage.get("reserved"):
             self.stats.inc_value("walsh/usage/items_reserved")

@@ -69,8 +69,11 @@ async def rest(crawler: Crawler, seconds: float) -> bool:
 
 def closing(crawler: Crawler) -> bool:
     """The engine has begun closing ``crawler``'s spider (a stop signal, a fault, Scrapy's own
-    close), or the crawler is stopping: nothing more is sent."""
-    return crawler in PROCESS.closing or not crawler.crawling
+    close), or the crawler is stopping: nothing more is sent. ``scrapy shell`` runs an engine
+    without a crawl (``crawling`` stays False): its engine running is what counts there."""
+    if crawler in PROCESS.closing:
+        return True
+    return not crawler.crawling and not getattr(crawler.engine, "running", False)
 
 
 def unsent(crawler: Crawler, url: str) -> CrawlStopping:
