@@ -30,10 +30,8 @@ class ProcessState:
     """The process's state on the request path, each part kept by the module named beside it."""
 
     def __init__(self) -> None:
-        # send_gate: the send in progress (the in-flight lock makes it one), and the answers held
-        # for the next request's write, each with its deadline
+        # send_gate: the send in progress (the in-flight lock makes it one)
         self.sends: list[Send] = []
-        self.held: list[tuple[Deferred[None], DelayedCall]] = []
         # admission: own fetches by kind, gate stamps (gate -> URL judged), and the one Request
         # object holding each R8 claim, (target, lease token) -> it
         self.own_fetches: weakref.WeakKeyDictionary[Request, str] = weakref.WeakKeyDictionary()

@@ -4,7 +4,7 @@ Every request that reaches a socket passes a download handler, whatever sent it,
 is said here: :meth:`~CheckpointDownloadHandler.admit` (gate stamps, User-Agent, Host, blocklist and
 proxy, timeout floor, byte bound), then under the process's in-flight lock
 :meth:`~CheckpointDownloadHandler.prepare` (the decision still holds, the reservation, the signature)
-and :meth:`~CheckpointDownloadHandler.send`, then ``settle`` and ``hand_on``. The wrapped handler's
+and :meth:`~CheckpointDownloadHandler.send`, then ``settle``. The wrapped handler's
 silent resend is turned off. docs/checkpoint.md says why.
 """
 
@@ -49,7 +49,7 @@ from scrapy_walsh.policy.vocabulary import (
     SKIPPED_RECENTLY_FETCHED,
     Meta,
 )
-from scrapy_walsh.sending import admission, handler_resend, own_fetch, send_gate
+from scrapy_walsh.sending import admission, handler_resend, send_gate
 from scrapy_walsh.sending.decision_inputs import Generations
 from scrapy_walsh.sending.header_bound import bound_headers, over_bound
 from scrapy_walsh.sending.pacer import SharedPacer
@@ -78,13 +78,6 @@ REDONE = "walsh/checkpoint/redone"
 NEXT_PREPARED = "walsh/checkpoint/next_prepared"
 
 
-#: Own fetches whose answers are handed on at once, not after the next request's write: every
-#: request's decision rests on the operator's list, and one decided on the list in force while its
-#: refresh was on the wire must meet the new one at the lock (a robots.txt answer may wait: the
-#: only decisions resting on it are its origin's pages, which wait for it at the robots gate).
-NEVER_HELD = frozenset({own_fetch.BLOCKLIST, own_fetch.BLOCKLIST_SCHEMA})
-
-
 def _refuse(crawler: Crawler, verdict: str, reason: str, request: Request, **details: Any) -> NoReturn:
     refuse(crawler, CheckpointRefused(verdict, reason, request.url, **details))
 
@@ -103,9 +96,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
         handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
         bound_headers(self.inner)  # a header flood is refused while it arrives, before it is in memory
-        # the host lease is checked right before the bytes leave (Scrapy's HTTP/1.1 handler; with
-        # another one there is no write to hand a held answer on at, so none is held)
-        self.write_hook = send_gate.install(self.inner)
+        # the host lease is checked right before the bytes leave (Scrapy's HTTP/1.1 handler)
+        send_gate.install(self.inner)
         self.signer = context.get(load_signer)  # Web Bot Auth, when WALSH_SIGNING_KEY is set
         self.journal = context.get(CrawlJournal)  # every send and refusal, hash-chained
         self.generations = context.get(Generations)  # what the gates' decisions rested on
@@ -123,21 +115,18 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         return CrawlContext.of(self.crawler).get(SharedPacer)
 
     async def download_request(self, request: Request) -> Response:
-        """Admit, prepare under the process's in-flight lock, send; then pass the lock on, and hand
-        the answer on once the next request is written (when one waits)."""
+        """Admit, prepare under the process's in-flight lock, send, settle; then pass the lock on."""
         kind = admission.own_fetch_kind(request)
         host = await self.admit(request, kind)
         await maybe_deferred_to_future(self.lock.acquire())
-        next_waits = False
         try:
             flight = self.prepare(request, host)
             try:
                 return await self.send(request, flight, kind)
             finally:
-                next_waits = self.settle(flight, kind)
+                self.settle(flight, kind)
         finally:
             self.lock.release()
-            await self.hand_on(next_waits, kind)
 
     # ------------------------------------------------------------------ the steps
 
@@ -218,8 +207,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             raise headers_refused(self.crawler, request, over.why, over.lines, over.size) from exc
         raise exc
 
-    def settle(self, flight: send_gate.Send, kind: str | None) -> bool:
-        """The send ended: the host is settled; True when the next request waits at the lock."""
+    def settle(self, flight: send_gate.Send, kind: str | None) -> None:
+        """The send ended: the host is settled; counted when the next request waits at the lock."""
         flight.stop()
         self.process.sends.remove(flight)
         if flight.refusal is None:
@@ -229,18 +218,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
             # reservation while the host lease holds the host.
             with suppress(StoreUnavailable):
                 self.politeness.settle(flight.host, answered=False, held_until=flight.lease.until)
-        if not self.lock.waiting:
-            return False
-        self.stats.inc_value(f"{NEXT_PREPARED}/{kind or 'page'}")
-        return True
-
-    async def hand_on(self, next_waits: bool, kind: str | None) -> None:
-        """After the lock is passed on: the answers held so far go; this one, when the next request
-        waits, goes once that request is written (an answer that may not wait goes at once)."""
-        send_gate.hand_on_held()  # a send that ended unwritten holds no answer back
-        if next_waits and self.write_hook and kind not in NEVER_HELD:
-            # the answer (or its failure) is handed on once the next request is written
-            await maybe_deferred_to_future(send_gate.hold_until_next_write())
+        if self.lock.waiting:
+            self.stats.inc_value(f"{NEXT_PREPARED}/{kind or 'page'}")
 
     async def close(self) -> None:
         await self.inner.close()

@@ -3,8 +3,7 @@
 The reservation takes a host lease, renewed while the connection is made; right before the bytes
 are written (:func:`before_write`, hooked into the HTTP/1.1 client protocol by :func:`install`) a
 late request stamps its start again atomically or is not written (:class:`NotWritten`), and
-:func:`after_write` stamps a write that came late after its stamp. :func:`hold_until_next_write`
-hands an answer on once the next request is written. docs/fleet.md says why.
+:func:`after_write` stamps a write that came late after its stamp. docs/fleet.md says why.
 """
 
 from __future__ import annotations
@@ -29,10 +28,6 @@ if TYPE_CHECKING:
     from twisted.internet.base import DelayedCall
 
     from scrapy_walsh.sending.pacer import Lease, SharedPacer
-
-#: An answer held for the next request's write is handed on after this long at the latest (a slow
-#: connect, a lost SYN): a few milliseconds normally.
-HOLD_AT_MOST = 0.05
 
 #: A request written within this many seconds of its reservation needs no second stamp: the
 #: slot's ready time adds ``PACING_MARGIN``, so its next request still comes a full interval
@@ -120,39 +115,6 @@ class Send:
                 self.politeness.stamp_written(self.host, self.lease, late)
 
 
-# The process's state keeps the send in progress (``sends``: the checkpoint's in-flight lock makes
-# it one) and the answers waiting for the next request of the process to be written, or to give
-# up (``held``, each with its deadline).
-
-
-def hold_until_next_write() -> Deferred[None]:
-    """Fires once the next request of the process is written, or its send ends without a write,
-    or after :data:`HOLD_AT_MOST`: the checkpoint awaits it before handing an answer on."""
-    held: Deferred[None] = Deferred()
-    deadline = waiting.call_later(HOLD_AT_MOST, lambda: _fire([(held, deadline)]))
-    PROCESS.held.append((held, deadline))
-    return held
-
-
-def hand_on_held() -> None:
-    """Hand on every held answer, at the reactor's next turn: never inside a write or a lock's
-    release, whatever reactor runs the crawl."""
-    if PROCESS.held:
-        held = list(PROCESS.held)
-        PROCESS.held.clear()
-        waiting.call_later(0, lambda: _fire(held))
-
-
-def _fire(held: list[tuple[Deferred[None], DelayedCall]]) -> None:
-    for answer, deadline in held:
-        if (answer, deadline) in PROCESS.held:
-            PROCESS.held.remove((answer, deadline))
-        if deadline.active():
-            deadline.cancel()
-        if not answer.called:
-            answer.callback(None)
-
-
 def before_write() -> None:
     """Called right before a request's bytes are written: raises :class:`NotWritten` to stop it."""
     if PROCESS.sends:
@@ -160,11 +122,9 @@ def before_write() -> None:
 
 
 def after_write() -> None:
-    """Called once a request's bytes were handed to the kernel (:meth:`Send.after_write`): the
-    answers held for this write are handed on."""
+    """Called once a request's bytes were handed to the kernel (:meth:`Send.after_write`)."""
     if PROCESS.sends:
         PROCESS.sends[0].after_write()
-    hand_on_held()
 
 
 def _push_out(transport: Any) -> None:

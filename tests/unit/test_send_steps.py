@@ -10,7 +10,7 @@ import textwrap
 from scrapy_walsh.journal import adapter
 from scrapy_walsh.sending.checkpoint import CheckpointDownloadHandler
 
-STEPS = ("download_request", "admit", "prepare", "send", "settle", "hand_on")
+STEPS = ("download_request", "admit", "prepare", "send", "settle")
 LIMIT = 40
 
 
@@ -33,7 +33,7 @@ def test_download_request_runs_the_steps_in_order():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STEPS
     ]
     called = [node.func.attr for node in sorted(calls, key=lambda node: (node.lineno, node.col_offset))]
-    assert called == ["admit", "prepare", "send", "settle", "hand_on"]
+    assert called == ["admit", "prepare", "send", "settle"]
 
 
 def test_the_checkpoint_runs_the_download_and_the_journal_records_around_it():
