@@ -215,7 +215,7 @@ def docs_pointers() -> set[str]:
     from scrapy_walsh.exceptions import _HINT_SECTIONS, HINTS
 
     found = set(_HINT_SECTIONS.values())
-    for path in (REPO / "scrapy_walsh").rglob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         text = path.read_text()
         found |= set(re.findall(r"""docs_topic\(\s*["']([\w#-]+)["']""", text))
         found |= set(re.findall(r"scrapy walsh docs ([a-z0-9][\w#-]*)", text))
