@@ -120,6 +120,10 @@ class DedupPipeline:
             # the crawl is stopping and the store is still away: delivered unchecked, never lost
             self.stats.inc_value("walsh/dedup/unchecked")
             return item
+        except StateStoreError as exc:
+            # the store failed (the crawl stops, said once by the store): no item goes out unchecked,
+            # and Scrapy logs a drop in one line where an error would bring its traceback
+            raise DropItem(f"R7 dedup: the state store failed, the item can't be checked: {exc}") from None
         if lease is None:
             self.stats.inc_value("walsh/dedup/dropped")
             if key in self.claimed_now:
