@@ -58,7 +58,8 @@ test-fast: $(STAMP)
 # Four workers, one test file each at a time (module fixtures run once). Most of the suite's time
 # is waiting (real 1 s-per-host pacing, timeouts, rests), not CPU: with two workers the load on
 # 2 cores stayed under 1.2 and the suite took 25 min; with four, measured on a fresh clone of
-# 2026-11-29: 3,077 tests in 12 min 41 s on an idle machine, 13 min 50 s beside other work.
+# 2026-11-29 (main at 02db8e2): 3,172 tests in 14 min 28 s on an idle machine, 22 min 26 s beside a
+# second suite; make test-wheels before it, 4 min 17 s.
 test-suite: $(STAMP) redis-server debian-packages
 	$(BIN)/python -m pytest -n 4 --dist loadfile --durations=25
 
