@@ -59,7 +59,7 @@ from scrapy_walsh.policy.sitemaps import SITEMAPINDEX, stream_sitemap
 from scrapy_walsh.policy.urls import UnsafeURL, sent_url, split
 from scrapy_walsh.policy.vocabulary import Gate, Meta, Namespace
 from scrapy_walsh.sending import own_fetch
-from scrapy_walsh.sending.request_meta import add_to_item
+from scrapy_walsh.sending.request_meta import Added, add_to_item
 from scrapy_walsh.store import open_crawl_store
 
 if TYPE_CHECKING:
@@ -554,7 +554,7 @@ class DiscoveryMiddleware(BaseSpiderMiddleware):
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         discovered = response.meta.get(Meta.DISCOVERED) if response is not None else None
         if isinstance(discovered, dict) and discovered.get("update") and ItemAdapter.is_item(item):
-            if add_to_item(item, UPDATE, True) is None:
+            if add_to_item(item, UPDATE, True) in (Added.NO_FIELD, Added.FOREIGN):
                 self.crawler.stats.inc_value(STATS + "updates_unmarked")  # type: ignore[union-attr]
         return item
 

@@ -29,7 +29,7 @@ from scrapy_walsh.policy.preferences.tdmrep import MAX_BYTES as TDMREP_MAX_BYTES
 from scrapy_walsh.policy.vocabulary import GateVerdict
 from scrapy_walsh.policy.xrobotstag import directive_name, usage_warnings
 from scrapy_walsh.sending import admission, own_fetch
-from scrapy_walsh.sending.request_meta import add_to_item, request_parts
+from scrapy_walsh.sending.request_meta import Added, add_to_item, request_parts
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -240,11 +240,10 @@ class UsagePreferencesItemMiddleware(BaseSpiderMiddleware):
     def _attach_usage(self, item: Any, usage: dict[str, Any]) -> None:
         """``item["walsh"]["usage"]``: added to the item's own ``walsh`` dict when it has one."""
         added = add_to_item(item, USAGE, usage)
-        if added is None:
+        if added is Added.NO_FIELD:
             self.stats.inc_value("walsh/usage/items_without_field")
             return
-        current = ItemAdapter(item).get("walsh")
-        if not added and not (isinstance(current, dict) and current.get(USAGE) is not None):
+        if added is Added.FOREIGN:
             return  # the item's own "walsh" field, not ours: it carries no decision
         self.stats.inc_value("walsh/usage/items")
         if usage.get("reserved"):

@@ -9,6 +9,7 @@ every gate, the queue and the checkpoint ask for is worked out once per Request 
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult
 
@@ -39,10 +40,18 @@ def record_verdict(request: Request, gate: str, verdict: str, **extra: Any) -> d
     return info
 
 
-def add_to_item(item: Any, name: str, value: Any) -> bool | None:
+class Added(enum.Enum):
+    """What :func:`add_to_item` did with the value."""
+
+    ADDED = "added"
+    PRESENT = "present"  #: a value of ours was there already, and is kept
+    FOREIGN = "foreign"  #: the item's own ``walsh`` field is not a dict: not ours to change
+    NO_FIELD = "no_field"  #: the item has no field to carry it
+
+
+def add_to_item(item: Any, name: str, value: Any) -> Added:
     """``item["walsh"][name] = value``, in the item's own ``walsh`` dict when it has one (never over
-    a value already there). True when added; False when it was there already, or the item's own
-    ``walsh`` is not a dict (not ours to change); None when the item has no field to carry it."""
+    a value already there)."""
     from itemadapter import ItemAdapter
 
     adapter = ItemAdapter(item)
@@ -50,15 +59,15 @@ def add_to_item(item: Any, name: str, value: Any) -> bool | None:
         current = adapter.get("walsh")
         if isinstance(current, dict):
             if current.get(name) is not None:
-                return False
+                return Added.PRESENT
             adapter["walsh"] = {**current, name: value}
         elif current is None:
             adapter["walsh"] = {name: value}
         else:
-            return False  # the item's own "walsh" field, not ours to change
+            return Added.FOREIGN
     except (KeyError, TypeError, AttributeError, ValueError):
-        return None
-    return True
+        return Added.NO_FIELD
+    return Added.ADDED
 
 
 def first_pass(request: Request) -> bool:
