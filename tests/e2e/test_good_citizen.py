@@ -1,7 +1,10 @@
 """A refused crawl in a user's script: one message and exit 1 through Scrapy's own
 ``bootstrap_failed``, while the script keeps its process (its exit handlers run, its
 ``sys.excepthook`` stays). Real scripts in real interpreters; the scan of the package is
-tests/unit/test_no_process_takeover.py.
+tests/unit/test_no_process_takeover.py. ``CrawlerProcess`` and ``CrawlerRunner`` hand the refused
+crawl's Deferred to ``scrapy_walsh.refusal_reported`` (or Twisted reports it again as "Unhandled
+error in Deferred"); a script that awaits ``AsyncCrawlerRunner.crawl()`` catches the
+``ConformanceError``. (``scrapy crawl``, ``runspider``: tests/e2e/test_clean_refusal.py.)
 """
 
 from __future__ import annotations
@@ -61,6 +64,36 @@ defer.Deferred.fromFuture(asyncio.ensure_future(main())).addBoth(lambda _: react
 reactor.run()
 print("hook kept after the crawl:", sys.excepthook is hook)
 sys.exit(1 if caught else 0)
+""",
+    "CrawlerRunner": """
+from scrapy.crawler import CrawlerRunner
+from scrapy.utils.log import configure_logging
+from scrapy.utils.reactor import install_reactor
+install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+from twisted.internet import reactor
+configure_logging()
+runner = CrawlerRunner(SETTINGS)
+runner.crawl(TinySpider).addErrback(refusal_reported)
+reactor.callLater(0, lambda: runner.join().addBoth(lambda _: reactor.stop()))
+reactor.run()
+print("hook kept after the crawl:", sys.excepthook is hook)
+sys.exit(1 if runner.bootstrap_failed else 0)
+""",
+    "AsyncCrawlerRunner without Twisted": """
+import asyncio
+from scrapy.utils.log import configure_logging
+
+async def main():
+    configure_logging()
+    try:
+        await AsyncCrawlerRunner({**SETTINGS, "TWISTED_REACTOR_ENABLED": False}).crawl(TinySpider)
+    except ConformanceError:
+        return 1  # said once already, as its reasons
+    return 0
+
+code = asyncio.run(main())
+print("hook kept after the crawl:", sys.excepthook is hook)
+sys.exit(code)
 """,
 }
 
