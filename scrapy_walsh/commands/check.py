@@ -191,13 +191,16 @@ def static_report(settings: Settings, spider: str | None, published: str | None 
 
 
 def rerun_findings(spidercls: type, settings: Settings, discovering: bool) -> list[Finding]:
-    """R8: a re-run now would empty a feed file the project's FEEDS overwrite (:mod:`scrapy_walsh.outputs.rerun`)."""
+    """R8: a re-run now would empty a feed file the project's FEEDS overwrite, or give the project's
+    own item pipelines no item (:mod:`scrapy_walsh.outputs.rerun`)."""
     from scrapy_walsh.config import parse, raw, state_location
-    from scrapy_walsh.outputs.rerun import overwritten_files, rerun_warning
+    from scrapy_walsh.conformance.engine import enabled_components
+    from scrapy_walsh.outputs.rerun import at_stake, rerun_warning
     from scrapy_walsh.settings import ROBOTS_TOKEN
     from scrapy_walsh.store import StateStoreError, open_store
 
-    if not overwritten_files(settings, str(getattr(spidercls, "name", ""))):
+    pipelines = enabled_components(settings, "ITEM_PIPELINES")
+    if not at_stake(settings, str(getattr(spidercls, "name", "")), pipelines):
         return []
     try:
         location, interval = state_location(settings), parse(settings, "WALSH_REFETCH_INTERVAL")
@@ -208,12 +211,12 @@ def rerun_findings(spidercls: type, settings: Settings, discovering: bool) -> li
     try:
         store = open_store(location, raw(settings, "WALSH_ROBOTS_TOKEN") or ROBOTS_TOKEN)
         try:
-            warning = rerun_warning(settings, store, spidercls, discovering, interval)
+            warning = rerun_warning(settings, store, spidercls, discovering, interval, pipelines)
         finally:
             store.close()
     except (StateStoreError, OSError):
         return []
-    return [Finding("8", "R8", WARN, "FEEDS", warning)] if warning else []
+    return [Finding("8", "R8", WARN, warning.setting, warning.text)] if warning else []
 
 
 #: Spiders of one ``check`` whose routes advice reads the site's sitemap (a plan's dry run each);

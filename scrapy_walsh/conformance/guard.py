@@ -7,13 +7,13 @@ from typing import Any
 
 from scrapy_walsh.config import WalshConfig
 from scrapy_walsh.conformance.audit import enforce
-from scrapy_walsh.conformance.engine import PASS, WARN, Finding
+from scrapy_walsh.conformance.engine import PASS, WARN, Finding, enabled_components
 from scrapy_walsh.conformance.rules.identity import another_operator
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.discovery.manifests import COMMAND_SPIDER, route_findings, spider_routes
 from scrapy_walsh.exceptions import ConformanceError
 from scrapy_walsh.outputs import clean_refusal, exit_status, typed_command
-from scrapy_walsh.outputs.rerun import overwritten_files, rerun_warning
+from scrapy_walsh.outputs.rerun import at_stake, rerun_warning
 from scrapy_walsh.settings import SPEC_VERSION, USER_AGENT
 from scrapy_walsh.store import open_crawl_store
 
@@ -60,22 +60,29 @@ class ConformanceGuard:
 
 def _warn_rerun_empties(crawler: Any, interval: float) -> None:
     """Before a feed overwrites its file (it is opened when the spider opens): a re-run whose every
-    target was fetched within the refetch interval would replace the last items with an empty list."""
+    target was fetched within the refetch interval would replace the last items with an empty list,
+    and the project's own item pipelines would get none."""
     if typed_command.command() in typed_command.TYPED or getattr(crawler.spidercls, COMMAND_SPIDER, False):
         return
-    if not overwritten_files(crawler.settings, str(getattr(crawler.spidercls, "name", ""))):
+    pipelines = enabled_components(crawler.settings, "ITEM_PIPELINES")
+    if not at_stake(crawler.settings, str(getattr(crawler.spidercls, "name", "")), pipelines):
         return  # nothing to empty: the store is not opened for it
     try:
         discovering = spider_routes(crawler.spidercls, crawler.settings) is not None
         warning = rerun_warning(
-            crawler.settings, CrawlContext.of(crawler).get(open_crawl_store), crawler.spidercls, discovering, interval
+            crawler.settings,
+            CrawlContext.of(crawler).get(open_crawl_store),
+            crawler.spidercls,
+            discovering,
+            interval,
+            pipelines,
         )
     except Exception as exc:  # noqa: BLE001 - a warning that can't be worked out is not one to stop a crawl for
         # a store that can't open is refused once, cleanly, by the component that opens it next
         logger.debug("the re-run check could not read the store: %s", exc)
         return
     if warning:
-        logger.warning("scrapy_walsh: %s", warning)
+        logger.warning("scrapy_walsh: %s", warning.text)
 
 
 def _refuse_broken_routes(crawler: Any) -> None:

@@ -82,6 +82,9 @@ class Step:
     ttl: float | None = None
 
 
+#: Entries a page of :meth:`StateStore.pages` holds at most.
+PAGE = 1000
+
 #: ``(namespace, key, value)``, or with its own expiry ``(namespace, key, value, ttl)``.
 Entry = tuple[str, str, Any] | tuple[str, str, Any, float | None]
 
@@ -172,6 +175,20 @@ class StateStore(ABC):
     @abstractmethod
     def items(self, namespace: str) -> Iterator[tuple[str, Any]]:
         """Every live ``(key, value)`` of a namespace (a restart reloads ledgers this way)."""
+
+    def pages(self, namespace: str, prefix: str = "", size: int = PAGE) -> Iterator[list[tuple[str, Any]]]:
+        """The live ``(key, value)`` of a namespace whose key starts with ``prefix``, at most ``size``
+        a page; backends read each page in one read, and only the keys under ``prefix`` (sqlite: a
+        range of its index), so a caller that has its answer stops reading."""
+        page: list[tuple[str, Any]] = []
+        for key, value in self.items(namespace):
+            if key.startswith(prefix):
+                page.append((key, value))
+            if len(page) == size:
+                yield page
+                page = []
+        if page:
+            yield page
 
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
         """The live values among ``keys`` (missing ones left out); backends do it in one read."""

@@ -14,12 +14,14 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 from scrapy_walsh.config import masked_uri
 from scrapy_walsh.policy.vocabulary import Namespace
 from scrapy_walsh.store import machine_state
 from scrapy_walsh.store.base import (
+    PAGE,
     Entry,
     Operation,
     StateStore,
@@ -199,6 +201,11 @@ def script_for(operation: Operation) -> str:
 
 def _ms(ttl: float | None) -> int | None:
     return None if ttl is None else max(1, int(ttl * 1000))
+
+
+#: Keyspace slots one ``SCAN`` of :meth:`RedisStore.pages` walks: a million keys in 100 round trips,
+#: each a millisecond or so of the server's time.
+SCAN_COUNT = 10_000
 
 
 def _glob_escape(text: str) -> str:
@@ -429,6 +436,27 @@ class RedisStore(StateStore):
             return  # nothing to read (the store's id is checked by the next call)
         for key, value in self._get_raw(keys).items():
             yield key[start:], value
+
+    def pages(self, namespace: str, prefix: str = "", size: int = PAGE) -> Iterator[list[tuple[str, Any]]]:
+        """The keys under ``prefix`` come from ``SCAN ... MATCH`` (Redis walks its whole keyspace,
+        :data:`SCAN_COUNT` slots a round trip, and answers the matching keys only); each page's
+        values are one ``MGET``."""
+        start = len(self._key(namespace, ""))
+        pattern = _glob_escape(self._key(namespace, prefix)) + "*"
+        cursor: int | None = None
+        keys: list[str] = []
+        seen: set[str] = set()  # SCAN may answer a key twice
+        while cursor != 0:
+            at = cursor or 0
+            cursor, found = self._call("SCAN", partial(self._redis.scan, at, match=pattern, count=SCAN_COUNT))
+            fresh = [str(key) for key in found if key not in seen]  # str: decode_responses
+            keys += fresh
+            seen.update(fresh)
+            while len(keys) >= size or (cursor == 0 and keys):
+                page, keys = sorted(keys[:size]), keys[size:]
+                values = self._get_raw(page)
+                if values:
+                    yield [(key[start:], value) for key, value in values.items()]
 
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
         keys = list(keys)

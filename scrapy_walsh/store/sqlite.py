@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from scrapy_walsh.store.base import (
+    PAGE,
     Entry,
     Operation,
     StateStore,
@@ -249,8 +250,26 @@ class SqliteStore(StateStore):
             "AND (expires IS NULL OR expires > ?) ORDER BY key",
             (self.identity, namespace, self.clock()),
         ).fetchall()
+        self.counts["keys_read"] += len(rows)
         for key, value in rows:
             yield key, json.loads(value)
+
+    def pages(self, namespace: str, prefix: str = "", size: int = PAGE) -> Iterator[list[tuple[str, Any]]]:
+        """Each page one read of a range of the table's key (keyset: after the last key read)."""
+        above, after = prefix, ">="
+        below = prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else None  # UTF-8 sorts as code points
+        while True:
+            rows = self._query(
+                f"SELECT key, value FROM walsh_state WHERE identity=? AND namespace=? AND key {after} ? "
+                f"{'AND key < ? ' if below else ''}AND (expires IS NULL OR expires > ?) ORDER BY key LIMIT ?",
+                (self.identity, namespace, above, *([below] if below else []), self.clock(), size),
+            ).fetchall()
+            self.counts["keys_read"] += len(rows)
+            if rows:
+                yield [(key, json.loads(value)) for key, value in rows]
+            if len(rows) < size:
+                return
+            above, after = rows[-1][0], ">"
 
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
         keys = list(keys)

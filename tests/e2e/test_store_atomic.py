@@ -98,6 +98,34 @@ def test_get_many_and_namespaces_and_identities(uri):
         }
 
 
+def test_pages_read_the_keys_under_a_prefix_a_page_at_a_time(uri):
+    """Both backends agree: only keys under the prefix (glob characters are text), live ones,
+    in pages of at most ``size``; a caller that stops early has read only the pages it took."""
+    store = store_at(uri)
+    under = {f"https://a.test/{i:03d}": i for i in range(25)}
+    store.set_many([("discovered", key, value) for key, value in under.items()])
+    store.set_many(
+        [
+            ("discovered", "https://a.test0/x", "after the prefix's range"),
+            ("discovered", "https://a.tes/", "before it"),
+            ("discovered", "https://b.test/1", "another site"),
+            ("fetched_by", "https://a.test/1", "another namespace"),
+            ("discovered", "https://a.test/*?[x]", "glob characters"),
+        ]
+    )
+    store.set("discovered", "https://a.test/gone", 0, ttl=0.05)
+    time.sleep(0.1)
+    store_at(uri, "OtherBot").set("discovered", "https://a.test/other", "another identity")
+    pages = list(store.pages("discovered", "https://a.test/", 10))
+    assert all(0 < len(page) <= 10 for page in pages) and len(pages) >= 3
+    assert dict(kv for page in pages for kv in page) == {**under, "https://a.test/*?[x]": "glob characters"}
+    assert dict(kv for page in store.pages("discovered", "https://a.test/*") for kv in page) == {
+        "https://a.test/*?[x]": "glob characters"
+    }
+    assert sum(len(page) for page in store.pages("discovered")) == 29, "no prefix: the namespace"
+    assert list(store.pages("discovered", "https://c.test/")) == []
+
+
 def test_set_many_writes_every_entry_at_once_with_its_ttl(uri):
     store = store_at(uri)
     trips = getattr(store, "round_trips", 0)
