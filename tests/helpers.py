@@ -127,6 +127,8 @@ CRAWLS_OWN_ROUND_TRIPS = {
     "MGET blocklist": 1,
     "SET blocklist": 2,
     "SET NX+GET admission": 1,
+    "GET+SET NX blocklist,fetching": 1,  # the list's fetch claimed for the identity
+    "SET+DEL fetching": 1,  # and given back
 }
 
 

@@ -35,13 +35,14 @@ from scrapy_walsh.policy.blocklist import (
     schema_record,
     stored_record,
 )
+from scrapy_walsh.policy.gates import fetched_after
 from scrapy_walsh.policy.hostkey import url_host
 from scrapy_walsh.policy.vocabulary import BLOCKED_BY_OPERATOR, NOT_BLOCKED, Namespace
 from scrapy_walsh.sending import admission, own_fetch, request_meta
 from scrapy_walsh.sending.decision_inputs import BLOCKLIST, Generations
 from scrapy_walsh.sending.pacer import SharedPacer
 from scrapy_walsh.sending.request_meta import request_host
-from scrapy_walsh.store import machine_state
+from scrapy_walsh.store import fetching, machine_state
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -76,6 +77,9 @@ class BlocklistMiddleware(StatefulGate):
         self.blocklist = Blocklist.empty().with_extra(self.extra)
         self.source = "none"
         self.next_refresh = 0.0  # fetch before the first request
+        #: a list another process of the identity fetched after both this crawl's start and the
+        #: list in force (its ``fetched_at``) is adopted as if fetched here
+        self._started = self._fetched_at = time.time()
         self.politeness = CrawlContext.of(crawler).get(SharedPacer)
         #: a refresh, an adoption or a refusal of all make the decisions read before stale
         self.generations = CrawlContext.of(crawler).get(Generations)
@@ -155,6 +159,45 @@ class BlocklistMiddleware(StatefulGate):
     async def _refresh(self) -> None:
         if self._host_not_ready():
             return
+        # one fetch per identity: a fleet starting together would otherwise queue its fetches of
+        # the list (and its schema) at the list host's 1 s floor, one process after another
+        resource, since = f"blocklist {self.url}", max(self._started, self._fetched_at)
+        claimed, saved = fetching.claim_unless_fresh(self.store, resource, (NAMESPACE, self.url), since)
+        if not claimed and not fetched_after(saved, since):
+            saved = await self._copy_from_another_process(resource)
+        if fetched_after(saved, since) and self._adopt_peer_copy(saved):
+            return
+        try:
+            await self._fetch_and_adopt()
+        finally:
+            if claimed:
+                fetching.release(self.store, resource)
+
+    async def _copy_from_another_process(self, resource: str) -> Any:
+        """The list another process of the identity is fetching, once it has stored it."""
+        await fetching.released(self.crawler, self.store, resource)
+        return self.store.get(NAMESPACE, self.url)
+
+    def _adopt_peer_copy(self, saved: Any) -> bool:
+        """Adopt the list another process fetched (validated again here), due for a refresh when
+        its own fetch is; False when it can't be used, so that this process fetches one."""
+        try:
+            peer, _ = from_stored(saved)
+        except InvalidBlocklist:
+            return False
+        fetched_at = float(saved["fetched_at"])
+        if time.time() >= fetched_at + peer.refresh_seconds:
+            return False
+        if self._newer(peer):
+            self._adopt(peer, "stored")
+            schema = saved.get("schema")
+            self._schema, self._schema_cached = (dict(schema), True) if isinstance(schema, dict) else (None, False)
+            machine_state.save_blocklist(self.store.identity, self.url, saved)
+        self._fetched_at = fetched_at
+        self.next_refresh = fetched_at + peer.refresh_seconds
+        return True
+
+    async def _fetch_and_adopt(self) -> None:
         if self._schema is None:
             self._schema = await self._load_schema(cached=True)
         failure = None
@@ -182,9 +225,10 @@ class BlocklistMiddleware(StatefulGate):
                     failure = f"invalid: {exc}"
                     self.stats.inc_value("walsh/blocklist/rejected")
                 else:
+                    self._fetched_at = time.time()
                     if self._newer(fetched):
                         self._adopt(fetched, "fetched")
-                        record = stored_record(fetched, self._schema, time.time())
+                        record = stored_record(fetched, self._schema, self._fetched_at)
                         self.store.set(NAMESPACE, self.url, record)
                         machine_state.save_blocklist(self.store.identity, self.url, record)  # one the store can't lose
                     return

@@ -44,7 +44,7 @@ from scrapy_walsh.sending.pacer import SharedPacer
 from scrapy_walsh.sending.request_meta import request_host, request_parts
 from scrapy_walsh.settings import DOWNLOAD_TIMEOUT_FLOOR, RECHECK_INTERVAL
 from scrapy_walsh.store import fetching
-from scrapy_walsh.store.waiting import closing, rest, unsent
+from scrapy_walsh.store.waiting import closing, unsent
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -221,10 +221,7 @@ class RobotsMiddleware(StatefulGate):
 
     async def _copy_from_another_process(self, origin: str) -> OriginRobots | None:
         """Another process of the identity is fetching this robots.txt: its stored copy."""
-        deadline = time.monotonic() + fetching.CLAIM_TTL
-        while time.monotonic() < deadline and fetching.held(self.store, f"robots {origin}"):
-            if not await rest(self.crawler, fetching.POLL):
-                break
+        await fetching.released(self.crawler, self.store, f"robots {origin}")
         return self._from_store(origin)
 
     def _usable(self, origin: str, host: str) -> OriginRobots | None:

@@ -9,10 +9,15 @@ docs/state-store.md ("One fetch at a time") says why.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy_walsh.store.base import Entry, StateStore, StateStoreError
+from scrapy_walsh.store.waiting import rest
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 NAMESPACE = "fetching"
 #: Seconds a claim holds; also the longest a process waits for another's copy.
@@ -46,3 +51,12 @@ def held(store: StateStore, resource: str) -> bool:
         return store.get(NAMESPACE, resource) is not None
     except StateStoreError:
         return False
+
+
+async def released(crawler: Crawler, store: StateStore, resource: str) -> None:
+    """Wait while another process holds the claim (at most :data:`CLAIM_TTL`, never past the
+    crawl's stop): its copy is stored by the time the claim is given back."""
+    deadline = time.monotonic() + CLAIM_TTL
+    while time.monotonic() < deadline and held(store, resource):
+        if not await rest(crawler, POLL):
+            return

@@ -135,6 +135,17 @@ def test_every_process_reports_its_redis_round_trips(fleet_crawl):
         assert stat(log, "walsh/store/unreachable_seconds") == 0
 
 
+def test_the_fleet_fetches_the_operator_blocklist_once(fleet_crawl):
+    """Three processes starting together on an empty store: the first claims the list's fetch,
+    the others adopt its copy, as they do with robots.txt. Each fetching for itself would queue
+    them behind one another at the list host's 1 s floor: seconds of start-up per process."""
+    _, seen, _ = fleet_crawl
+    fetched = Counter(r["path"] for r in seen if r["host_key"] == "ops")
+    print("fleet: the operator host served", dict(fetched))
+    assert fetched["/.well-known/walsh-research/blocklist.json"] == 1, fetched
+    assert fetched["/.well-known/walsh-research/blocklist.schema.json"] <= 1, fetched
+
+
 @pytest.fixture(scope="module")
 def outage_crawl(tmp_path_factory):
     """One process; Redis is SIGKILLed after the third page, restarted 3 s later."""

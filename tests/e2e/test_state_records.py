@@ -157,7 +157,7 @@ def test_store_round_trips_per_request_stay_bounded(plain_project, demo_site, re
     host and address in one script, with the previous answer's settle and the reads of the queue's
     next pop in its round trip; its R8 lease is one script that also reads R7's validators; its
     item's lease one: exactly 3 per page, plus per host robots.txt's read with its fetch claim and
-    its record with the claim's release, and the crawl's own 10 (:data:`FIXED`).
+    its record with the claim's release, and the crawl's own 12 (:data:`FIXED`).
 
     What timing decides (a record riding or written alone, a settle by its lease's end, a late
     request's confirmation, a pop's read, a slot found taken) is bounded by what the crawl did

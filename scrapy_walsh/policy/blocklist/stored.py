@@ -62,6 +62,7 @@ def stored_record(blocklist: Blocklist, schema: Mapping[str, Any] | None, adopte
     return {
         "document": blocklist.document,
         "adopted": adopted,
+        "fetched_at": adopted,  # the store's freshness field: another process may use it as fetched
         "schema": None if schema is None else dict(schema),
         "schema_sha256": None if schema is None else schema_digest(schema),
     }
