@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import sys
-import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +19,7 @@ from scrapy_walsh.commands.signed_record import load_public_keys
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import reading, report
 from scrapy_walsh.journal.chain import no_journal
-from scrapy_walsh.verify import print_verification, verify_published
+from scrapy_walsh.verify import load_json, print_verification, read_source, verify_published
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -144,14 +142,8 @@ def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None
     """keyid -> public key, from --key, --directory, or WALSH_SIGNING_KEY; None when none is known."""
     if args.key:
         return load_public_keys(args.key)
-    if args.directory:
-        source = args.directory
-        if source.startswith(("http://", "https://")):
-            with urllib.request.urlopen(source, timeout=30) as response:  # noqa: S310 - http(s) only
-                data = response.read(1 << 20)
-        else:
-            data = Path(source).read_bytes()
-        return webbotauth.directory_keys(json.loads(data))
+    if args.directory:  # read as the standalone verifier reads it: no redirect followed, bounded
+        return webbotauth.directory_keys(load_json(read_source(args.directory, _ua(settings))))
     from scrapy_walsh.config import parse
 
     configured = parse(settings, "WALSH_SIGNING_KEY")

@@ -61,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    # the publication's time is taken before the journal is read: a head signed before it is published
+    now = time.time()
     try:
         root = _folder(args.folder)
         readings = apply(args, accepted_settings(settings), settings, FLAGS, "publish")
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     facts = facts_of(readings, [key] if key is not None else [], len(heads))
     files: dict[str, str] = {"index.html": bot_page.render(facts)}
-    files[published.NAME] = _json(published.document(facts.token, heads, time.time()))
+    files[published.NAME] = _json(published.document(facts.token, heads, now))
     if key is not None:
         files[bot_page.DIRECTORY] = _json(webbotauth.directory([key]))
         files[bot_page.CARD] = _json(agent_card.build(keys=[key], **card_fields(readings)))

@@ -73,7 +73,7 @@ def grown(previous: Mapping[str, Any] | None, current: Iterable[dict[str, Any]],
         name, data = str(path.relative_to(root)) if root.is_dir() else path.name, path.read_bytes()
         held.seen(name, data)
         reports.append(verify_lines(name, data, None))
-    deleted = {d for r in reports for e in r.retention for d in e.get("deleted_days", [])}
+    deleted = {d for r in reports for e in r.verified_retention() for d in e["deleted_days"]}
     problems, _ = check_heads(document("", heads, 0), None, held, deleted)
     if problems:
         raise Shrinks(f"{problems[0]}: publish never drops or changes a head it published")
