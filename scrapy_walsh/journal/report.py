@@ -231,8 +231,16 @@ def _time_ticks(c: _Chart) -> list[tuple[float, str]]:
     """Five ticks across one run; the start and the end of each run when there are several."""
     if len(c.runs) <= 1:
         return [(c.t0 + c.span * i / 4, a) for i, a in enumerate(("start", "middle", "middle", "middle", "end"))]
-    ticks = [(start, "start") for start, _ in c.runs] + [(end, "end") for _, end in c.runs]
-    return sorted(ticks)
+    kept: list[tuple[float, str]] = []
+    for t, anchor in sorted([(start, "start") for start, _ in c.runs] + [(end, "end") for _, end in c.runs]):
+        if kept and c.x(t) - c.x(kept[-1][0]) < TICK_ROOM:  # a short run: its end's label would overlap
+            continue
+        kept.append((t, anchor))
+    return kept
+
+
+#: The least room between two time labels, in pixels (HH:MM:SS at the chart's 12 px font is ~50).
+TICK_ROOM = 60
 
 
 def _pauses(c: _Chart, table: list[Row]) -> list[str]:

@@ -124,3 +124,11 @@ def test_idle_time_between_crawls_is_a_break_not_the_height_of_the_chart():
     assert svg.count('class="idle-break"') == 1 and "idle 59 min" in svg, svg
     xs = [float(c.split('cx="')[1].split('"')[0]) for c in svg.split("<circle")[1:]]
     assert len(xs) == 8 and xs[3] - xs[0] > 200 and xs[-1] - xs[4] > 200, xs  # both crawls at full width
+
+
+def test_the_time_labels_of_a_short_crawl_after_a_break_do_not_overlap():
+    first = [(float(i), 0.1, 200, 1, "floor") for i in range(20)]
+    second = [(7200.0 + i, 0.1, 200, 1, "floor") for i in range(3)]  # two seconds of crawl time
+    svg = report.timeline_svg(_view(first + second))
+    xs = sorted(float(t.split('x="')[1].split('"')[0]) for t in svg.split("<text")[1:] if 'class="x-tick"' in t)
+    assert len(xs) >= 3 and all(b - a >= 60 for a, b in zip(xs, xs[1:], strict=False)), xs  # HH:MM:SS is ~50 px wide
