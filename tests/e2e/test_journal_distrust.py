@@ -692,7 +692,7 @@ def _published_head_is_nan(f: Forger) -> None:
 @forgery(key=False)
 def _published_document_deeply_nested(f: Forger) -> None:
     document = (f.public / HEADS).read_text()
-    (f.public / HEADS).write_text(document[:-1] + ', "x": ' + "[" * 200000 + "]" * 200000 + "}")
+    (f.public / HEADS).write_text(document.rstrip()[:-1] + ', "x": ' + "[" * 200000 + "]" * 200000 + "}")
 
 
 @forgery(key=False)
