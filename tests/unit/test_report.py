@@ -132,3 +132,22 @@ def test_the_time_labels_of_a_short_crawl_after_a_break_do_not_overlap():
     svg = report.timeline_svg(_view(first + second))
     xs = sorted(float(t.split('x="')[1].split('"')[0]) for t in svg.split("<text")[1:] if 'class="x-tick"' in t)
     assert len(xs) >= 3 and all(b - a >= 60 for a, b in zip(xs, xs[1:], strict=False)), xs  # HH:MM:SS is ~50 px wide
+
+
+def test_each_pause_on_the_timeline_is_labelled_with_its_cause():
+    view = _view(
+        [
+            (0, 2.5, 200, 1, "floor"),
+            (4.5, 0.1, 503, 2, "backoff"),  # after a slow 200
+            (8, 0.1, 200, 4, "backoff"),  # after the 503
+            (30, 0.1, 429, 1, "floor"),
+            (60, 0.1, 200, 30, "retry-after"),
+        ]
+    )
+    svg = report.timeline_svg(view)
+    labels = [t.split(">", 1)[1].split("<")[0] for t in svg.split('<text class="pause-label"')[1:]]
+    assert labels == [
+        "our backoff after a slow answer (2.5 s): 4.5 s",
+        "our backoff after an error answer (503): 3.5 s",
+        "your Retry-After after the 429: 30.0 s",
+    ], labels
