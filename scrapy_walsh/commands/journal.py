@@ -90,7 +90,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         with open(args.log, encoding="utf-8", errors="replace") as handle:
             log, bad = reading.parse_access_log(handle)
         result = reading.match(view, log, _ua(settings), args.tolerance)
-        print(reading.match_words(result, view.host))
+        print(reading.match_words(result, view.host, _signed_by_us(result.not_in_journal, keys)))
         if bad:
             print(f"({bad} lines neither in the combined format nor JSON skipped)")
         print(f"Journal: {checked.words}")
@@ -98,6 +98,24 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     Path(args.html).write_text(report.report_html(view, checked, _ua(settings)), encoding="utf-8")
     print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {checked.words}")
     return 0
+
+
+def _signed_by_us(lines: list[reading.LogLine], keys: dict[str, Any] | None) -> dict[int, str]:
+    """Log line number -> our keyid, for each line whose logged signature verifies under our keys
+    as of when it arrived: a request we sent that the journal does not hold."""
+    found = {}
+    for line in lines if keys else []:
+        if not {"host", "signature", "signature-input"} <= set(line.signed):
+            continue
+        at = datetime.datetime.fromtimestamp(line.t, datetime.timezone.utc)
+        try:
+            verified = webbotauth.verify_request(
+                line.method, f"https://{line.signed['host']}{line.target}", line.signed, keys or {}, at=at
+            )
+        except (webbotauth.SigningError, ValueError):
+            continue
+        found[line.number] = verified.keyid
+    return found
 
 
 def verify(path: Path, keys: dict[str, Any] | None, key_source: str | None) -> int:
