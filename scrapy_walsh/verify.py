@@ -1001,31 +1001,49 @@ def verify_published(
 
 
 def unpublished(found: JournalReport, document: Mapping[str, Any]) -> list[str]:
-    """The heads a publication must hold and lacks. ``publish`` takes its time before it reads the
-    journal, then publishes each file's last signed head: so no published head is signed after the
-    document's time, and each file's last head signed before it is published (or a later one of it)."""
+    """The heads a publication must hold and lacks, or holds out of order.
+
+    ``publish`` takes its time before it reads the journal, then adds each file's newer signed
+    head, in name order, each stamped with that time (``published``). So no head is signed after
+    its stamp, stamps never decrease, and the heads up to each stamp hold every file's last head
+    signed before it: a head dropped, or the heads re-ordered (the links recomputed, the stamps
+    changed), leaves some earlier publication without a head the journal shows it had."""
     heads = document.get("heads")
     if not _is_time(document.get("published")) or not isinstance(heads, list):
         return [f"the publication has no time it was published at ({HEADS_FORMAT}: published)"]
     at = float(document["published"])
     problems: list[str] = []
     newest: dict[str, int] = {}
+    lacking: set[str] = set()
+
+    def held_by(stamp: float) -> None:
+        for f in found.files:
+            signed = [(seq, t) for seq, t in f.heads if t <= stamp]
+            if f.ok and signed and newest.get(f.name, 0) < signed[-1][0] and f.name not in lacking:
+                lacking.add(f.name)
+                problems.append(
+                    f"{f.name}: its head at entry {signed[-1][0]} was signed at {when(signed[-1][1])}, but the heads "
+                    f"published by {when(stamp)} do not hold it (a head dropped, or the heads re-ordered)"
+                )
+
+    run: tuple[float, str] | None = None
     for head in heads:
         entry = head.get("entry") if isinstance(head, Mapping) else None
-        if isinstance(entry, Mapping) and _is_time(entry.get("t")) and entry["t"] > at + 0.001:
-            problems.append(
-                f"the published head of {head.get('file')} (entry {head.get('seq')}) is signed at {when(entry['t'])}, "
-                f"after the publication's own time {when(at)} (the time was changed)"
-            )
-        if isinstance(head, Mapping) and _is_seq(head.get("seq")):
+        if not isinstance(head, Mapping) or not isinstance(entry, Mapping) or not _is_time(entry.get("t")):
+            continue  # check_heads names it
+        named = f"the published head of {head.get('file')} (entry {head.get('seq')})"
+        stamp = head.get("published", at)  # a head published before heads were stamped: the document's time
+        if not _is_time(stamp) or stamp > at + 0.001 or entry["t"] > stamp + 0.001:
+            problems.append(f"{named} is signed at {when(entry['t'])}, after it was published: a time was changed")
+        elif "published" in head:
+            if run is not None and (stamp, str(head.get("file"))) < run:
+                problems.append(f"{named} is out of the order it was published in (the heads were re-ordered)")
+            elif run is not None and stamp > run[0]:
+                held_by(run[0])  # the publication as it stood at the run before
+            run = (stamp, str(head.get("file")))
+        if _is_seq(head.get("seq")):
             newest[str(head.get("file"))] = max(newest.get(str(head.get("file")), 0), head["seq"])
-    for f in found.files:
-        signed = [seq for seq, t in f.heads if t <= at]
-        if f.ok and signed and newest.get(f.name, 0) < signed[-1]:
-            problems.append(
-                f"{f.name}: its head at entry {signed[-1]} was signed at {when(dict(f.heads)[signed[-1]])}, before the "
-                f"publication's time {when(at)}, but the publication holds no head of it that recent (a head dropped)"
-            )
+    held_by(at)
     return problems
 
 

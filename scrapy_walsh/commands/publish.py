@@ -72,7 +72,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         current = published.signed_heads(journal, public) if journal is not None and journal.exists() else []
         _verifies(journal, public)
         before = _previous(args.previous or str(root), readings.value("WALSH_USER_AGENT"), args.previous is not None)
-        heads = published.grown(before, current, journal if journal is not None else root / "-")
+        heads = published.grown(before, current, journal if journal is not None else root / "-", now)
     except (SettingRefused, webbotauth.SigningError, Refused, published.Shrinks, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

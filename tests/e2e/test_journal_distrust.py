@@ -88,6 +88,9 @@ def build(tmp: Path) -> dict[str, Any]:
             assert time.monotonic() < deadline, "the demo server never logged the held request"
             time.sleep(0.05)
         (tmp / "access.log").write_text(combined_log(site.requests, HOST))
+        (tmp / "signed.log").write_text(
+            "".join(json.dumps(signed_line(r)) + "\n" for r in site.requests if r["host"] == HOST)
+        )
     public = tmp / "public"
     published = run_scrapy(["walsh", "publish", str(public), "--key", str(key), "--journal", str(journal)], cwd=tmp)
     assert published.returncode == 0, published.stdout + published.stderr
@@ -107,6 +110,16 @@ def build(tmp: Path) -> dict[str, Any]:
         "files": files,
         "single": single,
     }
+
+
+def signed_line(record: dict[str, Any]) -> dict[str, Any]:
+    """A demo site's record as nginx's JSON log of docs/journal.md writes it, signatures and all."""
+    headers = {k.lower(): v for k, v in record["headers"].items()}
+    fields = {
+        name: headers.get(name.replace("_", "-"), "") for name in ("signature", "signature_input", "signature_agent")
+    }
+    return {"msec": record["t"], "method": record["method"], "uri": record["path"], "host": headers.get("host", ""),
+            "status": record["status"], "ua": headers.get("user-agent", ""), **fields}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- the forger's tools
@@ -598,7 +611,7 @@ def _recovery_forged_over_a_closed_file(f: Forger) -> None:
     """Our key: a closed file stripped of its close and last head, then vouched for as a crash's tail."""
     f.rewrite(f.day2, strip_close, sign=f.key)
     entries = f.entries(f.day2)
-    forged = {"kind": "recovery", "t": entries[-1]["t"] + 5, "pid": 1, "file": f.files[1], "from": 1}
+    forged = {"kind": "recovery", "t": entries[-1]["t"] + 5, "pid": 1, "file": f.files[1], "from": 1, "sig": {}}
     forged |= {"to": len(entries), "head": line_hash(f.lines(f.day2)[-1]), "crashed": entries[-1]["t"], "torn": False}
     f.rewrite(f.today, lambda e: e.insert(1, forged), sign=f.key)
 
@@ -660,9 +673,27 @@ def _published_heads_swapped(f: Forger) -> None:
     f.publish(document)
 
 
+@forgery(key=False)
 def _published_heads_swapped_relinked(f: Forger) -> None:
     document = f.heads()
     document["heads"][0], document["heads"][1] = document["heads"][1], document["heads"][0]
+    f.publish(document, relink=True)
+
+
+@forgery(key=False)
+def _published_heads_moved_and_restamped(f: Forger) -> None:
+    """The newest head moved first and stamped with its own signing time: the stamps in order again."""
+    document = f.heads()
+    heads = [document["heads"][-1], *document["heads"][:-1]]
+    heads[0]["published"] = heads[0]["entry"]["t"]
+    document["heads"] = heads
+    f.publish(document, relink=True)
+
+
+@forgery(key=False)
+def _published_head_stamped_before_it_was_signed(f: Forger) -> None:
+    document = f.heads()
+    document["heads"][1]["published"] = document["heads"][1]["entry"]["t"] - 3600
     f.publish(document, relink=True)
 
 
@@ -826,22 +857,25 @@ def test_the_newest_file_its_tip_line_and_its_published_head_deleted_only_a_save
     )
     assert alone.returncode == 0, alone.stdout  # the limit: nothing inside says the end was cut
     assert with_copy.returncode == 1 and "was dropped or changed since" in with_copy.stdout, with_copy.stdout
-    matched = run_scrapy(
-        [
-            "walsh",
-            "journal",
-            "match",
-            "--host",
-            HOST,
-            "--journal",
-            str(forger.journal),
-            str(made["tmp"] / "access.log"),
-        ],
-        cwd=tmp_path,
-    )
-    assert matched.returncode == 1, matched.stdout + matched.stderr
-    missing = matched.stdout.split("are NOT in the journal")[1].split("requests the journal holds")[0]
-    assert "GET /page/8 " in missing and "/page/7 " not in missing, matched.stdout
+    match = [
+        "walsh",
+        "journal",
+        "match",
+        "--host",
+        HOST,
+        "--journal",
+        str(forger.journal),
+        "--key",
+        f"{made['key']}.pub",
+    ]
+    for log in ("access.log", "signed.log"):
+        matched = run_scrapy([*match, str(made["tmp"] / log)], cwd=tmp_path)
+        assert matched.returncode == 1, matched.stdout + matched.stderr
+        missing = matched.stdout.split("are NOT in the journal")[1].split("requests the journal holds")[0]
+        assert "/page/8" in missing and "/page/7" not in missing, matched.stdout
+    # the JSON log carries each request's signature: the site owner sees it is ours
+    kid = webbotauth.keyid(webbotauth.load_private_key(made["key"]))
+    assert f"its signature verifies under our key {kid}: we sent it, and the journal does not hold it" in missing
 
 
 def test_a_reordered_publication_relinked_is_caught_by_the_saved_copy(made, tmp_path):
