@@ -445,6 +445,16 @@ def _malformed(entry: Mapping[str, Any], first: bool) -> str | None:
             and _is_time(entry.get("crashed"))
         ):
             return "is a recovery without its file, from, to, head and crashed"
+    elif kind in ("send", "outcome", "refusal"):
+        # a refusal of a request without a URL has neither (null)
+        strings = {"send": ("url", "method", "host"), "outcome": ("host",), "refusal": ("url", "host")}[kind]
+        nullable = (str, type(None)) if kind == "refusal" else str
+        if not all(isinstance(entry.get(name), nullable) for name in strings) or not isinstance(
+            entry.get("id"), str | None
+        ):
+            return f"is a {kind} whose {', '.join(strings)} or id is not a string"
+        if kind == "send" and not isinstance(entry.get("robots"), dict | None):
+            return "is a send whose robots is neither an object nor null"
     elif kind == "retention":
         days, deleted = entry.get("days"), entry.get("deleted_days")
         if not (type(days) is int and days >= 1 and isinstance(deleted, list) and all(map(_is_day, deleted))):
@@ -478,6 +488,8 @@ def _check(
     if entry.get("prev") != report.head:
         before = f"entry {report.seq}" if report.seq else "the start of the file"
         return number, seq, f"entry {seq}'s prev is not the hash of {before} (that entry was edited, or replaced)"
+    if report.close_seq and not (seq == report.close_seq + 1 and entry.get("kind") == "head" and "sig" in entry):
+        return number, seq, f"entry {seq} follows the close of the file at entry {report.close_seq} (added)"
     malformed = _malformed(entry, number == 1)
     if malformed is not None:
         return number, seq, f"entry {seq} {malformed}"
@@ -498,8 +510,6 @@ def _check(
             report.signed_seq = seq
             if entry.get("kind") == "head":
                 report.heads.append((seq, entry["t"]))
-    if report.close_seq and not (seq == report.close_seq + 1 and entry.get("kind") == "head" and "sig" in entry):
-        return number, seq, f"entry {seq} follows the close of the file at entry {report.close_seq} (added)"
     _took(report, seq, line, entry, keys)
     return None
 

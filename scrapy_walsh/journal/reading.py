@@ -116,7 +116,10 @@ def refusal_words(entry: Mapping[str, Any]) -> str:
 
 
 def _target(url: str) -> str:
-    parts = split(url)
+    try:
+        parts = split(url)
+    except ValueError:  # a URL no client could send: shown as it was written
+        return url
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 

@@ -901,3 +901,35 @@ def test_a_republish_after_a_deletion_is_refused_and_writes_nothing(made, tmp_pa
     )
     assert again.returncode == 1 and again.stderr.startswith("error: "), again.stdout + again.stderr
     assert "Traceback" not in again.stderr and (forger.public / HEADS).read_bytes() == before
+
+
+#: A send our own key signed, with a field no writer writes: each crashed show, report or match.
+HOSTILE_SENDS = {
+    "url_not_a_string": {"url": 5},
+    "id_a_list": {"id": [1]},
+    "robots_a_string": {"robots": "x"},
+    "url_unreadable": {"url": "http://[::1/page/4"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_SENDS))
+def test_a_signed_send_with_a_field_no_writer_writes_fails_verify_and_crashes_no_reader(made, tmp_path, name):
+    forger = forged_copy(made, tmp_path)
+
+    def edit(entries: list[dict[str, Any]]) -> None:
+        entries[index_of(entries, kind="send", url="/page/4")].update(HOSTILE_SENDS[name])
+
+    forger.rewrite(forger.today, edit, sign=forger.key)
+    key = ["--journal", forger.journal, "--key", f"{made['key']}.pub"]
+    verified = scrapy_verify(forger.journal, "--key", f"{made['key']}.pub", cwd=tmp_path)
+    if name != "url_unreadable":  # a string that is no URL is the format's; the readers must bear it
+        assert verified.returncode == 1 and "FAILED" in verified.stdout, verified.stdout
+    for action in (
+        ["show", "--requests"],
+        ["report", "--html", tmp_path / "r.html"],
+        ["match", made["tmp"] / "signed.log"],
+    ):
+        done = run_scrapy(
+            ["walsh", "journal", action[0], "--host", HOST, *map(str, key), *map(str, action[1:])], cwd=tmp_path
+        )
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, (action, done.stderr[-2000:])
