@@ -241,22 +241,33 @@ def _time_ticks(c: _Chart) -> list[tuple[float, str]]:
 
 #: The least room between two time labels, in pixels (HH:MM:SS at the chart's 12 px font is ~50).
 TICK_ROOM = 60
+#: The width of a character of the chart's 12 px font, a little over its average (for laying labels out).
+CHAR_WIDTH = 6.5
 
 
 def _pauses(c: _Chart, table: list[Row]) -> list[str]:
     """Each pause, shaded and labelled with its cause and length: after a 429/503, and each backoff
     or Retry-After the next request kept."""
     parts = []
+    #: the right end of the last label on each line of labels (a label goes on the first line it fits)
+    lines: list[float] = []
     for row, nxt in zip(table, table[1:], strict=False):
         cause = _pause_cause(row, nxt)
         if cause is None:
             continue
         label = f"{cause}: {nxt.t - row.t:.1f} s"
+        half = len(label) * CHAR_WIDTH / 2
+        middle = min(max((c.x(row.t) + c.x(nxt.t)) / 2, c.left + half), c.width - c.right - half)
+        line = next((i for i, end in enumerate(lines) if end + 6 <= middle - half), len(lines))
+        if line == len(lines):
+            lines.append(middle + half)
+        else:
+            lines[line] = middle + half
         parts.append(
             f'<rect class="pause" x="{c.x(row.t):.1f}" y="{c.top}" width="{max(c.x(nxt.t) - c.x(row.t), 1):.1f}" '
             f'height="{c.y(0) - c.top:.1f}" fill="#f6c9c9" opacity="0.55"><title>{html.escape(label)} until our next '
             f"request</title></rect>"
-            f'<text class="pause-label" x="{(c.x(row.t) + c.x(nxt.t)) / 2:.1f}" y="{c.top + 14}" text-anchor="middle" '
+            f'<text class="pause-label" x="{middle:.1f}" y="{c.top + 14 + 14 * line}" text-anchor="middle" '
             f'fill="#a00">{html.escape(label)}</text>'
         )
     return parts

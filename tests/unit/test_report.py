@@ -151,3 +151,22 @@ def test_each_pause_on_the_timeline_is_labelled_with_its_cause():
         "our backoff after an error answer (503): 3.5 s",
         "your Retry-After after the 429: 30.0 s",
     ], labels
+
+
+def test_pause_labels_close_together_do_not_overlap():
+    view = _view(
+        [(0, 2.5, 200, 1, "floor"), (4.5, 0.1, 503, 2, "backoff"), (8, 0.1, 429, 2, "backoff")]
+        + [(12, 0.1, 200, 3, "retry-after")]
+        + [(13.0 + i, 0.1, 200, 1, "floor") for i in range(8)]
+    )
+    svg = report.timeline_svg(view)
+    boxes = []
+    for text in svg.split('<text class="pause-label"')[1:]:
+        x, y = (float(text.split(f'{name}="')[1].split('"')[0]) for name in ("x", "y"))
+        width = len(text.split(">", 1)[1].split("<")[0]) * report.CHAR_WIDTH
+        boxes.append((y, x - width / 2, x + width / 2))
+    assert len(boxes) == 3
+    for i, (y, left, right) in enumerate(boxes):
+        for other_y, other_left, other_right in boxes[i + 1 :]:
+            assert y != other_y or right <= other_left or other_right <= left, boxes
+        assert report.timeline_svg(view).count("pause-label") == 3 and left >= 0
