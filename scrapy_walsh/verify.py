@@ -42,7 +42,13 @@ ALG = "ed25519"
 #: The canonicalisation that record signatures are computed over (see canonical_json).
 CANONICALIZATION = "json-sorted-compact-utf8 (RFC 8785 subset)"
 MAX_DOCUMENT_BYTES = 64 << 20
+#: The latest time an entry may carry (9999-12-31 23:59:59 UTC): any later can't be written as a date.
+MAX_TIME = 253402300799
 TIMEOUT = 30
+
+
+#: Why a journal file with no whole line fails.
+EMPTY = "the file holds no entry: a journal file starts with its open entry (emptied, or not written by us)"
 
 
 class SigningError(ValueError):
@@ -88,6 +94,20 @@ def _jcs_numbers(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [v if type(v) in _AS_IS else _jcs_numbers(v) for v in value]
     return value
+
+
+def load_json(data: bytes | str) -> Any:
+    """JSON from bytes we did not write (a journal line, a published document): ValueError for
+    anything else, including what Python's reader takes but JSON has not (NaN, Infinity) and a
+    nesting too deep to read (which Python would raise as RecursionError)."""
+    try:
+        return json.loads(data, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply to be read") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def b64url(data: bytes) -> str:
@@ -136,16 +156,37 @@ def jwk_public_key(jwk: Mapping[str, Any]) -> Ed25519PublicKey:
         raise SigningError(f"JWK x is not a 32-byte base64url Ed25519 key ({exc})") from None
 
 
-def directory_keys(document: Any) -> dict[str, Ed25519PublicKey]:
+class Keys(dict[str, Ed25519PublicKey]):
+    """keyid -> public key, and for a key whose JWK bounds its use (``nbf``, ``exp``: seconds
+    since the epoch), that window (``windows``): a journal entry it signed must be dated in it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.windows: dict[str, tuple[float, float]] = {}
+
+
+def key_valid_at(keys: Mapping[str, Any], kid: str, t: Any) -> str | None:
+    """Why key ``kid`` of ``keys`` could not sign at time ``t`` (outside its ``nbf``..``exp``); None when it could."""
+    window = getattr(keys, "windows", {}).get(kid)
+    if window is None:
+        return None
+    start, end = window
+    if not start <= t <= end:
+        return f"it is dated {when(t)}, outside the validity of key {kid} ({when(start)} to {when(end)})"
+    return None
+
+
+def directory_keys(document: Any) -> Keys:
     """keyid -> public key for each Ed25519 key of a directory document (a site's side).
 
     The ``kid`` of a key, when present, must equal its thumbprint (the draft requires it at the
     well-known URI; a verifier checks the labelling rather than trusting it). Keys of other
-    types are skipped; a document that is not a JWKS is a SigningError.
+    types are skipped; a document that is not a JWKS is a SigningError. A key's ``nbf`` and
+    ``exp`` (seconds since the epoch) are kept as its window (:class:`Keys`).
     """
     if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
         raise SigningError('not a key directory: expected a JSON object with a "keys" array (a JWKS)')
-    found: dict[str, Ed25519PublicKey] = {}
+    found = Keys()
     for jwk in document["keys"]:
         if not isinstance(jwk, dict) or jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519":
             continue
@@ -154,7 +195,17 @@ def directory_keys(document: Any) -> dict[str, Ed25519PublicKey]:
         if "kid" in jwk and jwk["kid"] != thumbprint:
             raise SigningError(f"directory key kid {jwk['kid']!r} is not its thumbprint {thumbprint!r}")
         found[thumbprint] = public
+        bounds = [jwk.get(name, default) for name, default in (("nbf", 0), ("exp", MAX_TIME))]
+        if not all(_is_time(b) for b in bounds):
+            raise SigningError(f"directory key {thumbprint!r}: nbf and exp must be times in seconds since 1970")
+        if bounds != [0, MAX_TIME]:
+            found.windows[thumbprint] = (float(bounds[0]), float(bounds[1]))
     return found
+
+
+def _is_time(value: Any) -> bool:
+    """A time the journal can hold: a number of seconds from 1970 to the end of year 9999."""
+    return type(value) in (int, float) and 0 <= value <= MAX_TIME
 
 
 def pem_public_keys(path: str) -> dict[str, Ed25519PublicKey]:
@@ -232,6 +283,8 @@ class FileReport:
     """What :func:`verify_lines` found in one file."""
 
     name: str
+    #: Whether signatures were checked (keys given).
+    checked: bool = False
     entries: int = 0
     #: The chain head (hash of the last whole entry) and its seq.
     head: str = GENESIS
@@ -253,6 +306,8 @@ class FileReport:
     recoveries: list[dict[str, Any]] = field(default_factory=list)
     #: (first seq, last seq, crash time, recovering file) when a recovery covers the unsigned tail.
     recovered: tuple[int, int, float, str] | None = None
+    #: (seq, t) of each ``head`` whose signature verified.
+    heads: list[tuple[int, float]] = field(default_factory=list)
     #: seq of the last entry carrying a signature (checked or not), and of the ``close`` entry.
     sig_seq: int = 0
     close_seq: int = 0
@@ -263,6 +318,10 @@ class FileReport:
     @property
     def ok(self) -> bool:
         return self.broken is None
+
+    def verified_retention(self) -> list[dict[str, Any]]:
+        """The retention entries a verified signature covers (all of them when none was checked)."""
+        return [e for e in self.retention if not self.checked or e["seq"] <= self.signed_seq]
 
     @property
     def unsigned_tail(self) -> int:
@@ -281,7 +340,7 @@ def verify_lines(
     by a head those keys signed: a crash's unsigned tail, or a chain rebuilt without its
     signatures, fails (unless a signed ``recovery`` elsewhere covers the tail: :func:`verify_path`).
     ``keep``: the entries that verified and it accepts are kept in :attr:`FileReport.kept`."""
-    report = FileReport(name)
+    report = FileReport(name, checked=keys is not None)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -303,7 +362,11 @@ def verify_lines(
 
 
 def _check_end(report: FileReport, end: int, keys: Mapping[str, Any] | None) -> None:
-    if report.close_seq and report.torn_tail:
+    if not report.entries:
+        # a writer's first line is its open: only a writer killed before it was whole leaves none,
+        # and the next file then names this one at entry 0 (:func:`_link` accepts that)
+        report.broken = (1, None, EMPTY)
+    elif report.close_seq and report.torn_tail:
         report.broken = (
             end + 1,
             None,
@@ -333,27 +396,85 @@ def _seqs(lines: list[bytes]) -> set[int]:
     found = set()
     for line in lines:
         try:
-            seq = json.loads(line).get("seq")
+            seq = load_json(line).get("seq")
         except (ValueError, AttributeError):
             continue
-        if isinstance(seq, int):
+        if _is_seq(seq):
             found.add(seq)
     return found
+
+
+def _is_seq(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _is_hash(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def _is_day(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and len(value) == 10 and bool(datetime.date.fromisoformat(value))
+    except ValueError:
+        return False
+
+
+def _malformed(entry: Mapping[str, Any], first: bool) -> str | None:
+    """What an entry lacks of the fields its kind must have, with their types (docs/journal-format.md)."""
+    if not _is_time(entry.get("t")):
+        return "has no time t (a number of seconds since 1970)"
+    kind = entry.get("kind")
+    if first != (kind == "open"):
+        return "is an open entry after line 1" if not first else "is not an open entry: a file starts with one"
+    if kind == "open":
+        after = entry.get("after")
+        if after is not None and not (
+            isinstance(after, dict)
+            and isinstance(after.get("file"), str)
+            and _is_seq(after.get("seq"))
+            and (after.get("head") is None or _is_hash(after.get("head")))
+        ):
+            return "names the file before it in an after that is not {file, seq, head}"
+        if not all(isinstance(entry.get(name, ""), str) for name in ("identity", "machine", "file", "chain")):
+            return "has an identity, machine, file or chain that is not a string"
+    elif kind == "recovery":
+        if not (
+            isinstance(entry.get("file"), str)
+            and all(_is_seq(entry.get(name)) for name in ("from", "to"))
+            and _is_hash(entry.get("head"))
+            and _is_time(entry.get("crashed"))
+        ):
+            return "is a recovery without its file, from, to, head and crashed"
+    elif kind in ("send", "outcome", "refusal"):
+        # a refusal of a request without a URL has neither (null)
+        strings = {"send": ("url", "method", "host"), "outcome": ("host",), "refusal": ("url", "host")}[kind]
+        nullable = (str, type(None)) if kind == "refusal" else str
+        if not all(isinstance(entry.get(name), nullable) for name in strings) or not isinstance(
+            entry.get("id"), str | None
+        ):
+            return f"is a {kind} whose {', '.join(strings)} or id is not a string"
+        if kind == "send" and not isinstance(entry.get("robots"), dict | None):
+            return "is a send whose robots is neither an object nor null"
+    elif kind == "retention":
+        days, deleted = entry.get("days"), entry.get("deleted_days")
+        if not (type(days) is int and days >= 1 and isinstance(deleted, list) and all(map(_is_day, deleted))):
+            return "is a retention without its days and a list of deleted_days (YYYY-MM-DD)"
+    return None
 
 
 def _check(
     report: FileReport, number: int, line: bytes, keys: Mapping[str, Any] | None, present: set[int]
 ) -> tuple | None:
     try:
-        entry = json.loads(line)
+        entry = load_json(line)
     except ValueError:
         return number, None, "not a JSON entry (edited or corrupted)"
-    if not isinstance(entry, dict) or not isinstance(entry.get("seq"), int):
+    if not isinstance(entry, dict) or not _is_seq(entry.get("seq")):
         return number, None, "not a journal entry"
     seq = entry["seq"]
     try:
         canonical = canonical_json(entry)
-    except SigningError:
+    except ValueError:  # a value JSON can't carry, or a lone surrogate UTF-8 can't
         canonical = b""
     if canonical != line:
         return number, seq, f"entry {seq} is not in its canonical form (edited)"
@@ -367,6 +488,11 @@ def _check(
     if entry.get("prev") != report.head:
         before = f"entry {report.seq}" if report.seq else "the start of the file"
         return number, seq, f"entry {seq}'s prev is not the hash of {before} (that entry was edited, or replaced)"
+    if report.close_seq and not (seq == report.close_seq + 1 and entry.get("kind") == "head" and "sig" in entry):
+        return number, seq, f"entry {seq} follows the close of the file at entry {report.close_seq} (added)"
+    malformed = _malformed(entry, number == 1)
+    if malformed is not None:
+        return number, seq, f"entry {seq} {malformed}"
     if "sig" in entry:
         report.sig_seq = seq
         if keys is None:
@@ -374,12 +500,16 @@ def _check(
         else:
             body = {k: v for k, v in entry.items() if k != "sig"}
             try:
-                report.keyids.add(verify_record(body, entry["sig"], keys))
+                kid = verify_record(body, entry["sig"], keys)
             except SignatureInvalid as exc:
                 return number, seq, f"entry {seq}'s signature: {exc}"
+            outside = key_valid_at(keys, kid, entry["t"])
+            if outside is not None:
+                return number, seq, f"entry {seq}'s signature: {outside}"
+            report.keyids.add(kid)
             report.signed_seq = seq
-    if report.close_seq and not (seq == report.close_seq + 1 and entry.get("kind") == "head" and "sig" in entry):
-        return number, seq, f"entry {seq} follows the close of the file at entry {report.close_seq} (added)"
+            if entry.get("kind") == "head":
+                report.heads.append((seq, entry["t"]))
     _took(report, seq, line, entry, keys)
     return None
 
@@ -481,10 +611,15 @@ def _count_once(report: JournalReport) -> None:
 def _recover(report: JournalReport) -> None:
     """A file whose only fault is its unsigned tail passes when a signed ``recovery`` entry (the
     next start of its identity on its machine) names that tail, to the byte."""
-    recoveries = {}
+    recoveries: dict[str, tuple[dict[str, Any], str]] = {}
     for f in report.files:
         for entry in f.recoveries:
-            recoveries[str(entry.get("file"))] = (entry, f.name)
+            if entry["file"] in recoveries:
+                report.links.append(
+                    f"{entry['file']} is recovered twice, by {recoveries[entry['file']][1]} and {f.name}: the next "
+                    "start recovers a crash once (a recovery was copied, or forged)"
+                )
+            recoveries.setdefault(entry["file"], (entry, f.name))
     for f in report.files:
         found = recoveries.get(f.name) if f.tail_only else None
         if found is None:
@@ -498,7 +633,7 @@ def _recover(report: JournalReport) -> None:
 def _link(report: JournalReport, root: Path) -> None:
     """The checks between files: each file continues the one before it on its chain, once."""
     by_name = {r.name: r for r in report.files}
-    deleted = {d for r in report.files for e in r.retention for d in e.get("deleted_days", [])}
+    deleted = _retention(report)
     twice = _replays(report)
     successors: dict[str, list[str]] = {}
     roots: dict[tuple[str, str], list[FileReport]] = {}
@@ -512,9 +647,11 @@ def _link(report: JournalReport, root: Path) -> None:
         if not after:
             roots.setdefault((str(r.first.get("identity")), str(r.first.get("machine", "?"))), []).append(r)
             continue
-        successors.setdefault(str(after.get("file", "")), []).append(r.name)
-        before = by_name.get(after.get("file", ""))
-        if before is None:
+        successors.setdefault(after["file"], []).append(r.name)
+        before = by_name.get(after["file"])
+        if before is not None and before.broken is not None and before.broken[2] == EMPTY and after["seq"] == 0:
+            before.broken = None  # its writer died before its first line was whole: the next file says so
+        elif before is None:
             if str(after.get("file", "")).split("/")[0] not in deleted:
                 report.links.append(f"{r.name}: continues {after.get('file')}, which is missing (deleted)")
         elif before.ok and (before.seq < after.get("seq", 0) or _head_at(root / before.name, after) is False):
@@ -529,6 +666,32 @@ def _link(report: JournalReport, root: Path) -> None:
             )
     _roots(report, roots)
     _tips(report, root, by_name, deleted)
+
+
+def _retention(report: JournalReport) -> set[str]:
+    """The days verified retention entries deleted. Retention deletes every day folder older than
+    its cutoff (``days`` before its time), whole: a day it lists that its cutoff kept, or a file
+    still held in a day as old as one it deleted, is a day folder deleted by hand and excused."""
+    deleted: dict[str, str] = {}
+    for r in report.files:
+        for entry in r.verified_retention():
+            cutoff = datetime.datetime.fromtimestamp(entry["t"] - entry["days"] * 86400, datetime.timezone.utc)
+            for day in entry["deleted_days"]:
+                deleted.setdefault(day, f"{r.name} (entry {entry['seq']})")
+                if day >= cutoff.strftime("%Y-%m-%d"):
+                    report.links.append(
+                        f"{r.name}: its retention entry {entry['seq']} says it deleted {day}, which its "
+                        f"{entry['days']} days kept (a day deleted by hand, and excused)"
+                    )
+    newest = max(deleted, default="")
+    for r in report.files:
+        if r.name.split("/")[0] <= newest and _is_day(r.name.split("/")[0]):
+            day = min(d for d in deleted if d >= r.name.split("/")[0])
+            report.links.append(
+                f"{r.name} is still here, though the retention in {deleted[day]} deleted {day}, a day no older: "
+                "retention deletes every older day whole (a day deleted by hand, and excused)"
+            )
+    return set(deleted)
 
 
 def _replays(report: JournalReport) -> set[str]:
@@ -580,9 +743,9 @@ def _head_at(path: Path, after: Mapping[str, Any]) -> bool:
     """Whether the file's entry ``after["seq"]`` hashes to ``after["head"]``."""
     for line in path.read_bytes().split(b"\n"):
         try:
-            if json.loads(line).get("seq") == after.get("seq"):
+            if load_json(line).get("seq") == after.get("seq"):
                 return line_hash(line) == after.get("head")
-        except ValueError:
+        except (ValueError, AttributeError):
             return False
     return False
 
@@ -592,7 +755,7 @@ def entries(data: bytes) -> Iterable[dict[str, Any]]:
     for line in data.split(b"\n"):
         if line:
             try:
-                entry = json.loads(line)
+                entry = load_json(line)
             except ValueError:
                 continue
             if isinstance(entry, dict):
@@ -748,11 +911,17 @@ def _head_problem(
         return "it does not name the head published before it (a head was dropped, changed or reordered)"
     if not isinstance(entry, Mapping) or line_hash(canonical_json(entry)) != head.get("hash"):
         return "its entry does not hash to its published hash"
+    if not _is_time(entry.get("t")):
+        return "its entry has no time t"
     if keys is not None:
         try:
-            signers.add(verify_record({k: v for k, v in entry.items() if k != "sig"}, entry.get("sig", {}), keys))
+            kid = verify_record({k: v for k, v in entry.items() if k != "sig"}, entry.get("sig", {}), keys)
         except SignatureInvalid as exc:
             return str(exc)
+        outside = key_valid_at(keys, kid, entry["t"])
+        if outside is not None:
+            return f"its signature: {outside}"
+        signers.add(kid)
     name = str(head.get("file"))
     last, lines = held.files.get(name, (0, {}))
     if not last:
@@ -769,13 +938,14 @@ def _head_problem(
 def read_published(location: str, user_agent: str) -> tuple[dict[str, Any], dict[str, Ed25519PublicKey]]:
     """The heads document published at ``location`` (a folder or a URL), and the keys of the key
     directory it names; OSError or ValueError says why not."""
-    document = json.loads(read_source(published_source(location, HEADS_NAME), user_agent, MAX_DOCUMENT_BYTES))
+    document = load_json(read_source(published_source(location, HEADS_NAME), user_agent, MAX_DOCUMENT_BYTES))
     if not isinstance(document, dict):
         raise ValueError(f"{HEADS_NAME} is not a JSON object")
+    canonical_json(document)  # ValueError: a value canonical JSON can't write (a lone surrogate)
     name = document.get("keys", DIRECTORY)
     if not isinstance(name, str) or name.startswith("/") or ".." in name.split("/"):
         raise ValueError(f"{HEADS_NAME} names its key directory {name!r}, not a path under it")
-    return document, directory_keys(json.loads(read_source(published_source(location, name), user_agent)))
+    return document, directory_keys(load_json(read_source(published_source(location, name), user_agent)))
 
 
 def extends(saved: Any, document: Mapping[str, Any], where: str) -> str | None:
@@ -809,7 +979,8 @@ def verify_published(
     the publication must extend. 0 when all holds; 1 saying what does not."""
     try:
         document, published_keys = read_published(location, user_agent)
-        copy = json.loads(Path(saved).read_bytes()) if saved else None
+        copy = load_json(Path(saved).read_bytes()) if saved else None
+        canonical_json(copy)
     except (OSError, ValueError) as exc:
         print(f"FAILED: cannot read what {location} publishes, or the saved copy: {exc}")
         return 1
@@ -818,8 +989,10 @@ def verify_published(
     held = Holdings(document, path.is_file())
     found = verify_path(path, keys, seen=held.seen)
     status = print_verification(found, keys, key_source) if found.files else _no_files(path)
-    deleted = {d for f in found.files for e in f.retention for d in e.get("deleted_days", [])}
+    deleted = {d for f in found.files for e in f.verified_retention() for d in e["deleted_days"]}
     problems, signers = check_heads(document, keys, held, deleted)
+    if path.is_dir():
+        problems += unpublished(found, document)
     shrunk = extends(copy, document, str(saved)) if saved else None
     problems += [shrunk] if shrunk else []
     heads = document.get("heads")
@@ -835,6 +1008,53 @@ def verify_published(
         f"before it, signed by key {', '.join(sorted(signers))} ({key_source})"
     )
     return status
+
+
+def unpublished(found: JournalReport, document: Mapping[str, Any]) -> list[str]:
+    """The heads a publication must hold and lacks, or holds out of order.
+
+    ``publish`` takes its time before it reads the journal, then adds each file's newer signed
+    head, in name order, each stamped with that time (``published``). So no head is signed after
+    its stamp, stamps never decrease, and the heads up to each stamp hold every file's last head
+    signed before it: a head dropped, or the heads re-ordered (the links recomputed, the stamps
+    changed), leaves some earlier publication without a head the journal shows it had."""
+    heads = document.get("heads")
+    if not _is_time(document.get("published")) or not isinstance(heads, list):
+        return [f"the publication has no time it was published at ({HEADS_FORMAT}: published)"]
+    at = float(document["published"])
+    problems: list[str] = []
+    newest: dict[str, int] = {}
+    lacking: set[str] = set()
+
+    def held_by(stamp: float) -> None:
+        for f in found.files:
+            signed = [(seq, t) for seq, t in f.heads if t <= stamp]
+            if f.ok and signed and newest.get(f.name, 0) < signed[-1][0] and f.name not in lacking:
+                lacking.add(f.name)
+                problems.append(
+                    f"{f.name}: its head at entry {signed[-1][0]} was signed at {when(signed[-1][1])}, but the heads "
+                    f"published by {when(stamp)} do not hold it (a head dropped, or the heads re-ordered)"
+                )
+
+    run: tuple[float, str] | None = None
+    for head in heads:
+        entry = head.get("entry") if isinstance(head, Mapping) else None
+        if not isinstance(head, Mapping) or not isinstance(entry, Mapping) or not _is_time(entry.get("t")):
+            continue  # check_heads names it
+        named = f"the published head of {head.get('file')} (entry {head.get('seq')})"
+        stamp = head.get("published", at)  # a head published before heads were stamped: the document's time
+        if not _is_time(stamp) or stamp > at + 0.001 or entry["t"] > stamp + 0.001:
+            problems.append(f"{named} is signed at {when(entry['t'])}, after it was published: a time was changed")
+        elif "published" in head:
+            if run is not None and (stamp, str(head.get("file"))) < run:
+                problems.append(f"{named} is out of the order it was published in (the heads were re-ordered)")
+            elif run is not None and stamp > run[0]:
+                held_by(run[0])  # the publication as it stood at the run before
+            run = (stamp, str(head.get("file")))
+        if _is_seq(head.get("seq")):
+            newest[str(head.get("file"))] = max(newest.get(str(head.get("file")), 0), head["seq"])
+    held_by(at)
+    return problems
 
 
 def _no_files(path: Path) -> int:
@@ -870,7 +1090,7 @@ def _keys(key: str | None, directory: str | None, user_agent: str) -> tuple[dict
     if key:
         return pem_public_keys(key), f"--key {key}"
     if directory:
-        return directory_keys(json.loads(read_source(directory, user_agent))), f"--directory {directory}"
+        return directory_keys(load_json(read_source(directory, user_agent))), f"--directory {directory}"
     return None, None
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import sys
-import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +19,7 @@ from scrapy_walsh.commands.signed_record import load_public_keys
 from scrapy_walsh.identity import webbotauth
 from scrapy_walsh.journal import reading, report
 from scrapy_walsh.journal.chain import no_journal
-from scrapy_walsh.verify import print_verification, verify_published
+from scrapy_walsh.verify import load_json, print_verification, read_source, verify_published
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -92,7 +90,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         with open(args.log, encoding="utf-8", errors="replace") as handle:
             log, bad = reading.parse_access_log(handle)
         result = reading.match(view, log, _ua(settings), args.tolerance)
-        print(reading.match_words(result, view.host))
+        print(reading.match_words(result, view.host, _signed_by_us(result.not_in_journal, keys)))
         if bad:
             print(f"({bad} lines neither in the combined format nor JSON skipped)")
         print(f"Journal: {checked.words}")
@@ -100,6 +98,24 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     Path(args.html).write_text(report.report_html(view, checked, _ua(settings)), encoding="utf-8")
     print(f"wrote {args.html}: {len(view.sends)} requests, {len(view.refusals)} refusals; {checked.words}")
     return 0
+
+
+def _signed_by_us(lines: list[reading.LogLine], keys: dict[str, Any] | None) -> dict[int, str]:
+    """Log line number -> our keyid, for each line whose logged signature verifies under our keys
+    as of when it arrived: a request we sent that the journal does not hold."""
+    found = {}
+    for line in lines if keys else []:
+        if not {"host", "signature", "signature-input"} <= set(line.signed):
+            continue
+        at = datetime.datetime.fromtimestamp(line.t, datetime.timezone.utc)
+        try:
+            verified = webbotauth.verify_request(
+                line.method, f"https://{line.signed['host']}{line.target}", line.signed, keys or {}, at=at
+            )
+        except (webbotauth.SigningError, ValueError):
+            continue
+        found[line.number] = verified.keyid
+    return found
 
 
 def verify(path: Path, keys: dict[str, Any] | None, key_source: str | None) -> int:
@@ -144,14 +160,8 @@ def _keys(args: argparse.Namespace, settings: Settings) -> dict[str, Any] | None
     """keyid -> public key, from --key, --directory, or WALSH_SIGNING_KEY; None when none is known."""
     if args.key:
         return load_public_keys(args.key)
-    if args.directory:
-        source = args.directory
-        if source.startswith(("http://", "https://")):
-            with urllib.request.urlopen(source, timeout=30) as response:  # noqa: S310 - http(s) only
-                data = response.read(1 << 20)
-        else:
-            data = Path(source).read_bytes()
-        return webbotauth.directory_keys(json.loads(data))
+    if args.directory:  # read as the standalone verifier reads it: no redirect followed, bounded
+        return webbotauth.directory_keys(load_json(read_source(args.directory, _ua(settings))))
     from scrapy_walsh.config import parse
 
     configured = parse(settings, "WALSH_SIGNING_KEY")

@@ -61,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    # the publication's time is taken before the journal is read: a head signed before it is published
+    now = time.time()
     try:
         root = _folder(args.folder)
         readings = apply(args, accepted_settings(settings), settings, FLAGS, "publish")
@@ -70,13 +72,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         current = published.signed_heads(journal, public) if journal is not None and journal.exists() else []
         _verifies(journal, public)
         before = _previous(args.previous or str(root), readings.value("WALSH_USER_AGENT"), args.previous is not None)
-        heads = published.grown(before, current, journal if journal is not None else root / "-")
+        heads = published.grown(before, current, journal if journal is not None else root / "-", now)
     except (SettingRefused, webbotauth.SigningError, Refused, published.Shrinks, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     facts = facts_of(readings, [key] if key is not None else [], len(heads))
     files: dict[str, str] = {"index.html": bot_page.render(facts)}
-    files[published.NAME] = _json(published.document(facts.token, heads, time.time()))
+    files[published.NAME] = _json(published.document(facts.token, heads, now))
     if key is not None:
         files[bot_page.DIRECTORY] = _json(webbotauth.directory([key]))
         files[bot_page.CARD] = _json(agent_card.build(keys=[key], **card_fields(readings)))

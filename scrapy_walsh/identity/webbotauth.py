@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTPSignatureKeyResolver, algorithms
 from http_message_signatures.exceptions import HTTPMessageSignaturesException
+from http_message_signatures.exceptions import InvalidSignature as _LibraryInvalid
 
 from scrapy_walsh.policy.urls import split
 from scrapy_walsh.verify import ALG as ALG
@@ -141,6 +142,29 @@ class _Keys(HTTPSignatureKeyResolver):
         return self.private
 
 
+def _verifier_at(at: datetime.datetime) -> type[HTTPMessageVerifier]:
+    """A verifier whose clock reads ``at``: the library checks ``created`` and ``expires`` against now."""
+
+    class VerifierAt(HTTPMessageVerifier):
+        def validate_created_and_expires(self, sig_input: Any, max_age: Any = None) -> None:
+            params = sig_input.params
+            for name in ("created", "expires"):
+                if name in params:
+                    self._parse_integer_timestamp(params[name], field_name=name)  # its type, and in range
+            created, expires = params.get("created"), params.get("expires")
+            skew = self.max_clock_skew.total_seconds()
+            if created is None:
+                raise _LibraryInvalid('Signature is missing a required "created" parameter')
+            if created > at.timestamp() + skew:
+                raise _LibraryInvalid('Signature "created" parameter is after the request arrived')
+            if expires is not None and expires < at.timestamp() - skew:
+                raise _LibraryInvalid('Signature "expires" parameter is before the request arrived')
+            if max_age is not None and created + max_age.total_seconds() < at.timestamp() - skew:
+                raise _LibraryInvalid(f"Signature age exceeds maximum allowable age {max_age}")
+
+    return VerifierAt
+
+
 def signature_agent_header(directory_url: str, label: str = LABEL, form: str = DICTIONARY) -> str:
     """``Signature-Agent``: a dictionary whose member ``label`` is the directory URL (a String),
     or for the ``string`` form the URL as an sf-string."""
@@ -248,6 +272,7 @@ def verify_request(
     keys: Mapping[str, Ed25519PublicKey],
     *,
     max_age: datetime.timedelta = datetime.timedelta(days=1),
+    at: datetime.datetime | None = None,
 ) -> Verified:
     """Verify a request's Web Bot Auth signature as a site would; SignatureInvalid says why not.
 
@@ -257,10 +282,12 @@ def verify_request(
     ``web-bot-auth``, ``created``, ``expires`` and ``keyid``, cover ``@authority`` (or
     ``@target-uri``) and the ``Signature-Agent`` member of its own label (or the whole field, the
     ``string`` form), be unexpired, and
-    verify under one of ``keys``.
+    verify under one of ``keys``. ``at``: judge ``created`` and ``expires`` as of that time (a request
+    read from an access log, when it arrived), not now.
     """
     agents = signature_agents(headers)
-    verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519, key_resolver=_Keys(keys))
+    kind = HTTPMessageVerifier if at is None else _verifier_at(at)
+    verifier = kind(signature_algorithm=algorithms.ED25519, key_resolver=_Keys(keys))
     message = _Message(method.upper(), url, dict(headers))
     try:
         results = verifier.verify(message, max_age=max_age, expect_tag=TAG)

@@ -62,10 +62,13 @@ class Shrinks(ValueError):
     """A publication would drop or change a head published before: the message names it."""
 
 
-def grown(previous: Mapping[str, Any] | None, current: Iterable[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
+def grown(
+    previous: Mapping[str, Any] | None, current: Iterable[dict[str, Any]], root: Path, at: float
+) -> list[dict[str, Any]]:
     """The heads to publish: every head ``previous`` published, unchanged and still held by the
-    journal at ``root`` (else :class:`Shrinks`), then each file's newer signed head, each naming
-    the head before it. A journal whose day a retention entry deleted keeps its heads published."""
+    journal at ``root`` (else :class:`Shrinks`), then each file's newer signed head, in name order,
+    each naming the head before it and the time ``at`` it is published. A journal whose day a
+    retention entry deleted keeps its heads published."""
     heads = _previous_heads(previous)
     held = Holdings({"heads": heads}, False)
     reports = []
@@ -73,14 +76,15 @@ def grown(previous: Mapping[str, Any] | None, current: Iterable[dict[str, Any]],
         name, data = str(path.relative_to(root)) if root.is_dir() else path.name, path.read_bytes()
         held.seen(name, data)
         reports.append(verify_lines(name, data, None))
-    deleted = {d for r in reports for e in r.retention for d in e.get("deleted_days", [])}
+    deleted = {d for r in reports for e in r.verified_retention() for d in e["deleted_days"]}
     problems, _ = check_heads(document("", heads, 0), None, held, deleted)
     if problems:
         raise Shrinks(f"{problems[0]}: publish never drops or changes a head it published")
     newest = {h["file"]: h["seq"] for h in heads}
     for head in current:
         if head["seq"] > newest.get(head["file"], 0):
-            heads.append({**head, "previous": head_hash(heads[-1]) if heads else HEADS_GENESIS})
+            previous_head = head_hash(heads[-1]) if heads else HEADS_GENESIS
+            heads.append({**head, "published": round(at, 3), "previous": previous_head})
     return heads
 
 

@@ -116,7 +116,10 @@ def refusal_words(entry: Mapping[str, Any]) -> str:
 
 
 def _target(url: str) -> str:
-    parts = split(url)
+    try:
+        parts = split(url)
+    except ValueError:  # a URL no client could send: shown as it was written
+        return url
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
@@ -159,6 +162,9 @@ class LogLine:
     #: The request's Signature header, from a JSON log that carries it ("" when the request had
     #: none); None from a log that does not (the combined format).
     signature: str | None = None
+    #: What a JSON log carries to verify the request's signature again: ``host``, ``signature``,
+    #: ``signature-input`` and ``signature-agent`` (empty from the combined format).
+    signed: dict[str, str] = field(default_factory=dict)
 
 
 def parse_access_log(lines: Iterable[str]) -> tuple[list[LogLine], int]:
@@ -184,6 +190,10 @@ def parse_access_log(lines: Iterable[str]) -> tuple[list[LogLine], int]:
     return found, bad
 
 
+#: The fields of the JSON log a request's signature is verified from (docs/journal.md).
+SIGNED_FIELDS = ("host", "signature", "signature_input", "signature_agent")
+
+
 def _json_line(number: int, text: str) -> LogLine | None:
     """One line of the JSON log docs/journal.md gives for nginx (``msec`` or an ISO 8601 ``time``,
     ``method``, ``uri``, ``status``, ``ua``, ``signature``); None when it is not one."""
@@ -192,9 +202,10 @@ def _json_line(number: int, text: str) -> LogLine | None:
         t = float(row["msec"]) if "msec" in row else datetime.datetime.fromisoformat(str(row["time"])).timestamp()
         status = int(row.get("status", 0))
         signature = row.get("signature")
+        signed = {name.replace("_", "-"): str(row[name]) for name in SIGNED_FIELDS if row.get(name)}
         return LogLine(
             number, t, str(row["method"]), str(row["uri"]), status, str(row.get("ua", "")), text.rstrip("\n"),
-            None if signature is None else str(signature),
+            None if signature is None else str(signature), signed,
         )  # fmt: skip
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -246,13 +257,24 @@ def _settled(send: Mapping[str, Any]) -> float:
     return float(send.get("settled", send["t"]))
 
 
-def match_words(result: Match, host: str) -> str:
+def match_words(result: Match, host: str, ours: Mapping[int, str] | None = None) -> str:
+    """What ``match`` says; ``ours``: log line number -> the keyid of ours whose signature that line
+    carries and verifies (a request we sent, which the journal does not hold)."""
+    ours = ours or {}
     lines = [
         f"{len(result.matched)} requests with our User-Agent in the log are in the journal for {host}.",
         f"{len(result.not_in_journal)} with our User-Agent are NOT in the journal (an impostor, or a gap in our "
         "records):",
     ]
-    lines += [f"  log line {x.number}: {x.text}" for x in result.not_in_journal]
+    lines += [
+        f"  log line {x.number}: {x.text}"
+        + (
+            f"\n    its signature verifies under our key {ours[x.number]}: we sent it, and the journal does not hold it"
+            if x.number in ours
+            else ""
+        )
+        for x in result.not_in_journal
+    ]
     lines.append(f"{len(result.not_in_log)} requests the journal holds are NOT in the log:")
     lines += [f"  {when(e['t'])} {e.get('method')} {e.get('url')} (entry {e.get('seq')})" for e in result.not_in_log]
     lines.append(f"({result.other_agents} log lines from other User-Agents ignored.)")

@@ -231,23 +231,58 @@ def _time_ticks(c: _Chart) -> list[tuple[float, str]]:
     """Five ticks across one run; the start and the end of each run when there are several."""
     if len(c.runs) <= 1:
         return [(c.t0 + c.span * i / 4, a) for i, a in enumerate(("start", "middle", "middle", "middle", "end"))]
-    ticks = [(start, "start") for start, _ in c.runs] + [(end, "end") for _, end in c.runs]
-    return sorted(ticks)
+    kept: list[tuple[float, str]] = []
+    for t, anchor in sorted([(start, "start") for start, _ in c.runs] + [(end, "end") for _, end in c.runs]):
+        if kept and c.x(t) - c.x(kept[-1][0]) < TICK_ROOM:  # a short run: its end's label would overlap
+            continue
+        kept.append((t, anchor))
+    return kept
+
+
+#: The least room between two time labels, in pixels (HH:MM:SS at the chart's 12 px font is ~50).
+TICK_ROOM = 60
+#: The width of a character of the chart's 12 px font, a little over its average (for laying labels out).
+CHAR_WIDTH = 6.5
 
 
 def _pauses(c: _Chart, table: list[Row]) -> list[str]:
-    """The pause after each 429/503, shaded and labelled with its length."""
+    """Each pause, shaded and labelled with its cause and length: after a 429/503, and each backoff
+    or Retry-After the next request kept."""
     parts = []
+    #: the right end of the last label on each line of labels (a label goes on the first line it fits)
+    lines: list[float] = []
     for row, nxt in zip(table, table[1:], strict=False):
-        if row.status in intervals.PAUSING:
-            parts.append(
-                f'<rect class="pause" x="{c.x(row.t):.1f}" y="{c.top}" width="{max(c.x(nxt.t) - c.x(row.t), 1):.1f}" '
-                f'height="{c.y(0) - c.top:.1f}" fill="#f6c9c9" opacity="0.55"><title>pause after the {row.status}: '
-                f"{nxt.t - row.t:.1f} s until our next request</title></rect>"
-                f'<text x="{(c.x(row.t) + c.x(nxt.t)) / 2:.1f}" y="{c.top + 14}" text-anchor="middle" fill="#a00">'
-                f"pause after {row.status}: {nxt.t - row.t:.1f} s</text>"
-            )
+        cause = _pause_cause(row, nxt)
+        if cause is None:
+            continue
+        label = f"{cause}: {nxt.t - row.t:.1f} s"
+        half = len(label) * CHAR_WIDTH / 2
+        middle = min(max((c.x(row.t) + c.x(nxt.t)) / 2, c.left + half), c.width - c.right - half)
+        line = next((i for i, end in enumerate(lines) if end + 6 <= middle - half), len(lines))
+        if line == len(lines):
+            lines.append(middle + half)
+        else:
+            lines[line] = middle + half
+        parts.append(
+            f'<rect class="pause" x="{c.x(row.t):.1f}" y="{c.top}" width="{max(c.x(nxt.t) - c.x(row.t), 1):.1f}" '
+            f'height="{c.y(0) - c.top:.1f}" fill="#f6c9c9" opacity="0.55"><title>{html.escape(label)} until our next '
+            f"request</title></rect>"
+            f'<text class="pause-label" x="{middle:.1f}" y="{c.top + 14 + 14 * line}" text-anchor="middle" '
+            f'fill="#a00">{html.escape(label)}</text>'
+        )
     return parts
+
+
+def _pause_cause(row: Row, nxt: Row) -> str | None:
+    """What made the pause between ``row`` and the next request: your Retry-After, our backoff
+    (after an error answer, a slow answer, or no answer), or a 429/503 whose entry does not say."""
+    if nxt.why == "retry-after":
+        return f"your Retry-After after the {row.status}" if row.status in intervals.PAUSING else "your Retry-After"
+    if nxt.why == "backoff":
+        return f"our backoff after {intervals.backoff_cause(row.entry)}"
+    if row.status in intervals.PAUSING:
+        return f"pause after the {row.status}"
+    return None
 
 
 def _interval_line(c: _Chart, table: list[Row]) -> list[str]:
@@ -346,7 +381,8 @@ def report_html(view: HostView, verification: Banner, agent: str) -> str:
 <h2>Timeline</h2>
 <p>Each dot is one request, at its send time, at the height of the gap since our previous request to this
 host. The dashed line is the interval we applied, with its value and what set it. A red square is an answer
-429 or 503, and the shaded band after it the pause until our next request. Triangles under the axis are
+429 or 503. A shaded band is a pause until our next request, labelled with its cause (your Retry-After, or
+our backoff after an error answer, a slow answer or no answer) and its length. Triangles under the axis are
 requests we refused to send. The time axis covers crawl time only: a zigzag marks idle time between two
 crawls, with its length.</p>
 {timeline_svg(view)}

@@ -38,7 +38,7 @@ def test_the_report_shows_the_429_and_the_retry_after_pause(crawled, tmp_path):
     text = page.read_text()
     # the 429 is marked on the timeline, with the pause after it shaded and labelled with its length
     assert 'class="pausing-answer"' in text and 'class="pause"' in text
-    pause = float(re.search(r"pause after 429: (\d+\.\d) s</text>", text)[1])
+    pause = float(re.search(r"after the 429: (\d+\.\d) s</text>", text)[1])
     assert pause >= RETRY_AFTER - CLOCK_TOLERANCE
     # the table: the 429 row, and the retry's row says it came after a pause, not "the 1 s floor"
     row = re.search(r'<tr class="after-pause">(.*?)</tr>', text)[1]
@@ -70,5 +70,5 @@ def test_the_report_renders_in_a_real_browser_with_the_pause(crawled, tmp_path):
     made = journal(crawled, "report", "--host", crawled["host"], "--journal", crawled["journal"], "--html", page)
     assert made.returncode == 0, made.stderr
     dom, png = render(page, tmp_path)
-    assert "pause after 429:" in dom and 'class="pausing-answer"' in dom
+    assert "after the 429:" in dom and 'class="pausing-answer"' in dom
     assert png_pixels_not_blank(png)

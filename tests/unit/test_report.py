@@ -124,3 +124,49 @@ def test_idle_time_between_crawls_is_a_break_not_the_height_of_the_chart():
     assert svg.count('class="idle-break"') == 1 and "idle 59 min" in svg, svg
     xs = [float(c.split('cx="')[1].split('"')[0]) for c in svg.split("<circle")[1:]]
     assert len(xs) == 8 and xs[3] - xs[0] > 200 and xs[-1] - xs[4] > 200, xs  # both crawls at full width
+
+
+def test_the_time_labels_of_a_short_crawl_after_a_break_do_not_overlap():
+    first = [(float(i), 0.1, 200, 1, "floor") for i in range(20)]
+    second = [(7200.0 + i, 0.1, 200, 1, "floor") for i in range(3)]  # two seconds of crawl time
+    svg = report.timeline_svg(_view(first + second))
+    xs = sorted(float(t.split('x="')[1].split('"')[0]) for t in svg.split("<text")[1:] if 'class="x-tick"' in t)
+    assert len(xs) >= 3 and all(b - a >= 60 for a, b in zip(xs, xs[1:], strict=False)), xs  # HH:MM:SS is ~50 px wide
+
+
+def test_each_pause_on_the_timeline_is_labelled_with_its_cause():
+    view = _view(
+        [
+            (0, 2.5, 200, 1, "floor"),
+            (4.5, 0.1, 503, 2, "backoff"),  # after a slow 200
+            (8, 0.1, 200, 4, "backoff"),  # after the 503
+            (30, 0.1, 429, 1, "floor"),
+            (60, 0.1, 200, 30, "retry-after"),
+        ]
+    )
+    svg = report.timeline_svg(view)
+    labels = [t.split(">", 1)[1].split("<")[0] for t in svg.split('<text class="pause-label"')[1:]]
+    assert labels == [
+        "our backoff after a slow answer (2.5 s): 4.5 s",
+        "our backoff after an error answer (503): 3.5 s",
+        "your Retry-After after the 429: 30.0 s",
+    ], labels
+
+
+def test_pause_labels_close_together_do_not_overlap():
+    view = _view(
+        [(0, 2.5, 200, 1, "floor"), (4.5, 0.1, 503, 2, "backoff"), (8, 0.1, 429, 2, "backoff")]
+        + [(12, 0.1, 200, 3, "retry-after")]
+        + [(13.0 + i, 0.1, 200, 1, "floor") for i in range(8)]
+    )
+    svg = report.timeline_svg(view)
+    boxes = []
+    for text in svg.split('<text class="pause-label"')[1:]:
+        x, y = (float(text.split(f'{name}="')[1].split('"')[0]) for name in ("x", "y"))
+        width = len(text.split(">", 1)[1].split("<")[0]) * report.CHAR_WIDTH
+        boxes.append((y, x - width / 2, x + width / 2))
+    assert len(boxes) == 3
+    for i, (y, left, right) in enumerate(boxes):
+        for other_y, other_left, other_right in boxes[i + 1 :]:
+            assert y != other_y or right <= other_left or other_right <= left, boxes
+        assert report.timeline_svg(view).count("pause-label") == 3 and left >= 0
