@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from itemadapter import ItemAdapter
+from scrapy.utils.misc import load_object
+
 from scrapy_walsh.commands.spider_source import (
     Method,
     SpiderCode,
@@ -47,6 +50,50 @@ WALSH_KEY = (
     "each item gets a `walsh` key (the source's usage preferences: Content-Usage, Content-Signal, "
     "TDMRep), added to the item's own `walsh` dict when it has one"
 )
+
+
+WITHOUT_WALSH_FIELD = (
+    "{name} has no `walsh` field, so its items don't get the `walsh` key: no usage preferences "
+    "(Content-Usage, Content-Signal, TDMRep), and the item of a page fetched again for a newer "
+    "lastmod is delivered without its update mark (R7)"
+)
+_DECLARE = "declare `walsh = scrapy.Field()` in {name} to receive them, or leave it as it is"
+
+
+def _without_walsh_field(value: ast.AST, method: Method) -> str | None:
+    """The name of the item class ``value`` is an instance of (``BookItem()``, or a name bound to
+    one in the method) when that class declares its fields and ``walsh`` is not among them."""
+    call = value
+    if isinstance(value, ast.Name):
+        bound = [
+            node.value
+            for node in ast.walk(method.node)
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)
+            and isinstance(node.value, ast.Call)
+        ]
+        call = bound[0] if bound else value
+    name = dotted(call.func, method.imports) if isinstance(call, ast.Call) else None
+    if not name or "." not in name:
+        return None
+    try:
+        cls = load_object(name)
+        fields = ItemAdapter.get_field_names_from_class(cls) if ItemAdapter.is_item_class(cls) else None
+    except Exception:  # noqa: BLE001 - a name check can't import says nothing about the items
+        return None
+    return cls.__name__ if fields is not None and "walsh" not in fields else None
+
+
+def _walsh_key_change(value: ast.AST, method: Method, where: str, said: set[str]) -> list[Change]:
+    """The ``walsh`` key the items get, or what an Item class without the field does not get: once
+    for the items that get it (``""`` in ``said``), once per class that can't carry it."""
+    lacking = _without_walsh_field(value, method)
+    if (lacking or "") in said:
+        return []
+    said.add(lacking or "")
+    if lacking is None:
+        return [Change(where, "usage", WALSH_KEY, "keep it, or leave it out of exports with FEED_EXPORT_FIELDS")]
+    return [Change(where, "usage", WITHOUT_WALSH_FIELD.format(name=lacking), _DECLARE.format(name=lacking))]
 
 
 def _is_item_expr(node: ast.AST | None, imports: dict[str, str]) -> bool:
@@ -230,7 +277,7 @@ def _item_changes(code: SpiderCode, roles: dict[str, str], dedup_key: str) -> li
     """The items each callback yields: the ``walsh`` key added, items of one loop sharing the
     dedup key (R7), fields that may pass the size bound."""
     changes: list[Change] = []
-    walsh_key_said = False
+    walsh_key_said: set[str] = set()  # "" for the items that get the key, else the classes without it
     keyed_by_field = "." not in dedup_key
     for method_name, method in sorted(code.methods.items()):
         if roles.get(method_name) != "callback":
@@ -243,11 +290,7 @@ def _item_changes(code: SpiderCode, roles: dict[str, str], dedup_key: str) -> li
             if fields is None:
                 continue
             where = f"{method.filename}:{sub.lineno}"
-            if not walsh_key_said:
-                walsh_key_said = True
-                changes.append(
-                    Change(where, "usage", WALSH_KEY, "keep it, or leave it out of exports with FEED_EXPORT_FIELDS")
-                )
+            changes += _walsh_key_change(sub.value, method, where, walsh_key_said)
             loop = parents.get(sub)
             while loop is not None and not isinstance(loop, ast.For | ast.AsyncFor | ast.comprehension):
                 loop = parents.get(loop)

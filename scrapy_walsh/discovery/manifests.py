@@ -35,6 +35,7 @@ from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
 from scrapy_walsh.outputs import typed_command
 from scrapy_walsh.outputs.made_by import LOOKING, fetcher
 from scrapy_walsh.outputs.progress import ManifestReading
+from scrapy_walsh.pipelines.dedup import UnmarkedUpdates
 from scrapy_walsh.policy import feeds, llmstxt
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.discovery import (
@@ -228,6 +229,8 @@ class Surfaced:
     key: str = ""
     #: fetched before, and its lastmod is newer: its item is delivered again, as an update (R7)
     update: bool = False
+    #: who made the fetch its lastmod is not newer than (kept for plan only)
+    fetched_by: dict[str, Any] | None = None
 
 
 class Discovery:
@@ -500,8 +503,11 @@ class Discovery:
         if found.route is None or self.routing.callbacks.get(found.route.callback) is None:
             found.route = None
             return self._skip(found, "not_routed")
-        fetched_at = discovered_at(self.store.get(NAMESPACE, key))
+        record = self.store.get(NAMESPACE, key)
+        fetched_at = discovered_at(record)
         if unchanged_since(found.lastmod, fetched_at, time.time()):
+            if self._keep and isinstance(record, dict) and isinstance(record.get("by"), dict):
+                found.fetched_by = record["by"]  # plan says who, when it was not this spider
             return self._skip(found, "lastmod_unchanged")
         found.update = fetched_at is not None and lastmod_time(found.lastmod) is not None
         if self._targets >= MAX_TARGETS:
@@ -550,12 +556,23 @@ class DiscoveryMiddleware(BaseSpiderMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         self.discovery: Discovery | None = None
+        #: the Item classes whose unmarked updates were said (once each)
+        self._unmarked: set[type] = set()
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         discovered = response.meta.get(Meta.DISCOVERED) if response is not None else None
         if isinstance(discovered, dict) and discovered.get("update") and ItemAdapter.is_item(item):
-            if add_to_item(item, UPDATE, True) is None:
+            if add_to_item(item, UPDATE, True) is None and CrawlContext.of(self.crawler).get(UnmarkedUpdates).add(item):
                 self.crawler.stats.inc_value(STATS + "updates_unmarked")  # type: ignore[union-attr]
+                if type(item) not in self._unmarked:
+                    self._unmarked.add(type(item))
+                    logger.info(
+                        "discovery: %s has no `walsh` field, so the item of %s, a page fetched again for a "
+                        "newer lastmod, is delivered without `walsh.update` (R7); declare `walsh = scrapy.Field()` "
+                        "in it to mark updates (further ones are counted in walsh/discovery/updates_unmarked)",
+                        type(item).__name__,
+                        response.url if response is not None else "?",
+                    )
         return item
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
