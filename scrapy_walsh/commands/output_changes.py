@@ -18,6 +18,7 @@ from scrapy_walsh.commands.spider_source import (
     SpiderCode,
     declared_urls,
     dotted,
+    followed_state,
     is_request_class,
     method_roles,
     request_sites,
@@ -367,11 +368,12 @@ def manifest_changes(spidercls: type, settings: Any) -> list[Change]:
     except ValueError:
         return []
     listed = manifests(spidercls, routing) if routing is not None else []
+    carried = _followed_state_changes(spidercls, routing.callbacks) if routing is not None else []
     found = list(refused(listed, settings))
     every = len(found) == len(listed) and bool(found)
     # a start URL's host on a refused address is said already, with the start URLs
     found = [f for f in found if not (f[2] == "address rule" and f[0].endswith(".start_urls"))]
-    return [
+    return carried + [
         Change(
             where,
             f"{gate} (manifest)",
@@ -383,6 +385,31 @@ def manifest_changes(spidercls: type, settings: Any) -> list[Change]:
     ]
 
 
+ROUTED_STATE = "R6 routed callback"
+
+
+def _followed_state_changes(spidercls: type, routed: Mapping[str, Any]) -> list[Change]:
+    """What a routed callback reads from the request a followed link made (``response.meta[KEY]``):
+    a target discovery declares carries none of it, so each of its pages would raise. (A parameter
+    without a default is a route the start refuses: :func:`~scrapy_walsh.discovery.manifests.route_findings`.)"""
+    code = spider_code(spidercls)
+    if code is None:
+        return []
+    return [
+        Change(
+            f"{method.filename}:{line}",
+            ROUTED_STATE,
+            f"{name} is a route's callback and reads what a followed link passed; a target discovery "
+            "declares carries none of it, so each of its pages would raise KeyError and give no item",
+            todo,
+        )
+        for name in sorted(routed)
+        if (method := code.methods.get(name)) is not None
+        for line, todo in followed_state(method)
+        if not todo.startswith("give ")
+    ]
+
+
 def change_findings(spidercls: type, changes: list[Change]) -> list[Finding]:
     """Row warnings for the changes that lose items before the crawl: R7's shared keys, refused manifests."""
     name = getattr(spidercls, "name", spidercls.__name__)
@@ -390,6 +417,11 @@ def change_findings(spidercls: type, changes: list[Change]) -> list[Finding]:
         Finding("7", "R7", WARN, "WALSH_DEDUP_KEY", f"spider {name}, {c.where}: {c.change}; {c.todo}")
         for c in changes
         if c.requirement == "R7 dedup"
+    ]
+    findings += [
+        Finding("6", "R6", WARN, f"spider {name}", f"{c.where}: {c.change}; {c.todo}")
+        for c in changes
+        if c.requirement == ROUTED_STATE
     ]
     for c in changes:
         gate = c.requirement.removesuffix(" (manifest)")

@@ -10,6 +10,7 @@ so ``scrapy walsh plan`` lists what a crawl fetches. docs/link-following-project
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import re
 import time
@@ -141,7 +142,31 @@ def _uncallable(source: Any, callback: Any) -> str | None:
         return f"which {name} does not have: the targets it routes would be dropped; name a method of the spider"
     if not callable(found):
         return f"but {name}.{callback} is a {type(found).__name__}, not callable: name a method of the spider"
+    needs = _arguments_needed(source, callback)
+    if needs:
+        return (
+            f"but {name}.{callback} needs {', '.join(needs)} besides the response (cb_kwargs a followed link "
+            f"passed): a target discovery declares is called with the response only, so each would raise "
+            f"TypeError; give {'it a default' if len(needs) == 1 else 'them defaults'} ({needs[0]}=None)"
+        )
     return None
+
+
+def _arguments_needed(source: Any, name: str) -> list[str]:
+    """The parameters the method ``name`` of ``source`` (a spider or its class) needs besides the response."""
+    method = getattr(source, name)
+    try:
+        params = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    if isinstance(source, type) and inspect.isfunction(inspect.getattr_static(source, name, None)):
+        params = params[1:]  # read from the class: ``self`` is still there
+    needed = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    )
+    return [p.name for p in params[1:] if p.default is p.empty and p.kind in needed]
 
 
 def _pattern(pattern: Any) -> str:

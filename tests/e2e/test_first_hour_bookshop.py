@@ -234,3 +234,31 @@ def test_a_follow_spider_in_two_lines_the_second_pasted_from_check(tmp_path, boo
 
     shell = run_scrapy(["shell", "--nolog", f"{bookshop.base}/genre/mystery/", "-c", "response.status"], cwd=project)
     assert shell.stdout.strip() == "200", shell.stderr[-2000:]
+
+
+def test_a_follow_spider_passing_data_to_its_callback_is_told_before_any_request(tmp_path, bookshop):
+    """A callback that takes ``cb_kwargs`` or reads ``response.meta`` a followed link set gets neither as
+    a route's callback: check says so with the line to paste, and the crawl is refused before any request
+    (before, check passed and every page was fetched for a callback that raised)."""
+    passing = 'callback=self.parse_book, cb_kwargs={{"genre": response.url}}, meta={{"shelf": 1}})'
+    spider = (
+        FOLLOW_SPIDER.replace("callback=self.parse_book)", passing)
+        .replace("def parse_book(self, response):", "def parse_book(self, response, genre):")
+        .replace('"title": response.css', '"genre": genre, "shelf": response.meta["shelf"], "title": response.css')
+    )
+    project = project_of(tmp_path, bookshop, "shop", spider)
+    checked = run_scrapy(["walsh", "check"], cwd=project)
+    advice = next(line for line in checked.stdout.splitlines() if "paste into settings.py" in line)
+    assert "give parse_book's `genre` a default (genre=None)" in advice, advice
+    assert "read response.meta['shelf'] with response.meta.get('shelf')" in advice, advice
+    pasted = re.search(r"(WALSH_DISCOVERY_ROUTES = \{.*?\})  \(", advice).group(1)
+    settings = project / "plainproj" / "settings.py"
+    settings.write_text(settings.read_text() + "\n" + pasted + "\n")
+
+    checked = run_scrapy(["walsh", "check"], cwd=project)
+    assert "needs genre besides the response" in checked.stdout and "result: fail" in checked.stdout, checked.stdout
+    assert "reads what a followed link passed" in checked.stdout
+    bookshop.log.clear()
+    refused = run_scrapy(["crawl", "shop"], cwd=project)
+    assert refused.returncode == 1 and "refuses to start this crawl" in refused.stderr, refused.stderr[-3000:]
+    assert bookshop.pages() == [], "no page fetched for a callback that could not take it"
