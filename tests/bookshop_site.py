@@ -3,6 +3,7 @@ a "next" link), books with a cover image, authors, a robots.txt that disallows `
 ``/staff-picks/`` (both linked from every page) and names a sitemap index; the index has a gzipped
 child for the books (with ``lastmod``) and plain ones for the authors and the other pages. It also
 serves the operator blocklist, so a crawl never leaves loopback. ``site.lastmod`` dates the books.
+It answers as ``www.bookshop.test`` (:class:`Resolver` maps the name to 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ import json
 import time
 from importlib import resources
 
+from scrapy.resolver import CachingThreadedResolver
+from twisted.internet import defer
+
 from tests.shop_site import Handler, Shop
+
+#: The shop's name on the test network (:class:`Resolver`); its pages link and list URLs on it.
+DOMAIN = "bookshop.test"
 
 GENRES = {"mystery": ["quiet-harbour", "salt-and-ashes", "door-in-winter"], "travel": ["roads-to-lisbon"]}
 AUTHORS = {"quiet-harbour": "ada-ferreira", "salt-and-ashes": "ada-ferreira", "door-in-winter": "tom-okafor"}
@@ -51,7 +58,7 @@ class BookshopHandler(Handler):
 
     def do_GET(self) -> None:
         self.server.log.append((time.time(), self.path, dict(self.headers)))
-        status, kind, body = self._route(self.server.base, self.path)
+        status, kind, body = self._route(f"http://{self.headers.get('Host', '127.0.0.1')}", self.path)
         data = body if isinstance(body, bytes) else body.encode()
         self.send_response(status)
         self.send_header("Content-Type", kind)
@@ -132,15 +139,34 @@ class Bookshop(Shop):
             b: f"2026-10-0{i + 1}T08:30:00+00:00" if i % 2 else f"2026-10-1{i}" for i, b in enumerate(BOOKS)
         }
 
+    @property
+    def named(self) -> str:
+        """The shop's base URL by its name, as a spider of a public site has it."""
+        return f"http://www.{DOMAIN}:{self.server_address[1]}"
+
     def pages(self) -> list[str]:
         """The paths asked for but robots.txt, the manifests and the blocklist, in order."""
         own = ("/robots.txt", "/sitemap", "/.well-known/")
         return [p for p in self.paths() if not p.startswith(own)]
 
     def settings(self) -> str:
-        """What a test network needs, not an edit: loopback allowed, the operator list served here."""
+        """What a test network needs, not an edit: its names, loopback allowed, the operator list served here."""
         return (
-            '\nWALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"]\n'
+            "\nfrom scrapy.settings import default_settings as _defaults\n"
+            '_RESOLVER = "tests.bookshop_site.Resolver"\n'
+            'if hasattr(_defaults, "TWISTED_DNS_RESOLVER"):\n    TWISTED_DNS_RESOLVER = _RESOLVER\n'
+            "else:\n    DNS_RESOLVER = _RESOLVER\n"
+            'WALSH_ALLOW_PRIVATE_ADDRESSES = ["127.0.0.1"]\n'
             f'WALSH_BLOCKLIST_URL = "{self.base}/.well-known/walsh-research/blocklist.json"\n'
             f'WALSH_BLOCKLIST_SCHEMA_URL = "{self.base}/.well-known/walsh-research/blocklist.schema.json"\n'
         )
+
+
+class Resolver(CachingThreadedResolver):
+    """``bookshop.test`` and its subdomains on 127.0.0.1: the test network's names (a public site
+    needs no resolver of its own)."""
+
+    def getHostByName(self, name: str, timeout=()) -> defer.Deferred[str]:
+        if name.lower().rstrip(".").endswith(DOMAIN):
+            return defer.succeed("127.0.0.1")
+        return super().getHostByName(name, timeout)

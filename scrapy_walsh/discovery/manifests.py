@@ -50,6 +50,7 @@ from scrapy_walsh.policy.discovery import (
     WELL_KNOWN,
     Route,
     discovered_at,
+    in_domains,
     lastmod_time,
     route_for,
     same_host,
@@ -106,14 +107,20 @@ class SpiderRoutes:
     navigation: list[str] = field(default_factory=list)
     #: routes whose callback the spider lacks or can't call, as (where, message): refused at start
     broken: list[tuple[str, str]] = field(default_factory=list)
+    #: route callback name -> the keyword arguments its rule gives it (a CrawlSpider Rule's cb_kwargs)
+    kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def add(self, route: Route, callback: Any, spider: Any, source: Any, where: tuple[str, str]) -> None:
-        """``route`` to ``callback`` (a name or a callable), bound on ``spider``; ``source`` (the
-        spider or its class) is asked whether it can be called, ``where`` is (the setting or spider
-        attribute that declares the route, its words) for the refusal."""
+    def add(
+        self, route: Route, callback: Any, spider: Any, source: Any, where: tuple[str, str], kwargs: Any = None
+    ) -> None:
+        """``route`` to ``callback`` (a name or a callable), bound on ``spider``, called with ``kwargs``
+        besides the response; ``source`` (the spider or its class) is asked whether it can be called,
+        ``where`` is (the setting or spider attribute that declares the route, its words) for the refusal."""
         self.routes.append(route)
         self.callbacks.setdefault(route.callback, _bind(spider, callback))  # type: ignore[arg-type]
-        why = _uncallable(source, callback)
+        if kwargs:
+            self.kwargs.setdefault(route.callback, dict(kwargs))
+        why = _uncallable(source, callback, frozenset(self.kwargs.get(route.callback, ())))
         if why is not None:
             self.broken.append((where[0], f"{where[1]} names callback {route.callback!r}, {why}"))
 
@@ -132,7 +139,7 @@ def _bind(spider: Any, callback: Any) -> Callable[..., Any] | None:
     return bound if getattr(bound, "__func__", None) is callback else callback
 
 
-def _uncallable(source: Any, callback: Any) -> str | None:
+def _uncallable(source: Any, callback: Any, given: frozenset[str] = frozenset()) -> str | None:
     """Why ``callback`` can't be called on ``source`` (a spider or its class), or None."""
     name = getattr(source, "__name__", type(source).__name__)
     if not isinstance(callback, str):
@@ -142,7 +149,7 @@ def _uncallable(source: Any, callback: Any) -> str | None:
         return f"which {name} does not have: the targets it routes would be dropped; name a method of the spider"
     if not callable(found):
         return f"but {name}.{callback} is a {type(found).__name__}, not callable: name a method of the spider"
-    needs = _arguments_needed(source, callback)
+    needs = [name for name in _arguments_needed(source, callback) if name not in given]
     if needs:
         return (
             f"but {name}.{callback} needs {', '.join(needs)} besides the response (cb_kwargs a followed link "
@@ -217,7 +224,8 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
             )
             allow = ", ".join(_pattern(p) for p in route.allow) or "every link"
             where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.rules"
-            found.add(route, rule.callback, spider, source, (where, f"rule {index + 1} ({allow})"))
+            kwargs = getattr(rule, "cb_kwargs", None)
+            found.add(route, rule.callback, spider, source, (where, f"rule {index + 1} ({allow})"), kwargs)
     for pattern, callback in routes:
         route = Route(callback, allow=(re.compile(pattern),))
         found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route '{pattern}'"))
@@ -313,7 +321,12 @@ class Discovery:
                     yield entry.replace(callback=self.routing.callbacks[target.callback])
         spider = self.crawler.spider
         for domain in getattr(spider, "allowed_domains", None) or ():
-            if isinstance(domain, str) and domain and not any(split(o).hostname == domain for o in origins):
+            # a domain a start host is, or lies under, is the offsite filter's: no other site to read
+            if (
+                isinstance(domain, str)
+                and domain
+                and not any(in_domains(split(o).hostname or "", [domain]) for o in origins)
+            ):
                 origins.append(f"https://{domain.lower()}")
         manifests = self._declared_manifests(origins)
         sites = list(dict.fromkeys(_origin(m) or m for m in manifests)) if manifests is not None else origins
@@ -555,7 +568,10 @@ class Discovery:
 
     def _request(self, found: Surfaced) -> scrapy.Request:
         assert found.route is not None
-        request = scrapy.Request(found.url, callback=self.routing.callbacks[found.route.callback])
+        name = found.route.callback
+        given = self.routing.kwargs.get(name)  # a copy each: a request's cb_kwargs are its own
+        callback = self.routing.callbacks[name]
+        request = scrapy.Request(found.url, callback=callback, cb_kwargs=dict(given) if given else None)
         # one string when the key is the URL as Scrapy keeps it: 50,000 targets may wait in the queue
         key = request.url if found.key == request.url else found.key
         request.meta[Meta.DISCOVERED] = {"manifest": found.manifest, "lastmod": found.lastmod, "key": key}

@@ -26,6 +26,7 @@ import scrapy
 
 class BookItem(scrapy.Item):
     url = scrapy.Field()
+    shop = scrapy.Field()
     title = scrapy.Field()
     price = scrapy.Field()
     image_urls = scrapy.Field()
@@ -65,16 +66,17 @@ from plainproj.items import BookItem
 
 class BooksSpider(CrawlSpider):
     name = "books"
-    allowed_domains = ["127.0.0.1"]
+    allowed_domains = ["bookshop.test"]
     start_urls = ["{base}/"]
     rules = (
         Rule(LinkExtractor(allow=r"/genre/"), follow=True),
-        Rule(LinkExtractor(allow=r"/book/[\\w-]+/$"), callback="parse_book"),
+        Rule(LinkExtractor(allow=r"/book/[\\w-]+/$"), callback="parse_book", cb_kwargs={{"shop": "bookshop"}}),
     )
 
-    def parse_book(self, response):
+    def parse_book(self, response, shop):
         item = BookItem()
         item["url"] = response.url
+        item["shop"] = shop
         item["title"] = response.css("h1::text").get()
         item["price"] = response.css("p.price::text").get()
         item["image_urls"] = [response.urljoin(src) for src in response.css("img.cover::attr(src)").getall()]
@@ -102,6 +104,7 @@ import scrapy
 
 class ShopSpider(scrapy.Spider):
     name = "shop"
+    allowed_domains = ["bookshop.test"]
     start_urls = ["{base}/"]
 
     def parse(self, response):
@@ -132,7 +135,7 @@ def bookshop():
 
 def project_of(tmp_path, site: Bookshop, name: str, spider: str, own: str = ""):
     project = new_project(tmp_path)
-    write_spider(project, name, spider.format(base=site.base))
+    write_spider(project, name, spider.format(base=site.named))
     (project / "plainproj" / "items.py").write_text(ITEMS)
     (project / "plainproj" / "pipelines.py").write_text(OWN_PIPELINE)
     settings = project / "plainproj" / "settings.py"
@@ -161,14 +164,17 @@ def test_a_crawl_spider_with_an_item_class_in_one_line(tmp_path, bookshop):
     first = run_scrapy(["crawl", "books"], cwd=project)
     assert first.returncode == 0, first.stderr[-3000:]
     assert sorted(bookshop.pages()) == BOOK_PAGES, "each book once: no listing page, no image, no link followed"
-    assert len(json.loads((project / "output" / "books.json").read_text())) == len(BOOKS)
+    # allowed_domains names the shop's domain, not another site: nothing else asked for, nothing refused
+    assert "WARNING: scrapy_walsh compliance summary" not in first.stderr, first.stderr[-3000:]
+    items = json.loads((project / "output" / "books.json").read_text())
+    assert len(items) == len(BOOKS) and {i["shop"] for i in items} == {"bookshop"}, "the Rule's cb_kwargs given"
     assert len((project / "books.jl").read_text().splitlines()) == len(BOOKS)
     assert not (project / "images").exists()
 
     # the page a developer looks at: printed, or refused in one line with exit 1
-    fetched = run_scrapy(["fetch", "--nolog", f"{bookshop.base}/author/ada-ferreira/"], cwd=project)
+    fetched = run_scrapy(["fetch", "--nolog", f"{bookshop.named}/author/ada-ferreira/"], cwd=project)
     assert fetched.returncode == 0 and "<h1>Ada Ferreira</h1>" in fetched.stdout, fetched.stderr[-2000:]
-    just_crawled = f"{bookshop.base}{BOOK_PAGES[0]}"  # R8 refuses it: one line, exit 1
+    just_crawled = f"{bookshop.named}{BOOK_PAGES[0]}"  # R8 refuses it: one line, exit 1
     parsed = run_scrapy(["parse", "--nolog", "--spider", "books", "-c", "parse_book", just_crawled], cwd=project)
     assert parsed.returncode == 1 and parsed.stderr.count("\n") == 1, parsed.stderr
     assert parsed.stderr.startswith("scrapy_walsh: not fetched: frequency: ")
@@ -178,7 +184,7 @@ def test_a_crawl_spider_with_an_item_class_in_one_line(tmp_path, bookshop):
 
     # a second spider of the project: the books the first one fetched are not fetched again (R7, the
     # identity's), and plan says whose fetch that was and how to fetch one all the same
-    write_spider(project, "catalogue", SITEMAP_SPIDER.format(base=bookshop.base))
+    write_spider(project, "catalogue", SITEMAP_SPIDER.format(base=bookshop.named))
     _, lines = planned(project, "catalogue")
     skipped = [line for line in lines if "lastmod_unchanged" in line]
     assert len(skipped) == len(BOOKS) and all(
@@ -198,7 +204,7 @@ def test_a_crawl_spider_with_an_item_class_in_one_line(tmp_path, bookshop):
     assert again.returncode == 0, again.stderr[-3000:]
     assert bookshop.pages() == [BOOK_PAGES[1]]
     delivered = json.loads((project / "output" / "books.json").read_text())
-    assert [i["url"] for i in delivered] == [f"{bookshop.base}{BOOK_PAGES[1]}"], again.stderr[-3000:]
+    assert [i["url"] for i in delivered] == [f"{bookshop.named}{BOOK_PAGES[1]}"], again.stderr[-3000:]
 
 
 def test_a_sitemap_spider_in_one_line(tmp_path, bookshop):
@@ -231,8 +237,9 @@ def test_a_follow_spider_in_two_lines_the_second_pasted_from_check(tmp_path, boo
     assert crawled.returncode == 0, crawled.stderr[-3000:]
     assert sorted(bookshop.pages()) == BOOK_PAGES
     assert len((project / "items.jsonl").read_text().splitlines()) == len(BOOKS)
+    assert "WARNING: scrapy_walsh compliance summary" not in crawled.stderr, crawled.stderr[-3000:]
 
-    shell = run_scrapy(["shell", "--nolog", f"{bookshop.base}/genre/mystery/", "-c", "response.status"], cwd=project)
+    shell = run_scrapy(["shell", "--nolog", f"{bookshop.named}/genre/mystery/", "-c", "response.status"], cwd=project)
     assert shell.stdout.strip() == "200", shell.stderr[-2000:]
 
 
