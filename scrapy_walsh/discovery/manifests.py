@@ -207,6 +207,12 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
     if not kinds:
         return None
     found = SpiderRoutes([], kinds=kinds)
+    if _rules(source) and _parses_start_urls(source):
+        where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.parse_start_url"
+        for url in getattr(source, "start_urls", None) or ():
+            if isinstance(url, str):  # first, as Scrapy hands a start response to it before any rule
+                route = Route("parse_start_url", allow=(re.compile(f"^{re.escape(url)}$"),))
+                found.add(route, "parse_start_url", spider, source, (where, f"the start URL {url}"))
     if _rules(source):
         for index, rule in enumerate(_rules(source)):
             extractor = getattr(rule, "link_extractor", None)
@@ -230,6 +236,12 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
         route = Route(callback, allow=(re.compile(pattern),))
         found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route '{pattern}'"))
     return found
+
+
+def _parses_start_urls(source: Any) -> bool:
+    """A CrawlSpider whose own ``parse_start_url`` yields from its start pages: those are its routes too."""
+    cls = source if isinstance(source, type) else type(source)
+    return issubclass(cls, CrawlSpider) and cls.parse_start_url is not CrawlSpider.parse_start_url
 
 
 def _rules(source: Any) -> list[Any]:

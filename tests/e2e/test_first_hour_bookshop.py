@@ -73,6 +73,9 @@ class BooksSpider(CrawlSpider):
         Rule(LinkExtractor(allow=r"/book/[\\w-]+/$"), callback="parse_book", cb_kwargs={{"shop": "bookshop"}}),
     )
 
+    def parse_start_url(self, response):
+        yield BookItem(url=response.url, title=response.css("h1::text").get())
+
     def parse_book(self, response, shop):
         item = BookItem()
         item["url"] = response.url
@@ -163,12 +166,13 @@ def test_a_crawl_spider_with_an_item_class_in_one_line(tmp_path, bookshop):
     assert "BookItem" in checked.stdout and "walsh = scrapy.Field()" in checked.stdout, "check says what an Item lacks"
     first = run_scrapy(["crawl", "books"], cwd=project)
     assert first.returncode == 0, first.stderr[-3000:]
-    assert sorted(bookshop.pages()) == BOOK_PAGES, "each book once: no listing page, no image, no link followed"
+    assert sorted(bookshop.pages()) == ["/", *BOOK_PAGES], "the start page and each book once: no link followed"
     # allowed_domains names the shop's domain, not another site: nothing else asked for, nothing refused
     assert "WARNING: scrapy_walsh compliance summary" not in first.stderr, first.stderr[-3000:]
     items = json.loads((project / "output" / "books.json").read_text())
-    assert len(items) == len(BOOKS) and {i["shop"] for i in items} == {"bookshop"}, "the Rule's cb_kwargs given"
-    assert len((project / "books.jl").read_text().splitlines()) == len(BOOKS)
+    assert [i["title"] for i in items if "shop" not in i] == ["Welcome"], "parse_start_url's item"
+    assert sum(i.get("shop") == "bookshop" for i in items) == len(BOOKS), "the Rule's cb_kwargs given"
+    assert len((project / "books.jl").read_text().splitlines()) == len(BOOKS) + 1
     assert not (project / "images").exists()
 
     # the page a developer looks at: printed, or refused in one line with exit 1
@@ -198,11 +202,11 @@ def test_a_crawl_spider_with_an_item_class_in_one_line(tmp_path, bookshop):
     bookshop.lastmod[changed] = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
     override = ("-s", "WALSH_REFETCH_INTERVAL=1")
     fetch, lines = planned(project, "books", *override)
-    assert fetch == [BOOK_PAGES[1]], lines
+    assert fetch == ["/", BOOK_PAGES[1]], lines  # the start page has no lastmod: due after the interval (R8)
     bookshop.log.clear()
     again = run_scrapy(["crawl", "books", *override], cwd=project)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert bookshop.pages() == [BOOK_PAGES[1]]
+    assert sorted(bookshop.pages()) == fetch
     delivered = json.loads((project / "output" / "books.json").read_text())
     assert [i["url"] for i in delivered] == [f"{bookshop.named}{BOOK_PAGES[1]}"], again.stderr[-3000:]
 
