@@ -109,6 +109,9 @@ class SpiderRoutes:
     broken: list[tuple[str, str]] = field(default_factory=list)
     #: route callback name -> the keyword arguments its rule gives it (a CrawlSpider Rule's cb_kwargs)
     kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: rules with a callback that pick links only by where they sit on a page (``restrict_css``,
+    #: ``restrict_xpaths``, ``restrict_text``), no ``allow``: as routes they name every URL (``check`` says so)
+    placed: list[tuple[int, str]] = field(default_factory=list)
 
     def add(
         self, route: Route, callback: Any, spider: Any, source: Any, where: tuple[str, str], kwargs: Any = None
@@ -228,6 +231,8 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
                 deny_domains=frozenset(getattr(extractor, "deny_domains", ())),
                 deny_extensions=frozenset(str(e).lower() for e in getattr(extractor, "deny_extensions", ()) or ()),
             )
+            if not route.allow and _placed(extractor):
+                found.placed.append((index + 1, route.callback))
             allow = ", ".join(_pattern(p) for p in route.allow) or "every link"
             where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.rules"
             kwargs = getattr(rule, "cb_kwargs", None)
@@ -236,6 +241,11 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
         route = Route(callback, allow=(re.compile(pattern),))
         found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route '{pattern}'"))
     return found
+
+
+def _placed(extractor: Any) -> bool:
+    """The link extractor picks links by where they sit on a page (``restrict_css`` and the like)."""
+    return any(getattr(extractor, name, None) for name in ("restrict_xpaths", "restrict_text"))
 
 
 def _parses_start_urls(source: Any) -> bool:

@@ -273,3 +273,17 @@ def test_a_follow_spider_passing_data_to_its_callback_is_told_before_any_request
     refused = run_scrapy(["crawl", "shop"], cwd=project)
     assert refused.returncode == 1 and "refuses to start this crawl" in refused.stderr, refused.stderr[-3000:]
     assert bookshop.pages() == [], "no page fetched for a callback that could not take it"
+
+
+def test_check_says_a_rule_that_picks_links_by_their_place_names_every_page(tmp_path, bookshop):
+    """A rule with only ``restrict_css`` routes every URL the sitemap lists to its callback (a manifest's
+    URL sits nowhere on a page); check says so with the pattern to give it (before, it passed)."""
+    spider = CRAWL_SPIDER.replace(
+        'LinkExtractor(allow=r"/book/[\\w-]+/$")', 'LinkExtractor(restrict_css="article.book")'
+    )
+    assert spider != CRAWL_SPIDER
+    project = project_of(tmp_path, bookshop, "books", spider, OWN_SETTINGS)
+    checked = run_scrapy(["walsh", "check"], cwd=project)
+    said = [line for line in checked.stdout.splitlines() if "picks its links by where they sit on a page" in line]
+    assert len(said) == 1 and said[0].split()[1] == "warn", checked.stdout[-3000:]
+    assert 'give its LinkExtractor allow=r"/book/[^/]+/$"' in said[0], said
