@@ -211,7 +211,7 @@ STATS: tuple[Stat, ...] = (
     Stat(
         "walsh/discovery/updates_unmarked",
         "Items of a changed page that can't carry `walsh.update` (an Item class without a `walsh` "
-        "field): R7 dedup drops them as already emitted.",
+        "field): delivered as updates all the same, without the mark (R7).",
     ),
     Stat(
         "walsh/discovery/<skip>",

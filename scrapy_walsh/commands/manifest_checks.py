@@ -16,6 +16,7 @@ from scrapy_walsh.config import Readings, raw, state_location
 from scrapy_walsh.policy.addresses import PrivateAddressAllowance, parse_ip, refusal
 from scrapy_walsh.policy.blocklist import Blocklist, InvalidBlocklist
 from scrapy_walsh.policy.blocklist.stored import from_stored
+from scrapy_walsh.policy.discovery import in_domains
 from scrapy_walsh.policy.gates import ROBOTS_NAMESPACE, origin_of, restore
 from scrapy_walsh.policy.robots import Verdict
 from scrapy_walsh.policy.urls import split
@@ -34,7 +35,7 @@ def manifests(spidercls: type, routing: Any) -> list[tuple[str, str]]:
         if isinstance(url, str) and (origin := _origin(url)):
             found.setdefault(origin + "/robots.txt", f"spider {name}.start_urls")
     for domain in getattr(spidercls, "allowed_domains", None) or ():
-        if isinstance(domain, str) and domain and not any(split(o).hostname == domain.lower() for o in found):
+        if isinstance(domain, str) and domain and not any(in_domains(split(o).hostname or "", [domain]) for o in found):
             found.setdefault(f"https://{domain.lower()}/robots.txt", f"spider {name}.allowed_domains")
     return [(where, url) for url, where in found.items()]
 

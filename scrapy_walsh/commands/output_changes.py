@@ -10,11 +10,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from itemadapter import ItemAdapter
+from scrapy.utils.misc import load_object
+
 from scrapy_walsh.commands.spider_source import (
     Method,
     SpiderCode,
     declared_urls,
     dotted,
+    followed_state,
     is_request_class,
     method_roles,
     request_sites,
@@ -47,6 +51,50 @@ WALSH_KEY = (
     "each item gets a `walsh` key (the source's usage preferences: Content-Usage, Content-Signal, "
     "TDMRep), added to the item's own `walsh` dict when it has one"
 )
+
+
+WITHOUT_WALSH_FIELD = (
+    "{name} has no `walsh` field, so its items don't get the `walsh` key: no usage preferences "
+    "(Content-Usage, Content-Signal, TDMRep), and the item of a page fetched again for a newer "
+    "lastmod is delivered without its update mark (R7)"
+)
+_DECLARE = "declare `walsh = scrapy.Field()` in {name} to receive them, or leave it as it is"
+
+
+def _without_walsh_field(value: ast.AST, method: Method) -> str | None:
+    """The name of the item class ``value`` is an instance of (``BookItem()``, or a name bound to
+    one in the method) when that class declares its fields and ``walsh`` is not among them."""
+    call = value
+    if isinstance(value, ast.Name):
+        bound = [
+            node.value
+            for node in ast.walk(method.node)
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets)
+            and isinstance(node.value, ast.Call)
+        ]
+        call = bound[0] if bound else value
+    name = dotted(call.func, method.imports) if isinstance(call, ast.Call) else None
+    if not name or "." not in name:
+        return None
+    try:
+        cls = load_object(name)
+        fields = ItemAdapter.get_field_names_from_class(cls) if ItemAdapter.is_item_class(cls) else None
+    except Exception:  # noqa: BLE001 - a name check can't import says nothing about the items
+        return None
+    return cls.__name__ if fields is not None and "walsh" not in fields else None
+
+
+def _walsh_key_change(value: ast.AST, method: Method, where: str, said: set[str]) -> list[Change]:
+    """The ``walsh`` key the items get, or what an Item class without the field does not get: once
+    for the items that get it (``""`` in ``said``), once per class that can't carry it."""
+    lacking = _without_walsh_field(value, method)
+    if (lacking or "") in said:
+        return []
+    said.add(lacking or "")
+    if lacking is None:
+        return [Change(where, "usage", WALSH_KEY, "keep it, or leave it out of exports with FEED_EXPORT_FIELDS")]
+    return [Change(where, "usage", WITHOUT_WALSH_FIELD.format(name=lacking), _DECLARE.format(name=lacking))]
 
 
 def _is_item_expr(node: ast.AST | None, imports: dict[str, str]) -> bool:
@@ -230,7 +278,7 @@ def _item_changes(code: SpiderCode, roles: dict[str, str], dedup_key: str) -> li
     """The items each callback yields: the ``walsh`` key added, items of one loop sharing the
     dedup key (R7), fields that may pass the size bound."""
     changes: list[Change] = []
-    walsh_key_said = False
+    walsh_key_said: set[str] = set()  # "" for the items that get the key, else the classes without it
     keyed_by_field = "." not in dedup_key
     for method_name, method in sorted(code.methods.items()):
         if roles.get(method_name) != "callback":
@@ -243,11 +291,7 @@ def _item_changes(code: SpiderCode, roles: dict[str, str], dedup_key: str) -> li
             if fields is None:
                 continue
             where = f"{method.filename}:{sub.lineno}"
-            if not walsh_key_said:
-                walsh_key_said = True
-                changes.append(
-                    Change(where, "usage", WALSH_KEY, "keep it, or leave it out of exports with FEED_EXPORT_FIELDS")
-                )
+            changes += _walsh_key_change(sub.value, method, where, walsh_key_said)
             loop = parents.get(sub)
             while loop is not None and not isinstance(loop, ast.For | ast.AsyncFor | ast.comprehension):
                 loop = parents.get(loop)
@@ -324,11 +368,12 @@ def manifest_changes(spidercls: type, settings: Any) -> list[Change]:
     except ValueError:
         return []
     listed = manifests(spidercls, routing) if routing is not None else []
+    carried = _followed_state_changes(spidercls, routing.callbacks) if routing is not None else []
     found = list(refused(listed, settings))
     every = len(found) == len(listed) and bool(found)
     # a start URL's host on a refused address is said already, with the start URLs
     found = [f for f in found if not (f[2] == "address rule" and f[0].endswith(".start_urls"))]
-    return [
+    return carried + [
         Change(
             where,
             f"{gate} (manifest)",
@@ -340,6 +385,31 @@ def manifest_changes(spidercls: type, settings: Any) -> list[Change]:
     ]
 
 
+ROUTED_STATE = "R6 routed callback"
+
+
+def _followed_state_changes(spidercls: type, routed: Mapping[str, Any]) -> list[Change]:
+    """What a routed callback reads from the request a followed link made (``response.meta[KEY]``):
+    a target discovery declares carries none of it, so each of its pages would raise. (A parameter
+    without a default is a route the start refuses: :func:`~scrapy_walsh.discovery.manifests.route_findings`.)"""
+    code = spider_code(spidercls)
+    if code is None:
+        return []
+    return [
+        Change(
+            f"{method.filename}:{line}",
+            ROUTED_STATE,
+            f"{name} is a route's callback and reads what a followed link passed; a target discovery "
+            "declares carries none of it, so each of its pages would raise KeyError and give no item",
+            todo,
+        )
+        for name in sorted(routed)
+        if (method := code.methods.get(name)) is not None
+        for line, todo in followed_state(method)
+        if not todo.startswith("give ")
+    ]
+
+
 def change_findings(spidercls: type, changes: list[Change]) -> list[Finding]:
     """Row warnings for the changes that lose items before the crawl: R7's shared keys, refused manifests."""
     name = getattr(spidercls, "name", spidercls.__name__)
@@ -347,6 +417,11 @@ def change_findings(spidercls: type, changes: list[Change]) -> list[Finding]:
         Finding("7", "R7", WARN, "WALSH_DEDUP_KEY", f"spider {name}, {c.where}: {c.change}; {c.todo}")
         for c in changes
         if c.requirement == "R7 dedup"
+    ]
+    findings += [
+        Finding("6", "R6", WARN, f"spider {name}", f"{c.where}: {c.change}; {c.todo}")
+        for c in changes
+        if c.requirement == ROUTED_STATE
     ]
     for c in changes:
         gate = c.requirement.removesuffix(" (manifest)")

@@ -23,6 +23,7 @@ from twisted.python.failure import Failure
 from scrapy_walsh.commands.explain import crawl_settings
 from scrapy_walsh.context import CrawlContext
 from scrapy_walsh.discovery.manifests import Discovery, DiscoveryMiddleware
+from scrapy_walsh.outputs import made_by
 from scrapy_walsh.policy.hostkey import url_host
 from scrapy_walsh.policy.pacing import crawl_duration
 from scrapy_walsh.sending.checkpoint import NotSent
@@ -72,6 +73,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE", help="a spider argument, as for crawl"
     )
     parser.add_argument("--json", action="store_true", help="print the plan as one JSON object")
+
+
+def _not_this_spider(found: Any, spider: str) -> str:
+    """For a page dated no later than a fetch another spider (or a command, or another project)
+    made: who, and how this spider fetches it all the same (R7 and R8 are the identity's)."""
+    by = found.fetched_by
+    if by is None or made_by.made_by(by, spider, made_by.project()) is not False:
+        return ""
+    where = "" if by.get("project") == made_by.project() or by.get("command") else " of another project"
+    return (
+        f"; that fetch was by {made_by.described(by)}{where}, not by spider {spider}: "
+        f"`scrapy walsh state forget {found.url}` lets the next crawl fetch it"
+    )
 
 
 class PlanRecorder:
@@ -204,6 +218,7 @@ def make_plan(crawler: Crawler) -> dict[str, Any]:
         for found in reader.outcomes:
             if found.skipped is not None and found.skipped in DISCOVERY_REASONS:
                 reason, detail = DISCOVERY_REASONS[found.skipped]
+                detail += _not_this_spider(found, crawler.spidercls.name)
                 entries.append(
                     {"url": found.url, "decision": "skip", "reason": reason, "verdict": found.skipped, "detail": detail}
                 )

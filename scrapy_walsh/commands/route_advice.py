@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from scrapy_walsh.commands.output_changes import _item_fields
-from scrapy_walsh.commands.spider_source import SpiderCode, dotted, is_request_class, method_roles
+from scrapy_walsh.commands.spider_source import SpiderCode, dotted, followed_state, is_request_class, method_roles
 from scrapy_walsh.policy import route_patterns
 from scrapy_walsh.policy.canonical import canonical_url
 
@@ -34,6 +34,8 @@ class RouteAdvice:
     listed: int | None
     #: why the sitemap was not read, when it was not tried
     unread: str = ""
+    #: what the routed callbacks take from a followed link's request, to change in the spider
+    then: tuple[str, ...] = ()
 
     def text(self) -> str:
         guessed = [cb for cb, source in self.sources.items() if source == "name"]
@@ -53,7 +55,13 @@ class RouteAdvice:
             )
         else:
             how = f"patterns from the {self.listed} URLs the site's sitemap lists"
-        return f"paste into settings.py: {self.line}  ({how})"
+        then = (
+            "; then, in the spider (a target discovery declares carries nothing a followed link passed): "
+            + "; ".join(self.then)
+            if self.then
+            else ""
+        )
+        return f"paste into settings.py: {self.line}  ({how}){then}"
 
 
 def followed_callbacks(code: SpiderCode) -> list[str]:
@@ -133,14 +141,26 @@ def route_advice(spider: str, code: SpiderCode, start_urls: set[str], read: bool
     callbacks = followed_callbacks(code)
     if not callbacks:
         return None
+    then = tuple(
+        f"{code.methods[cb].filename}:{line}: {todo}"
+        for cb in callbacks
+        for line, todo in followed_state(code.methods[cb])
+    )
     if not read:
-        return _advice(callbacks, dict.fromkeys(callbacks), None, f"`scrapy walsh check {spider}` reads them")
+        return _advice(callbacks, dict.fromkeys(callbacks), None, f"`scrapy walsh check {spider}` reads them", then)
     urls = listed_urls(spider, callbacks[0], start_urls)
-    return _advice(callbacks, route_patterns.suggest(callbacks, urls or []), None if urls is None else len(urls))
+    found = route_patterns.suggest(callbacks, urls or [])
+    return _advice(callbacks, found, None if urls is None else len(urls), then=then)
 
 
-def _advice(callbacks: list[str], found: dict[str, str | None], listed: int | None, unread: str = "") -> RouteAdvice:
+def _advice(
+    callbacks: list[str],
+    found: dict[str, str | None],
+    listed: int | None,
+    unread: str = "",
+    then: tuple[str, ...] = (),
+) -> RouteAdvice:
     sources = {cb: ("sitemap" if found[cb] else "name") for cb in callbacks}
     patterns = {cb: (found[cb] or route_patterns.guess(cb)).replace('"', ".") for cb in callbacks}
     routes = ", ".join(f'r"{pattern}": "{cb}"' for cb, pattern in patterns.items())
-    return RouteAdvice(f"WALSH_DISCOVERY_ROUTES = {{{routes}}}", sources, listed, unread)
+    return RouteAdvice(f"WALSH_DISCOVERY_ROUTES = {{{routes}}}", sources, listed, unread, then)

@@ -136,6 +136,7 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
             f"followed links are not fetched. `scrapy walsh plan {name}` lists every target and skip",
         )
     ]
+    findings += [_placed_rule(spidercls, name, index, callback) for index, callback in routing.placed]
     if routing.navigation:
         findings.append(
             Finding(
@@ -148,6 +149,29 @@ def _discovery_finding(spidercls: type, name: str, settings: BaseSettings | None
             )
         )
     return findings
+
+
+def _placed_rule(spidercls: type, name: str, index: int, callback: str) -> Finding:
+    """A rule that picks its links by where they sit on a page: as a route it names every URL the
+    manifests list. The pattern to give it comes from what ``plan`` reads of the site's sitemap."""
+    from scrapy_walsh.commands.route_advice import listed_urls
+    from scrapy_walsh.commands.spider_source import declared_urls
+    from scrapy_walsh.policy import route_patterns
+
+    urls = listed_urls(name, callback, declared_urls(spidercls)) or []
+    pattern = route_patterns.suggest([callback], urls).get(callback)
+    source = f"from the {len(urls)} URLs the site's sitemap lists" if pattern else "guessed from its name"
+    pattern = (pattern or route_patterns.guess(callback)).replace('"', ".")
+    return Finding(
+        "6",
+        "R6",
+        WARN,
+        f"spider {name}.rules",
+        f"rule {index} (callback {callback}) picks its links by where they sit on a page (restrict_css, "
+        "restrict_xpaths or restrict_text), which a URL the site's manifests list does not have: as a route it "
+        f"names every URL they list, so {callback} would get every page of the site; give its LinkExtractor "
+        f'allow=r"{pattern}" ({source}), and `scrapy walsh plan {name}` lists what it would fetch',
+    )
 
 
 def _class_findings(spidercls: type, name: str, addon: bool = True) -> list[Finding]:

@@ -244,3 +244,33 @@ def start_urls_ignored(code: SpiderCode, start_urls: set[str]) -> tuple[str, str
 def declared_urls(spidercls: type) -> set[str]:
     urls = getattr(spidercls, "start_urls", None)
     return {u for u in urls if isinstance(u, str)} if isinstance(urls, list | tuple) else set()
+
+
+#: Keys Scrapy and the add-on put in every response's meta, a discovered target's too.
+OWN_META = frozenset({"depth", "download_latency", "download_slot", "download_timeout", "walsh", "redirect_times"})
+
+
+def followed_state(method: Method) -> list[tuple[int, str]]:
+    """What a callback takes from the request a followed link made, which a target discovery
+    declares does not carry: (line, what to do) for each parameter besides the response that has
+    no default (``cb_kwargs``), and each ``response.meta[KEY]`` or ``cb_kwargs[KEY]`` it reads."""
+    args = method.node.args
+    positional = [*args.posonlyargs, *args.args][2:]  # self, response
+    required = positional[: len(positional) - len(args.defaults)] if args.defaults else positional
+    required += [a for a, default in zip(args.kwonlyargs, args.kw_defaults, strict=True) if default is None]
+    found = [
+        (arg.lineno, f"give {method.node.name}'s `{arg.arg}` a default ({arg.arg}=None): it came by cb_kwargs")
+        for arg in required
+    ]
+    for node in ast.walk(method.node):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+            and node.slice.value not in OWN_META
+            and ast.unparse(node.value).endswith((".meta", ".cb_kwargs"))
+        ):
+            read = ast.unparse(node)
+            found.append((node.lineno, f"read {read} with {ast.unparse(node.value)}.get({node.slice.value!r})"))
+    return found

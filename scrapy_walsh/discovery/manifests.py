@@ -10,6 +10,7 @@ so ``scrapy walsh plan`` lists what a crawl fetches. docs/link-following-project
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import re
 import time
@@ -35,6 +36,7 @@ from scrapy_walsh.middlewares.robots_gate import RobotsMiddleware
 from scrapy_walsh.outputs import typed_command
 from scrapy_walsh.outputs.made_by import LOOKING, fetcher
 from scrapy_walsh.outputs.progress import ManifestReading
+from scrapy_walsh.pipelines.dedup import UnmarkedUpdates
 from scrapy_walsh.policy import feeds, llmstxt
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.discovery import (
@@ -48,6 +50,7 @@ from scrapy_walsh.policy.discovery import (
     WELL_KNOWN,
     Route,
     discovered_at,
+    in_domains,
     lastmod_time,
     route_for,
     same_host,
@@ -104,14 +107,23 @@ class SpiderRoutes:
     navigation: list[str] = field(default_factory=list)
     #: routes whose callback the spider lacks or can't call, as (where, message): refused at start
     broken: list[tuple[str, str]] = field(default_factory=list)
+    #: route callback name -> the keyword arguments its rule gives it (a CrawlSpider Rule's cb_kwargs)
+    kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: rules with a callback that pick links only by where they sit on a page (``restrict_css``,
+    #: ``restrict_xpaths``, ``restrict_text``), no ``allow``: as routes they name every URL (``check`` says so)
+    placed: list[tuple[int, str]] = field(default_factory=list)
 
-    def add(self, route: Route, callback: Any, spider: Any, source: Any, where: tuple[str, str]) -> None:
-        """``route`` to ``callback`` (a name or a callable), bound on ``spider``; ``source`` (the
-        spider or its class) is asked whether it can be called, ``where`` is (the setting or spider
-        attribute that declares the route, its words) for the refusal."""
+    def add(
+        self, route: Route, callback: Any, spider: Any, source: Any, where: tuple[str, str], kwargs: Any = None
+    ) -> None:
+        """``route`` to ``callback`` (a name or a callable), bound on ``spider``, called with ``kwargs``
+        besides the response; ``source`` (the spider or its class) is asked whether it can be called,
+        ``where`` is (the setting or spider attribute that declares the route, its words) for the refusal."""
         self.routes.append(route)
         self.callbacks.setdefault(route.callback, _bind(spider, callback))  # type: ignore[arg-type]
-        why = _uncallable(source, callback)
+        if kwargs:
+            self.kwargs.setdefault(route.callback, dict(kwargs))
+        why = _uncallable(source, callback, frozenset(self.kwargs.get(route.callback, ())))
         if why is not None:
             self.broken.append((where[0], f"{where[1]} names callback {route.callback!r}, {why}"))
 
@@ -130,7 +142,7 @@ def _bind(spider: Any, callback: Any) -> Callable[..., Any] | None:
     return bound if getattr(bound, "__func__", None) is callback else callback
 
 
-def _uncallable(source: Any, callback: Any) -> str | None:
+def _uncallable(source: Any, callback: Any, given: frozenset[str] = frozenset()) -> str | None:
     """Why ``callback`` can't be called on ``source`` (a spider or its class), or None."""
     name = getattr(source, "__name__", type(source).__name__)
     if not isinstance(callback, str):
@@ -140,7 +152,31 @@ def _uncallable(source: Any, callback: Any) -> str | None:
         return f"which {name} does not have: the targets it routes would be dropped; name a method of the spider"
     if not callable(found):
         return f"but {name}.{callback} is a {type(found).__name__}, not callable: name a method of the spider"
+    needs = [name for name in _arguments_needed(source, callback) if name not in given]
+    if needs:
+        return (
+            f"but {name}.{callback} needs {', '.join(needs)} besides the response (cb_kwargs a followed link "
+            f"passed): a target discovery declares is called with the response only, so each would raise "
+            f"TypeError; give {'it a default' if len(needs) == 1 else 'them defaults'} ({needs[0]}=None)"
+        )
     return None
+
+
+def _arguments_needed(source: Any, name: str) -> list[str]:
+    """The parameters the method ``name`` of ``source`` (a spider or its class) needs besides the response."""
+    method = getattr(source, name)
+    try:
+        params = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    if isinstance(source, type) and inspect.isfunction(inspect.getattr_static(source, name, None)):
+        params = params[1:]  # read from the class: ``self`` is still there
+    needed = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    )
+    return [p.name for p in params[1:] if p.default is p.empty and p.kind in needed]
 
 
 def _pattern(pattern: Any) -> str:
@@ -174,6 +210,12 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
     if not kinds:
         return None
     found = SpiderRoutes([], kinds=kinds)
+    if _rules(source) and _parses_start_urls(source):
+        where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.parse_start_url"
+        for url in getattr(source, "start_urls", None) or ():
+            if isinstance(url, str):  # first, as Scrapy hands a start response to it before any rule
+                route = Route("parse_start_url", allow=(re.compile(f"^{re.escape(url)}$"),))
+                found.add(route, "parse_start_url", spider, source, (where, f"the start URL {url}"))
     if _rules(source):
         for index, rule in enumerate(_rules(source)):
             extractor = getattr(rule, "link_extractor", None)
@@ -189,13 +231,27 @@ def spider_routes(spidercls: type, settings: Any, spider: Any = None) -> SpiderR
                 deny_domains=frozenset(getattr(extractor, "deny_domains", ())),
                 deny_extensions=frozenset(str(e).lower() for e in getattr(extractor, "deny_extensions", ()) or ()),
             )
+            if not route.allow and _placed(extractor):
+                found.placed.append((index + 1, route.callback))
             allow = ", ".join(_pattern(p) for p in route.allow) or "every link"
             where = f"spider {getattr(spidercls, 'name', spidercls.__name__)}.rules"
-            found.add(route, rule.callback, spider, source, (where, f"rule {index + 1} ({allow})"))
+            kwargs = getattr(rule, "cb_kwargs", None)
+            found.add(route, rule.callback, spider, source, (where, f"rule {index + 1} ({allow})"), kwargs)
     for pattern, callback in routes:
         route = Route(callback, allow=(re.compile(pattern),))
         found.add(route, callback, spider, source, ("WALSH_DISCOVERY_ROUTES", f"the route '{pattern}'"))
     return found
+
+
+def _placed(extractor: Any) -> bool:
+    """The link extractor picks links by where they sit on a page (``restrict_css`` and the like)."""
+    return any(getattr(extractor, name, None) for name in ("restrict_xpaths", "restrict_text"))
+
+
+def _parses_start_urls(source: Any) -> bool:
+    """A CrawlSpider whose own ``parse_start_url`` yields from its start pages: those are its routes too."""
+    cls = source if isinstance(source, type) else type(source)
+    return issubclass(cls, CrawlSpider) and cls.parse_start_url is not CrawlSpider.parse_start_url
 
 
 def _rules(source: Any) -> list[Any]:
@@ -228,6 +284,8 @@ class Surfaced:
     key: str = ""
     #: fetched before, and its lastmod is newer: its item is delivered again, as an update (R7)
     update: bool = False
+    #: who made the fetch its lastmod is not newer than (kept for plan only)
+    fetched_by: dict[str, Any] | None = None
 
 
 class Discovery:
@@ -285,7 +343,12 @@ class Discovery:
                     yield entry.replace(callback=self.routing.callbacks[target.callback])
         spider = self.crawler.spider
         for domain in getattr(spider, "allowed_domains", None) or ():
-            if isinstance(domain, str) and domain and not any(split(o).hostname == domain for o in origins):
+            # a domain a start host is, or lies under, is the offsite filter's: no other site to read
+            if (
+                isinstance(domain, str)
+                and domain
+                and not any(in_domains(split(o).hostname or "", [domain]) for o in origins)
+            ):
                 origins.append(f"https://{domain.lower()}")
         manifests = self._declared_manifests(origins)
         sites = list(dict.fromkeys(_origin(m) or m for m in manifests)) if manifests is not None else origins
@@ -500,8 +563,11 @@ class Discovery:
         if found.route is None or self.routing.callbacks.get(found.route.callback) is None:
             found.route = None
             return self._skip(found, "not_routed")
-        fetched_at = discovered_at(self.store.get(NAMESPACE, key))
+        record = self.store.get(NAMESPACE, key)
+        fetched_at = discovered_at(record)
         if unchanged_since(found.lastmod, fetched_at, time.time()):
+            if self._keep and isinstance(record, dict) and isinstance(record.get("by"), dict):
+                found.fetched_by = record["by"]  # plan says who, when it was not this spider
             return self._skip(found, "lastmod_unchanged")
         found.update = fetched_at is not None and lastmod_time(found.lastmod) is not None
         if self._targets >= MAX_TARGETS:
@@ -524,7 +590,10 @@ class Discovery:
 
     def _request(self, found: Surfaced) -> scrapy.Request:
         assert found.route is not None
-        request = scrapy.Request(found.url, callback=self.routing.callbacks[found.route.callback])
+        name = found.route.callback
+        given = self.routing.kwargs.get(name)  # a copy each: a request's cb_kwargs are its own
+        callback = self.routing.callbacks[name]
+        request = scrapy.Request(found.url, callback=callback, cb_kwargs=dict(given) if given else None)
         # one string when the key is the URL as Scrapy keeps it: 50,000 targets may wait in the queue
         key = request.url if found.key == request.url else found.key
         request.meta[Meta.DISCOVERED] = {"manifest": found.manifest, "lastmod": found.lastmod, "key": key}
@@ -550,12 +619,24 @@ class DiscoveryMiddleware(BaseSpiderMiddleware):
     def __init__(self, crawler: Crawler):
         super().__init__(crawler)
         self.discovery: Discovery | None = None
+        #: the Item classes whose unmarked updates were said (once each)
+        self._unmarked: set[type] = set()
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         discovered = response.meta.get(Meta.DISCOVERED) if response is not None else None
         if isinstance(discovered, dict) and discovered.get("update") and ItemAdapter.is_item(item):
-            if add_to_item(item, UPDATE, True) in (Added.NO_FIELD, Added.FOREIGN):
+            unmarked = add_to_item(item, UPDATE, True) in (Added.NO_FIELD, Added.FOREIGN)
+            if unmarked and CrawlContext.of(self.crawler).get(UnmarkedUpdates).add(item):
                 self.crawler.stats.inc_value(STATS + "updates_unmarked")  # type: ignore[union-attr]
+                if type(item) not in self._unmarked:
+                    self._unmarked.add(type(item))
+                    logger.info(
+                        "discovery: %s has no `walsh` dict field, so the item of %s, a page fetched again for a "
+                        "newer lastmod, is delivered without `walsh.update` (R7); declare `walsh = scrapy.Field()` "
+                        "in it to mark updates (further ones are counted in walsh/discovery/updates_unmarked)",
+                        type(item).__name__,
+                        response.url if response is not None else "?",
+                    )
         return item
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:

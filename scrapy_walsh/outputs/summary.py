@@ -17,6 +17,7 @@ from scrapy import signals
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError, IgnoreRequest
 
 from scrapy_walsh.context import CrawlContext
+from scrapy_walsh.outputs import typed_command
 from scrapy_walsh.policy.vocabulary import Gate, GateVerdict
 from scrapy_walsh.sending import admission
 from scrapy_walsh.sending.request_meta import request_host
@@ -82,7 +83,9 @@ class ComplianceSummary:
         self.stats.set_value("walsh/usage/mode", f"{config.usage_mode} for {', '.join(config.purposes)}")
         stats = self.stats.get_stats()
         logger.log(logging.WARNING if refused(stats) else logging.INFO, "%s", render_summary(stats))
-        if not self.targets_answered and reason == "finished" and refused(stats):
+        # under fetch, shell or parse, the refusal of the one URL was said with what to do for it
+        typed = typed_command.command() in typed_command.TYPED
+        if not self.targets_answered and reason == "finished" and refused(stats) and not typed:
             logger.warning("%s", nothing_fetched(stats, getattr(spider, "name", "SPIDER")))
 
 

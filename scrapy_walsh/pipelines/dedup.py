@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,26 @@ class DuplicateItem(DropItem):
     """An item for a URL this spider already emitted (R7)."""
 
 
+class UnmarkedUpdates:
+    """The items of a page fetched again for a newer lastmod that can't carry ``walsh.update`` (an
+    Item class without a ``walsh`` field): discovery names them here, and dedup delivers them as
+    updates all the same, since their page's request was paid for them."""
+
+    def __init__(self, crawler: Crawler | None = None):
+        self._items: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+    def add(self, item: Any) -> bool:
+        """Name ``item``; False for an item that can't be named (no weak reference to it)."""
+        try:
+            self._items[id(item)] = item
+        except TypeError:
+            return False
+        return True
+
+    def __contains__(self, item: Any) -> bool:
+        return self._items.get(id(item)) is item
+
+
 class DedupPipeline:
     def __init__(self, crawler: Crawler, store: StateStore):
         assert crawler.stats is not None
@@ -64,6 +85,7 @@ class DedupPipeline:
         self.namespace: str = Namespace.SEEN
         self.crawl = CrawlContext.of(crawler).crawl_id
         self.delivery = CrawlContext.of(crawler).get(Delivery)
+        self.unmarked = CrawlContext.of(crawler).get(UnmarkedUpdates)
         #: canonical URL -> lease token, for items that passed and are not yet in the feed
         self.pending: dict[str, str] = {}
         #: delivered to a feed stored when its slot closes: written on ``feed_exporter_closed``
@@ -104,7 +126,7 @@ class DedupPipeline:
             return item
         adapter = ItemAdapter(item)
         url = adapter.get("url")
-        update = _is_update(adapter) and key not in self.claimed_now
+        update = (_is_update(adapter) or item in self.unmarked) and key not in self.claimed_now
 
         def take() -> str | None:
             if update and not leases.is_lease(held := self.store.get(self.namespace, key)) and held is not None:

@@ -89,9 +89,14 @@ def test_every_other_way_of_asking_for_pages(report):
             "other_ways.py:47: self.crawler.engine.download_async(...) in callback parse_api",
         ),
     ]
-    # a CrawlSpider's rules with a callback route what the site's sitemap lists: discovery, by default
-    assert [s[:2] for s in where["quotes-crawl"]] == [("pass", "spider quotes-crawl")]
+    # a CrawlSpider's rules with a callback route what the site's sitemap lists: discovery, by default;
+    # its rule picks links by their place on a page (restrict_css), so it names every URL: a warning
+    assert [s[:2] for s in where["quotes-crawl"]] == [
+        ("pass", "spider quotes-crawl"),
+        ("warn", "spider quotes-crawl.rules"),
+    ]
     assert "every URL -> parse_page" in findings(data, "6", "quotes-crawl")[0][2]
+    assert "picks its links by where they sit on a page" in findings(data, "6", "quotes-crawl")[1][2]
     # a SitemapSpider's sitemap_rules route what its sitemaps list: discovery declares them
     assert [s[:2] for s in where["quotes-sitemap"]] == [("pass", "spider quotes-sitemap")]
     assert "scrapy walsh plan quotes-sitemap" in findings(data, "6", "quotes-sitemap")[0][2]
