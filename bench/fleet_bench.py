@@ -24,7 +24,8 @@ process on a loaded machine, paid in parallel). The aim is judged on the crawl t
 
 Each run starts a fresh redis-server (tests/redis_server.py) and N ``scrapy crawl``
 processes with ``WALSH_STATE_URI`` pointing at it. By default the targets are sharded
-(process k gets hosts k, k+N, ...), as a shared scrapy-redis queue would hand them out;
+(process k gets hosts k, k+N, ...), fixed at the start (a shared scrapy-redis queue would hand
+them out as processes ask, evening out the shards' answer times);
 ``--overlap`` gives every process every target instead (the fetch claims then make each
 page fetched once). Printed per run: both times, aggregate throughput (requests the
 server saw per second of crawl time), the scaling ratio against 1 process,
