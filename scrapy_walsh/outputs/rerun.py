@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_walsh.outputs import made_by
 from scrapy_walsh.policy.canonical import canonical_url
 from scrapy_walsh.policy.discovery import MAX_TARGETS, discovered_at
+from scrapy_walsh.policy.gates import recently_fetched
 from scrapy_walsh.policy.vocabulary import Namespace
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 #: Feed URI parameters that make each run's file a new one.
 _PER_RUN = ("%(time)s", "%(batch_time)s", "%(batch_id)", "%(crawl_id)")
+DAY = 86400.0
 #: Targets looked up per read of the store: the check stops at the first page with one due again.
 PAGE = 500
 #: The most ``discovered`` records read for a discovering spider (those of its own sites): no
@@ -95,6 +97,24 @@ def _fetched_by_spider(store: StateStore, keys: Sequence[str], spider: str, here
     return True
 
 
+def _answered_within(store: StateStore, keys: Sequence[str], interval: float) -> bool:
+    """Every one of ``keys`` was answered within ``interval`` (R8's record holds the answer's time;
+    the crawl's own rule decides), read :data:`PAGE` keys at a time, stopping at the first page with
+    one that is due again."""
+    now = time.time()
+    for start in range(0, len(keys), PAGE):
+        page = keys[start : start + PAGE]
+        found = store.get_many(Namespace.FETCHED, page)
+        if not all(recently_fetched(_time(found.get(key)), now, interval) for key in page):
+            return False
+    return True
+
+
+def _time(record: Any) -> float | None:
+    """R8's record: the answer's time (a lease while a fetch is under way is no answer yet)."""
+    return float(record) if isinstance(record, int | float) and not isinstance(record, bool) else None
+
+
 def _discovered_recently(store: StateStore, spidercls: type, spider: str, here: str, since: float) -> int:
     """How many targets discovery declared for the spider, when each was answered after ``since``
     and is still recorded as fetched by it; 0 at the first one that is not (due again). The
@@ -125,8 +145,9 @@ def all_fetched_recently(store: StateStore, spidercls: type, discovering: bool, 
     spider, here = str(getattr(spidercls, "name", spidercls.__name__)), made_by.project()
     if discovering:
         return _discovered_recently(store, spidercls, spider, here, time.time() - interval)
-    targets = _keys(getattr(spidercls, "start_urls", None) or ())  # as written: a start() may read others
-    return len(targets) if targets and _fetched_by_spider(store, targets, spider, here) else 0
+    # its start URLs as written (a start() may read others), due again by the interval in force
+    targets = _keys(getattr(spidercls, "start_urls", None) or ())
+    return len(targets) if targets and _answered_within(store, targets, interval) else 0
 
 
 def at_stake(settings: BaseSettings, spider: str, pipelines: Iterable[Any]) -> bool:
@@ -164,16 +185,18 @@ def rerun_warning(
     if not count:
         return None
     unless = ", unless the site's manifests list new or changed pages" if discovering else ""
+    within = "a day" if interval == DAY else f"{interval:g} s"
     said = (
         f"spider {name}: every target of its last run ({count}) was fetched within WALSH_REFETCH_INTERVAL "
-        f"({interval:g} s): a re-run within a day yields nothing"
+        f"({interval:g} s): a re-run within {within} yields nothing"
     )
     undo = f"wait, or `scrapy walsh state forget --spider {name}`"
+    named = f"item pipelines {', '.join(own)} get no items this run"
     if files:
+        also = f", and {named}" if own else ""
         return Rerun(
-            f"{said}; this run would replace {' and '.join(files)} with an empty list{unless} ({undo}, "
+            f"{said}; this run would replace {' and '.join(files)} with an empty list{also}{unless} ({undo}, "
             "or write to a new file: -o appends, %(time)s names one per run)",
             "FEEDS",
         )
-    named = ", ".join(own)
-    return Rerun(f"{said}; item pipelines {named} get no items this run{unless} ({undo})", "ITEM_PIPELINES")
+    return Rerun(f"{said}; {named}{unless} ({undo})", "ITEM_PIPELINES")

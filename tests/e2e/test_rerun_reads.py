@@ -63,6 +63,7 @@ def remember(store, spider: str, urls, discovered: bool = True, at: float | None
     """What a run of ``spider`` leaves: R8's ``fetched_by`` and discovery's record per target."""
     by = fetcher(spider, "a-crawl")
     entries = [(Namespace.FETCHED_BY, url, by, DAY) for url in urls]
+    entries += [(Namespace.FETCHED, url, at or time.time(), DAY) for url in urls]
     if discovered:
         entries += [(Namespace.DISCOVERED, url, {"at": at or time.time(), "by": by}, 400 * DAY) for url in urls]
     for start in range(0, len(entries), 1000):
@@ -101,3 +102,21 @@ def test_the_start_stops_at_the_first_page_with_a_target_due_again(store, spider
     said, read = read_by_check(store, many, discovering)
     assert said is None
     assert read <= PAGE + 1, f"{read} records read for {5 * PAGE} targets, half of them due again"
+
+
+def test_the_interval_in_force_decides_and_is_the_one_named(store):
+    """A target answered two minutes ago is due again under ``-s WALSH_REFETCH_INTERVAL=60``, as the
+    crawl itself decides: no warning then, whatever the interval its record was written under; and
+    the warning names the interval in force, not "a day"."""
+    remember(store, "blog", Static.start_urls, discovered=False, at=time.time() - 120)
+    assert rerun_warning(FEEDS, store, Static, False, 60.0) is None
+    said = rerun_warning(FEEDS, store, Static, False, 600.0)
+    assert said is not None and "a re-run within 600 s yields nothing" in said.text, said
+
+
+def test_a_feed_and_the_projects_own_pipelines_are_both_named(store):
+    remember(store, "blog", Static.start_urls, discovered=False)
+    said = rerun_warning(FEEDS, store, Static, False, DAY, ["blogproj.pipelines.JsonWriterPipeline"])
+    assert said is not None and said.setting == "FEEDS", said
+    assert "a re-run within a day yields nothing; this run would replace items.json with an empty list" in said.text
+    assert "item pipelines blogproj.pipelines.JsonWriterPipeline get no items this run" in said.text, said
