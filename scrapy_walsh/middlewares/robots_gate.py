@@ -32,6 +32,7 @@ from scrapy_walsh.policy.gates import (
     record,
     restore,
     robots_outcome,
+    shown_origin,
     usable_copy,
     with_stale_copy,
 )
@@ -133,15 +134,15 @@ class RobotsMiddleware(StatefulGate):
             self._warned_parse.add(robots.origin)
             logger.warning(
                 "robots.txt of %s is not a robots.txt (%s): allowed, with a warning",
-                robots.origin,
+                shown_origin(robots.origin),
                 robots.robots.parse_error if robots.robots else "?",
                 extra={"spider": self.crawler.spider},
             )
         if verdict in BLOCKING_VERDICTS:
             reason = (
-                f"robots.txt of {robots.origin} disallows it for {self.token}"
+                f"robots.txt of {shown_origin(robots.origin)} disallows it for {self.token}"
                 if verdict is Verdict.DISALLOWED_EXPLICIT
-                else f"robots.txt of {robots.origin} is unreachable ({robots.reason})"
+                else f"robots.txt of {shown_origin(robots.origin)} is unreachable ({robots.reason})"
             )
             if self.mode == "report_only":
                 if request_meta.first_pass(request):
@@ -307,7 +308,7 @@ class RobotsMiddleware(StatefulGate):
             self.stats.inc_value("walsh/robots/stale_used")
             logger.warning(
                 "robots.txt of %s is unreachable (%s); using the copy stored %.1f h ago",
-                origin,
+                shown_origin(origin),
                 unreachable.reason,
                 (now - result.fetched_at) / 3600,
                 extra={"spider": self.crawler.spider},
@@ -315,7 +316,7 @@ class RobotsMiddleware(StatefulGate):
             return result
         logger.warning(
             "robots.txt of %s is unreachable (%s): %s",
-            origin,
+            shown_origin(origin),
             unreachable.reason,
             "its URLs are not fetched (respect mode)" if self.mode == "respect" else "recorded",
             extra={"spider": self.crawler.spider},

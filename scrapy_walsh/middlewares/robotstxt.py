@@ -34,6 +34,7 @@ from scrapy_walsh.policy.gates import (
     OriginRobots,
     RobotsFetch,
     robots_outcome,
+    shown_origin,
 )
 from scrapy_walsh.sending.request_meta import request_parts
 
@@ -109,7 +110,7 @@ class RobotsTxtMiddleware:
                 {"reason": outcome.reason, "request": request},
                 extra={"spider": self.crawler.spider},
             )
-            raise RobotsTxtForbidden(f"robots.txt of {outcome.origin} is unreachable ({outcome.reason})")
+            raise RobotsTxtForbidden(f"robots.txt of {shown_origin(outcome.origin)} is unreachable ({outcome.reason})")
         if parser is None:
             return  # 4xx, too many redirects: no robots.txt, nothing is disallowed
         useragent: str | bytes | None = self._robotstxt_useragent

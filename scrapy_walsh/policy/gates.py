@@ -57,6 +57,14 @@ def origin_key(scheme: str, host: str | None, port: int | None) -> str:
     return f"{scheme}://{host_key(host)}:{port}"
 
 
+def shown_origin(origin: str) -> str:
+    """An origin as a person writes it: without its scheme's default port (``http://host``)."""
+    for scheme, port in (("http", ":80"), ("https", ":443")):
+        if origin.startswith(f"{scheme}://") and origin.endswith(port):
+            return origin[: -len(port)]
+    return origin
+
+
 def origin_of(url: str) -> str:
     try:
         parts = split(url)

@@ -110,3 +110,21 @@ def test_cap_cache_and_r8():
     assert not recently_fetched(None, NOW, 86400)
     assert not recently_fetched(NOW - 10, NOW, 0)  # WALSH_REFETCH_INTERVAL = 0 disables R8
     assert origin_of("https://User@Example.com/x") == "https://example.com:443"
+
+
+@pytest.mark.parametrize(
+    "origin,shown",
+    [
+        ("http://www.example.test:80", "http://www.example.test"),
+        ("https://www.example.test:443", "https://www.example.test"),
+        ("http://www.example.test:443", "http://www.example.test:443"),
+        ("https://www.example.test:8443", "https://www.example.test:8443"),
+        ("http://[::1]:80", "http://[::1]"),
+    ],
+)
+def test_an_origin_in_a_message_is_written_as_a_person_writes_it(origin, shown):
+    """The store keys an origin with its port; a refusal names it without the scheme's default
+    port, as docs/plan.md shows it ("robots.txt of https://blog.example disallows it")."""
+    from scrapy_walsh.policy.gates import shown_origin
+
+    assert shown_origin(origin) == shown
