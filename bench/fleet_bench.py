@@ -170,10 +170,12 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
     log = list(server.log)
     # what the server saw, for a trace of each process's share of the span (where_the_time_goes)
     (work / "server.json").write_text(json.dumps({"started": started, "log": log}))
-    trips = 0
+    trips, waited = 0, []
     for text in texts:
         match = re.search(r"'walsh/store/round_trips': (\d+)", text)
         trips += int(match.group(1)) if match else 0
+        match = re.search(r"'walsh/store/wait_seconds': ([\d.]+)", text)
+        waited.append(float(match.group(1)) if match else 0.0)
     pages_seen = Counter(path for host, path, _ in log if path != "/robots.txt")
     fetched = Counter((host, path) for host, path, _ in log if path != "/robots.txt")
     return {
@@ -187,6 +189,7 @@ def run(n: int, root: Path, hosts: int, pages: int, overlap: bool, breakdown: bo
         "dup_pages": sum(c - 1 for c in fetched.values() if c > 1),
         "violations": violations(log),
         "trips": trips,
+        "redis_wait": waited,
         "cpu": cpu,
         "redis_cpu": spent["cpu"],
         "redis_alive": spent["alive"],
@@ -279,7 +282,8 @@ def main() -> None:
             spans = [f"{min(w[k]):.1f}-{max(w[k]):.1f}" for k in ("first", "end", "waited", "rest")]
             print(
                 f"  {r['n']:>9} {spans[0]:>14} {spans[1]:>17} {spans[2]:>19} {spans[3]:>24}"
-                f" {1000 * sum(w['rest']) / w['requests']:>10.1f} ms"
+                f" {1000 * sum(w['rest']) / w['requests']:>10.1f} ms, of it waiting on Redis"
+                f" {1000 * sum(r['redis_wait']) / w['requests']:.2f} ms"
             )
         print()
         for r in results[1:]:

@@ -605,6 +605,11 @@ STATS: tuple[Stat, ...] = (
         "walsh/store/unreachable_seconds",
         "Fleet mode: time spent waiting for an unreachable Redis (nothing was sent meanwhile).",
     ),
+    Stat(
+        "walsh/store/wait_seconds",
+        "Fleet mode: time spent waiting for Redis's answers, outages included (store calls are synchronous: "
+        "the process does nothing else meanwhile).",
+    ),
     Stat("walsh/store/reads", "sqlite: read queries of the state store (per request, flat in the hosts)."),
     Stat("walsh/store/keys_read", "sqlite: keys read from the state store."),
     Stat("walsh/store/transactions", "sqlite: write transactions committed with an fsync (FULL)."),

@@ -254,6 +254,7 @@ def open_crawl_store(crawler: Crawler) -> StateStore:
             stats.set_value("walsh/store/kept/rode", getattr(store, "kept_rode", 0))
             stats.set_value("walsh/store/kept/alone", getattr(store, "kept_alone", 0))
             stats.set_value("walsh/store/unreachable_seconds", round(getattr(store, "unreachable_seconds", 0.0), 3))
+            stats.set_value("walsh/store/wait_seconds", round(getattr(store, "wait_seconds", 0.0), 3))
 
     crawler.signals.connect(record, signal=signals.spider_closed, weak=False)
     return store

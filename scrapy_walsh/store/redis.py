@@ -259,6 +259,8 @@ class RedisStore(StateStore):
         #: The same, by what each was for (:meth:`_kind`: its operation and namespaces; ``kept``: the
         #: writes kept for the next round trip, written on their own): the tests count them per kind.
         self.round_trips_by: Counter[str] = Counter()
+        #: seconds spent waiting for Redis's answers (the calls are synchronous: the reactor waits too)
+        self.wait_seconds = 0.0
         #: Groups of writes kept for the next round trip (:meth:`set_many_later`) that rode on another
         #: round trip, and that were written on their own (``kept``).
         self.kept_rode = 0
@@ -372,6 +374,7 @@ class RedisStore(StateStore):
             if self._down_since is None:
                 self._down_since = began
             raise StoreUnavailable(f"state store {self.uri}: {what}: given up, the crawl is stopping") from None
+        self.wait_seconds += time.monotonic() - began
         if self._down_since is not None:
             down = time.monotonic() - self._down_since
             self._unreachable += down

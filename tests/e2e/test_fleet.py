@@ -133,6 +133,9 @@ def test_every_process_reports_its_redis_round_trips(fleet_crawl):
         )
         assert stat(log, "walsh/store/round_trips", 0) > 0
         assert stat(log, "walsh/store/unreachable_seconds") == 0
+        # the time its calls waited for Redis: some, and a fraction of a second per round trip
+        waited = stat(log, "walsh/store/wait_seconds", 0)
+        assert 0 < waited < 0.1 * stat(log, "walsh/store/round_trips"), waited
 
 
 def test_the_fleet_fetches_the_operator_blocklist_once(fleet_crawl):
