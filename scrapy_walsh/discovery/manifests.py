@@ -251,7 +251,8 @@ def _placed(extractor: Any) -> bool:
 def _parses_start_urls(source: Any) -> bool:
     """A CrawlSpider whose own ``parse_start_url`` yields from its start pages: those are its routes too."""
     cls = source if isinstance(source, type) else type(source)
-    return issubclass(cls, CrawlSpider) and cls.parse_start_url is not CrawlSpider.parse_start_url
+    own = getattr(cls, "parse_start_url", None)  # getattr: a build without Scrapy types cls as `type`
+    return issubclass(cls, CrawlSpider) and own is not CrawlSpider.parse_start_url
 
 
 def _rules(source: Any) -> list[Any]:
