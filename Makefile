@@ -58,8 +58,8 @@ test-fast: $(STAMP)
 # Four workers, one test file each at a time (module fixtures run once). Most of the suite's time
 # is waiting (real 1 s-per-host pacing, timeouts, rests), not CPU: with two workers the load on
 # 2 cores stayed under 1.2 and the suite took 25 min; with four, measured on a fresh clone of
-# 2026-11-29 (main at 02db8e2): 3,172 tests in 14 min 28 s on an idle machine, 22 min 26 s beside a
-# second suite; make test-wheels before it, 4 min 17 s.
+# 2026-11-29 (main at b98d0d3): 3,282 tests in 15 min 20 s; 14 min 28 s for 3,172 on an idle machine
+# at 02db8e2, 22 min 26 s beside a second suite; make test-wheels before it, 4 min 3 s.
 test-suite: $(STAMP) redis-server debian-packages
 	$(BIN)/python -m pytest -n 4 --dist loadfile --durations=25
 
