@@ -8,7 +8,7 @@ docs/requirements/r8-frequency.md says how.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -85,29 +85,28 @@ def _sites(spidercls: type) -> list[str]:
     return sorted(set(sites))
 
 
-def _fetched_by_spider(store: StateStore, keys: Sequence[str], spider: str, here: str) -> bool:
-    """Every one of ``keys`` was fetched within the interval by ``spider`` of project ``here``
-    (R8's ``fetched_by`` record is live), read :data:`PAGE` keys at a time, stopping at the first
-    page with one that is due again."""
+def _every(store: StateStore, namespace: str, keys: Sequence[str], holds: Callable[[Any], bool]) -> bool:
+    """Every one of ``keys`` has a record in ``namespace`` that ``holds`` (None: no record), read
+    :data:`PAGE` keys at a time, stopping at the first page with one that does not (due again)."""
     for start in range(0, len(keys), PAGE):
         page = keys[start : start + PAGE]
-        found = store.get_many(Namespace.FETCHED_BY, page)
-        if not all(made_by.made_by(found.get(key), spider, here) for key in page):
+        found = store.get_many(namespace, page)
+        if not all(holds(found.get(key)) for key in page):
             return False
     return True
+
+
+def _fetched_by_spider(store: StateStore, keys: Sequence[str], spider: str, here: str) -> bool:
+    """Every one of ``keys`` was fetched within the interval by ``spider`` of project ``here``
+    (R8's ``fetched_by`` record is live)."""
+    return _every(store, Namespace.FETCHED_BY, keys, lambda by: bool(made_by.made_by(by, spider, here)))
 
 
 def _answered_within(store: StateStore, keys: Sequence[str], interval: float) -> bool:
     """Every one of ``keys`` was answered within ``interval`` (R8's record holds the answer's time;
-    the crawl's own rule decides), read :data:`PAGE` keys at a time, stopping at the first page with
-    one that is due again."""
+    the crawl's own rule decides)."""
     now = time.time()
-    for start in range(0, len(keys), PAGE):
-        page = keys[start : start + PAGE]
-        found = store.get_many(Namespace.FETCHED, page)
-        if not all(recently_fetched(_time(found.get(key)), now, interval) for key in page):
-            return False
-    return True
+    return _every(store, Namespace.FETCHED, keys, lambda record: recently_fetched(_time(record), now, interval))
 
 
 def _time(record: Any) -> float | None:
