@@ -14,7 +14,7 @@ import gzip
 import time
 from http.server import BaseHTTPRequestHandler
 
-from tests.shop_site import Shop
+from tests.shop_site import Shop, answer
 
 POSTS = 4
 #: The post robots.txt disallows; the sitemap lists it anyway.
@@ -113,12 +113,7 @@ class BlogHandler(BaseHTTPRequestHandler):
             body, kind, status = "<html><body><h1>About</h1></body></html>", "text/html", 200
         elif path == "/images/cover.png":
             body, kind, status = b"\x89PNG\r\n\x1a\n", "image/png", 200
-        data = body if isinstance(body, bytes) else body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        answer(self, status, kind, body)
 
     def _busy(self, path: str) -> bool:
         """Answer ``path`` as ``site.busy`` says, while it says so: True when answered."""

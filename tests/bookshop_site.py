@@ -16,7 +16,7 @@ from importlib import resources
 from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
 
-from tests.shop_site import Handler, Shop
+from tests.shop_site import Handler, Shop, answer
 
 #: The shop's name on the test network (:class:`Resolver`); its pages link and list URLs on it.
 DOMAIN = "bookshop.test"
@@ -59,12 +59,7 @@ class BookshopHandler(Handler):
     def do_GET(self) -> None:
         self.server.log.append((time.time(), self.path, dict(self.headers)))
         status, kind, body = self._route(f"http://{self.headers.get('Host', '127.0.0.1')}", self.path)
-        data = body if isinstance(body, bytes) else body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        answer(self, status, kind, body)
 
     def _route(self, base: str, path: str) -> tuple[int, str, str | bytes]:  # noqa: C901 - one branch per page kind
         if path == "/robots.txt":

@@ -71,14 +71,20 @@ class Handler(BaseHTTPRequestHandler):
             n = int(self.path[len("/page-") : -len(".html")])
             if 1 <= n <= PAGES:
                 body, kind, status = page(n, host), "text/html", 200
-        data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        if status == 200 and kind == "text/html":
-            self.send_header("Last-Modified", "Mon, 02 Nov 2026 10:00:00 GMT")
-        self.end_headers()
-        self.wfile.write(data)
+        dated = status == 200 and kind == "text/html"
+        answer(self, status, kind, body, {"Last-Modified": "Mon, 02 Nov 2026 10:00:00 GMT"} if dated else {})
+
+
+def answer(handler: BaseHTTPRequestHandler, status: int, kind: str, body: str | bytes, headers=None) -> None:
+    """Send ``body`` (text is UTF-8) with its type, its length and ``headers``: the test sites' answer."""
+    data = body if isinstance(body, bytes) else body.encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", kind)
+    handler.send_header("Content-Length", str(len(data)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 #: The spider as a Scrapy user writes it: three items per page, the page URL in ``url``,

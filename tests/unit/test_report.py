@@ -99,16 +99,18 @@ def _view(rows):
     return HostView("a.test", sends=sends)
 
 
+#: (time, answer took, status, interval, why): a slow 200, a 503, a 429 and its Retry-After
+PAUSES = [
+    (0, 2.5, 200, 1, "floor"),
+    (4.5, 0.1, 503, 2, "backoff"),  # after a slow 200
+    (8, 0.1, 200, 4, "backoff"),  # after the 503
+    (30, 0.1, 429, 1, "floor"),
+    (60, 0.1, 200, 30, "retry-after"),
+]
+
+
 def test_a_pause_is_named_by_its_cause_slow_answer_error_answer_or_retry_after():
-    view = _view(
-        [
-            (0, 2.5, 200, 1, "floor"),
-            (4.5, 0.1, 503, 2, "backoff"),  # after a slow 200
-            (8, 0.1, 200, 4, "backoff"),  # after the 503
-            (30, 0.1, 429, 1, "floor"),
-            (60, 0.1, 200, 30, "retry-after"),
-        ]
-    )
+    view = _view(PAUSES)
     words = [row.why_words() for row in report.rows(view)]
     assert "slow answer" in words[1] and "2.5 s" in words[1] and "error" not in words[1], words[1]
     assert "after an error answer (503)" in words[2], words[2]
@@ -135,15 +137,7 @@ def test_the_time_labels_of_a_short_crawl_after_a_break_do_not_overlap():
 
 
 def test_each_pause_on_the_timeline_is_labelled_with_its_cause():
-    view = _view(
-        [
-            (0, 2.5, 200, 1, "floor"),
-            (4.5, 0.1, 503, 2, "backoff"),  # after a slow 200
-            (8, 0.1, 200, 4, "backoff"),  # after the 503
-            (30, 0.1, 429, 1, "floor"),
-            (60, 0.1, 200, 30, "retry-after"),
-        ]
-    )
+    view = _view(PAUSES)
     svg = report.timeline_svg(view)
     labels = [t.split(">", 1)[1].split("<")[0] for t in svg.split('<text class="pause-label"')[1:]]
     assert labels == [
