@@ -12,9 +12,11 @@ Redis slow (``slow_link``)."""
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -55,14 +57,19 @@ if _os.environ.get("FLEET_WORKER") == "slow":
 """
 
 
-def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http", slow_link=0.0, slow_paths=None, pages=20):
+def fleet_with_a_slow_worker(
+    tmp_path, store, door, slow_scheme="http", slow_link=0.0, slow_paths=None, pages=20, keep_asking=False
+):
     """Two workers crawl ``pages`` pages of the host directly; a third, whose connections to the host go
     through ``door(site)``, starts with them (https: its own origin, so its first request is a
     slow one) or once they have begun (http: its first connection to the host is then for a page,
     not for the robots.txt the others wait for). ``slow_link``: the third worker's link to Redis
     hands every answer over that many seconds late from near the end of its first connect to the
     host (:func:`slow_down`). ``slow_paths``: the third worker's own targets, else the same pages
-    as theirs. Returns what the server saw of the host, the door and the workers' logs."""
+    as theirs. ``keep_asking``: the two are still asking for the host whenever the third sends,
+    however late a loaded machine starts it: they get more pages than they can fetch meanwhile, and
+    one SIGINT each once one of them has sent after the third's first request.
+    Returns what the server saw of the host, the door and the workers' logs."""
     with (
         DemoSite(hosts=[HOST, "ops"]) as site,
         RedisServer(tmp_path / "redis") as redis_server,
@@ -85,11 +92,32 @@ def fleet_with_a_slow_worker(tmp_path, store, door, slow_scheme="http", slow_lin
                 assert time.monotonic() < deadline, "the two direct workers did not start"
                 time.sleep(0.02)
             workers.append(start_worker(project, slow_urls, "slow", tmp_path / "items-slow.jsonl"))
-            logs = [worker.communicate(timeout=240)[1] for worker in workers]
+            # each log read as it comes: a worker whose stderr pipe fills stops at its next log line
+            with ThreadPoolExecutor(len(workers)) as pool:
+                reading = [pool.submit(lambda w=worker: w.communicate(timeout=240)[1]) for worker in workers]
+                if keep_asking:
+                    stop_when_one_sent_after(site, workers[:2])
+                logs = [read.result() for read in reading]
             seen = site.requests
     for worker, log in zip(workers, logs):
         assert worker.returncode == 0, log[-3000:]
     return [r for r in seen if r["host_key"] == HOST], opened, logs
+
+
+def stop_when_one_sent_after(site, others) -> None:
+    """Once a request from ``others`` reached the host after the slow worker's first one: one
+    SIGINT to each of ``others`` (a graceful stop). The slow worker may wait for the host until
+    they stop: at each slot the first to ask takes it, and its answers come late."""
+    deadline = time.monotonic() + 180
+    while True:
+        senders = [r["headers"].get("X-Fleet-Worker") for r in sorted(site.requests_for(HOST), key=lambda r: r["mono"])]
+        if "slow" in senders and len(senders) > senders.index("slow") + 1:
+            break
+        assert time.monotonic() < deadline, f"no other worker sent after the slow worker's first request: {senders}"
+        assert all(w.poll() is None for w in others), f"a worker ended before the slow worker sent: {senders}"
+        time.sleep(0.05)
+    for worker in others:
+        worker.send_signal(signal.SIGINT)
 
 
 #: Seconds after the first SYN of the slow worker's connect that its link to Redis turns slow: after
