@@ -169,6 +169,9 @@ class CpuSampler:
 
     def __init__(self, pid: int, every: float = 0.05):
         self.samples: list[tuple[float, float]] = []
+        #: the most file descriptors the process held at once (sampled once a second): its sockets
+        self.peak_fds = 0
+        self._fds = f"/proc/{pid}/fd"
         self._path = f"/proc/{pid}/stat"
         self._tick = os.sysconf("SC_CLK_TCK")
         self._every = every
@@ -176,10 +179,13 @@ class CpuSampler:
         self._thread.start()
 
     def _run(self) -> None:
+        every_second = max(1, round(1 / self._every))
         while True:
             try:
                 with open(self._path) as f:
                     fields = f.read().rsplit(")", 1)[1].split()
+                if len(self.samples) % every_second == 0:
+                    self.peak_fds = max(self.peak_fds, len(os.listdir(self._fds)))
             except OSError:
                 return  # the process is gone
             self.samples.append((time.monotonic(), (int(fields[11]) + int(fields[12])) / self._tick))

@@ -132,13 +132,14 @@ class _Server(ThreadingHTTPServer):
         thread.start()
 
     def _run(self, request: Any, client_address: Any) -> None:
+        opened = time.monotonic()
         try:
             self.finish_request(request, client_address)
         except Exception:
             self.handle_error(request, client_address)
         finally:
             self.shutdown_request(request)
-            self.site._untrack(threading.current_thread())
+            self.site._untrack(threading.current_thread(), self.local_address()[0], opened)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients hanging up (or stop() cutting them off) is normal; real bugs still print.
@@ -373,6 +374,7 @@ class DemoSite:
         self._servers: list[_Server] = []
         self._serve_threads: list[threading.Thread] = []
         self._handlers: dict[threading.Thread, socket.socket] = {}
+        self._connections: list[dict] = []
         self._stopping = threading.Event()
         self._log_file: TextIO | None = None
         self._running = False
@@ -647,6 +649,14 @@ class DemoSite:
         with self._lock:
             self._handlers[thread] = conn
 
-    def _untrack(self, thread: threading.Thread) -> None:
+    def _untrack(self, thread: threading.Thread, ip: str, opened: float) -> None:
         with self._lock:
             self._handlers.pop(thread, None)
+            self._connections.append({"ip": ip, "opened": opened, "closed": time.monotonic()})
+
+    @property
+    def connections(self) -> list[dict]:
+        """Each connection that has ended: the listener's ``ip``, and when it was ``opened`` and
+        ``closed`` (monotonic, as the request log): by the client, unless a route closed it."""
+        with self._lock:
+            return list(self._connections)

@@ -339,7 +339,7 @@ def download_handler(value: Any) -> str:
         raise ValueError(f"{value!r} is not an import path of a download handler")
     if value.strip() == "scrapy_walsh.sending.checkpoint.CheckpointDownloadHandler":
         raise ValueError("the checkpoint cannot wrap itself: name the handler that does the download")
-    from scrapy_walsh.sending.handler_resend import check  # imports the handler's module: only when the setting is read
+    from scrapy_walsh.sending.handler_pool import check  # imports the handler's module: only when the setting is read
 
     return check(value.strip())
 

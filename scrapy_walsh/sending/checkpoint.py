@@ -49,7 +49,7 @@ from scrapy_walsh.policy.vocabulary import (
     SKIPPED_RECENTLY_FETCHED,
     Meta,
 )
-from scrapy_walsh.sending import admission, handler_resend, send_gate
+from scrapy_walsh.sending import admission, handler_pool, send_gate
 from scrapy_walsh.sending.decision_inputs import Generations
 from scrapy_walsh.sending.header_bound import bound_headers, over_bound
 from scrapy_walsh.sending.pacer import SharedPacer
@@ -93,8 +93,8 @@ class CheckpointDownloadHandler(BaseDownloadHandler):
         config = context.config
         self._ua = config.user_agent.encode("ascii", "strict")
         self.max_body_bytes = config.max_body_bytes
-        self.inner: Any = build_from_crawler(handler_resend.load(config.download_handler), crawler)
-        handler_resend.turn_off_resend(self.inner)  # no resend of a request the server may have seen
+        self.inner: Any = build_from_crawler(handler_pool.load(config.download_handler), crawler)
+        handler_pool.prepare(self.inner)  # no resend of a request the server may have seen; idle sockets closed
         bound_headers(self.inner)  # a header flood is refused while it arrives, before it is in memory
         # the host lease is checked right before the bytes leave (Scrapy's HTTP/1.1 handler)
         send_gate.install(self.inner)
