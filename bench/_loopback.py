@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 #: Server-side clock tolerance for spacing, as in the test suite.
 TOLERANCE = 0.02
@@ -101,6 +102,8 @@ class BenchServer(ThreadingHTTPServer):
         super().__init__((ip, 0), _Handler)
         self.latency = latency
         self.log: list[tuple[str, str, float]] = []
+        #: connections accepted: against the requests, how often the crawl connected again
+        self.accepted = 0
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()
@@ -108,6 +111,10 @@ class BenchServer(ThreadingHTTPServer):
     @property
     def port(self) -> int:
         return self.server_address[1]
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.accepted += 1
+        super().process_request(request, client_address)
 
     def stop(self) -> None:
         self.shutdown()

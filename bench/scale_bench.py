@@ -295,6 +295,7 @@ def run_one(
         # from the last request the server saw to the process's exit: the close, shutdown included
         "exit_s": None if first is None else exited - max(times),
         "peak_fds": cpu.peak_fds,
+        "connections": server.accepted,
         **{k: v / max(1, len(log)) for k, v in counted.items()},
         "project": project,
     }
@@ -475,8 +476,9 @@ def million(hosts: int, seconds: float, root: Path, baseline: int = 1000) -> Non
     """(a) over ``baseline`` hosts x 2 pages, then over ``hosts`` hosts x 1 page (one start request
     per host), each boxed at ``seconds``, in the same run: the time to the first request (wall and
     CPU), peak RSS, req/s and CPU per request over the box, the state store's and the journal's
-    size after it, the most descriptors the crawl held at once (its sockets), the seconds from its
-    last request to its exit, violations and duplicate fetches."""
+    size after it, the most descriptors the crawl held at once (its sockets), the connections the
+    server accepted, the seconds from its last request to its exit, violations and duplicate
+    fetches."""
     print(
         f"load average at start: {os.getloadavg()[0]:.2f}; each crawl boxed at {seconds:.0f} s, "
         f"{LATENCY * 1000:.0f} ms loopback server"
@@ -484,7 +486,7 @@ def million(hosts: int, seconds: float, root: Path, baseline: int = 1000) -> Non
     header = (
         f"{'hosts x pages':>15} | {'first req s (CPU s)':>19} | {'RSS MiB':>7} | {'requests':>8} | {'req/s':>6} | "
         f"{'CPU ms/req':>10} | {'late CPU ms/req':>15} | {'store MiB':>9} | {'journal MiB':>11} | "
-        f"{'peak fds':>8} | {'exit s':>6} | {'viol':>4} | {'dup':>3} | exit"
+        f"{'peak fds':>8} | {'connections':>11} | {'exit s':>6} | {'viol':>4} | {'dup':>3} | exit"
     )
     print(header)
     print("-" * len(header))
@@ -498,7 +500,7 @@ def million(hosts: int, seconds: float, root: Path, baseline: int = 1000) -> Non
         print(
             f"{f'{count} x {pages}':>15} | {first:>19} | {run['rss'] / 1024:>7.0f} | {run['requests']:>8} | "
             f"{run['rate']:>6.1f} | {run['cpu_ms']:>10.2f} | {run['late_cpu_ms']:>15.2f} | "
-            f"{store / 2**20:>9.1f} | {journal / 2**20:>11.1f} | {run['peak_fds']:>8} | "
+            f"{store / 2**20:>9.1f} | {journal / 2**20:>11.1f} | {run['peak_fds']:>8} | {run['connections']:>11} | "
             f"{exit_s:>6} | "
             f"{run['violations']:>4} | {run['duplicates']:>3} | "
             f"{run['exit']}",
