@@ -12,11 +12,10 @@ from __future__ import annotations
 import pytest
 
 from demo_site.hosts import HOSTS
+from scrapy_walsh.sending.handler_pool import IDLE_CONNECTION_SECONDS as IDLE
 from tests.e2e.test_checkpoint_resends import AIOHTTP
 from tests.helpers import run_scrapy, write_spider
 
-#: Seconds an idle connection of ours stays open (scrapy_walsh.sending.handler_pool.IDLE_CONNECTION_SECONDS).
-IDLE = 3.0
 #: Seconds after the idle time by which the connection is closed: aiohttp looks for idle
 #: connections once per idle time, so it closes one up to twice that after its last use.
 CLOSED_WITHIN = 2 * IDLE + 1
